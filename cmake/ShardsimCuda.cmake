@@ -1,0 +1,22 @@
+# Enables CUDA when nvcc is found (and SHARDSIM_ENABLE_CUDA is ON). Sets SHARDSIM_HAVE_CUDA.
+set(SHARDSIM_HAVE_CUDA OFF)
+if(SHARDSIM_ENABLE_CUDA)
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    # Default before enable_language: CMake would otherwise pick the compiler's default (sm_75).
+    # Ampere and Hopper are the GPUs calibration targets.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
+      set(CMAKE_CUDA_ARCHITECTURES 80 90)
+    endif()
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    set(SHARDSIM_HAVE_CUDA ON)
+    message(STATUS "shardsim: CUDA enabled (${CMAKE_CUDA_COMPILER}, archs ${CMAKE_CUDA_ARCHITECTURES})")
+  else()
+    message(STATUS "shardsim: nvcc not found; CUDA kernels are not built")
+  endif()
+endif()

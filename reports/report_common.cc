@@ -1,0 +1,66 @@
+#include "reports/report_common.h"
+
+#include <fmt/format.h>
+
+#include "simulator/core/dtype.h"
+
+namespace shardsim {
+
+std::string tool_version() {
+  return SHARDSIM_VERSION;
+}
+
+nlohmann::json report_header(const Scenario& s, const Plan& plan) {
+  nlohmann::json j;
+  j["schema_version"] = kReportSchemaVersion;
+  j["tool_version"] = tool_version();
+  j["scenario"] = s.resolved;
+  j["plan"] = {{"tp", plan.tp},
+               {"pp", plan.pp},
+               {"vpp", plan.vpp},
+               {"cp", plan.cp},
+               {"ep", plan.ep},
+               {"dp", plan.dp},
+               {"gpus", plan.gpus},
+               {"micro_batches", plan.micro_batches},
+               {"schedule", schedule_name(plan.schedule)}};
+  nlohmann::json stages = nlohmann::json::array();
+  for (const auto& st : plan.stages) {
+    nlohmann::json chunks = nlohmann::json::array();
+    for (const auto& c : st.chunks)
+      chunks.push_back({{"first_layer", c.first_layer}, {"layers", c.layers}});
+    stages.push_back({{"pp_stage", st.index}, {"layers", st.layers()}, {"chunks", chunks}});
+  }
+  j["plan"]["stages"] = stages;
+  j["warnings"] = s.warnings;
+  return j;
+}
+
+std::string describe_setup(const Scenario& s, const Plan& plan) {
+  const auto& p = s.parallel;
+  const auto& t = s.training;
+  std::string out = fmt::format("scenario  {}\n", s.name.empty() ? "(unnamed)" : s.name);
+  out += fmt::format("model     {}: {} layers, hidden {}, {} heads ({} kv), vocab {}\n",
+                     s.model.name.empty() ? "custom" : s.model.name, s.model.layers, s.model.hidden,
+                     s.model.heads, s.model.effective_kv_heads(), s.model.vocab);
+  out += fmt::format(
+      "cluster   {} GPUs = {} nodes x {} {} ({:.1f} GiB = {:.1f} GB each), "
+      "network {}\n",
+      plan.gpus, s.cluster.nodes, s.cluster.gpus_per_node, s.cluster.gpu.name,
+      s.cluster.gpu.memory_bytes / 1073741824.0, s.cluster.gpu.memory_bytes / 1e9,
+      s.cluster.network.name.empty() ? "custom" : s.cluster.network.name);
+  out += fmt::format(
+      "strategy  tp {} pp {} vpp {} cp {} ep {} dp {}, sp {}, ZeRO-{}{}{}, "
+      "schedule {}\n",
+      p.tp, p.pp, p.vpp, p.cp, p.ep, p.dp, p.sp ? "on" : "off", p.zero,
+      p.offload_optimizer ? ", optimizer offload" : "",
+      p.offload_params ? ", parameter offload" : "", schedule_name(p.schedule));
+  out += fmt::format(
+      "training  {} x {} tokens per step, micro-batch {} (m = {} per DP rank), {}, "
+      "{}, recompute {}, flash attention {}\n",
+      t.global_batch, t.seq_len, t.micro_batch, plan.micro_batches, dtype_name(t.precision),
+      optimizer_name(t.optimizer), recompute_name(t.recompute), t.flash_attention ? "on" : "off");
+  return out;
+}
+
+}  // namespace shardsim

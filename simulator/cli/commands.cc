@@ -1,0 +1,90 @@
+#include "simulator/cli/commands.h"
+
+#include <fmt/format.h>
+
+#include "reports/memory_report.h"
+#include "reports/output.h"
+#include "reports/report_common.h"
+#include "simulator/core/diagnostics.h"
+#include "simulator/core/units.h"
+#include "simulator/memory/deepspeed_estimator.h"
+#include "simulator/memory/memory.h"
+#include "simulator/plan/plan.h"
+#include "simulator/scenario/load.h"
+#include "simulator/scenario/presets.h"
+
+namespace shardsim::cli {
+namespace {
+
+// DeepSpeed's own estimate for the scenario's model, for side-by-side comparison.
+int run_deepspeed_estimate(const Scenario& s, const MemoryArgs& a) {
+  const auto& p = s.parallel;
+  if (p.zero < 2)
+    throw InputError("/parallel/zero", "--estimator deepspeed covers ZeRO stages 2 and 3");
+  const auto totals = count_parameters(s.model, s.training.seq_len);
+  const int gpn = s.cluster.gpus_per_node, nodes = s.cluster.nodes;
+  const DeepSpeedEstimate e =
+      p.zero == 2 ? deepspeed_zero2_estimate(totals.total, gpn, nodes, p.offload_optimizer)
+                  : deepspeed_zero3_estimate(totals.total, totals.largest_layer, gpn, nodes,
+                                             p.offload_params, p.offload_optimizer, true);
+  if (a.common.json) {
+    nlohmann::json j = {
+        {"schema_version", kReportSchemaVersion},
+        {"tool_version", tool_version()},
+        {"estimator", "deepspeed"},
+        {"model",
+         {{"parameters", totals.total}, {"largest_layer_parameters", totals.largest_layer}}},
+        {"deepspeed", {{"gpu_bytes_per_gpu", e.gpu_bytes}, {"cpu_bytes_per_node", e.cpu_bytes}}}};
+    write_output(a.common.output, j.dump(2) + "\n");
+    return kExitOk;
+  }
+  write_output(a.common.output,
+               fmt::format("DeepSpeed ZeRO-{} closed-form model-state estimate (no activations or "
+                           "buffers; cpu includes DeepSpeed's 1.5x buffer factor, zero_init on)\n"
+                           "params {:.3f} B, largest layer {:.3f} M\n"
+                           "per GPU: {:.2f} GiB (2^30 bytes)\nper node CPU: {:.2f} GiB\n",
+                           p.zero, totals.total / 1e9, totals.largest_layer / 1e6,
+                           e.gpu_bytes / kGiB, e.cpu_bytes / kGiB));
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_memory(const MemoryArgs& a) {
+  const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
+  if (a.estimator == "deepspeed") return run_deepspeed_estimate(s, a);
+  const Plan plan = make_plan(s);
+  const MemoryEstimate e = estimate_memory(s, plan);
+  if (a.common.json) {
+    nlohmann::json report = report_header(s, plan);
+    add_memory_json(e, report);
+    write_output(a.common.output, report.dump(2) + "\n");
+  } else {
+    write_output(a.common.output, memory_text(s, plan, e));
+  }
+  return kExitOk;  // not fitting is a result, not an error
+}
+
+int run_presets(const std::string& kind, bool json) {
+  const std::vector<std::pair<std::string, PresetKind>> kinds = {
+      {"models", PresetKind::kModel},
+      {"gpus", PresetKind::kGpu},
+      {"clusters", PresetKind::kCluster},
+      {"examples", PresetKind::kExample}};
+  nlohmann::json j = nlohmann::json::object();
+  std::string text;
+  for (const auto& [name, k] : kinds) {
+    if (!kind.empty() && kind != name) continue;
+    text += name + ":\n";
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& e : list_presets(k)) {
+      text += fmt::format("  {:<20} {}\n", e.name, e.description);
+      list.push_back({{"name", e.name}, {"description", e.description}});
+    }
+    j[name] = list;
+  }
+  write_output("", json ? j.dump(2) + "\n" : text);
+  return kExitOk;
+}
+
+}  // namespace shardsim::cli

@@ -1,0 +1,84 @@
+// shardsim command line: parses arguments with CLI11 and dispatches to commands.cc.
+// Exit codes: 0 ok, 1 a requested check failed, 2 bad input or usage, 3 runtime failure.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "simulator/cli/commands.h"
+#include "simulator/core/diagnostics.h"
+
+namespace {
+
+using shardsim::cli::ScenarioArgs;
+
+void add_scenario_options(CLI::App* cmd, ScenarioArgs& a) {
+  cmd->add_option("SCENARIO", a.scenario, "scenario JSON file or shipped example name")->required();
+  cmd->add_option("--set", a.overrides, "override KEY=VALUE (dotted key, JSON value)")
+      ->allow_extra_args(false);
+  cmd->add_flag("--json", a.json, "write the JSON report (SI units)");
+  cmd->add_option("-o,--output", a.output, "write the report to FILE instead of stdout");
+}
+
+// Commands of later issues: present in --help, refusing to pretend (exit 2).
+void add_unavailable(CLI::App& app, const std::string& name, const std::string& what,
+                     std::string& chosen) {
+  auto* cmd = app.add_subcommand(name, what + " (not available yet)");
+  cmd->allow_extras();
+  cmd->callback([&chosen, name] { chosen = name; });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"shardsim: memory and step-time simulator for distributed LLM training"};
+  app.require_subcommand(1);
+  std::string unavailable;
+
+  shardsim::cli::MemoryArgs mem;
+  auto* memory = app.add_subcommand("memory", "per-GPU memory of every pipeline stage");
+  add_scenario_options(memory, mem.common);
+  memory
+      ->add_option("--estimator", mem.estimator,
+                   "shardsim (full model) or deepspeed (DeepSpeed's closed-form model states)")
+      ->check(CLI::IsMember({"shardsim", "deepspeed"}));
+
+  std::string preset_kind;
+  bool presets_json = false;
+  auto* presets = app.add_subcommand("presets", "list shipped models, GPUs, clusters, examples");
+  presets->add_option("KIND", preset_kind, "models|gpus|clusters|examples")
+      ->check(CLI::IsMember({"models", "gpus", "clusters", "examples"}));
+  presets->add_flag("--json", presets_json, "JSON output");
+
+  add_unavailable(app, "simulate", "step time of one training step", unavailable);
+  add_unavailable(app, "search", "search parallel strategies", unavailable);
+  add_unavailable(app, "compare", "compare scenario variants", unavailable);
+  add_unavailable(app, "calibrate", "measure kernels and fit a hardware profile", unavailable);
+  add_unavailable(app, "fit", "fit a hardware profile from measurements", unavailable);
+  add_unavailable(app, "validate", "compare predictions with measurements", unavailable);
+  add_unavailable(app, "collective", "predicted time of one collective", unavailable);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return shardsim::kExitBadInput;
+  }
+  try {
+    if (!unavailable.empty()) {
+      std::cerr << "error: 'shardsim " << unavailable << "' is not available yet in this version\n";
+      return shardsim::kExitBadInput;
+    }
+    if (*memory) return shardsim::cli::run_memory(mem);
+    if (*presets) return shardsim::cli::run_presets(preset_kind, presets_json);
+  } catch (const shardsim::InputError& e) {
+    std::cerr << e.what();
+    return shardsim::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return shardsim::kExitBadInput;
+  }
+  return shardsim::kExitBadInput;
+}

@@ -1,0 +1,38 @@
+// Numeric formats of parameters, gradients and activations.
+#pragma once
+
+#include <string>
+
+namespace shardsim {
+
+enum class Dtype { kFp32, kFp16, kBf16, kFp8 };
+
+// Bytes per element: fp32 4, fp16/bf16 2, fp8 1.
+[[nodiscard]] constexpr double dtype_bytes(Dtype d) {
+  switch (d) {
+    case Dtype::kFp32:
+      return 4.0;
+    case Dtype::kFp16:
+    case Dtype::kBf16:
+      return 2.0;
+    case Dtype::kFp8:
+      return 1.0;
+  }
+  return 4.0;
+}
+
+[[nodiscard]] inline std::string dtype_name(Dtype d) {
+  switch (d) {
+    case Dtype::kFp32:
+      return "fp32";
+    case Dtype::kFp16:
+      return "fp16";
+    case Dtype::kBf16:
+      return "bf16";
+    case Dtype::kFp8:
+      return "fp8";
+  }
+  return "fp32";
+}
+
+}  // namespace shardsim

@@ -1,0 +1,194 @@
+#include "simulator/core/json_reader.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "simulator/core/strings.h"
+
+namespace shardsim {
+
+std::string pointer_join(std::string_view parent, std::string_view key) {
+  std::string out(parent);
+  out += '/';
+  for (char c : key) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string json_type_name(const nlohmann::json& j) {
+  if (j.is_number_integer()) return "integer";
+  if (j.is_number_float()) return "number";
+  return j.type_name();
+}
+
+ObjectReader::ObjectReader(const nlohmann::json& j, std::string path, Diagnostics& diags)
+    : path_(std::move(path)), diags_(diags) {
+  if (j.is_object()) {
+    obj_ = &j;
+  } else {
+    diags_.error(path_.empty() ? "/" : path_,
+                 fmt::format("expected an object, got {} {}", json_type_name(j), j.dump()));
+  }
+}
+
+bool ObjectReader::has(std::string_view key) const {
+  return obj_ && obj_->contains(std::string(key));
+}
+
+const nlohmann::json* ObjectReader::find(std::string_view key, bool required) {
+  allow(key);
+  if (!obj_) return nullptr;
+  auto it = obj_->find(std::string(key));
+  if (it == obj_->end()) {
+    if (required) diags_.error(pointer_join(path_, key), "is required but missing");
+    return nullptr;
+  }
+  return &*it;
+}
+
+void ObjectReader::type_error(std::string_view key, std::string_view expected,
+                              const nlohmann::json& got) {
+  diags_.error(pointer_join(path_, key),
+               fmt::format("expected {}, got {} {}", expected, json_type_name(got), got.dump()));
+}
+
+void ObjectReader::integer(std::string_view key, std::int64_t& out, std::int64_t min,
+                           std::int64_t max, bool required) {
+  const auto* v = find(key, required);
+  if (!v) return;
+  std::int64_t value = 0;
+  if (v->is_number_integer()) {
+    // Unsigned values above int64 range wrap negative; treat them as out of range.
+    if (v->is_number_unsigned() && v->get<std::uint64_t>() > std::uint64_t(max)) {
+      diags_.error(pointer_join(path_, key),
+                   fmt::format("must be an integer in [{}, {}], got {}", min, max, v->dump()));
+      return;
+    }
+    value = v->get<std::int64_t>();
+  } else if (v->is_number_float()) {
+    const double d = v->get<double>();
+    if (std::trunc(d) != d || std::fabs(d) > 9.0e15) {
+      type_error(key, fmt::format("an integer in [{}, {}]", min, max), *v);
+      return;
+    }
+    value = static_cast<std::int64_t>(d);
+  } else {
+    type_error(key, fmt::format("an integer in [{}, {}]", min, max), *v);
+    return;
+  }
+  if (value < min || value > max) {
+    diags_.error(pointer_join(path_, key),
+                 fmt::format("must be an integer in [{}, {}], got {}", min, max, value));
+    return;
+  }
+  out = value;
+}
+
+void ObjectReader::integer(std::string_view key, int& out, int min, int max, bool required) {
+  std::int64_t wide = out;
+  integer(key, wide, min, max, required);
+  out = static_cast<int>(wide);
+}
+
+void ObjectReader::number(std::string_view key, double& out, double min, double max,
+                          bool required) {
+  const auto* v = find(key, required);
+  if (!v) return;
+  if (!v->is_number()) {
+    type_error(key, fmt::format("a number in [{}, {}]", min, max), *v);
+    return;
+  }
+  const double d = v->get<double>();
+  if (!(d >= min && d <= max)) {
+    diags_.error(pointer_join(path_, key),
+                 fmt::format("must be a number in [{}, {}], got {}", min, max, v->dump()));
+    return;
+  }
+  out = d;
+}
+
+void ObjectReader::boolean(std::string_view key, bool& out, bool required) {
+  const auto* v = find(key, required);
+  if (!v) return;
+  if (!v->is_boolean()) {
+    type_error(key, "a boolean (true or false)", *v);
+    return;
+  }
+  out = v->get<bool>();
+}
+
+void ObjectReader::string(std::string_view key, std::string& out, bool required) {
+  const auto* v = find(key, required);
+  if (!v) return;
+  if (!v->is_string()) {
+    type_error(key, "a string", *v);
+    return;
+  }
+  out = v->get<std::string>();
+}
+
+void ObjectReader::choice(std::string_view key, std::string& out,
+                          const std::vector<std::string>& allowed, bool required) {
+  const auto* v = find(key, required);
+  if (!v) return;
+  // Numbers are accepted for numeric choices written without quotes (zero: 2).
+  std::string s;
+  if (v->is_string())
+    s = v->get<std::string>();
+  else if (v->is_number_integer())
+    s = std::to_string(v->get<std::int64_t>());
+  else {
+    type_error(key, fmt::format("one of: {}", join(allowed)), *v);
+    return;
+  }
+  if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
+    const std::string guess = nearest(s, allowed);
+    diags_.error(pointer_join(path_, key),
+                 fmt::format("unknown value \"{}\"{}; allowed: {}", s,
+                             guess.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", guess),
+                             join(allowed)));
+    return;
+  }
+  out = s;
+}
+
+const nlohmann::json* ObjectReader::raw(std::string_view key) {
+  return find(key, false);
+}
+
+const nlohmann::json* ObjectReader::object(std::string_view key) {
+  const auto* v = find(key, false);
+  if (v && !v->is_object()) {
+    type_error(key, "an object", *v);
+    return nullptr;
+  }
+  return v;
+}
+
+void ObjectReader::allow(std::string_view key) {
+  if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.emplace_back(key);
+}
+
+void ObjectReader::finish() {
+  if (!obj_) return;
+  for (const auto& [key, value] : obj_->items()) {
+    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    const std::string guess = nearest(key, known_);
+    std::vector<std::string> sorted = known_;
+    std::sort(sorted.begin(), sorted.end());
+    diags_.error(pointer_join(path_, key),
+                 fmt::format("unknown key{}; allowed keys: {}",
+                             guess.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", guess),
+                             join(sorted)));
+  }
+}
+
+}  // namespace shardsim

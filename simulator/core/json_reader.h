@@ -1,0 +1,75 @@
+// Strict reading of JSON objects into plain structs. Every getter registers its key as known, so
+// `finish()` can reject unknown keys with the JSON pointer, the allowed keys and a near-miss
+// suggestion. Problems are collected in a Diagnostics, never thrown one at a time.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "simulator/core/diagnostics.h"
+
+namespace shardsim {
+
+// JSON pointer for `key` under `parent` ("/model" + "layers" -> "/model/layers"), escaping ~ and /.
+[[nodiscard]] std::string pointer_join(std::string_view parent, std::string_view key);
+
+// A JSON value's type for messages: "string", "integer", "number", "boolean", "object", ...
+[[nodiscard]] std::string json_type_name(const nlohmann::json& j);
+
+class ObjectReader {
+ public:
+  // Records an error at `path` if `j` is not an object (the getters then do nothing).
+  ObjectReader(const nlohmann::json& j, std::string path, Diagnostics& diags);
+
+  [[nodiscard]] bool ok() const { return obj_ != nullptr; }
+  [[nodiscard]] bool has(std::string_view key) const;
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+  // Getters: when the key is absent, `out` keeps its default (an error if `required`).
+  // Integers accept JSON integers and integral floats (5e8); the range is inclusive.
+  void integer(std::string_view key, std::int64_t& out, std::int64_t min, std::int64_t max,
+               bool required = false);
+  void integer(std::string_view key, int& out, int min, int max, bool required = false);
+  // Real numbers in [min, max] (NaN and infinities are rejected by JSON itself).
+  void number(std::string_view key, double& out, double min, double max, bool required = false);
+  void boolean(std::string_view key, bool& out, bool required = false);
+  void string(std::string_view key, std::string& out, bool required = false);
+  // A string that must be one of `allowed` (exact match; suggestion for near misses).
+  void choice(std::string_view key, std::string& out, const std::vector<std::string>& allowed,
+              bool required = false);
+  // Enum through a name table.
+  template <class E>
+  void enumeration(std::string_view key, E& out,
+                   const std::vector<std::pair<std::string, E>>& table, bool required = false) {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : table) names.push_back(name);
+    std::string chosen;
+    choice(key, chosen, names, required);
+    for (const auto& [name, value] : table)
+      if (name == chosen) out = value;
+  }
+  // The raw value of a key (nullptr if absent); the key counts as known.
+  const nlohmann::json* raw(std::string_view key);
+  // A nested object (nullptr if absent; error if present but not an object).
+  const nlohmann::json* object(std::string_view key);
+  // Registers a key as known without reading it (read elsewhere).
+  void allow(std::string_view key);
+
+  // Reports every key that no getter asked for, with a suggestion and the allowed keys.
+  void finish();
+
+ private:
+  const nlohmann::json* find(std::string_view key, bool required);
+  void type_error(std::string_view key, std::string_view expected, const nlohmann::json& got);
+
+  const nlohmann::json* obj_ = nullptr;
+  std::string path_;
+  Diagnostics& diags_;
+  std::vector<std::string> known_;
+};
+
+}  // namespace shardsim

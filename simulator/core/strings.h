@@ -1,0 +1,24 @@
+// Small string helpers shared by the config readers and the CLI.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardsim {
+
+// Levenshtein edit distance (insert, delete, substitute each cost 1).
+[[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word` if it is within a third of the word's length (at least 2 edits),
+// else an empty string. Used for "did you mean ...?" suggestions.
+[[nodiscard]] std::string nearest(std::string_view word,
+                                  const std::vector<std::string>& candidates);
+
+// "a, b, c"
+[[nodiscard]] std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
+
+// Human-readable number with the unit spelled out, e.g. format_bytes(1.5e9) -> "1.40 GiB".
+[[nodiscard]] std::string format_gib(double bytes);
+
+}  // namespace shardsim

@@ -1,0 +1,100 @@
+#include "simulator/hardware/hardware.h"
+
+#include "simulator/core/json_reader.h"
+
+namespace shardsim {
+namespace {
+
+constexpr double kMaxFlops = 1e18;  // 1 EFLOP/s per GPU: far above any device, catches unit slips
+constexpr double kMaxBytes = 1e14;  // 100 TB of device memory
+constexpr double kMaxBandwidth = 1e14;
+
+}  // namespace
+
+double PeakFlops::for_dtype(Dtype d) const {
+  switch (d) {
+    case Dtype::kFp32:
+      return fp32;
+    case Dtype::kFp16:
+      return fp16;
+    case Dtype::kBf16:
+      return bf16;
+    case Dtype::kFp8:
+      return fp8 > 0 ? fp8 : bf16;
+  }
+  return fp32;
+}
+
+void read_gpu_profile(const nlohmann::json& j, const std::string& path, Diagnostics& diags,
+                      GpuProfile& out) {
+  ObjectReader r(j, path, diags);
+  r.string("name", out.name, true);
+  r.string("description", out.description);
+  r.number("memory_bytes", out.memory_bytes, 1, kMaxBytes, true);
+  if (const auto* peak = r.object("peak_flops_per_second")) {
+    ObjectReader p(*peak, pointer_join(path, "peak_flops_per_second"), diags);
+    p.number("fp32", out.peak.fp32, 1, kMaxFlops, true);
+    p.number("tf32", out.peak.tf32, 0, kMaxFlops);
+    p.number("fp16", out.peak.fp16, 1, kMaxFlops, true);
+    p.number("bf16", out.peak.bf16, 0, kMaxFlops);
+    p.number("fp8", out.peak.fp8, 0, kMaxFlops);
+    p.finish();
+  } else if (!r.has("peak_flops_per_second")) {
+    diags.error(pointer_join(path, "peak_flops_per_second"), "is required but missing");
+  }
+  r.number("hbm_bytes_per_second", out.hbm_bytes_per_second, 1, kMaxBandwidth, true);
+  if (const auto* host = r.object("host")) {
+    ObjectReader h(*host, pointer_join(path, "host"), diags);
+    h.number("pcie_bytes_per_second", out.pcie_bytes_per_second, 1, kMaxBandwidth, true);
+    h.finish();
+  }
+  if (const auto* node = r.object("node")) {
+    ObjectReader n(*node, pointer_join(path, "node"), diags);
+    n.integer("gpus_per_node", out.default_gpus_per_node, 1, 1024);
+    n.string("network", out.default_network);
+    n.finish();
+  }
+  if (const auto* prov = r.raw("provenance")) out.provenance = *prov;
+  r.finish();
+}
+
+void read_network_config(const nlohmann::json& j, const std::string& path, Diagnostics& diags,
+                         NetworkConfig& out) {
+  ObjectReader r(j, path, diags);
+  r.string("name", out.name);
+  r.allow("description");
+  r.allow("sources");
+  r.number("intra_node_GBps", out.intra_node_GBps, 1e-3, 1e6, true);
+  r.number("intra_node_latency_us", out.intra_node_latency_us, 0, 1e6, true);
+  r.number("inter_node_Gbps", out.inter_node_Gbps, 1e-3, 1e7, true);
+  r.number("inter_node_latency_us", out.inter_node_latency_us, 0, 1e6, true);
+  r.finish();
+}
+
+nlohmann::json to_json(const GpuProfile& g) {
+  nlohmann::json peak = {{"fp32", g.peak.fp32},
+                         {"tf32", g.peak.tf32},
+                         {"fp16", g.peak.fp16},
+                         {"bf16", g.peak.bf16},
+                         {"fp8", g.peak.fp8}};
+  nlohmann::json j = {
+      {"name", g.name},
+      {"description", g.description},
+      {"memory_bytes", g.memory_bytes},
+      {"peak_flops_per_second", peak},
+      {"hbm_bytes_per_second", g.hbm_bytes_per_second},
+      {"host", {{"pcie_bytes_per_second", g.pcie_bytes_per_second}}},
+      {"node", {{"gpus_per_node", g.default_gpus_per_node}, {"network", g.default_network}}}};
+  if (!g.provenance.is_null()) j["provenance"] = g.provenance;
+  return j;
+}
+
+nlohmann::json to_json(const NetworkConfig& n) {
+  return {{"name", n.name},
+          {"intra_node_GBps", n.intra_node_GBps},
+          {"intra_node_latency_us", n.intra_node_latency_us},
+          {"inter_node_Gbps", n.inter_node_Gbps},
+          {"inter_node_latency_us", n.inter_node_latency_us}};
+}
+
+}  // namespace shardsim

@@ -1,0 +1,228 @@
+#include "simulator/memory/memory.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "simulator/core/strings.h"
+#include "simulator/memory/activations.h"
+#include "simulator/memory/model_states.h"
+#include "simulator/memory/overheads.h"
+#include "simulator/model/ops.h"
+
+namespace shardsim {
+namespace {
+
+// Parameter elements on one rank, split by how ZeRO shards them.
+struct LocalParams {
+  double dense = 0, dense_gemm = 0;    // sharded over DP x CP
+  double expert = 0, expert_gemm = 0;  // sharded over DP x CP / EP
+  double largest_layer = 0;            // largest block on this rank (ZeRO-3 gather buffer)
+  [[nodiscard]] double total() const { return dense + expert; }
+};
+
+void add_groups(const std::vector<ParamGroup>& groups, const Plan& plan, LocalParams& lp,
+                double& layer_sum) {
+  for (const auto& g : groups) {
+    double n = g.count;
+    if (g.shard == ParamShard::kTensor) n /= plan.tp;
+    if (g.shard == ParamShard::kExpert) n /= double(plan.ep) * plan.tp;
+    layer_sum += n;
+    if (g.shard == ParamShard::kExpert) {
+      lp.expert += n;
+      if (g.gemm_weight) lp.expert_gemm += n;
+    } else {
+      lp.dense += n;
+      if (g.gemm_weight) lp.dense_gemm += n;
+    }
+  }
+}
+
+LocalParams stage_params(const Scenario& s, const Plan& plan, const PipelineStage& st) {
+  const ModelConfig& m = s.model;
+  const double vocab = padded_vocab(m.vocab, plan.tp);
+  LocalParams lp;
+  for (const auto& c : st.chunks) {
+    for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
+      double layer = 0;
+      add_groups(layer_params(m, l), plan, lp, layer);
+      lp.largest_layer = std::max(lp.largest_layer, layer);
+    }
+  }
+  double extra = 0;
+  if (st.has_embedding) add_groups(embedding_params(m, vocab, s.training.seq_len), plan, lp, extra);
+  // Tied embeddings with pp > 1: the last stage keeps its own copy of the word embedding.
+  if (st.has_output)
+    add_groups(output_params(m, vocab, !m.tied_embeddings || plan.pp > 1), plan, lp, extra);
+  return lp;
+}
+
+void add_term(RankMemory& r, std::string name, MemoryCategory c, double bytes, std::string note) {
+  if (bytes == 0) return;
+  r.terms.push_back({std::move(name), c, bytes, std::move(note)});
+}
+
+void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp, RankMemory& r) {
+  const auto& t = s.training;
+  const auto& p = s.parallel;
+  const auto dense_b = state_bytes_per_param(t.precision, t.grad_dtype, t.optimizer, false);
+  const auto gemm_b = state_bytes_per_param(t.precision, t.grad_dtype, t.optimizer, true);
+  const double nd = plan.dense_shard_degree(), ne = plan.expert_shard_degree();
+  ModelStateBytes states;
+  for (const auto& [count, b, shards] :
+       {std::tuple{lp.dense - lp.dense_gemm, dense_b, nd}, std::tuple{lp.dense_gemm, gemm_b, nd},
+        std::tuple{lp.expert - lp.expert_gemm, dense_b, ne},
+        std::tuple{lp.expert_gemm, gemm_b, ne}}) {
+    const auto part = zero_sharded_states(count, b, p.zero, shards);
+    states.params += part.params;
+    states.grads += part.grads;
+    states.optimizer += part.optimizer;
+  }
+  const std::string zero = fmt::format("ZeRO-{} over {} ranks (dense), {} (experts)", p.zero,
+                                       plan.dense_shard_degree(), plan.expert_shard_degree());
+  const std::string b = fmt::format("{} B/param params, {} B grads, {} B optimizer", dense_b.params,
+                                    dense_b.grads, dense_b.optimizer);
+  if (p.offload_optimizer) {
+    // ZeRO-Offload: optimizer states and the FP32 gradient partition live in host memory; with
+    // ZeRO >= 2 the GPU keeps only the low-precision gradient buckets (overheads).
+    const double fp32_grads = lp.total() * 4 / (p.zero >= 1 ? nd : 1.0);
+    r.host_bytes += states.optimizer + fp32_grads;
+    if (p.zero >= 2) states.grads = 0;
+    states.optimizer = 0;
+  }
+  if (p.offload_params) {
+    r.host_bytes += states.params;
+    states.params = 0;
+  }
+  add_term(r, "params", MemoryCategory::kParams, states.params, zero + "; " + b);
+  add_term(r, "grads", MemoryCategory::kGrads, states.grads, zero);
+  add_term(r, "optimizer", MemoryCategory::kOptimizer, states.optimizer,
+           fmt::format("{} ({})", optimizer_name(t.optimizer), zero));
+}
+
+void add_activations(const Scenario& s, const Plan& plan, const PipelineStage& st, RankMemory& r) {
+  const auto& m = s.model;
+  const auto& t = s.training;
+  const ActivationOptions o{plan.tp, s.parallel.sp && plan.tp > 1, t.recompute, t.precision};
+  const OpShape shape{double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
+                      t.flash_attention};
+  const double tokens = shape.seq_local * shape.micro_batch;
+  const double vocab = padded_vocab(m.vocab, plan.tp);
+  const double inflight =
+      in_flight_microbatches(plan.schedule, st.index, plan.pp, plan.vpp, plan.micro_batches);
+  r.in_flight_microbatches = inflight;
+  double per_mb = 0, largest_full = 0;
+  ActivationOptions no_recompute = o;
+  no_recompute.recompute = Recompute::kNone;
+  for (const auto& c : st.chunks) {
+    for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
+      const auto ops = layer_ops(m, l, shape);
+      per_mb += layer_activation_bytes(ops, tokens, double(m.hidden), o);
+      largest_full = std::max(largest_full, saved_bytes(ops, no_recompute));
+    }
+  }
+  add_term(r, "activations.layers", MemoryCategory::kActivations, per_mb * inflight,
+           fmt::format("{} layers x {:.3f} micro-batches in flight ({}), {} per micro-batch",
+                       st.layers(), inflight, schedule_name(plan.schedule), format_gib(per_mb)));
+  if (t.recompute == Recompute::kFull && st.layers() > 0)
+    add_term(r, "activations.recompute_working_set", MemoryCategory::kActivations, largest_full,
+             "one block's activations rebuilt during its backward pass");
+  if (st.has_embedding)
+    add_term(r, "activations.embedding", MemoryCategory::kActivations,
+             saved_bytes(embedding_ops(m, vocab, shape), o) * inflight,
+             "token ids (int64) and embedding dropout mask");
+  if (st.has_output) {
+    add_term(r, "activations.output", MemoryCategory::kActivations,
+             saved_bytes(output_ops(m, vocab, shape), o) * inflight,
+             "final norm and output-projection inputs, fp32 logits for the loss");
+    // The low-precision logits the output GEMM writes before the fp32 loss, one micro-batch.
+    add_term(r, "activations.logits_buffer", MemoryCategory::kActivations,
+             tokens * vocab / plan.tp * saved_bytes_per_element(ActKind::kActivation, t.precision),
+             "output-projection result before its fp32 cast (one micro-batch)");
+  }
+}
+
+void sum_terms(RankMemory& r) {
+  for (const auto& t : r.terms) {
+    double* slot = nullptr;
+    switch (t.category) {
+      case MemoryCategory::kParams:
+        slot = &r.params_bytes;
+        break;
+      case MemoryCategory::kGrads:
+        slot = &r.grads_bytes;
+        break;
+      case MemoryCategory::kOptimizer:
+        slot = &r.optimizer_bytes;
+        break;
+      case MemoryCategory::kActivations:
+        slot = &r.activations_bytes;
+        break;
+      case MemoryCategory::kOverhead:
+        slot = &r.overhead_bytes;
+        break;
+    }
+    *slot += t.bytes;
+  }
+  r.total_bytes =
+      r.params_bytes + r.grads_bytes + r.optimizer_bytes + r.activations_bytes + r.overhead_bytes;
+}
+
+RankMemory estimate_rank(const Scenario& s, const Plan& plan, const PipelineStage& st) {
+  RankMemory r;
+  r.pp_stage = st.index;
+  r.layers = st.layers();
+  const LocalParams lp = stage_params(s, plan, st);
+  r.local_params = lp.total();
+  add_model_states(s, plan, lp, r);
+  add_activations(s, plan, st, r);
+  double activations = 0;
+  for (const auto& t : r.terms)
+    if (t.category == MemoryCategory::kActivations) activations += t.bytes;
+  for (auto& t : overhead_terms(s, plan, {lp.total(), lp.largest_layer, activations}))
+    add_term(r, std::move(t.name), MemoryCategory::kOverhead, t.bytes, std::move(t.note));
+  sum_terms(r);
+  return r;
+}
+
+}  // namespace
+
+std::string category_name(MemoryCategory c) {
+  switch (c) {
+    case MemoryCategory::kParams:
+      return "params";
+    case MemoryCategory::kGrads:
+      return "grads";
+    case MemoryCategory::kOptimizer:
+      return "optimizer";
+    case MemoryCategory::kActivations:
+      return "activations";
+    case MemoryCategory::kOverhead:
+      return "overhead";
+  }
+  return "overhead";
+}
+
+MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan) {
+  MemoryEstimate e;
+  e.parameters = count_parameters(s.model, s.training.seq_len);
+  e.capacity_bytes = s.cluster.gpu.memory_bytes;
+  double host_per_rank = 0;
+  for (const auto& st : plan.stages) {
+    e.ranks.push_back(estimate_rank(s, plan, st));
+    const auto& r = e.ranks.back();
+    if (r.total_bytes > e.peak_bytes) {
+      e.peak_bytes = r.total_bytes;
+      e.peak_stage = r.pp_stage;
+    }
+    host_per_rank = std::max(host_per_rank, r.host_bytes);
+  }
+  e.host_bytes_per_node = host_per_rank * s.cluster.gpus_per_node;
+  e.fits = e.peak_bytes <= e.capacity_bytes;
+  if (!e.fits)
+    e.reason = fmt::format("pipeline stage {} needs {} ({:.1f} GB), the GPU has {} ({:.1f} GB)",
+                           e.peak_stage, format_gib(e.peak_bytes), e.peak_bytes / 1e9,
+                           format_gib(e.capacity_bytes), e.capacity_bytes / 1e9);
+  return e;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,50 @@
+// Per-rank memory of a training step: one entry per pipeline stage (ranks of one stage are
+// identical across TP, CP and DP), each split into named terms, plus host memory under offload.
+// Pure function of (scenario, plan). All values in bytes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "simulator/model/params.h"
+#include "simulator/plan/plan.h"
+#include "simulator/scenario/scenario.h"
+
+namespace shardsim {
+
+enum class MemoryCategory { kParams, kGrads, kOptimizer, kActivations, kOverhead };
+
+struct MemoryTerm {
+  std::string name;  // e.g. "activations.layers", "overhead.nccl"
+  MemoryCategory category = MemoryCategory::kOverhead;
+  double bytes = 0;
+  std::string note;  // how it was computed, with the numbers
+};
+
+struct RankMemory {
+  int pp_stage = 0;
+  int layers = 0;
+  double local_params = 0;  // parameter elements this rank computes with (before ZeRO)
+  double in_flight_microbatches = 0;
+  double params_bytes = 0, grads_bytes = 0, optimizer_bytes = 0, activations_bytes = 0,
+         overhead_bytes = 0, total_bytes = 0;
+  double host_bytes = 0;  // this rank's offloaded states in host memory
+  std::vector<MemoryTerm> terms;
+};
+
+struct MemoryEstimate {
+  ParamTotals parameters;
+  double capacity_bytes = 0;  // one GPU's memory
+  double peak_bytes = 0;      // the largest rank total
+  int peak_stage = 0;
+  bool fits = false;
+  std::string reason;              // why it does not fit (empty when it fits)
+  double host_bytes_per_node = 0;  // offloaded states of one node's GPUs
+  std::vector<RankMemory> ranks;   // one per pipeline stage
+};
+
+[[nodiscard]] MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan);
+
+[[nodiscard]] std::string category_name(MemoryCategory c);
+
+}  // namespace shardsim

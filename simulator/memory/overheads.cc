@@ -1,0 +1,55 @@
+#include "simulator/memory/overheads.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "simulator/memory/model_states.h"
+
+namespace shardsim {
+
+int communicator_count(const Plan& plan) {
+  return int(plan.tp > 1) + int(plan.cp > 1) + int(plan.dp * plan.cp > 1) + int(plan.ep > 1) +
+         int(plan.pp > 1);
+}
+
+std::vector<OverheadTerm> overhead_terms(const Scenario& s, const Plan& plan,
+                                         const RankFootprint& f) {
+  const OverheadConfig& o = s.overheads;
+  const auto& t = s.training;
+  const auto b = state_bytes_per_param(t.precision, t.grad_dtype, t.optimizer, false);
+  std::vector<OverheadTerm> terms;
+  terms.push_back({"overhead.cuda_context", o.cuda_context_bytes,
+                   "CUDA context and loaded kernels (overheads.cuda_context_bytes)"});
+  terms.push_back({"overhead.gemm_workspace", o.gemm_workspace_bytes,
+                   "cuBLAS workspace (overheads.gemm_workspace_bytes)"});
+  const int comms = communicator_count(plan);
+  terms.push_back({"overhead.nccl", comms * o.nccl_bytes_per_communicator,
+                   fmt::format("{} communicators x overheads.nccl_bytes_per_communicator", comms)});
+  const int zero = s.parallel.zero;
+  const bool data_parallel = plan.dense_shard_degree() > 1;
+  if (zero == 0 && data_parallel)
+    terms.push_back({"overhead.ddp_bucket", o.ddp_bucket_bytes,
+                     "gradient all-reduce bucket (overheads.ddp_bucket_bytes)"});
+  if ((zero == 1 || zero == 2) && data_parallel) {
+    const double elems = std::min(o.zero_bucket_elements, f.local_params);
+    terms.push_back({"overhead.zero_buckets", elems * (b.grads + b.params),
+                     fmt::format("reduce and all-gather buckets of {:.3g} elements "
+                                 "(overheads.zero_bucket_elements, capped at the rank's params)",
+                                 elems)});
+  }
+  if (zero == 3) {
+    const double prefetch = std::min(o.zero3_prefetch_elements, f.local_params);
+    const double gathered = (f.largest_layer + prefetch) * b.params + f.largest_layer * b.grads;
+    terms.push_back({"overhead.zero3_buffers", gathered,
+                     fmt::format("largest block gathered ({:.3g} params) + prefetch bucket "
+                                 "({:.3g}) + its gradient reduce-scatter buffer",
+                                 f.largest_layer, prefetch)});
+  }
+  terms.push_back({"overhead.fragmentation", o.fragmentation_fraction * f.activations,
+                   fmt::format("allocator slack: {} x activations "
+                               "(overheads.fragmentation_fraction)",
+                               o.fragmentation_fraction)});
+  return terms;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,36 @@
+// Runtime memory beyond model states and activations: each a named, documented, configurable
+// term (scenario section "overheads"; defaults in scenario.h's OverheadConfig).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "simulator/plan/plan.h"
+#include "simulator/scenario/scenario.h"
+
+namespace shardsim {
+
+struct OverheadTerm {
+  std::string name;
+  double bytes = 0;
+  std::string note;
+};
+
+struct RankFootprint {
+  double local_params = 0;   // parameter elements on the rank (before ZeRO sharding)
+  double largest_layer = 0;  // largest block's parameter elements on the rank
+  double activations = 0;    // activation bytes (fragmentation applies to these)
+};
+
+// Terms: cuda_context, gemm_workspace, nccl (one buffer set per communicator of size > 1: TP,
+// CP, DP x CP, EP, PP), ddp_bucket (ZeRO-0 with DP > 1), zero_buckets (ZeRO-1/2: DeepSpeed's
+// reduce and all-gather buckets, capped at the rank's parameters), zero3_buffers (ZeRO-3: the
+// largest block gathered plus the prefetch bucket, and its gradient reduce-scatter buffer),
+// fragmentation (fraction of activations).
+[[nodiscard]] std::vector<OverheadTerm> overhead_terms(const Scenario& s, const Plan& plan,
+                                                       const RankFootprint& f);
+
+// Communicators of size > 1 a rank belongs to.
+[[nodiscard]] int communicator_count(const Plan& plan);
+
+}  // namespace shardsim

@@ -1,0 +1,273 @@
+#include "simulator/model/hf_import.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string_view>
+
+#include "simulator/core/diagnostics.h"
+#include "simulator/core/json_reader.h"
+#include "simulator/core/strings.h"
+
+namespace shardsim {
+namespace {
+
+using nlohmann::json;
+
+enum class Family { kLlama, kMistral, kMixtral, kQwen2, kGpt2, kGptNeox };
+
+struct FamilyName {
+  std::string_view model_type;
+  std::string_view architecture;
+  Family family;
+};
+
+constexpr std::array<FamilyName, 6> kFamilies = {{
+    {"llama", "LlamaForCausalLM", Family::kLlama},
+    {"mistral", "MistralForCausalLM", Family::kMistral},
+    {"mixtral", "MixtralForCausalLM", Family::kMixtral},
+    {"qwen2", "Qwen2ForCausalLM", Family::kQwen2},
+    {"gpt2", "GPT2LMHeadModel", Family::kGpt2},
+    {"gpt_neox", "GPTNeoXForCausalLM", Family::kGptNeox},
+}};
+
+// Typed access to the HF object. Problems (missing keys, wrong types) are collected, so one
+// InputError names all of them; getters return a harmless placeholder after an error.
+class HfKeys {
+ public:
+  HfKeys(const json& hf, const std::string& source, std::string_view model_type)
+      : hf_(hf), source_(source), model_type_(model_type) {}
+
+  // A required positive integer.
+  std::int64_t integer(std::string_view key) {
+    const json* v = find(key);
+    if (v == nullptr) {
+      error(key, fmt::format("is required for model_type \"{}\" but missing", model_type_));
+      return 0;
+    }
+    return positive(key, *v).value_or(0);
+  }
+  // A positive integer; absent or null -> nullopt.
+  std::optional<std::int64_t> optional_integer(std::string_view key) {
+    const json* v = find(key);
+    return v == nullptr ? std::nullopt : positive(key, *v);
+  }
+  double number_or(std::string_view key, double fallback) {
+    const json* v = find(key);
+    if (v == nullptr) return fallback;
+    if (v->is_number()) return v->get<double>();
+    type_error(key, "a number", *v);
+    return fallback;
+  }
+  bool boolean_or(std::string_view key, bool fallback) {
+    const json* v = find(key);
+    if (v == nullptr) return fallback;
+    if (v->is_boolean()) return v->get<bool>();
+    type_error(key, "a boolean", *v);
+    return fallback;
+  }
+  void throw_if_any() const { diags_.throw_if_any(); }
+
+ private:
+  // Absent and null are the same to HF (`"n_inner": null` means "use the default").
+  const json* find(std::string_view key) const {
+    if (key.empty() || key.front() == '_') return nullptr;  // annotations are never read
+    const auto it = hf_.find(std::string(key));  // string: nlohmann < 3.11 lacks find(string_view)
+    return it == hf_.end() || it->is_null() ? nullptr : &*it;
+  }
+  // Integers, and integral floats such as 4096.0 (below 2^53, where doubles are exact).
+  std::optional<std::int64_t> positive(std::string_view key, const json& v) {
+    if (v.is_number_integer() && v.get<std::int64_t>() > 0) return v.get<std::int64_t>();
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      if (d >= 1 && d <= 9.0e15 && std::trunc(d) == d) return static_cast<std::int64_t>(d);
+    }
+    type_error(key, "a positive integer", v);
+    return std::nullopt;
+  }
+  void type_error(std::string_view key, std::string_view expected, const json& got) {
+    error(key, fmt::format("must be {}, got {} {}", expected, json_type_name(got), got.dump()));
+  }
+  void error(std::string_view key, const std::string& what) {
+    diags_.error(kHfConfigPointer, fmt::format("{}: HF key \"{}\" {}", source_, key, what));
+  }
+
+  const json& hf_;
+  const std::string& source_;
+  std::string_view model_type_;
+  Diagnostics diags_;
+};
+
+std::string string_at(const json& hf, std::string_view key) {
+  const auto it = hf.find(std::string(key));
+  return it != hf.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string first_architecture(const json& hf) {
+  const auto it = hf.find("architectures");
+  if (it == hf.end() || !it->is_array() || it->empty() || !it->front().is_string()) return {};
+  return it->front().get<std::string>();
+}
+
+[[noreturn]] void throw_unsupported(const std::string& source, const std::string& model_type,
+                                    const std::string& architecture) {
+  std::vector<std::string> names;
+  for (const auto& f : kFamilies)
+    names.push_back(fmt::format("{} ({})", f.model_type, f.architecture));
+  throw InputError(kHfConfigPointer,
+                   fmt::format("{}: unsupported architecture: model_type \"{}\", architectures[0] "
+                               "\"{}\"; supported model_type values: {}",
+                               source, model_type, architecture, join(names)));
+}
+
+// model_type decides; architectures[0] is the fallback when model_type is absent or unknown.
+const FamilyName& identify(const json& hf, const std::string& source) {
+  const std::string model_type = string_at(hf, "model_type");
+  const std::string architecture = first_architecture(hf);
+  for (const auto& f : kFamilies)
+    if (f.model_type == model_type) return f;
+  for (const auto& f : kFamilies)
+    if (f.architecture == architecture) return f;
+  throw_unsupported(source, model_type, architecture);
+}
+
+// Llama, Mistral, Mixtral and Qwen2: pre-norm RMSNorm decoder, RoPE, gated SiLU MLP (SwiGLU).
+json llama_like(HfKeys& k, Family family) {
+  json m;
+  m["layers"] = k.integer("num_hidden_layers");
+  m["hidden"] = k.integer("hidden_size");
+  const std::int64_t heads = k.integer("num_attention_heads");
+  m["heads"] = heads;
+  m["kv_heads"] = k.optional_integer("num_key_value_heads").value_or(heads);  // HF default: MHA
+  if (const auto head_dim = k.optional_integer("head_dim")) m["head_dim"] = *head_dim;
+  m["ffn_hidden"] = k.integer("intermediate_size");
+  m["vocab"] = k.integer("vocab_size");
+  m["ffn_type"] = "swiglu";  // the gated MLP has 3 matrices whatever hidden_act is
+  m["norm"] = "rmsnorm";
+  m["tied_embeddings"] = k.boolean_or("tie_word_embeddings", false);  // default of all four
+  m["position"] = "rope";
+  // Llama's mlp_bias biases the MLP; attention_bias biases q/k/v (and o_proj, h values a layer,
+  // not modelled). Qwen2 always has q/k/v biases and nothing else.
+  m["bias"] = k.boolean_or("mlp_bias", false);
+  m["qkv_bias"] = family == Family::kQwen2 || k.boolean_or("attention_bias", false);
+  m["dropout"] = k.number_or("attention_dropout", 0.0) > 0.0;
+  m["attention"] = "standard";
+  if (family == Family::kMixtral) {
+    m["moe"] = {{"experts", k.integer("num_local_experts")},
+                {"top_k", k.integer("num_experts_per_tok")},
+                {"expert_ffn_hidden", m["ffn_hidden"]},  // every layer is MoE: one expert's width
+                {"shared_experts", 0},
+                {"first_dense_layers", 0}};
+  }
+  return m;
+}
+
+// GPT-2: learned positions, LayerNorm, GeLU MLP, biases everywhere, tied output layer.
+json gpt2(HfKeys& k) {
+  json m;
+  m["layers"] = k.integer("n_layer");
+  const std::int64_t hidden = k.integer("n_embd");
+  m["hidden"] = hidden;
+  m["heads"] = k.integer("n_head");
+  m["ffn_hidden"] = k.optional_integer("n_inner").value_or(4 * hidden);  // null -> 4h
+  m["vocab"] = k.integer("vocab_size");
+  m["ffn_type"] = "gelu";
+  m["norm"] = "layernorm";
+  m["tied_embeddings"] = k.boolean_or("tie_word_embeddings", true);
+  m["position"] = "learned";
+  m["max_position"] = k.integer("n_positions");
+  m["bias"] = true;
+  m["qkv_bias"] = false;  // implied by bias
+  // GPT2Config defaults each dropout probability to 0.1.
+  const double p = std::max({k.number_or("resid_pdrop", 0.1), k.number_or("embd_pdrop", 0.1),
+                             k.number_or("attn_pdrop", 0.1)});
+  m["dropout"] = p > 0.0;
+  m["attention"] = "standard";
+  return m;
+}
+
+// GPT-NeoX / Pythia: rotary (partial, rotary_pct: no parameters), LayerNorm, GeLU MLP, biased
+// linear layers, untied embed_out. use_parallel_residual changes neither parameters nor memory.
+json gpt_neox(HfKeys& k) {
+  json m;
+  m["layers"] = k.integer("num_hidden_layers");
+  m["hidden"] = k.integer("hidden_size");
+  m["heads"] = k.integer("num_attention_heads");
+  m["ffn_hidden"] = k.integer("intermediate_size");
+  m["vocab"] = k.integer("vocab_size");
+  m["ffn_type"] = "gelu";
+  m["norm"] = "layernorm";
+  m["tied_embeddings"] = k.boolean_or("tie_word_embeddings", false);
+  m["position"] = "rope";
+  m["bias"] = true;
+  m["qkv_bias"] = false;  // implied by bias
+  // Newer configs say attention_dropout/hidden_dropout, older ones *_prob; all default to 0.
+  const double p = std::max(
+      {k.number_or("attention_dropout", 0.0), k.number_or("hidden_dropout", 0.0),
+       k.number_or("attention_probs_dropout_prob", 0.0), k.number_or("hidden_dropout_prob", 0.0)});
+  m["dropout"] = p > 0.0;
+  m["attention"] = "standard";
+  return m;
+}
+
+json convert(HfKeys& k, Family family) {
+  switch (family) {
+    case Family::kGpt2:
+      return gpt2(k);
+    case Family::kGptNeox:
+      return gpt_neox(k);
+    default:
+      return llama_like(k, family);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> supported_hf_model_types() {
+  std::vector<std::string> out;
+  for (const auto& f : kFamilies) out.emplace_back(f.model_type);
+  return out;
+}
+
+json hf_config_to_model_json(const json& hf, const std::string& source) {
+  if (!hf.is_object()) {
+    throw InputError(kHfConfigPointer, fmt::format("{}: a Hugging Face config must be a JSON "
+                                                   "object, got {}",
+                                                   source, json_type_name(hf)));
+  }
+  const FamilyName& family = identify(hf, source);
+  HfKeys keys(hf, source, family.model_type);
+  json model = convert(keys, family.family);
+  keys.throw_if_any();
+  return model;
+}
+
+json load_hf_config_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw InputError(kHfConfigPointer, fmt::format("Hugging Face config \"{}\" not found", path));
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(kHfConfigPointer,
+                     fmt::format("Hugging Face config \"{}\" is a directory; give the path of its "
+                                 "config.json",
+                                 path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError(kHfConfigPointer, fmt::format("cannot read Hugging Face config \"{}\"", path));
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError(kHfConfigPointer, fmt::format("Hugging Face config \"{}\" is not valid JSON "
+                                                   "(byte {}): {}",
+                                                   path, e.byte, e.what()));
+  }
+}
+
+}  // namespace shardsim

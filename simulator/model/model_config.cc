@@ -1,0 +1,110 @@
+#include "simulator/model/model_config.h"
+
+#include "simulator/core/json_reader.h"
+
+namespace shardsim {
+namespace {
+
+constexpr std::int64_t kMaxDim = std::int64_t{1} << 24;  // 16M: beyond any published width
+const std::vector<std::pair<std::string, FfnType>> kFfnTypes = {{"gelu", FfnType::kGelu},
+                                                                {"swiglu", FfnType::kSwiglu}};
+const std::vector<std::pair<std::string, NormType>> kNorms = {{"layernorm", NormType::kLayerNorm},
+                                                              {"rmsnorm", NormType::kRmsNorm}};
+const std::vector<std::pair<std::string, PositionType>> kPositions = {
+    {"learned", PositionType::kLearned}, {"rope", PositionType::kRope}};
+const std::vector<std::pair<std::string, AttentionType>> kAttention = {
+    {"standard", AttentionType::kStandard}, {"mla", AttentionType::kMla}};
+
+template <class E>
+std::string name_of(const std::vector<std::pair<std::string, E>>& table, E value) {
+  for (const auto& [name, v] : table)
+    if (v == value) return name;
+  return {};
+}
+
+void read_moe(const nlohmann::json& j, const std::string& path, Diagnostics& diags, MoeConfig& m) {
+  ObjectReader r(j, path, diags);
+  r.integer("experts", m.experts, 0, 1 << 16);
+  r.integer("top_k", m.top_k, 0, 1 << 16);
+  r.integer("expert_ffn_hidden", m.expert_ffn_hidden, 0, kMaxDim);
+  r.integer("shared_experts", m.shared_experts, 0, 1 << 10);
+  r.integer("first_dense_layers", m.first_dense_layers, 0, 1 << 20);
+  r.finish();
+}
+
+void read_mla(const nlohmann::json& j, const std::string& path, Diagnostics& diags, MlaConfig& m) {
+  ObjectReader r(j, path, diags);
+  r.integer("q_lora_rank", m.q_lora_rank, 0, kMaxDim);
+  r.integer("kv_lora_rank", m.kv_lora_rank, 1, kMaxDim);
+  r.integer("qk_nope_head_dim", m.qk_nope_head_dim, 1, kMaxDim);
+  r.integer("qk_rope_head_dim", m.qk_rope_head_dim, 0, kMaxDim);
+  r.integer("v_head_dim", m.v_head_dim, 1, kMaxDim);
+  r.finish();
+}
+
+}  // namespace
+
+void read_model_config(const nlohmann::json& j, const std::string& path, Diagnostics& diags,
+                       ModelConfig& out) {
+  ObjectReader r(j, path, diags);
+  r.string("name", out.name);
+  // Required unless a preset or hf_config already filled them (then they are overrides).
+  r.integer("layers", out.layers, 1, 1 << 20, out.layers == 0);
+  r.integer("hidden", out.hidden, 1, kMaxDim, out.hidden == 0);
+  r.integer("heads", out.heads, 1, 1 << 20, out.heads == 0);
+  r.integer("kv_heads", out.kv_heads, 0, 1 << 20);
+  r.integer("head_dim", out.head_dim, 0, kMaxDim);
+  r.integer("ffn_hidden", out.ffn_hidden, 0, kMaxDim);
+  r.integer("vocab", out.vocab, 1, std::int64_t{1} << 32, out.vocab == 0);
+  r.enumeration("ffn_type", out.ffn_type, kFfnTypes);
+  r.enumeration("norm", out.norm, kNorms);
+  r.boolean("tied_embeddings", out.tied_embeddings);
+  r.enumeration("position", out.position, kPositions);
+  r.integer("max_position", out.max_position, 0, std::int64_t{1} << 32);
+  r.boolean("bias", out.bias);
+  r.boolean("qkv_bias", out.qkv_bias);
+  r.boolean("dropout", out.dropout);
+  r.enumeration("attention", out.attention, kAttention);
+  if (const auto* mla = r.object("mla")) read_mla(*mla, pointer_join(path, "mla"), diags, out.mla);
+  if (const auto* moe = r.object("moe")) read_moe(*moe, pointer_join(path, "moe"), diags, out.moe);
+  r.allow("preset");     // resolved before this reader runs
+  r.allow("hf_config");  // likewise
+  r.finish();
+}
+
+nlohmann::json to_json(const ModelConfig& m) {
+  nlohmann::json j = {{"name", m.name},
+                      {"layers", m.layers},
+                      {"hidden", m.hidden},
+                      {"heads", m.heads},
+                      {"kv_heads", m.effective_kv_heads()},
+                      {"head_dim", m.effective_head_dim()},
+                      {"ffn_hidden", m.effective_ffn_hidden()},
+                      {"vocab", m.vocab},
+                      {"ffn_type", name_of(kFfnTypes, m.ffn_type)},
+                      {"norm", name_of(kNorms, m.norm)},
+                      {"tied_embeddings", m.tied_embeddings},
+                      {"position", name_of(kPositions, m.position)},
+                      {"bias", m.bias},
+                      {"qkv_bias", m.qkv_bias || m.bias},
+                      {"dropout", m.dropout},
+                      {"attention", name_of(kAttention, m.attention)}};
+  if (m.position == PositionType::kLearned) j["max_position"] = m.max_position;
+  if (m.attention == AttentionType::kMla) {
+    j["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},
+                {"kv_lora_rank", m.mla.kv_lora_rank},
+                {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
+                {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
+                {"v_head_dim", m.mla.v_head_dim}};
+  }
+  if (m.moe.enabled()) {
+    j["moe"] = {{"experts", m.moe.experts},
+                {"top_k", m.moe.top_k},
+                {"expert_ffn_hidden", m.moe.expert_ffn_hidden},
+                {"shared_experts", m.moe.shared_experts},
+                {"first_dense_layers", m.moe.first_dense_layers}};
+  }
+  return j;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,79 @@
+// The transformer's architecture, as read from a scenario's "model" section (after a preset or a
+// Hugging Face config.json has been merged in). Plain data; defaults documented per field.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "simulator/core/diagnostics.h"
+
+namespace shardsim {
+
+enum class FfnType { kGelu, kSwiglu };  // gelu: fc1 h->f, fc2 f->h; swiglu: gate+up h->2f
+enum class NormType { kLayerNorm, kRmsNorm };
+enum class PositionType { kLearned, kRope };
+enum class AttentionType { kStandard, kMla };  // standard covers MHA, GQA and MQA (kv_heads)
+
+// Mixture of experts (DESIGN.md model.moe). experts == 0 means a dense model.
+struct MoeConfig {
+  int experts = 0;                     // routed experts per MoE layer
+  int top_k = 0;                       // experts each token is routed to
+  std::int64_t expert_ffn_hidden = 0;  // hidden size of one expert's MLP
+  int shared_experts = 0;              // always-active experts, each of expert_ffn_hidden
+  int first_dense_layers = 0;          // leading layers with a dense MLP (DeepSeek-V3: 3)
+  [[nodiscard]] bool enabled() const { return experts > 0; }
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3). Used when attention == kMla.
+struct MlaConfig {
+  std::int64_t q_lora_rank = 0;  // 0: queries are not compressed
+  std::int64_t kv_lora_rank = 512;
+  std::int64_t qk_nope_head_dim = 128;
+  std::int64_t qk_rope_head_dim = 64;
+  std::int64_t v_head_dim = 128;
+};
+
+struct ModelConfig {
+  std::string name;                   // preset name or "custom"
+  int layers = 0;                     // transformer blocks (required)
+  std::int64_t hidden = 0;            // model width h (required)
+  int heads = 0;                      // attention heads a (required)
+  int kv_heads = 0;                   // key/value heads; 0 -> heads (MHA)
+  std::int64_t head_dim = 0;          // 0 -> hidden / heads
+  std::int64_t ffn_hidden = 0;        // MLP width f; 0 -> 4 * hidden
+  std::int64_t vocab = 0;             // vocabulary size before padding (required)
+  FfnType ffn_type = FfnType::kGelu;  // default gelu
+  NormType norm = NormType::kLayerNorm;
+  bool tied_embeddings = false;  // output layer shares the word embedding
+  PositionType position = PositionType::kLearned;
+  std::int64_t max_position = 0;  // learned position table rows; 0 -> training.seq_len
+  bool bias = false;              // biases on every linear layer (GPT-2/Megatron GPT: true)
+  bool qkv_bias = false;          // bias on the QKV projection only (Qwen2); implied by bias
+  bool dropout = false;           // dropout layers present (1-byte masks are stored)
+  AttentionType attention = AttentionType::kStandard;
+  MlaConfig mla;
+  MoeConfig moe;
+
+  [[nodiscard]] int effective_kv_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  [[nodiscard]] std::int64_t effective_head_dim() const {
+    return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0);
+  }
+  [[nodiscard]] std::int64_t effective_ffn_hidden() const {
+    return ffn_hidden > 0 ? ffn_hidden : 4 * hidden;
+  }
+  // MoE layers are those at index >= first_dense_layers when moe.enabled().
+  [[nodiscard]] bool is_moe_layer(int layer) const {
+    return moe.enabled() && layer >= moe.first_dense_layers;
+  }
+};
+
+// Reads the keys of a "model" object (no "preset"/"hf_config": those are resolved before, by
+// merging JSON). Fields absent keep the values already in `out`. Problems go to `diags`.
+void read_model_config(const nlohmann::json& j, const std::string& path, Diagnostics& diags,
+                       ModelConfig& out);
+
+// The resolved model as JSON, in the same keys read_model_config accepts.
+[[nodiscard]] nlohmann::json to_json(const ModelConfig& m);
+
+}  // namespace shardsim

@@ -1,0 +1,216 @@
+#include "simulator/model/ops.h"
+
+namespace shardsim {
+namespace {
+
+// Shorthands for building saved-tensor lists.
+SavedTensor seq(std::string name, double elements, ActKind kind = ActKind::kActivation) {
+  return {std::move(name), elements, kind, ActShard::kSequence, false};
+}
+SavedTensor tensor(std::string name, double elements, ActKind kind = ActKind::kActivation) {
+  return {std::move(name), elements, kind, ActShard::kTensor, false};
+}
+SavedTensor core(std::string name, double elements, ActKind kind = ActKind::kActivation) {
+  return {std::move(name), elements, kind, ActShard::kTensor, true};
+}
+
+Op gemm(std::string name, double m, double n, double k, TpSplit split,
+        std::vector<SavedTensor> saves) {
+  Op op{std::move(name), OpKind::kGemm, m, n, k, 1, 0, split, std::move(saves)};
+  return op;
+}
+
+Op memop(std::string name, OpKind kind, double elements, TpSplit split,
+         std::vector<SavedTensor> saves) {
+  return Op{std::move(name), kind, 0, 0, 0, 1, elements, split, std::move(saves)};
+}
+
+// Dropout after a block: Korthikanti's 1-byte mask of s*b*h.
+void add_dropout(const ModelConfig& m, std::vector<Op>& ops, std::string name, double tokens) {
+  if (!m.dropout) return;
+  const double n = tokens * double(m.hidden);
+  ops.push_back(memop(std::move(name), OpKind::kDropout, n, TpSplit::kSequence,
+                      {seq("dropout_mask", n, ActKind::kMask)}));
+}
+
+// The attention core for q/k width dqk and v width dv per head: either fused (flash) or the
+// unfused chain Q.K^T -> softmax -> dropout -> P.V of Korthikanti et al. (their 5as^2b term).
+void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, double dv,
+                        std::vector<Op>& ops) {
+  const double t = s.seq_local * s.micro_batch;
+  const double a = m.heads;
+  const double kv = m.attention == AttentionType::kMla ? a : m.effective_kv_heads();
+  const double q_el = t * a * dqk, k_el = t * kv * dqk, v_el = t * kv * dv;
+  if (s.flash_attention) {
+    Op op = memop("flash_attention", OpKind::kFlashAttention, q_el + k_el + v_el, TpSplit::kHeads,
+                  {tensor("q", q_el), tensor("k", k_el), tensor("v", v_el),
+                   tensor("softmax_lse", t * a, ActKind::kFp32)});
+    op.m = s.seq_local;  // per head: [s_local x dqk] . [dqk x s_full], then . [s_full x dv]
+    op.n = s.seq_full;
+    op.k = dqk;
+    op.batch = a * s.micro_batch;
+    ops.push_back(std::move(op));
+    return;
+  }
+  const double scores = a * s.seq_local * s.seq_full * s.micro_batch;
+  Op qk{"attention_scores",
+        OpKind::kAttentionScore,
+        s.seq_local,
+        s.seq_full,
+        dqk,
+        a * s.micro_batch,
+        0,
+        TpSplit::kHeads,
+        {tensor("q", q_el), tensor("k", k_el)}};
+  ops.push_back(std::move(qk));
+  ops.push_back(memop("softmax", OpKind::kSoftmax, scores, TpSplit::kHeads,
+                      {core("softmax_output", scores)}));
+  if (m.dropout) {
+    ops.push_back(memop("attention_dropout", OpKind::kDropout, scores, TpSplit::kHeads,
+                        {core("attention_dropout_mask", scores, ActKind::kMask),
+                         core("attention_dropout_output", scores)}));
+  }
+  Op pv{"attention_values", OpKind::kAttentionValue, s.seq_local, dv,
+        s.seq_full,         a * s.micro_batch,       0,           TpSplit::kHeads,
+        {tensor("v", v_el)}};
+  ops.push_back(std::move(pv));
+}
+
+void add_standard_attention(const ModelConfig& m, const OpShape& s, std::vector<Op>& ops) {
+  const double t = s.seq_local * s.micro_batch;
+  const double h = double(m.hidden), d = double(m.effective_head_dim());
+  const double qkv_out = (m.heads + 2.0 * m.effective_kv_heads()) * d;
+  ops.push_back(gemm("qkv_projection", t, qkv_out, h, TpSplit::kColumn,
+                     {seq("qkv_input", t * h, ActKind::kGemmInput)}));
+  add_attention_core(m, s, d, d, ops);
+  const double ctx = m.heads * d;
+  ops.push_back(gemm("attention_output_projection", t, h, ctx, TpSplit::kRow,
+                     {tensor("context", t * ctx, ActKind::kGemmInput)}));
+}
+
+// DeepSeek multi-head latent attention: low-rank down projections (replicated over TP, like
+// Megatron-Core) followed by per-head up projections (split over heads).
+void add_mla_attention(const ModelConfig& m, const OpShape& s, std::vector<Op>& ops) {
+  const double t = s.seq_local * s.micro_batch;
+  const double h = double(m.hidden), a = m.heads;
+  const MlaConfig& c = m.mla;
+  const double dqk = double(c.qk_nope_head_dim + c.qk_rope_head_dim);
+  const double kv_down = double(c.kv_lora_rank + c.qk_rope_head_dim);
+  double q_in = h;
+  std::vector<SavedTensor> input_saves = {seq("attention_input", t * h, ActKind::kGemmInput)};
+  if (c.q_lora_rank > 0) {
+    q_in = double(c.q_lora_rank);
+    ops.push_back(gemm("q_down_projection", t, q_in, h, TpSplit::kNone, input_saves));
+    input_saves.clear();  // kv_down reads the same saved input
+    ops.push_back(memop("q_norm", OpKind::kNorm, t * q_in, TpSplit::kSequence,
+                        {seq("q_norm_input", t * q_in)}));
+  }
+  ops.push_back(gemm("q_up_projection", t, a * dqk, q_in, TpSplit::kColumn,
+                     {seq("q_up_input", t * q_in, ActKind::kGemmInput)}));
+  ops.push_back(gemm("kv_down_projection", t, kv_down, h, TpSplit::kNone, input_saves));
+  const double r = double(c.kv_lora_rank);
+  ops.push_back(
+      memop("kv_norm", OpKind::kNorm, t * r, TpSplit::kSequence, {seq("kv_norm_input", t * r)}));
+  ops.push_back(gemm("kv_up_projection", t, a * double(c.qk_nope_head_dim + c.v_head_dim), r,
+                     TpSplit::kColumn, {seq("kv_up_input", t * r, ActKind::kGemmInput)}));
+  add_attention_core(m, s, dqk, double(c.v_head_dim), ops);
+  const double ctx = a * double(c.v_head_dim);
+  ops.push_back(gemm("attention_output_projection", t, h, ctx, TpSplit::kRow,
+                     {tensor("context", t * ctx, ActKind::kGemmInput)}));
+}
+
+// fc1 -> activation -> fc2 for `tokens` rows of width f. `input_saved` is false when the input
+// tensor is already saved by an earlier op (MoE shared experts read the router's input).
+void add_mlp(const ModelConfig& m, std::vector<Op>& ops, const std::string& prefix, double tokens,
+             double f, OpKind gemm_kind, bool input_saved) {
+  const double h = double(m.hidden);
+  const bool swiglu = m.ffn_type == FfnType::kSwiglu;
+  const double fc1_out = swiglu ? 2 * f : f;
+  std::vector<SavedTensor> in;
+  if (input_saved) in.push_back(seq(prefix + "fc1_input", tokens * h, ActKind::kGemmInput));
+  Op fc1 = gemm(prefix + "fc1", tokens, fc1_out, h, TpSplit::kColumn, std::move(in));
+  fc1.kind = gemm_kind;
+  ops.push_back(std::move(fc1));
+  // GeLU keeps its input (s*b*f); SwiGLU keeps the gate and up halves (2*s*b*f).
+  ops.push_back(memop(prefix + (swiglu ? "swiglu" : "gelu"), OpKind::kActivationFn,
+                      tokens * fc1_out, TpSplit::kColumn,
+                      {tensor(prefix + "activation_input", tokens * fc1_out)}));
+  Op fc2 = gemm(prefix + "fc2", tokens, h, f, TpSplit::kRow,
+                {tensor(prefix + "fc2_input", tokens * f, ActKind::kGemmInput)});
+  fc2.kind = gemm_kind;
+  ops.push_back(std::move(fc2));
+}
+
+void add_moe(const ModelConfig& m, const OpShape& s, std::vector<Op>& ops) {
+  const double t = s.seq_local * s.micro_batch;
+  const double h = double(m.hidden), e = m.moe.experts, k = m.moe.top_k;
+  const double routed = t * k;  // token-expert pairs
+  // The router reads the normed hidden state (saved once; shared experts reuse it).
+  Op router = gemm("router", t, e, h, TpSplit::kNone,
+                   {seq("router_input", t * h, ActKind::kGemmInput),
+                    seq("router_probabilities", t * e, ActKind::kFp32)});
+  ops.push_back(std::move(router));
+  ops.push_back(memop("router_topk", OpKind::kRouter, t * e, TpSplit::kNone, {}));
+  // Dispatched tokens are the experts' fc1 input; expert outputs are kept for the combine.
+  ops.push_back(memop("dispatch", OpKind::kRouter, routed * h, TpSplit::kSequence,
+                      {seq("expert_fc1_input", routed * h, ActKind::kGemmInput)}));
+  add_mlp(m, ops, "expert_", routed, double(m.moe.expert_ffn_hidden), OpKind::kExpertGemm, false);
+  ops.push_back(memop("combine", OpKind::kRouter, routed * h, TpSplit::kSequence,
+                      {seq("expert_output", routed * h)}));
+  if (m.moe.shared_experts > 0) {
+    const double f = double(m.moe.shared_experts) * double(m.moe.expert_ffn_hidden);
+    add_mlp(m, ops, "shared_expert_", t, f, OpKind::kGemm, false);
+  }
+}
+
+}  // namespace
+
+std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
+  const double t = s.seq_local * s.micro_batch;
+  const double h = double(m.hidden);
+  std::vector<Op> ops;
+  // Pre-norm block: norm keeps its input (Korthikanti's 2sbh per LayerNorm).
+  ops.push_back(memop("attention_norm", OpKind::kNorm, t * h, TpSplit::kSequence,
+                      {seq("attention_norm_input", t * h)}));
+  if (m.attention == AttentionType::kMla)
+    add_mla_attention(m, s, ops);
+  else
+    add_standard_attention(m, s, ops);
+  add_dropout(m, ops, "attention_dropout_out", t);
+  ops.push_back(
+      memop("mlp_norm", OpKind::kNorm, t * h, TpSplit::kSequence, {seq("mlp_norm_input", t * h)}));
+  if (m.is_moe_layer(layer))
+    add_moe(m, s, ops);
+  else
+    add_mlp(m, ops, "", t, double(m.effective_ffn_hidden()), OpKind::kGemm, true);
+  add_dropout(m, ops, "mlp_dropout_out", t);
+  return ops;
+}
+
+std::vector<Op> embedding_ops(const ModelConfig& m, double padded_vocab, const OpShape& s) {
+  const double t = s.seq_local * s.micro_batch;
+  std::vector<Op> ops;
+  // Token ids stay resident until the embedding backward (Megatron counts 8*s*b bytes).
+  Op lookup = memop("embedding", OpKind::kEmbedding, t * double(m.hidden), TpSplit::kRow,
+                    {{"token_ids", t, ActKind::kInt64, ActShard::kReplicated, false}});
+  lookup.n = padded_vocab;
+  ops.push_back(std::move(lookup));
+  add_dropout(m, ops, "embedding_dropout", t);
+  return ops;
+}
+
+std::vector<Op> output_ops(const ModelConfig& m, double padded_vocab, const OpShape& s) {
+  const double t = s.seq_local * s.micro_batch;
+  const double h = double(m.hidden);
+  std::vector<Op> ops;
+  ops.push_back(memop("final_norm", OpKind::kNorm, t * h, TpSplit::kSequence,
+                      {seq("final_norm_input", t * h)}));
+  ops.push_back(gemm("output_projection", t, padded_vocab, h, TpSplit::kColumn,
+                     {seq("output_projection_input", t * h, ActKind::kGemmInput)}));
+  // Vocabulary-parallel cross-entropy keeps fp32 logits (Korthikanti's 4*s*b*V term).
+  ops.push_back(memop("cross_entropy", OpKind::kLoss, t * padded_vocab, TpSplit::kColumn,
+                      {tensor("logits_fp32", t * padded_vocab, ActKind::kFp32)}));
+  return ops;
+}
+
+}  // namespace shardsim

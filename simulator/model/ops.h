@@ -1,0 +1,84 @@
+// The per-layer operation list of a transformer: every GEMM with its shape, every memory-bound op,
+// and the tensors each op saves for its backward pass. Memory (activations) and cost (time) are
+// both derived from this one list, so GQA, SwiGLU, RMSNorm, MoE, MLA and flash attention are
+// handled in one place. Shapes are per micro-batch and unsharded; how tensor parallelism splits
+// each op is stated by `split` (ops) and `shard` (saved tensors).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "simulator/model/model_config.h"
+
+namespace shardsim {
+
+// How a saved tensor is split across the tensor-parallel group.
+enum class ActShard {
+  kReplicated,  // a full copy on every TP rank, also under sequence parallelism (token ids)
+  kSequence,    // hidden-width tensors at the TP boundary: replicated under TP, split under SP
+  kTensor,      // split over heads / FFN width / vocabulary by TP
+};
+
+// The storage format of a saved tensor; bytes per element depend on the training precision.
+enum class ActKind {
+  kActivation,  // activation dtype: 4 B (fp32) or 2 B (fp16/bf16, and fp8 training)
+  kGemmInput,   // a GEMM operand kept for the weight gradient: as kActivation, 1 B under fp8
+  kMask,        // dropout mask, 1 B
+  kFp32,        // statistics kept in fp32 (softmax LSE, router probabilities, fp32 logits)
+  kInt64,       // token ids
+};
+
+struct SavedTensor {
+  std::string name;
+  double elements = 0;  // per micro-batch, unsharded
+  ActKind kind = ActKind::kActivation;
+  ActShard shard = ActShard::kSequence;
+  bool attention_core = false;  // dropped (recomputed) under selective recomputation
+};
+
+enum class OpKind {
+  kGemm,            // dense matmul [m x k] x [k x n]
+  kExpertGemm,      // grouped expert matmul; m = routed tokens over all experts
+  kAttentionScore,  // batched Q.K^T, batch = heads
+  kAttentionValue,  // batched P.V, batch = heads
+  kFlashAttention,  // fused attention (scores never stored)
+  kSoftmax,
+  kNorm,
+  kActivationFn,  // GeLU / SwiGLU
+  kDropout,
+  kRouter,  // MoE router softmax / top-k
+  kEmbedding,
+  kLoss,  // cross-entropy over the vocabulary
+};
+
+// How tensor parallelism splits an op's work.
+enum class TpSplit { kNone, kColumn, kRow, kHeads, kSequence };
+
+struct Op {
+  std::string name;
+  OpKind kind = OpKind::kGemm;
+  double m = 0, n = 0, k = 0;  // GEMM shape (tokens x out x in); for bmm per batch entry
+  double batch = 1;            // batched GEMMs: number of independent products
+  double elements = 0;         // memory-bound ops: elements touched (input size)
+  TpSplit split = TpSplit::kNone;
+  std::vector<SavedTensor> saves;
+};
+
+// Token geometry of one micro-batch on one context-parallel rank.
+struct OpShape {
+  double seq_local = 0;  // sequence length on this CP rank (seq_len / cp)
+  double seq_full = 0;   // whole sequence (attention keys)
+  double micro_batch = 1;
+  bool flash_attention = false;
+};
+
+// Ops of transformer block `layer` (0-based), in forward order.
+[[nodiscard]] std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s);
+// Input embedding (first pipeline stage).
+[[nodiscard]] std::vector<Op> embedding_ops(const ModelConfig& m, double padded_vocab,
+                                            const OpShape& s);
+// Final norm, output projection (logits) and cross-entropy loss (last pipeline stage).
+[[nodiscard]] std::vector<Op> output_ops(const ModelConfig& m, double padded_vocab,
+                                         const OpShape& s);
+
+}  // namespace shardsim

@@ -1,0 +1,133 @@
+#include "simulator/model/params.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardsim {
+namespace {
+
+double norm_params(const ModelConfig& m, double width) {
+  return m.norm == NormType::kLayerNorm ? 2 * width : width;  // gamma (+ beta)
+}
+
+// fc1 (+gate) and fc2 weights and biases of one MLP of width f.
+void add_mlp_params(const ModelConfig& m, std::vector<ParamGroup>& g, const std::string& prefix,
+                    double f, ParamShard shard, double copies) {
+  const double h = double(m.hidden);
+  const double fc1_out = m.ffn_type == FfnType::kSwiglu ? 2 * f : f;
+  g.push_back({prefix + "fc1.weight", copies * h * fc1_out, shard, true});
+  g.push_back({prefix + "fc2.weight", copies * f * h, shard, true});
+  if (m.bias) {
+    g.push_back({prefix + "fc1.bias", copies * fc1_out, shard, false});
+    // Row-parallel bias: replicated over TP (experts keep theirs with the expert).
+    g.push_back({prefix + "fc2.bias", copies * h,
+                 shard == ParamShard::kExpert ? shard : ParamShard::kReplicated, false});
+  }
+}
+
+void add_standard_attention_params(const ModelConfig& m, std::vector<ParamGroup>& g) {
+  const double h = double(m.hidden), d = double(m.effective_head_dim());
+  const double qkv = (m.heads + 2.0 * m.effective_kv_heads()) * d;
+  g.push_back({"attention.qkv.weight", h * qkv, ParamShard::kTensor, true});
+  if (m.bias || m.qkv_bias) g.push_back({"attention.qkv.bias", qkv, ParamShard::kTensor, false});
+  g.push_back({"attention.out.weight", m.heads * d * h, ParamShard::kTensor, true});
+  if (m.bias) g.push_back({"attention.out.bias", h, ParamShard::kReplicated, false});
+}
+
+void add_mla_params(const ModelConfig& m, std::vector<ParamGroup>& g) {
+  const double h = double(m.hidden), a = m.heads;
+  const MlaConfig& c = m.mla;
+  const double dqk = double(c.qk_nope_head_dim + c.qk_rope_head_dim);
+  const double r_q = double(c.q_lora_rank), r_kv = double(c.kv_lora_rank);
+  if (c.q_lora_rank > 0) {
+    g.push_back({"attention.q_down.weight", h * r_q, ParamShard::kReplicated, true});
+    g.push_back({"attention.q_norm", norm_params(m, r_q), ParamShard::kReplicated, false});
+    g.push_back({"attention.q_up.weight", r_q * a * dqk, ParamShard::kTensor, true});
+  } else {
+    g.push_back({"attention.q.weight", h * a * dqk, ParamShard::kTensor, true});
+  }
+  g.push_back({"attention.kv_down.weight", h * (r_kv + double(c.qk_rope_head_dim)),
+               ParamShard::kReplicated, true});
+  g.push_back({"attention.kv_norm", norm_params(m, r_kv), ParamShard::kReplicated, false});
+  g.push_back({"attention.kv_up.weight", r_kv * a * double(c.qk_nope_head_dim + c.v_head_dim),
+               ParamShard::kTensor, true});
+  g.push_back({"attention.out.weight", a * double(c.v_head_dim) * h, ParamShard::kTensor, true});
+}
+
+}  // namespace
+
+double padded_vocab(std::int64_t vocab, int tp, int multiple) {
+  const double unit = double(multiple) * tp;
+  return std::ceil(double(vocab) / unit) * unit;
+}
+
+std::vector<ParamGroup> layer_params(const ModelConfig& m, int layer) {
+  const double h = double(m.hidden);
+  std::vector<ParamGroup> g;
+  g.push_back({"attention_norm", norm_params(m, h), ParamShard::kReplicated, false});
+  if (m.attention == AttentionType::kMla)
+    add_mla_params(m, g);
+  else
+    add_standard_attention_params(m, g);
+  g.push_back({"mlp_norm", norm_params(m, h), ParamShard::kReplicated, false});
+  if (!m.is_moe_layer(layer)) {
+    add_mlp_params(m, g, "mlp.", double(m.effective_ffn_hidden()), ParamShard::kTensor, 1);
+    return g;
+  }
+  g.push_back({"moe.router.weight", h * m.moe.experts, ParamShard::kReplicated, true});
+  add_mlp_params(m, g, "moe.experts.", double(m.moe.expert_ffn_hidden), ParamShard::kExpert,
+                 m.moe.experts);
+  if (m.moe.shared_experts > 0) {
+    add_mlp_params(m, g, "moe.shared_experts.",
+                   double(m.moe.shared_experts) * double(m.moe.expert_ffn_hidden),
+                   ParamShard::kTensor, 1);
+  }
+  return g;
+}
+
+std::vector<ParamGroup> embedding_params(const ModelConfig& m, double vocab, std::int64_t seq_len) {
+  std::vector<ParamGroup> g = {
+      {"embedding.word", vocab * double(m.hidden), ParamShard::kTensor, false}};
+  if (m.position == PositionType::kLearned) {
+    const double rows = double(m.max_position > 0 ? m.max_position : seq_len);
+    g.push_back({"embedding.position", rows * double(m.hidden), ParamShard::kReplicated, false});
+  }
+  return g;
+}
+
+std::vector<ParamGroup> output_params(const ModelConfig& m, double vocab, bool with_projection) {
+  std::vector<ParamGroup> g = {
+      {"final_norm", norm_params(m, double(m.hidden)), ParamShard::kReplicated, false}};
+  if (with_projection)
+    g.push_back({"output.weight", vocab * double(m.hidden), ParamShard::kTensor, true});
+  return g;
+}
+
+double sum_params(const std::vector<ParamGroup>& groups) {
+  double total = 0;
+  for (const auto& p : groups) total += p.count;
+  return total;
+}
+
+ParamTotals count_parameters(const ModelConfig& m, std::int64_t seq_len) {
+  ParamTotals t;
+  const double vocab = double(m.vocab);
+  const double embed = sum_params(embedding_params(m, vocab, seq_len));
+  const auto out = output_params(m, vocab, !m.tied_embeddings);
+  t.embedding = embed + (m.tied_embeddings ? 0 : vocab * double(m.hidden));
+  t.total = embed + sum_params(out);
+  t.active = t.total;
+  for (int l = 0; l < m.layers; ++l) {
+    const auto groups = layer_params(m, l);
+    const double layer_total = sum_params(groups);
+    t.total += layer_total;
+    t.largest_layer = std::max(t.largest_layer, layer_total);
+    for (const auto& p : groups) {
+      const bool routed = p.shard == ParamShard::kExpert;
+      t.active += routed ? p.count * m.moe.top_k / m.moe.experts : p.count;
+    }
+  }
+  return t;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,50 @@
+// Parameter counts per layer and per model, with how each parameter group is split by tensor and
+// expert parallelism. Counts are elements (not bytes).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "simulator/model/model_config.h"
+
+namespace shardsim {
+
+enum class ParamShard {
+  kReplicated,  // every TP rank holds a copy (norms, row-parallel biases, MLA down projections)
+  kTensor,      // split over TP (column/row-parallel weights, vocabulary-parallel embeddings)
+  kExpert,      // routed experts: split over EP (whole experts), each expert over TP
+};
+
+struct ParamGroup {
+  std::string name;
+  double count = 0;
+  ParamShard shard = ParamShard::kTensor;
+  bool gemm_weight = false;  // a matmul weight (FP8 training keeps an FP8 copy of these)
+};
+
+// Megatron pads the vocabulary to a multiple of `multiple` * tp (make-vocab-size-divisible-by).
+[[nodiscard]] double padded_vocab(std::int64_t vocab, int tp, int multiple = 128);
+
+[[nodiscard]] std::vector<ParamGroup> layer_params(const ModelConfig& m, int layer);
+// Word embedding (split over TP) and, for learned positions, the position table of
+// max(max_position, seq_len) rows when max_position is 0 -> seq_len.
+[[nodiscard]] std::vector<ParamGroup> embedding_params(const ModelConfig& m, double vocab,
+                                                       std::int64_t seq_len);
+// Final norm and, when `with_projection`, the output projection (vocab x hidden, split over TP).
+[[nodiscard]] std::vector<ParamGroup> output_params(const ModelConfig& m, double vocab,
+                                                    bool with_projection);
+
+[[nodiscard]] double sum_params(const std::vector<ParamGroup>& groups);
+
+struct ParamTotals {
+  double total = 0;          // every parameter once (tied embeddings counted once)
+  double active = 0;         // used per token: routed experts count top_k / experts of their share
+  double embedding = 0;      // word + position embeddings and an untied output projection
+  double largest_layer = 0;  // the largest single block (DeepSpeed's "largest layer")
+};
+
+// Counts with the unpadded vocabulary (the model's own size).
+[[nodiscard]] ParamTotals count_parameters(const ModelConfig& m, std::int64_t seq_len);
+
+}  // namespace shardsim

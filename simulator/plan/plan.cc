@@ -1,0 +1,87 @@
+#include "simulator/plan/plan.h"
+
+#include <algorithm>
+
+namespace shardsim {
+
+int PipelineStage::layers() const {
+  int n = 0;
+  for (const auto& c : chunks) n += c.layers;
+  return n;
+}
+
+std::vector<int> split_layers(int layers, int n, int first, int last) {
+  if (n == 1) return {layers};
+  if (first >= 0 || last >= 0) {
+    const int given = int(first >= 0) + int(last >= 0);
+    const int rest = layers - std::max(first, 0) - std::max(last, 0);
+    const int each = n > given ? rest / (n - given) : 0;
+    std::vector<int> out(n, each);
+    if (first >= 0) out.front() = first;
+    if (last >= 0) out.back() = last;
+    return out;
+  }
+  if (layers % n == 0) return std::vector<int>(n, layers / n);
+  int k = (layers + n - 1) / n;
+  int rest = layers - (n - 2) * k;
+  if (rest < 0) {  // too few layers for ceil in the middle: use floor, first/last take more
+    k = layers / n;
+    rest = layers - (n - 2) * k;
+  }
+  std::vector<int> out(n, k);
+  out.front() = rest / 2;
+  out.back() = rest - rest / 2;
+  return out;
+}
+
+Plan make_plan(const Scenario& s) {
+  const auto& p = s.parallel;
+  Plan plan;
+  plan.tp = p.tp;
+  plan.pp = p.pp;
+  plan.vpp = p.vpp;
+  plan.cp = p.cp;
+  plan.ep = p.ep;
+  plan.dp = p.dp;
+  plan.gpus = s.cluster.gpus();
+  plan.schedule = p.schedule;
+  plan.micro_batches = s.training.global_batch / (std::int64_t(p.dp) * s.training.micro_batch);
+  const std::vector<int> per_chunk =
+      split_layers(s.model.layers, p.pp * p.vpp, p.first_stage_layers, p.last_stage_layers);
+  std::vector<int> first_layer(per_chunk.size(), 0);
+  for (std::size_t i = 1; i < per_chunk.size(); ++i)
+    first_layer[i] = first_layer[i - 1] + per_chunk[i - 1];
+  for (int st = 0; st < p.pp; ++st) {
+    PipelineStage stage;
+    stage.index = st;
+    for (int c = 0; c < p.vpp; ++c) {
+      const int v = c * p.pp + st;
+      stage.chunks.push_back({first_layer[v], per_chunk[v]});
+    }
+    stage.has_embedding = st == 0;
+    stage.has_output = st == p.pp - 1;
+    plan.stages.push_back(std::move(stage));
+  }
+  return plan;
+}
+
+double in_flight_microbatches(Schedule schedule, int stage, int pp, int vpp, std::int64_t m) {
+  const double md = double(m);
+  const int i = stage, p = pp;
+  switch (schedule) {
+    case Schedule::kGpipe:
+      return md;
+    case Schedule::k1F1B:
+    case Schedule::kZbH1:
+      return std::min<double>(p - i, md);
+    case Schedule::kZbH2:
+      return std::min<double>(2.0 * (p - i) - 1, md);
+    case Schedule::kInterleaved: {
+      const double chunks = 2.0 * (p - i - 1) + double(vpp - 1) * p + 1;
+      return std::min(chunks, md * vpp) / vpp;
+    }
+  }
+  return md;
+}
+
+}  // namespace shardsim

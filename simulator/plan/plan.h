@@ -1,0 +1,53 @@
+// The execution plan of a scenario: parallel degrees, micro-batches, and which layers each
+// pipeline stage (and each of its virtual chunks) holds. Pure function of the scenario.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "simulator/scenario/scenario.h"
+
+namespace shardsim {
+
+struct StageChunk {
+  int first_layer = 0;  // 0-based index of the chunk's first transformer block
+  int layers = 0;
+};
+
+struct PipelineStage {
+  int index = 0;
+  std::vector<StageChunk> chunks;  // vpp chunks: chunk c is virtual stage c*pp + index
+  bool has_embedding = false;      // first stage
+  bool has_output = false;         // last stage
+  [[nodiscard]] int layers() const;
+};
+
+struct Plan {
+  int tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, dp = 1;
+  std::int64_t gpus = 1;
+  std::int64_t micro_batches = 1;  // per data-parallel rank per optimizer step (m)
+  Schedule schedule = Schedule::k1F1B;
+  std::vector<PipelineStage> stages;
+  // ZeRO shards dense states over DP x CP (Megatron's data-parallel group with context parallel)
+  // and expert states over the expert-data-parallel group DP x CP / EP.
+  [[nodiscard]] int dense_shard_degree() const { return dp * cp; }
+  [[nodiscard]] int expert_shard_degree() const { return dp * cp / ep; }
+};
+
+// Layers per virtual stage, in virtual-stage order. Even when `layers` divides; otherwise the
+// middle stages get ceil(layers / n) and the first and last share the rest (Megatron-LM's
+// uneven first/last stages). `first`/`last` >= 0 fix those two counts explicitly.
+// REQUIRES: layers >= n >= 1 (validated by the scenario checks).
+[[nodiscard]] std::vector<int> split_layers(int layers, int n, int first = -1, int last = -1);
+
+[[nodiscard]] Plan make_plan(const Scenario& s);
+
+// Micro-batches whose activations stage `stage` holds at its peak, counted in whole-stage units
+// (a chunk micro-batch of an interleaved schedule counts 1/vpp):
+//   GPipe m; 1F1B and ZB-H1 min(p - i, m); ZB-H2 min(2(p - i) - 1, m) (Qi et al.: about twice
+//   1F1B); interleaved min(2(p - i - 1) + (v - 1)p + 1, m*v) / v (Megatron's warm-up count;
+//   on the first stage this is p(1 + (p-1)/(p v)), Korthikanti et al.'s factor).
+[[nodiscard]] double in_flight_microbatches(Schedule schedule, int stage, int pp, int vpp,
+                                            std::int64_t m);
+
+}  // namespace shardsim

@@ -1,0 +1,158 @@
+#include "simulator/scenario/load.h"
+
+#include <fmt/format.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "simulator/core/json_reader.h"
+#include "simulator/core/strings.h"
+#include "simulator/model/hf_import.h"
+#include "simulator/scenario/presets.h"
+#include "simulator/scenario/sections.h"
+#include "simulator/scenario/validate.h"
+
+namespace shardsim {
+namespace fs = std::filesystem;
+namespace {
+
+std::string resolve_path(const std::string& p, const std::string& base_dir) {
+  if (p.empty() || fs::path(p).is_absolute() || base_dir.empty() || fs::exists(p)) return p;
+  return (fs::path(base_dir) / p).string();
+}
+
+// model = preset (or hf_config) values, then the file's own keys on top.
+nlohmann::json resolve_model_json(const nlohmann::json& model, const std::string& base_dir) {
+  if (!model.is_object()) return model;  // the strict reader reports the type error
+  nlohmann::json base = nlohmann::json::object();
+  if (model.contains("preset") && model.contains("hf_config"))
+    throw InputError("/model", "give either \"preset\" or \"hf_config\", not both");
+  if (model.contains("preset")) {
+    const auto& p = model["preset"];
+    if (!p.is_string()) throw InputError("/model/preset", "expected a preset name (string)");
+    auto preset = find_preset(PresetKind::kModel, p.get<std::string>());
+    if (!preset) throw_unknown_preset(PresetKind::kModel, p.get<std::string>(), "/model/preset");
+    base = (*preset)["model"];
+    base["name"] = p.get<std::string>();
+  } else if (model.contains("hf_config")) {
+    const auto& p = model["hf_config"];
+    if (!p.is_string()) throw InputError("/model/hf_config", "expected a path (string)");
+    const std::string path = resolve_path(p.get<std::string>(), base_dir);
+    base = hf_config_to_model_json(load_hf_config_file(path), path);
+    if (!base.contains("name")) base["name"] = fs::path(path).parent_path().filename().string();
+  }
+  nlohmann::json own = model;
+  own.erase("preset");
+  own.erase("hf_config");
+  base.merge_patch(own);
+  return base;
+}
+
+// cluster.gpu: a preset name or a path to a profile JSON.
+nlohmann::json resolve_gpu_json(const nlohmann::json& gpu, const std::string& base_dir) {
+  if (!gpu.is_string()) return gpu;  // an inline profile object, or a type error
+  const std::string name = gpu.get<std::string>();
+  if (auto preset = find_preset(PresetKind::kGpu, name)) return *preset;
+  if (name.ends_with(".json") || name.find('/') != std::string::npos)
+    return read_json_file(resolve_path(name, base_dir));
+  throw_unknown_preset(PresetKind::kGpu, name, "/cluster/gpu");
+}
+
+nlohmann::json resolve_network_json(const nlohmann::json& net) {
+  if (!net.is_string()) return net;
+  const std::string name = net.get<std::string>();
+  auto preset = find_preset(PresetKind::kCluster, name);
+  if (!preset) throw_unknown_preset(PresetKind::kCluster, name, "/cluster/network");
+  return *preset;
+}
+
+nlohmann::json parse_value(const std::string& text) {
+  auto v = nlohmann::json::parse(text, nullptr, false);
+  if (v.is_discarded()) return text;  // a bare string: --set cluster.gpu=h100-sxm
+  return v;
+}
+
+}  // namespace
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("", fmt::format("cannot open \"{}\": no such readable file", path));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  try {
+    return nlohmann::json::parse(buf.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError("", fmt::format("\"{}\" is not valid JSON: {}", path, e.what()));
+  }
+}
+
+void apply_override(nlohmann::json& root, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(
+        "", fmt::format("--set \"{}\": expected KEY=VALUE, e.g. parallel.tp=4", assignment));
+  const std::string key = assignment.substr(0, eq);
+  nlohmann::json* node = &root;
+  std::string path;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = key.find('.', start);
+    const std::string part = key.substr(start, dot - start);
+    if (part.empty()) throw InputError("", fmt::format("--set \"{}\": empty key part", key));
+    path = pointer_join(path, part);
+    if (!node->is_object())
+      throw InputError(path, fmt::format("--set {}: parent is not an object", key));
+    node = &(*node)[part];
+    if (dot == std::string::npos) break;
+    if (node->is_null()) *node = nlohmann::json::object();
+    start = dot + 1;
+  }
+  *node = parse_value(assignment.substr(eq + 1));
+}
+
+Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
+                            const std::vector<std::string>& overrides) {
+  for (const auto& o : overrides) apply_override(raw, o);
+  if (!raw.is_object()) throw InputError("/", "a scenario must be a JSON object");
+  if (raw.contains("model")) raw["model"] = resolve_model_json(raw["model"], base_dir);
+  if (raw.contains("cluster") && raw["cluster"].is_object()) {
+    auto& c = raw["cluster"];
+    if (c.contains("gpu")) c["gpu"] = resolve_gpu_json(c["gpu"], base_dir);
+    if (c.contains("network")) c["network"] = resolve_network_json(c["network"]);
+  }
+  Scenario s;
+  Diagnostics diags;
+  read_scenario_sections(raw, diags, s);
+  diags.throw_if_any();
+  // Network default: the GPU preset's DGX-class network.
+  if (!raw["cluster"].contains("network")) {
+    if (s.cluster.gpu.default_network.empty())
+      throw InputError("/cluster/network", "is required: the GPU profile names no default network");
+    read_network_config(resolve_network_json(s.cluster.gpu.default_network), "/cluster/network",
+                        diags, s.cluster.network);
+    diags.throw_if_any();
+  }
+  validate_scenario(s);  // cross-field checks; fills derived dp / nodes; throws InputError
+  s.resolved = raw;
+  return s;
+}
+
+Scenario load_scenario(const std::string& scenario, const std::vector<std::string>& overrides) {
+  if (!fs::exists(scenario)) {
+    if (auto example = find_preset(PresetKind::kExample, scenario)) {
+      Scenario s = scenario_from_json(*example, "", overrides);
+      if (s.name.empty()) s.name = scenario;
+      return s;
+    }
+    const auto names = preset_names(PresetKind::kExample);
+    throw InputError("", fmt::format("scenario \"{}\" is neither a readable file nor a shipped "
+                                     "example; examples: {}",
+                                     scenario, join(names)));
+  }
+  Scenario s = scenario_from_json(read_json_file(scenario),
+                                  fs::path(scenario).parent_path().string(), overrides);
+  if (s.name.empty()) s.name = fs::path(scenario).stem().string();
+  return s;
+}
+
+}  // namespace shardsim

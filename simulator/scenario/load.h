@@ -1,0 +1,30 @@
+// Scenario loading: file or shipped example -> --set overrides -> presets and hf_config merged ->
+// strict parse of every section (all errors together) -> cross-field checks (validate.h).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "simulator/scenario/scenario.h"
+
+namespace shardsim {
+
+// `scenario` is a path to a JSON file or the name of a shipped example (scenarios/examples).
+// `overrides` are "dotted.key=VALUE" strings; VALUE is JSON, or a bare string.
+// Throws InputError (exit code 2) with every problem found.
+[[nodiscard]] Scenario load_scenario(const std::string& scenario,
+                                     const std::vector<std::string>& overrides = {});
+
+// The same from an already parsed document. `base_dir` resolves relative paths (hf_config, a GPU
+// profile file) and may be empty.
+[[nodiscard]] Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
+                                          const std::vector<std::string>& overrides = {});
+
+// Applies one "a.b.c=VALUE" override to `root` (creating objects on the way).
+void apply_override(nlohmann::json& root, const std::string& assignment);
+
+// Reads a JSON file; InputError for a missing file or malformed JSON (with line and column).
+[[nodiscard]] nlohmann::json read_json_file(const std::string& path);
+
+}  // namespace shardsim

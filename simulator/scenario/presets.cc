@@ -1,0 +1,77 @@
+#include "simulator/scenario/presets.h"
+
+#include <fmt/format.h>
+
+#include "scenarios/embedded.h"
+#include "simulator/core/diagnostics.h"
+#include "simulator/core/strings.h"
+
+namespace shardsim {
+namespace {
+
+// "models/llama3-8b.json" -> ("models", "llama3-8b")
+bool split_path(std::string_view path, std::string_view& folder, std::string_view& stem) {
+  const auto slash = path.find('/');
+  if (slash == std::string_view::npos || !path.ends_with(".json")) return false;
+  folder = path.substr(0, slash);
+  stem = path.substr(slash + 1, path.size() - slash - 1 - 5);
+  return stem.find('/') == std::string_view::npos;
+}
+
+}  // namespace
+
+std::string preset_folder(PresetKind kind) {
+  switch (kind) {
+    case PresetKind::kModel:
+      return "models";
+    case PresetKind::kGpu:
+      return "gpus";
+    case PresetKind::kCluster:
+      return "clusters";
+    case PresetKind::kExample:
+      return "examples";
+  }
+  return "models";
+}
+
+std::vector<PresetEntry> list_presets(PresetKind kind) {
+  std::vector<PresetEntry> out;
+  const std::string want = preset_folder(kind);
+  for (const auto& f : embedded_presets()) {
+    std::string_view folder, stem;
+    if (!split_path(f.path, folder, stem) || folder != want) continue;
+    const auto j = nlohmann::json::parse(f.text, nullptr, false);
+    std::string description;
+    if (j.is_object() && j.contains("description") && j["description"].is_string())
+      description = j["description"].get<std::string>();
+    out.push_back({std::string(stem), description});
+  }
+  return out;
+}
+
+std::vector<std::string> preset_names(PresetKind kind) {
+  std::vector<std::string> names;
+  for (const auto& e : list_presets(kind)) names.push_back(e.name);
+  return names;
+}
+
+std::optional<nlohmann::json> find_preset(PresetKind kind, const std::string& name) {
+  const std::string want = preset_folder(kind);
+  for (const auto& f : embedded_presets()) {
+    std::string_view folder, stem;
+    if (split_path(f.path, folder, stem) && folder == want && stem == name)
+      return nlohmann::json::parse(f.text);  // shipped files are validated by the tests
+  }
+  return std::nullopt;
+}
+
+void throw_unknown_preset(PresetKind kind, const std::string& name, const std::string& path) {
+  const auto names = preset_names(kind);
+  const std::string guess = nearest(name, names);
+  throw InputError(
+      path,
+      fmt::format("unknown {} preset \"{}\"{}; known: {}", preset_folder(kind), name,
+                  guess.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", guess), join(names)));
+}
+
+}  // namespace shardsim

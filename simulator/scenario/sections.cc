@@ -1,0 +1,130 @@
+#include "simulator/scenario/sections.h"
+
+#include "simulator/core/json_reader.h"
+
+namespace shardsim {
+namespace {
+
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;  // sequences, tokens: generous bound
+constexpr int kMaxDegree = 1 << 20;                        // any parallel degree
+
+const std::vector<std::pair<std::string, Dtype>> kPrecisions = {
+    {"fp32", Dtype::kFp32}, {"fp16", Dtype::kFp16}, {"bf16", Dtype::kBf16}, {"fp8", Dtype::kFp8}};
+const std::vector<std::pair<std::string, GradDtype>> kGradDtypes = {{"same", GradDtype::kSame},
+                                                                    {"fp32", GradDtype::kFp32}};
+const std::vector<std::pair<std::string, Optimizer>> kOptimizers = {
+    {"adam", Optimizer::kAdam}, {"adamw", Optimizer::kAdamW}, {"sgd", Optimizer::kSgd}};
+const std::vector<std::pair<std::string, Recompute>> kRecompute = {
+    {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
+const std::vector<std::pair<std::string, Schedule>> kSchedules = {
+    {"gpipe", Schedule::kGpipe},
+    {"1f1b", Schedule::k1F1B},
+    {"interleaved", Schedule::kInterleaved},
+    {"zb-h1", Schedule::kZbH1},
+    {"zb-h2", Schedule::kZbH2}};
+
+template <class E>
+std::string name_in(const std::vector<std::pair<std::string, E>>& table, E v) {
+  for (const auto& [name, value] : table)
+    if (value == v) return name;
+  return {};
+}
+
+void read_training(const nlohmann::json& j, Diagnostics& d, TrainingConfig& t) {
+  ObjectReader r(j, "/training", d);
+  r.integer("seq_len", t.seq_len, 1, std::int64_t{1} << 30, true);
+  r.integer("global_batch", t.global_batch, 1, kMaxCount, true);
+  r.integer("micro_batch", t.micro_batch, 1, kMaxCount);
+  r.enumeration("precision", t.precision, kPrecisions);
+  r.enumeration("grad_dtype", t.grad_dtype, kGradDtypes);
+  r.enumeration("optimizer", t.optimizer, kOptimizers);
+  r.enumeration("recompute", t.recompute, kRecompute);
+  r.boolean("flash_attention", t.flash_attention);
+  r.finish();
+}
+
+void read_parallel(const nlohmann::json& j, Diagnostics& d, ParallelConfig& p) {
+  ObjectReader r(j, "/parallel", d);
+  r.integer("tp", p.tp, 1, kMaxDegree);
+  r.integer("pp", p.pp, 1, kMaxDegree);
+  r.integer("vpp", p.vpp, 1, kMaxDegree);
+  r.integer("cp", p.cp, 1, kMaxDegree);
+  r.integer("ep", p.ep, 1, kMaxDegree);
+  r.integer("dp", p.dp, 1, kMaxDegree);
+  r.boolean("sp", p.sp);
+  std::string zero = std::to_string(p.zero);
+  r.choice("zero", zero, {"0", "1", "2", "3"});
+  p.zero = std::stoi(zero);
+  r.boolean("offload_optimizer", p.offload_optimizer);
+  r.boolean("offload_params", p.offload_params);
+  r.enumeration("schedule", p.schedule, kSchedules);
+  r.boolean("overlap_grad_reduce", p.overlap_grad_reduce);
+  r.boolean("overlap_param_gather", p.overlap_param_gather);
+  r.integer("first_stage_layers", p.first_stage_layers, 0, 1 << 20);
+  r.integer("last_stage_layers", p.last_stage_layers, 0, 1 << 20);
+  r.finish();
+}
+
+void read_cluster(const nlohmann::json& j, Diagnostics& d, ClusterConfig& c) {
+  ObjectReader r(j, "/cluster", d);
+  if (const auto* gpu = r.raw("gpu"))
+    read_gpu_profile(*gpu, "/cluster/gpu", d, c.gpu);
+  else if (r.ok())
+    d.error("/cluster/gpu",
+            "is required but missing (a GPU preset name or a "
+            "hardware profile path)");
+  c.gpus_per_node = c.gpu.default_gpus_per_node;
+  r.integer("gpus_per_node", c.gpus_per_node, 1, 1 << 16);
+  r.integer("nodes", c.nodes, 1, 1 << 24);
+  if (const auto* net = r.raw("network"))
+    read_network_config(*net, "/cluster/network", d, c.network);
+  r.finish();
+}
+
+void read_overheads(const nlohmann::json& j, Diagnostics& d, OverheadConfig& o) {
+  ObjectReader r(j, "/overheads", d);
+  constexpr double kBig = 1e13;  // 10 TB: far above any single-GPU buffer
+  r.number("cuda_context_bytes", o.cuda_context_bytes, 0, kBig);
+  r.number("nccl_bytes_per_communicator", o.nccl_bytes_per_communicator, 0, kBig);
+  r.number("gemm_workspace_bytes", o.gemm_workspace_bytes, 0, kBig);
+  r.number("fragmentation_fraction", o.fragmentation_fraction, 0, 10);
+  r.number("ddp_bucket_bytes", o.ddp_bucket_bytes, 0, kBig);
+  r.number("zero_bucket_elements", o.zero_bucket_elements, 0, kBig);
+  r.number("zero3_prefetch_elements", o.zero3_prefetch_elements, 0, kBig);
+  r.finish();
+}
+
+}  // namespace
+
+void read_scenario_sections(const nlohmann::json& raw, Diagnostics& diags, Scenario& out) {
+  ObjectReader r(raw, "", diags);
+  r.string("name", out.name);
+  r.allow("description");
+  if (const auto* m = r.object("model"))
+    read_model_config(*m, "/model", diags, out.model);
+  else if (!r.has("model"))
+    diags.error("/model", "is required but missing");
+  if (const auto* t = r.object("training"))
+    read_training(*t, diags, out.training);
+  else if (!r.has("training"))
+    diags.error("/training", "is required but missing");
+  if (const auto* p = r.object("parallel")) read_parallel(*p, diags, out.parallel);
+  if (const auto* c = r.object("cluster"))
+    read_cluster(*c, diags, out.cluster);
+  else if (!r.has("cluster"))
+    diags.error("/cluster", "is required but missing");
+  if (const auto* o = r.object("overheads")) read_overheads(*o, diags, out.overheads);
+  r.finish();
+}
+
+std::string schedule_name(Schedule s) {
+  return name_in(kSchedules, s);
+}
+std::string recompute_name(Recompute r) {
+  return name_in(kRecompute, r);
+}
+std::string optimizer_name(Optimizer o) {
+  return name_in(kOptimizers, o);
+}
+
+}  // namespace shardsim

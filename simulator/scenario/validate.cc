@@ -1,0 +1,196 @@
+#include "simulator/scenario/validate.h"
+
+#include <fmt/format.h>
+
+#include "simulator/core/diagnostics.h"
+
+namespace shardsim {
+namespace {
+
+// Fills parallel.dp and cluster.nodes from whichever is given.
+void resolve_world(Scenario& s, Diagnostics& d) {
+  auto& p = s.parallel;
+  auto& c = s.cluster;
+  const std::int64_t model_ranks = std::int64_t(p.tp) * p.pp * p.cp;
+  if (c.nodes == 0 && p.dp == 0) c.nodes = 1;
+  if (c.nodes == 0) {  // dp given: derive the node count
+    const std::int64_t world = model_ranks * p.dp;
+    if (world < c.gpus_per_node) {
+      s.warnings.push_back(fmt::format("using {} of the node's {} GPUs", world, c.gpus_per_node));
+      c.gpus_per_node = int(world);
+      c.nodes = 1;
+    } else if (world % c.gpus_per_node != 0) {
+      d.error("/parallel/dp", fmt::format("tp*pp*cp*dp = {}*{}*{}*{} = {} GPUs do not fill whole "
+                                          "nodes of cluster.gpus_per_node = {}; set cluster.nodes",
+                                          p.tp, p.pp, p.cp, p.dp, world, c.gpus_per_node));
+      return;
+    } else {
+      c.nodes = int(world / c.gpus_per_node);
+    }
+  }
+  const std::int64_t gpus = c.gpus();
+  if (gpus % model_ranks != 0) {
+    d.error("/parallel",
+            fmt::format("the cluster's {} GPUs ({} nodes x {}) are not divisible by "
+                        "tp*pp*cp = {}*{}*{} = {}",
+                        gpus, c.nodes, c.gpus_per_node, p.tp, p.pp, p.cp, model_ranks));
+    return;
+  }
+  const std::int64_t dp = gpus / model_ranks;
+  if (p.dp != 0 && p.dp != dp) {
+    d.error("/parallel/dp", fmt::format("tp*pp*cp*dp = {}*{}*{}*{} = {} but the cluster has {} "
+                                        "GPUs ({} nodes x {})",
+                                        p.tp, p.pp, p.cp, p.dp, model_ranks * p.dp, gpus, c.nodes,
+                                        c.gpus_per_node));
+    return;
+  }
+  p.dp = int(dp);
+}
+
+void check_divides(Diagnostics& d, const std::string& path, const std::string& what,
+                   std::int64_t value, const std::string& by_what, std::int64_t by) {
+  if (by > 0 && value % by != 0)
+    d.error(path, fmt::format("{} ({}) must be divisible by {} ({})", what, value, by_what, by));
+}
+
+void check_model(const Scenario& s, Diagnostics& d) {
+  const auto& m = s.model;
+  const auto& p = s.parallel;
+  if (m.head_dim == 0 && m.attention == AttentionType::kStandard)
+    check_divides(d, "/model/hidden", "model.hidden", m.hidden, "model.heads", m.heads);
+  if (m.kv_heads > m.heads)
+    d.error("/model/kv_heads",
+            fmt::format("model.kv_heads ({}) exceeds model.heads ({})", m.kv_heads, m.heads));
+  else if (m.kv_heads > 0)
+    check_divides(d, "/model/heads", "model.heads", m.heads, "model.kv_heads", m.kv_heads);
+  check_divides(d, "/parallel/tp", "model.heads", m.heads, "parallel.tp", p.tp);
+  if (m.attention == AttentionType::kStandard)
+    check_divides(d, "/parallel/tp", "model.kv_heads", m.effective_kv_heads(), "parallel.tp", p.tp);
+  check_divides(d, "/parallel/tp", "model.ffn_hidden", m.effective_ffn_hidden(), "parallel.tp",
+                p.tp);
+  if (!m.moe.enabled()) {
+    if (p.ep > 1)
+      d.error("/parallel/ep", fmt::format("parallel.ep = {} but the model has no experts "
+                                          "(model.moe.experts = 0)",
+                                          p.ep));
+    return;
+  }
+  if (m.moe.top_k < 1 || m.moe.top_k > m.moe.experts)
+    d.error("/model/moe/top_k", fmt::format("model.moe.top_k ({}) must be in [1, experts = {}]",
+                                            m.moe.top_k, m.moe.experts));
+  if (m.moe.expert_ffn_hidden < 1)
+    d.error("/model/moe/expert_ffn_hidden", "must be >= 1 when model.moe.experts > 0");
+  else
+    check_divides(d, "/parallel/tp", "model.moe.expert_ffn_hidden", m.moe.expert_ffn_hidden,
+                  "parallel.tp", p.tp);
+  if (m.moe.first_dense_layers > m.layers)
+    d.error("/model/moe/first_dense_layers",
+            fmt::format("model.moe.first_dense_layers ({}) exceeds model.layers ({})",
+                        m.moe.first_dense_layers, m.layers));
+  check_divides(d, "/parallel/ep", "model.moe.experts", m.moe.experts, "parallel.ep", p.ep);
+}
+
+void check_parallel(Scenario& s, Diagnostics& d) {
+  const auto& p = s.parallel;
+  const auto& t = s.training;
+  const std::int64_t dpcp = std::int64_t(p.dp) * p.cp;
+  if (p.ep > dpcp)
+    d.error("/parallel/ep", fmt::format("parallel.ep ({}) exceeds the data-parallel x "
+                                        "context-parallel ranks that can hold experts (dp*cp = {})",
+                                        p.ep, dpcp));
+  else
+    check_divides(d, "/parallel/ep", "dp*cp", dpcp, "parallel.ep", p.ep);
+  if (p.cp > 1)  // Megatron splits each sequence into 2*cp chunks for causal load balance
+    check_divides(d, "/training/seq_len", "training.seq_len", t.seq_len, "2*parallel.cp",
+                  2 * std::int64_t(p.cp));
+  if (p.sp && p.tp > 1)
+    check_divides(d, "/training/seq_len", "training.seq_len / cp", t.seq_len / p.cp,
+                  "parallel.tp (sequence parallel)", p.tp);
+  const std::int64_t per_step = std::int64_t(p.dp) * t.micro_batch;
+  if (t.global_batch % per_step != 0) {
+    d.error("/training/global_batch",
+            fmt::format("training.global_batch ({}) must be divisible by dp*micro_batch = {}*{} = "
+                        "{}",
+                        t.global_batch, p.dp, t.micro_batch, per_step));
+    return;
+  }
+  const std::int64_t m = t.global_batch / per_step;
+  const bool interleaved = p.schedule == Schedule::kInterleaved;
+  if (interleaved && p.vpp < 2)
+    d.error("/parallel/vpp",
+            fmt::format("the interleaved schedule needs parallel.vpp > 1, got {}", p.vpp));
+  if (!interleaved && p.vpp > 1)
+    d.error("/parallel/schedule",
+            fmt::format("parallel.vpp = {} needs schedule \"interleaved\"", p.vpp));
+  if (interleaved && p.pp < 2)
+    d.error("/parallel/pp", "the interleaved schedule needs parallel.pp > 1");
+  if (interleaved && p.pp > 1 && m % p.pp != 0)
+    d.error("/training/global_batch",
+            fmt::format("the interleaved schedule needs the micro-batch count m = global_batch / "
+                        "(dp*micro_batch) = {} to be a multiple of pp = {}",
+                        m, p.pp));
+  if (p.offload_params && p.zero != 3)
+    d.error("/parallel/offload_params",
+            fmt::format("parameter offload needs ZeRO stage 3, got parallel.zero = {}", p.zero));
+  if (p.zero >= 2 && p.pp > 1)
+    s.warnings.push_back(
+        fmt::format("ZeRO-{} with pipeline parallelism (pp = {}): DeepSpeed "
+                    "supports only ZeRO-1 with pipelines",
+                    p.zero, p.pp));
+  if (p.sp && p.tp == 1) s.warnings.push_back("parallel.sp has no effect with tp = 1");
+  if (p.tp > s.cluster.gpus_per_node)
+    s.warnings.push_back(fmt::format("tensor parallelism (tp = {}) spans nodes of {} GPUs", p.tp,
+                                     s.cluster.gpus_per_node));
+}
+
+void check_layers(const Scenario& s, Diagnostics& d) {
+  const auto& p = s.parallel;
+  const int layers = s.model.layers;
+  const int chunks = p.pp * p.vpp;
+  if (layers < chunks) {
+    d.error("/model/layers", fmt::format("model.layers ({}) is fewer than pp*vpp = {}*{} = {} "
+                                         "pipeline chunks",
+                                         layers, p.pp, p.vpp, chunks));
+    return;
+  }
+  const bool first = p.first_stage_layers >= 0, last = p.last_stage_layers >= 0;
+  if (!first && !last) return;
+  if (p.vpp > 1)
+    d.error("/parallel/first_stage_layers", "explicit first/last stage layers need vpp = 1");
+  if (p.pp < 2) {
+    d.error("/parallel/first_stage_layers", "explicit first/last stage layers need pp > 1");
+    return;
+  }
+  const int f = first ? p.first_stage_layers : 0, l = last ? p.last_stage_layers : 0;
+  const int middle_stages = p.pp - int(first) - int(last);
+  const int rest = layers - f - l;
+  if (rest < 0 || (middle_stages == 0 && rest != 0) ||
+      (middle_stages > 0 && (rest % middle_stages != 0 || rest == 0)))
+    d.error("/parallel/first_stage_layers",
+            fmt::format("model.layers ({}) minus first ({}) and last ({}) stage layers leaves {} "
+                        "layers, which must split evenly over the other {} stages",
+                        layers, f, l, rest, middle_stages));
+}
+
+void check_precision(Scenario& s) {
+  if (s.training.precision == Dtype::kFp8 && s.cluster.gpu.peak.fp8 <= 0)
+    s.warnings.push_back(
+        fmt::format("{} has no FP8 tensor cores; fp8 memory is estimated as "
+                    "Transformer Engine would lay it out",
+                    s.cluster.gpu.name));
+}
+
+}  // namespace
+
+void validate_scenario(Scenario& s) {
+  Diagnostics d;
+  resolve_world(s, d);
+  d.throw_if_any();  // the remaining checks need dp
+  check_model(s, d);
+  check_parallel(s, d);
+  check_layers(s, d);
+  check_precision(s);
+  d.throw_if_any();
+}
+
+}  // namespace shardsim
