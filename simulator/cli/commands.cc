@@ -48,6 +48,13 @@ int run_deepspeed_estimate(const Scenario& s, const MemoryArgs& a) {
   return kExitOk;
 }
 
+// The first sentence of a description, at most 90 characters.
+std::string summary(const std::string& description) {
+  std::string s = description.substr(0, description.find(". "));
+  if (s.size() > 90) s = s.substr(0, 87) + "...";
+  return s;
+}
+
 }  // namespace
 
 int run_memory(const MemoryArgs& a) {
@@ -78,7 +85,7 @@ int run_presets(const std::string& kind, bool json) {
     text += name + ":\n";
     nlohmann::json list = nlohmann::json::array();
     for (const auto& e : list_presets(k)) {
-      text += fmt::format("  {:<20} {}\n", e.name, e.description);
+      text += fmt::format("  {:<24} {}\n", e.name, summary(e.description));
       list.push_back({{"name", e.name}, {"description", e.description}});
     }
     j[name] = list;

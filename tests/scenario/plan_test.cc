@@ -1,0 +1,56 @@
+// Layer placement over pipeline stages and the schedules' in-flight micro-batches.
+#include <gtest/gtest.h>
+
+#include "simulator/plan/plan.h"
+
+namespace shardsim {
+namespace {
+
+TEST(SplitLayers, EvenWhenDivisible) {
+  EXPECT_EQ(split_layers(96, 16), std::vector<int>(16, 6));  // 96 / 16 = 6
+}
+
+TEST(SplitLayers, UnevenFirstAndLastStagesLikeMegatron) {
+  // 30 layers over 4 stages: middle stages take ceil(30/4) = 8; first and last share 30-16 = 14.
+  EXPECT_EQ(split_layers(30, 4), (std::vector<int>{7, 8, 8, 7}));
+  // DeepSeek-V3's 61 layers over 16 stages: middle 4 each (56), first 2, last 3.
+  const auto ds = split_layers(61, 16);
+  EXPECT_EQ(ds.front(), 2);
+  EXPECT_EQ(ds.back(), 3);
+  int sum = 0;
+  for (int n : ds) sum += n;
+  EXPECT_EQ(sum, 61);
+  // 9 layers over 8 stages: ceil would need 12 in the middle, so middle get floor = 1 and the
+  // first and last share 9 - 6 = 3.
+  EXPECT_EQ(split_layers(9, 8), (std::vector<int>{1, 1, 1, 1, 1, 1, 1, 2}));
+}
+
+TEST(SplitLayers, ExplicitFirstAndLast) {
+  // Megatron's --decoder-first/last-pipeline-num-layers: 1 + 3*10 + 1 = 32.
+  EXPECT_EQ(split_layers(32, 5, 1, 1), (std::vector<int>{1, 10, 10, 10, 1}));
+}
+
+TEST(InFlight, OneFOneBHoldsPMinusIOnStageI) {
+  // Korthikanti et al. §4.2.3 / Narayanan et al.: the first 1F1B stage holds p micro-batches.
+  EXPECT_EQ(in_flight_microbatches(Schedule::k1F1B, 0, 8, 1, 64), 8);
+  EXPECT_EQ(in_flight_microbatches(Schedule::k1F1B, 7, 8, 1, 64), 1);
+  EXPECT_EQ(in_flight_microbatches(Schedule::k1F1B, 0, 8, 1, 3), 3);  // capped at m
+  EXPECT_EQ(in_flight_microbatches(Schedule::kZbH1, 0, 8, 1, 64), 8);  // ZB-H1 = 1F1B memory
+}
+
+TEST(InFlight, GpipeHoldsAllMicroBatches) {
+  EXPECT_EQ(in_flight_microbatches(Schedule::kGpipe, 3, 8, 1, 64), 64);
+}
+
+TEST(InFlight, ZeroBubbleH2HoldsAboutTwice) {
+  // Qi et al. (ZB-2p): 2x 1F1B's activation memory; first stage 2p - 1 = 15 for p = 8.
+  EXPECT_EQ(in_flight_microbatches(Schedule::kZbH2, 0, 8, 1, 64), 15);
+}
+
+TEST(InFlight, InterleavedFirstStageMatchesKorthikantiFactor) {
+  // p = 8, v = 2: p * (1 + (p-1)/(p*v)) = 8 * (1 + 7/16) = 11.5 stage micro-batches.
+  EXPECT_DOUBLE_EQ(in_flight_microbatches(Schedule::kInterleaved, 0, 8, 2, 64), 11.5);
+}
+
+}  // namespace
+}  // namespace shardsim

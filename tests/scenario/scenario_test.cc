@@ -1,0 +1,115 @@
+// Scenario loading: shipped presets parse strictly, examples load, presets and overrides merge,
+// derived parallel degrees.
+#include <gtest/gtest.h>
+
+#include "simulator/core/diagnostics.h"
+#include "simulator/scenario/load.h"
+#include "simulator/scenario/presets.h"
+
+namespace shardsim {
+namespace {
+
+nlohmann::json minimal() {
+  return nlohmann::json::parse(R"({
+    "model": {"preset": "llama3-8b"},
+    "training": {"seq_len": 4096, "global_batch": 64},
+    "cluster": {"gpu": "h100-sxm", "nodes": 1}})");
+}
+
+TEST(Presets, RequiredNamesExist) {
+  // DESIGN.md: preset names that must exist.
+  for (const char* m : {"gpt3-175b", "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b",
+                        "llama3-70b", "llama3-405b", "mixtral-8x7b", "deepseek-v3"})
+    EXPECT_TRUE(find_preset(PresetKind::kModel, m)) << m;
+  for (const char* g : {"v100-sxm-32gb", "a100-sxm-40gb", "a100-sxm-80gb", "h100-sxm", "h200-sxm",
+                        "b200", "mi300x"})
+    EXPECT_TRUE(find_preset(PresetKind::kGpu, g)) << g;
+  // Narayanan et al. Table 1 family.
+  for (const char* m : {"gpt-1.7b", "gpt-3.6b", "gpt-7.5b", "gpt-18.4b", "gpt-39.1b", "gpt-76.1b",
+                        "gpt-145.6b", "gpt-310.1b", "gpt-529.6b", "gpt-1t"})
+    EXPECT_TRUE(find_preset(PresetKind::kModel, m)) << m;
+}
+
+TEST(Presets, EveryModelParsesStrictly) {
+  for (const auto& name : preset_names(PresetKind::kModel)) {
+    auto raw = minimal();
+    raw["model"]["preset"] = name;
+    raw["parallel"] = {{"tp", 1}};
+    EXPECT_NO_THROW({
+      const Scenario s = scenario_from_json(raw, "");
+      EXPECT_EQ(s.model.name, name);
+    }) << name;
+  }
+}
+
+TEST(Presets, EveryGpuAndClusterParsesStrictly) {
+  for (const auto& gpu : preset_names(PresetKind::kGpu)) {
+    auto raw = minimal();
+    raw["cluster"]["gpu"] = gpu;
+    EXPECT_NO_THROW({
+      const Scenario s = scenario_from_json(raw, "");
+      EXPECT_GT(s.cluster.gpu.memory_bytes, 0);
+      EXPECT_GT(s.cluster.network.intra_node_GBps, 0);  // the GPU's default DGX-class network
+    }) << gpu;
+  }
+  for (const auto& net : preset_names(PresetKind::kCluster)) {
+    auto raw = minimal();
+    raw["cluster"]["network"] = net;
+    EXPECT_NO_THROW((void)scenario_from_json(raw, "")) << net;
+  }
+}
+
+TEST(Presets, EveryExampleLoads) {
+  const auto names = preset_names(PresetKind::kExample);
+  EXPECT_GE(names.size(), 3u);
+  for (const auto& name : names) EXPECT_NO_THROW((void)load_scenario(name)) << name;
+}
+
+TEST(Scenario, FileKeysOverridePresetValues) {
+  auto raw = minimal();
+  raw["model"]["layers"] = 4;  // llama3-8b has 32; the file's own key wins
+  const Scenario s = scenario_from_json(raw, "");
+  EXPECT_EQ(s.model.layers, 4);
+  EXPECT_EQ(s.model.hidden, 4096);  // from the preset (Meta-Llama-3-8B config.json)
+}
+
+TEST(Scenario, SetOverridesApplyDottedKeysWithJsonOrBareValues) {
+  const Scenario s = scenario_from_json(
+      minimal(), "", {"parallel.tp=4", "cluster.gpu=a100-sxm-80gb", "training.flash_attention=false"});
+  EXPECT_EQ(s.parallel.tp, 4);
+  EXPECT_EQ(s.cluster.gpu.name, "a100-sxm-80gb");
+  EXPECT_FALSE(s.training.flash_attention);
+  // 8 GPUs / (tp 4) = dp 2.
+  EXPECT_EQ(s.parallel.dp, 2);
+}
+
+TEST(Scenario, DataParallelDegreeDerivedFromGpuCount) {
+  auto raw = minimal();
+  raw["cluster"]["nodes"] = 4;  // 32 GPUs (h100-sxm preset: 8 per node)
+  raw["parallel"] = {{"tp", 2}, {"pp", 2}};
+  EXPECT_EQ(scenario_from_json(raw, "").parallel.dp, 8);  // 32 / (2 * 2)
+}
+
+TEST(Scenario, NodesDerivedFromDataParallelDegree) {
+  auto raw = minimal();
+  raw["cluster"].erase("nodes");
+  raw["parallel"] = {{"tp", 8}, {"dp", 4}};  // 32 GPUs = 4 nodes of 8
+  const Scenario s = scenario_from_json(raw, "");
+  EXPECT_EQ(s.cluster.nodes, 4);
+}
+
+TEST(Scenario, CrossFieldErrorsNameTheNumbers) {
+  auto raw = minimal();
+  raw["parallel"] = {{"tp", 3}};
+  try {
+    (void)scenario_from_json(raw, "");
+    FAIL() << "8 GPUs are not divisible by tp = 3";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not divisible by tp*pp*cp = 3*1*1 = 3"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace shardsim
