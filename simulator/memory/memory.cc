@@ -16,7 +16,7 @@ namespace {
 struct LocalParams {
   double dense = 0, dense_gemm = 0;    // sharded over DP x CP
   double expert = 0, expert_gemm = 0;  // sharded over DP x CP / EP
-  double largest_layer = 0;            // largest block on this rank (ZeRO-3 gather buffer)
+  double largest_layer = 0;  // largest gather unit (block, embedding, output) on this rank
   [[nodiscard]] double total() const { return dense + expert; }
 };
 
@@ -48,11 +48,18 @@ LocalParams stage_params(const Scenario& s, const Plan& plan, const PipelineStag
       lp.largest_layer = std::max(lp.largest_layer, layer);
     }
   }
-  double extra = 0;
-  if (st.has_embedding) add_groups(embedding_params(m, vocab, s.training.seq_len), plan, lp, extra);
+  // Embedding and output are gathered as units of their own under ZeRO-3 (FSDP wraps them so).
+  if (st.has_embedding) {
+    double unit = 0;
+    add_groups(embedding_params(m, vocab, s.training.seq_len), plan, lp, unit);
+    lp.largest_layer = std::max(lp.largest_layer, unit);
+  }
   // Tied embeddings with pp > 1: the last stage keeps its own copy of the word embedding.
-  if (st.has_output)
-    add_groups(output_params(m, vocab, !m.tied_embeddings || plan.pp > 1), plan, lp, extra);
+  if (st.has_output) {
+    double unit = 0;
+    add_groups(output_params(m, vocab, !m.tied_embeddings || plan.pp > 1), plan, lp, unit);
+    lp.largest_layer = std::max(lp.largest_layer, unit);
+  }
   return lp;
 }
 
@@ -77,8 +84,8 @@ void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp
     states.grads += part.grads;
     states.optimizer += part.optimizer;
   }
-  const std::string zero = fmt::format("ZeRO-{} over {} ranks (dense), {} (experts)", p.zero,
-                                       plan.dense_shard_degree(), plan.expert_shard_degree());
+  std::string zero = fmt::format("ZeRO-{} over {} ranks", p.zero, plan.dense_shard_degree());
+  if (lp.expert > 0) zero += fmt::format(" ({} for experts)", plan.expert_shard_degree());
   const std::string b = fmt::format("{} B/param params, {} B grads, {} B optimizer", dense_b.params,
                                     dense_b.grads, dense_b.optimizer);
   if (p.offload_optimizer) {

@@ -23,8 +23,9 @@ std::vector<OverheadTerm> overhead_terms(const Scenario& s, const Plan& plan,
   terms.push_back({"overhead.gemm_workspace", o.gemm_workspace_bytes,
                    "cuBLAS workspace (overheads.gemm_workspace_bytes)"});
   const int comms = communicator_count(plan);
-  terms.push_back({"overhead.nccl", comms * o.nccl_bytes_per_communicator,
-                   fmt::format("{} communicators x overheads.nccl_bytes_per_communicator", comms)});
+  terms.push_back(
+      {"overhead.nccl", comms * o.nccl_bytes_per_communicator,
+       fmt::format("{} communicator(s) x overheads.nccl_bytes_per_communicator", comms)});
   const int zero = s.parallel.zero;
   const bool data_parallel = plan.dense_shard_degree() > 1;
   if (zero == 0 && data_parallel)
@@ -41,7 +42,7 @@ std::vector<OverheadTerm> overhead_terms(const Scenario& s, const Plan& plan,
     const double prefetch = std::min(o.zero3_prefetch_elements, f.local_params);
     const double gathered = (f.largest_layer + prefetch) * b.params + f.largest_layer * b.grads;
     terms.push_back({"overhead.zero3_buffers", gathered,
-                     fmt::format("largest block gathered ({:.3g} params) + prefetch bucket "
+                     fmt::format("largest unit gathered ({:.3g} params) + prefetch bucket "
                                  "({:.3g}) + its gradient reduce-scatter buffer",
                                  f.largest_layer, prefetch)});
   }

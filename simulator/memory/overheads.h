@@ -18,14 +18,14 @@ struct OverheadTerm {
 
 struct RankFootprint {
   double local_params = 0;   // parameter elements on the rank (before ZeRO sharding)
-  double largest_layer = 0;  // largest block's parameter elements on the rank
+  double largest_layer = 0;  // largest ZeRO-3 gather unit (block, embedding, output) on the rank
   double activations = 0;    // activation bytes (fragmentation applies to these)
 };
 
 // Terms: cuda_context, gemm_workspace, nccl (one buffer set per communicator of size > 1: TP,
 // CP, DP x CP, EP, PP), ddp_bucket (ZeRO-0 with DP > 1), zero_buckets (ZeRO-1/2: DeepSpeed's
 // reduce and all-gather buckets, capped at the rank's parameters), zero3_buffers (ZeRO-3: the
-// largest block gathered plus the prefetch bucket, and its gradient reduce-scatter buffer),
+// largest unit gathered plus the prefetch bucket, and its gradient reduce-scatter buffer),
 // fragmentation (fraction of activations).
 [[nodiscard]] std::vector<OverheadTerm> overhead_terms(const Scenario& s, const Plan& plan,
                                                        const RankFootprint& f);

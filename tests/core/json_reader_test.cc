@@ -17,7 +17,7 @@ TEST(EditDistance, ClassicCases) {
 TEST(Nearest, SuggestsOnlyCloseWords) {
   const std::vector<std::string> keys = {"seq_len", "global_batch", "micro_batch"};
   EXPECT_EQ(nearest("seq_lenn", keys), "seq_len");  // one deletion away
-  EXPECT_EQ(nearest("zzzzzzzzzz", keys), "");      // nothing within a third of the length
+  EXPECT_EQ(nearest("zzzzzzzzzz", keys), "");       // nothing within a third of the length
 }
 
 TEST(ObjectReader, ReadsValuesAndKeepsDefaults) {
@@ -29,7 +29,7 @@ TEST(ObjectReader, ReadsValuesAndKeepsDefaults) {
   std::string s;
   r.integer("a", a, 1, 10);
   r.integer("b", b, 0, std::int64_t{1} << 40);  // an integral float (5e8) is an integer
-  r.integer("missing", missing, 0, 10);           // absent: keeps its default
+  r.integer("missing", missing, 0, 10);         // absent: keeps its default
   r.boolean("c", c);
   r.string("s", s);
   r.finish();
@@ -43,8 +43,8 @@ TEST(ObjectReader, ReadsValuesAndKeepsDefaults) {
 
 TEST(ObjectReader, CollectsEveryProblemWithItsPointer) {
   Diagnostics d;
-  const auto j = nlohmann::json::parse(
-      R"({"tp": 0, "sp": 1, "seq": 1.5, "mode": "selectve", "tpp": 2})");
+  const auto j =
+      nlohmann::json::parse(R"({"tp": 0, "sp": 1, "seq": 1.5, "mode": "selectve", "tpp": 2})");
   ObjectReader r(j, "/parallel", d);
   int tp = 1;
   bool sp = false;

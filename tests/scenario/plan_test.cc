@@ -34,7 +34,7 @@ TEST(InFlight, OneFOneBHoldsPMinusIOnStageI) {
   // Korthikanti et al. §4.2.3 / Narayanan et al.: the first 1F1B stage holds p micro-batches.
   EXPECT_EQ(in_flight_microbatches(Schedule::k1F1B, 0, 8, 1, 64), 8);
   EXPECT_EQ(in_flight_microbatches(Schedule::k1F1B, 7, 8, 1, 64), 1);
-  EXPECT_EQ(in_flight_microbatches(Schedule::k1F1B, 0, 8, 1, 3), 3);  // capped at m
+  EXPECT_EQ(in_flight_microbatches(Schedule::k1F1B, 0, 8, 1, 3), 3);   // capped at m
   EXPECT_EQ(in_flight_microbatches(Schedule::kZbH1, 0, 8, 1, 64), 8);  // ZB-H1 = 1F1B memory
 }
 

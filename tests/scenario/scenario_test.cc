@@ -75,7 +75,8 @@ TEST(Scenario, FileKeysOverridePresetValues) {
 
 TEST(Scenario, SetOverridesApplyDottedKeysWithJsonOrBareValues) {
   const Scenario s = scenario_from_json(
-      minimal(), "", {"parallel.tp=4", "cluster.gpu=a100-sxm-80gb", "training.flash_attention=false"});
+      minimal(), "",
+      {"parallel.tp=4", "cluster.gpu=a100-sxm-80gb", "training.flash_attention=false"});
   EXPECT_EQ(s.parallel.tp, 4);
   EXPECT_EQ(s.cluster.gpu.name, "a100-sxm-80gb");
   EXPECT_FALSE(s.training.flash_attention);
