@@ -23,6 +23,18 @@ std::string pointer_join(std::string_view parent, std::string_view key) {
   return out;
 }
 
+namespace {
+
+// "integer 4", "string \"x\"", "null": the offending value for messages.
+std::string describe(const nlohmann::json& j) {
+  if (j.is_null()) return "null";
+  std::string text = j.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return json_type_name(j) + " " + text;
+}
+
+}  // namespace
+
 std::string json_type_name(const nlohmann::json& j) {
   if (j.is_number_integer()) return "integer";
   if (j.is_number_float()) return "number";
@@ -35,7 +47,7 @@ ObjectReader::ObjectReader(const nlohmann::json& j, std::string path, Diagnostic
     obj_ = &j;
   } else {
     diags_.error(path_.empty() ? "/" : path_,
-                 fmt::format("expected an object, got {} {}", json_type_name(j), j.dump()));
+                 fmt::format("expected an object, got {}", describe(j)));
   }
 }
 
@@ -57,7 +69,7 @@ const nlohmann::json* ObjectReader::find(std::string_view key, bool required) {
 void ObjectReader::type_error(std::string_view key, std::string_view expected,
                               const nlohmann::json& got) {
   diags_.error(pointer_join(path_, key),
-               fmt::format("expected {}, got {} {}", expected, json_type_name(got), got.dump()));
+               fmt::format("expected {}, got {}", expected, describe(got)));
 }
 
 void ObjectReader::integer(std::string_view key, std::int64_t& out, std::int64_t min,

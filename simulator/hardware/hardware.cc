@@ -39,7 +39,7 @@ void read_gpu_profile(const nlohmann::json& j, const std::string& path, Diagnost
     p.number("bf16", out.peak.bf16, 0, kMaxFlops);
     p.number("fp8", out.peak.fp8, 0, kMaxFlops);
     p.finish();
-  } else if (!r.has("peak_flops_per_second")) {
+  } else if (r.ok() && !r.has("peak_flops_per_second")) {
     diags.error(pointer_join(path, "peak_flops_per_second"), "is required but missing");
   }
   r.number("hbm_bytes_per_second", out.hbm_bytes_per_second, 1, kMaxBandwidth, true);

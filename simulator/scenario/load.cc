@@ -53,8 +53,13 @@ nlohmann::json resolve_gpu_json(const nlohmann::json& gpu, const std::string& ba
   if (!gpu.is_string()) return gpu;  // an inline profile object, or a type error
   const std::string name = gpu.get<std::string>();
   if (auto preset = find_preset(PresetKind::kGpu, name)) return *preset;
-  if (name.ends_with(".json") || name.find('/') != std::string::npos)
-    return read_json_file(resolve_path(name, base_dir));
+  if (name.ends_with(".json") || name.find('/') != std::string::npos) {
+    try {
+      return read_json_file(resolve_path(name, base_dir));
+    } catch (const InputError& e) {  // name the field that pointed at the file
+      throw InputError("/cluster/gpu", e.items().front().message);
+    }
+  }
   throw_unknown_preset(PresetKind::kGpu, name, "/cluster/gpu");
 }
 
@@ -75,6 +80,8 @@ nlohmann::json parse_value(const std::string& text) {
 }  // namespace
 
 nlohmann::json read_json_file(const std::string& path) {
+  if (fs::is_directory(path))
+    throw InputError("", fmt::format("\"{}\" is a directory, not a JSON file", path));
   std::ifstream in(path);
   if (!in) throw InputError("", fmt::format("cannot open \"{}\": no such readable file", path));
   std::stringstream buf;

@@ -8,10 +8,25 @@ namespace shardsim {
 namespace {
 
 // Fills parallel.dp and cluster.nodes from whichever is given.
+// Largest cluster accepted: 2^24 (16.8M) GPUs, far beyond any built machine; keeps every product
+// of degrees inside 64-bit integers and every degree inside int.
+constexpr std::int64_t kMaxGpus = std::int64_t{1} << 24;
+
+bool check_size(Diagnostics& d, const std::string& path, const std::string& what,
+                std::int64_t value) {
+  if (value <= kMaxGpus) return true;
+  d.error(path,
+          fmt::format("{} = {} GPUs exceeds the supported maximum of {}", what, value, kMaxGpus));
+  return false;
+}
+
 void resolve_world(Scenario& s, Diagnostics& d) {
   auto& p = s.parallel;
   auto& c = s.cluster;
-  const std::int64_t model_ranks = std::int64_t(p.tp) * p.pp * p.cp;
+  const std::int64_t model_ranks = std::int64_t(p.tp) * p.pp * p.cp;  // each <= 2^20: no overflow
+  if (!check_size(d, "/parallel", "tp*pp*cp", model_ranks)) return;
+  if (!check_size(d, "/cluster/nodes", "nodes x gpus_per_node", c.gpus())) return;
+  if (p.dp != 0 && !check_size(d, "/parallel/dp", "tp*pp*cp*dp", model_ranks * p.dp)) return;
   if (c.nodes == 0 && p.dp == 0) c.nodes = 1;
   if (c.nodes == 0) {  // dp given: derive the node count
     const std::int64_t world = model_ranks * p.dp;

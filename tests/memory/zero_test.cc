@@ -27,9 +27,9 @@ double zero_gb(double params, int stage, double nd) {
 
 TEST(zero_states, BytesPerParamMixedPrecisionAdamIsK12) {
   const auto b = zero_paper_bytes();
-  EXPECT_EQ(b.params, 2);     // fp16 parameters
-  EXPECT_EQ(b.grads, 2);      // fp16 gradients
-  EXPECT_EQ(b.optimizer, 12); // K = 12: fp32 master 4 + momentum 4 + variance 4
+  EXPECT_EQ(b.params, 2);      // fp16 parameters
+  EXPECT_EQ(b.grads, 2);       // fp16 gradients
+  EXPECT_EQ(b.optimizer, 12);  // K = 12: fp32 master 4 + momentum 4 + variance 4
   // bf16 is accounted identically.
   const auto bf = state_bytes_per_param(Dtype::kBf16, GradDtype::kSame, Optimizer::kAdam, false);
   EXPECT_EQ(bf.params + bf.grads + bf.optimizer, 16);

@@ -1,0 +1,534 @@
+// End-to-end tests of the shardsim command line (DESIGN.md "Command line"): the built binary is
+// run with posix_spawn (no shell, so no quoting), stdout and stderr go to temporary files, and the
+// exit status is checked against the contract: 0 ok, 2 bad input or usage; errors on stderr,
+// reports on stdout or -o. The bad-scenario catalogue lives in tests/data/bad_scenarios/, with
+// the expected JSON pointer, message fragment and the reason for every file in expectations.json.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kBadDir = fs::path(SHARDSIM_TEST_DATA_DIR) / "bad_scenarios";
+// The README's default example: llama3-8b on one DGX H100 node (8 GPUs), tp 2, sp, ZeRO-1.
+const std::string kExample = "llama3-8b-8xh100";
+
+// A private scratch folder for the whole test binary, removed at exit.
+const fs::path& scratch_dir() {
+  static const fs::path dir = [] {
+    std::string templ = (fs::temp_directory_path() / "shardsim_cli_test.XXXXXX").string();
+    if (::mkdtemp(templ.data()) == nullptr) std::abort();
+    return fs::path(templ);
+  }();
+  struct Cleanup {
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  };
+  static Cleanup cleanup;
+  return dir;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+struct Result {
+  int exit_code = -1;  // the exit status, or 128 + signal number if the process was killed
+  std::string out;
+  std::string err;
+};
+
+// Runs `shardsim args...` and waits for it.
+Result shardsim(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const int id = ++counter;
+  const fs::path out_path = scratch_dir() / ("stdout." + std::to_string(id));
+  const fs::path err_path = scratch_dir() / ("stderr." + std::to_string(id));
+
+  std::vector<std::string> argv_storage = {SHARDSIM_BINARY};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  Result r;
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << SHARDSIM_BINARY << ": error " << rc;
+    return r;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  if (WIFEXITED(status))
+    r.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    r.exit_code = 128 + WTERMSIG(status);
+  r.out = read_file(out_path);
+  r.err = read_file(err_path);
+  return r;
+}
+
+// "shardsim memory ..." with a readable description of the command for failure messages.
+std::string describe(const std::vector<std::string>& args) {
+  std::string s = "shardsim";
+  for (const auto& a : args) s += " " + a;
+  return s;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// NaN or infinity printed as a word ("nan", "-inf", "inf", "infinity"; "provenance" does not
+// count). nlohmann::json writes NaN as null, which has_null() catches in JSON output.
+bool has_nan_or_inf(const std::string& text) {
+  static const std::regex re(R"((^|[^A-Za-z0-9_])-?(nan|inf|infinity)([^A-Za-z0-9_]|$))",
+                             std::regex::icase);
+  return std::regex_search(text, re);
+}
+
+bool has_null(const json& j) {
+  if (j.is_null()) return true;
+  if (j.is_structured())
+    for (const auto& v : j)
+      if (has_null(v)) return true;
+  return false;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// True if some line is "error: POINTER: ..." (or "error: ..." without a pointer when `pointer`
+// is empty) and contains `fragment`.
+bool has_error_line(const std::string& err, const std::string& pointer,
+                    const std::string& fragment) {
+  const std::string prefix = pointer.empty() ? "error: " : "error: " + pointer + ": ";
+  for (const auto& line : lines_of(err)) {
+    if (!line.starts_with(prefix) || !contains(line, fragment)) continue;
+    if (pointer.empty() && line.size() > prefix.size() && line[prefix.size()] == '/') continue;
+    return true;
+  }
+  return false;
+}
+
+int count_error_lines(const std::string& err) {
+  int n = 0;
+  for (const auto& line : lines_of(err))
+    if (line.starts_with("error: ")) ++n;
+  return n;
+}
+
+json parse_report(const Result& r) {
+  const json j = json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << "stdout is not valid JSON:\n" << r.out.substr(0, 400);
+  return j.is_discarded() ? json::object() : j;
+}
+
+// Names of the shipped example scenarios, from `shardsim presets examples --json`.
+std::vector<std::string> example_names() {
+  const Result r = shardsim({"presets", "examples", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> names;
+  const json j = json::parse(r.out, nullptr, false);
+  if (j.is_object() && j.contains("examples"))
+    for (const auto& e : j["examples"]) names.push_back(e.value("name", ""));
+  return names;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad scenario catalogue
+
+struct BadCase {
+  std::string file;
+  std::string why;
+  int error_count = 0;
+  std::vector<std::pair<std::string, std::string>> errors;  // (JSON pointer, message fragment)
+};
+
+void PrintTo(const BadCase& c, std::ostream* os) {
+  *os << c.file;
+}
+
+std::vector<BadCase> load_catalogue() {
+  std::vector<BadCase> cases;
+  const json j = json::parse(read_file(kBadDir / "expectations.json"), nullptr, false);
+  if (!j.is_object() || !j.contains("cases")) return cases;  // CoversEveryFile then fails
+  for (const auto& c : j["cases"]) {
+    BadCase b;
+    b.file = c.value("file", "");
+    b.why = c.value("why", "");
+    b.error_count = c.value("error_count", 0);
+    for (const auto& e : c.value("errors", json::array()))
+      b.errors.emplace_back(e.value("pointer", ""), e.value("fragment", ""));
+    cases.push_back(b);
+  }
+  return cases;
+}
+
+class BadScenario : public ::testing::TestWithParam<BadCase> {};
+
+// Every bad file: exit 2 (bad input), nothing on stdout, each expected problem on its own stderr
+// line naming the JSON pointer, no follow-on errors beyond error_count, no NaN anywhere.
+TEST_P(BadScenario, ExitsTwoAndNamesTheField) {
+  const BadCase& c = GetParam();
+  SCOPED_TRACE(c.file + ": " + c.why);
+  const std::vector<std::string> args = {"memory", (kBadDir / c.file).string()};
+  const Result r = shardsim(args);
+  EXPECT_EQ(r.exit_code, 2) << describe(args) << " (128 + N: killed by signal N)\nstderr:\n"
+                            << r.err;
+  EXPECT_EQ(r.out, "") << "a failed run writes no report";
+  ASSERT_FALSE(c.errors.empty()) << "expectations.json lists no error for " << c.file;
+  for (const auto& [pointer, fragment] : c.errors)
+    EXPECT_TRUE(has_error_line(r.err, pointer, fragment))
+        << "expected a line 'error: " << pointer << ": ...' containing '" << fragment
+        << "'\nstderr:\n"
+        << r.err;
+  EXPECT_EQ(count_error_lines(r.err), c.error_count) << "stderr:\n" << r.err;
+  EXPECT_FALSE(has_nan_or_inf(r.err)) << r.err;
+  // JSON mode fails the same way: the error is found before any report is written.
+  const Result rj = shardsim({"memory", (kBadDir / c.file).string(), "--json"});
+  EXPECT_EQ(rj.exit_code, 2);
+  EXPECT_EQ(rj.out, "");
+  EXPECT_EQ(rj.err, r.err) << "--json must not change the diagnostics";
+}
+
+// gtest names: the file's stem with every non-alphanumeric character as '_'.
+std::string case_name(const ::testing::TestParamInfo<BadCase>& param) {
+  std::string name = fs::path(param.param.file).stem().string();
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(cli, BadScenario, ::testing::ValuesIn(load_catalogue()), case_name);
+
+// The catalogue and its expectations list the same files; the brief asks for at least 25, and
+// one of them must hold several problems.
+TEST(cli_catalogue, CoversEveryFile) {
+  const auto cases = load_catalogue();
+  std::set<std::string> listed, on_disk;
+  bool has_multi = false;
+  for (const auto& c : cases) {
+    EXPECT_TRUE(listed.insert(c.file).second) << c.file << " listed twice";
+    EXPECT_FALSE(c.why.empty()) << c.file << " has no explanation";
+    EXPECT_LE(int(c.errors.size()), c.error_count) << c.file;
+    has_multi = has_multi || c.errors.size() >= 3;
+  }
+  for (const auto& entry : fs::directory_iterator(kBadDir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() == ".json" && name != "expectations.json") on_disk.insert(name);
+  }
+  EXPECT_EQ(listed, on_disk);
+  EXPECT_GE(on_disk.size(), 25u);
+  EXPECT_TRUE(has_multi) << "one file must prove that several problems are reported together";
+}
+
+// ---------------------------------------------------------------------------------------------
+// --set overrides
+
+TEST(cli_set, TpChangesThePlan) {
+  const Result base = shardsim({"memory", kExample, "--json"});
+  const Result tp4 = shardsim({"memory", kExample, "--json", "--set", "parallel.tp=4"});
+  ASSERT_EQ(base.exit_code, 0) << base.err;
+  ASSERT_EQ(tp4.exit_code, 0) << tp4.err;
+  const json b = parse_report(base), t = parse_report(tp4);
+  EXPECT_EQ(b["plan"]["tp"], 2);  // the example's own tp
+  EXPECT_EQ(t["plan"]["tp"], 4);  // the override
+  EXPECT_EQ(t["plan"]["dp"], 2);  // 8 GPUs / (tp 4 * pp 1 * cp 1)
+  EXPECT_EQ(t["scenario"]["parallel"]["tp"], 4) << "the report echoes the resolved input";
+  // Doubling tp halves each rank's share of the (TP-sharded) weights, so params bytes change.
+  EXPECT_NE(b["memory"]["ranks"][0]["params_bytes"], t["memory"]["ranks"][0]["params_bytes"]);
+}
+
+TEST(cli_set, NonIntegerValueNamesTheField) {
+  // "abc" is not JSON, so it is taken as the bare string "abc"; seq_len needs an integer.
+  const Result r = shardsim({"memory", kExample, "--set", "training.seq_len=abc"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(has_error_line(r.err, "/training/seq_len", "got string \"abc\"")) << r.err;
+}
+
+TEST(cli_set, BareAndQuotedGpuStringsMatchThePreset) {
+  // The example already runs on h100-sxm, so naming it again, bare or as a JSON string, must
+  // give the very same report.
+  const Result base = shardsim({"memory", kExample, "--json"});
+  const Result bare = shardsim({"memory", kExample, "--json", "--set", "cluster.gpu=h100-sxm"});
+  const Result quoted =
+      shardsim({"memory", kExample, "--json", "--set", "cluster.gpu=\"h100-sxm\""});
+  EXPECT_EQ(bare.exit_code, 0) << bare.err;
+  EXPECT_EQ(quoted.exit_code, 0) << quoted.err;
+  EXPECT_EQ(bare.out, base.out);
+  EXPECT_EQ(quoted.out, base.out);
+}
+
+TEST(cli_set, BareGpuStringSelectsAnotherPreset) {
+  const Result r = shardsim({"memory", kExample, "--json", "--set", "cluster.gpu=h200-sxm"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // h200-sxm preset: memory_bytes 151397597184 = 141 GiB (the '141GB' of the name taken as GiB).
+  EXPECT_EQ(parse_report(r)["memory"]["capacity_bytes"].get<double>(), 141.0 * (1 << 30));
+}
+
+TEST(cli_set, GpuProfilePathEqualsPresetName) {
+  // A hardware profile path and the preset name of the same file describe the same GPU.
+  const std::string path = std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/gpus/h200-sxm.json";
+  const Result by_path = shardsim({"memory", kExample, "--json", "--set", "cluster.gpu=" + path});
+  const Result by_name = shardsim({"memory", kExample, "--json", "--set", "cluster.gpu=h200-sxm"});
+  ASSERT_EQ(by_path.exit_code, 0) << by_path.err;
+  EXPECT_EQ(parse_report(by_path)["memory"], parse_report(by_name)["memory"]);
+}
+
+TEST(cli_set, MalformedAssignmentsAreUsageErrors) {
+  // No '=', an empty key and an empty key part: each is a bad --set (exit 2, no report).
+  for (const std::string bad : {"foo", "=4", "parallel..tp=4"}) {
+    const Result r = shardsim({"memory", kExample, "--set", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(r.out, "") << bad;
+    EXPECT_TRUE(contains(r.err, "--set")) << bad << ": " << r.err;
+  }
+  const Result r = shardsim({"memory", kExample, "--set", "foo"});
+  EXPECT_TRUE(contains(r.err, "expected KEY=VALUE")) << r.err;
+}
+
+TEST(cli_set, UnknownKeyGetsASuggestion) {
+  // "tpp" is one edit from "tp": the strict reader rejects it with the pointer and a suggestion.
+  const Result r = shardsim({"memory", kExample, "--set", "parallel.tpp=4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has_error_line(r.err, "/parallel/tpp", "did you mean \"tp\"?")) << r.err;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenario argument and output file
+
+TEST(cli_scenario, UnknownNameListsTheExamples) {
+  const Result r = shardsim({"memory", "llama3-8b-8xh10"});  // one character short of the example
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(contains(r.err, "neither a readable file nor a shipped example")) << r.err;
+  const auto names = example_names();
+  EXPECT_GE(names.size(), 1u);
+  for (const auto& n : names) EXPECT_TRUE(contains(r.err, n)) << n << " not listed: " << r.err;
+}
+
+TEST(cli_scenario, MissingFile) {
+  const std::string path = (scratch_dir() / "no_such_dir" / "scenario.json").string();
+  const Result r = shardsim({"memory", path});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(contains(r.err, path)) << "the message names the path: " << r.err;
+}
+
+TEST(cli_output, MissingDirectoryIsAnErrorAndCreatesNothing) {
+  const fs::path dir = scratch_dir() / "missing_out_dir";
+  const fs::path file = dir / "report.json";
+  const Result r = shardsim({"memory", kExample, "--json", "-o", file.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out, "") << "the report goes to -o or nowhere";
+  EXPECT_TRUE(contains(r.err, file.string())) << r.err;
+  EXPECT_FALSE(fs::exists(dir)) << "the directory must not be created";
+}
+
+TEST(cli_output, WritesTheSameBytesAsStdout) {
+  for (const bool json_mode : {false, true}) {
+    std::vector<std::string> args = {"memory", kExample};
+    if (json_mode) args.push_back("--json");
+    const Result to_stdout = shardsim(args);
+    const fs::path file = scratch_dir() / (json_mode ? "report.json" : "report.txt");
+    args.insert(args.end(), {"-o", file.string()});
+    const Result to_file = shardsim(args);
+    ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
+    ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+    EXPECT_EQ(to_file.out, "") << "with -o nothing goes to stdout";
+    EXPECT_FALSE(to_stdout.out.empty());
+    EXPECT_EQ(read_file(file), to_stdout.out) << describe(args);
+    EXPECT_FALSE(fs::exists(file.string() + ".tmp")) << "no temporary left behind";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON report
+
+TEST(cli_json, HasTheContractKeys) {
+  const Result r = shardsim({"memory", kExample, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const json j = parse_report(r);
+  // DESIGN.md "Report keys": the memory report carries these.
+  for (const char* key :
+       {"schema_version", "tool_version", "scenario", "model", "memory", "warnings"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_TRUE(j["model"]["parameters"].is_number());
+  // llama3-8b: 8.03e9 parameters (Meta's "8B"); the exact count is the model tests' business.
+  EXPECT_NEAR(j["model"]["parameters"].get<double>(), 8.03e9, 0.01e9);
+  const json& m = j["memory"];
+  EXPECT_TRUE(m["capacity_bytes"].is_number());
+  EXPECT_EQ(m["capacity_bytes"].get<double>(), 80.0 * (1 << 30));  // h100-sxm: 80 GiB
+  EXPECT_TRUE(m["peak_bytes"].is_number());
+  EXPECT_TRUE(m["fits"].is_boolean());
+  EXPECT_TRUE(m["host_bytes"].is_number());
+  EXPECT_TRUE(j["warnings"].is_array());
+  ASSERT_TRUE(m["ranks"].is_array());
+  ASSERT_EQ(m["ranks"].size(), 1u);  // pp = 1: one pipeline stage
+  for (const auto& rank : m["ranks"])
+    for (const char* key : {"pp_stage", "params_bytes", "grads_bytes", "optimizer_bytes",
+                            "activations_bytes", "overhead_bytes", "total_bytes"})
+      EXPECT_TRUE(rank.contains(key) && rank[key].is_number()) << key;
+  EXPECT_FALSE(has_null(j["memory"])) << "NaN is written as null";
+  EXPECT_FALSE(has_null(j["model"]));
+}
+
+TEST(cli_json, IsDeterministic) {
+  for (const bool json_mode : {false, true}) {
+    std::vector<std::string> args = {"memory", kExample};
+    if (json_mode) args.push_back("--json");
+    const Result a = shardsim(args), b = shardsim(args);
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    EXPECT_EQ(a.out, b.out) << describe(args) << " differs between two runs";
+  }
+}
+
+// Every shipped example runs in text and JSON mode with no NaN, and every rank's total is the sum
+// of its five categories (params, grads, optimizer, activations, overhead), peak the largest total.
+TEST(cli_json, ExamplesRunAndRankTotalsAddUp) {
+  const auto names = example_names();
+  ASSERT_GE(names.size(), 4u);  // the four examples shipped with the memory command
+  for (const auto& name : names) {
+    SCOPED_TRACE(name);
+    const Result text = shardsim({"memory", name});
+    EXPECT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_FALSE(has_nan_or_inf(text.out)) << text.out;
+    const Result r = shardsim({"memory", name, "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_FALSE(has_nan_or_inf(r.out));
+    const json j = parse_report(r);
+    EXPECT_FALSE(has_null(j["memory"])) << "NaN is written as null";
+    double peak = 0;
+    for (const auto& rank : j["memory"]["ranks"]) {
+      double sum = 0;
+      for (const char* key : {"params_bytes", "grads_bytes", "optimizer_bytes", "activations_bytes",
+                              "overhead_bytes"}) {
+        EXPECT_GE(rank[key].get<double>(), 0.0) << key;
+        sum += rank[key].get<double>();
+      }
+      // Byte counts near 1e11 are exact in a double to well below a byte; allow 1 byte for the
+      // order of summation.
+      EXPECT_NEAR(rank["total_bytes"].get<double>(), sum, 1.0) << "stage " << rank["pp_stage"];
+      peak = std::max(peak, rank["total_bytes"].get<double>());
+    }
+    EXPECT_EQ(j["memory"]["peak_bytes"].get<double>(), peak);
+  }
+}
+
+TEST(cli_json, NotFittingIsAResultNotAnError) {
+  // llama3-70b without ZeRO on one node of 8 H100s: 16 bytes per parameter x 70.6e9 / tp 1
+  // = 1.13e12 bytes of model states alone, far above 80 GiB = 8.6e10.
+  const Result r = shardsim({"memory", "llama3-70b-fsdp-64xh100", "--json", "--set",
+                             "parallel.zero=0", "--set", "cluster.nodes=1"});
+  ASSERT_EQ(r.exit_code, 0) << "not fitting is a result (exit 0): " << r.err;
+  const json j = parse_report(r);
+  EXPECT_EQ(j["plan"]["dp"], 8);  // 8 GPUs, tp = pp = cp = 1
+  EXPECT_EQ(j["memory"]["fits"], false);
+  EXPECT_GT(j["memory"]["peak_bytes"].get<double>(), 16 * 70e9);
+  EXPECT_GT(j["memory"]["peak_bytes"].get<double>(), j["memory"]["capacity_bytes"].get<double>());
+  ASSERT_TRUE(j["memory"]["reason"].is_string());
+  EXPECT_FALSE(j["memory"]["reason"].get<std::string>().empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands and usage
+
+TEST(cli_usage, UnavailableCommandSaysSo) {
+  const Result r = shardsim({"simulate", "x"});
+  EXPECT_EQ(r.exit_code, 2);  // DESIGN: a command of a later issue refuses (exit 2)
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(contains(r.err, "not available yet")) << r.err;
+}
+
+TEST(cli_usage, PresetsListTheContractNames) {
+  const Result r = shardsim({"presets", "models"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "llama3-8b"));
+  // DESIGN.md: preset names that must exist.
+  const Result all = shardsim({"presets", "--json"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const json j = parse_report(all);
+  auto names = [&](const char* kind) {
+    std::set<std::string> s;
+    for (const auto& e : j[kind]) s.insert(e["name"].get<std::string>());
+    return s;
+  };
+  const auto models = names("models"), gpus = names("gpus");
+  for (const char* m : {"gpt3-175b", "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b",
+                        "llama3-70b", "llama3-405b", "mixtral-8x7b", "deepseek-v3"})
+    EXPECT_TRUE(models.count(m)) << m;
+  for (const char* g : {"v100-sxm-32gb", "a100-sxm-40gb", "a100-sxm-80gb", "h100-sxm", "h200-sxm",
+                        "b200", "mi300x"})
+    EXPECT_TRUE(gpus.count(g)) << g;
+}
+
+TEST(cli_usage, BadCommandLinesExitTwo) {
+  // No subcommand, an unknown subcommand, memory without SCENARIO, an unknown flag, a bad KIND.
+  const std::vector<std::vector<std::string>> bad = {
+      {}, {"frobnicate"}, {"memory"}, {"memory", kExample, "--bogus"}, {"presets", "bogus"}};
+  for (const auto& args : bad) {
+    const Result r = shardsim(args);
+    EXPECT_EQ(r.exit_code, 2) << describe(args);
+    EXPECT_EQ(r.out, "") << describe(args) << ": usage errors go to stderr";
+    EXPECT_FALSE(r.err.empty()) << describe(args);
+  }
+}
+
+TEST(cli_usage, HelpExitsZero) {
+  const Result r = shardsim({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.out, "memory")) << r.out;  // lists the subcommands
+}
+
+TEST(cli_usage, DeepSpeedEstimatorNeedsZeroTwoOrThree) {
+  // The example uses ZeRO-1; DeepSpeed's closed-form estimator covers stages 2 and 3 only.
+  const Result r = shardsim({"memory", kExample, "--estimator", "deepspeed"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has_error_line(r.err, "/parallel/zero", "ZeRO stages 2 and 3")) << r.err;
+  const Result ok =
+      shardsim({"memory", kExample, "--estimator", "deepspeed", "--set", "parallel.zero=3"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+}  // namespace

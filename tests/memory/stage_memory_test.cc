@@ -1,0 +1,166 @@
+// Per-stage memory through estimate_memory (simulator/memory/memory.h) on a small scenario, checked
+// term by term against a hand derivation from the layer split and the closed-form rules:
+// Narayanan et al. SC'21 per-layer parameters (12h^2 + 13h), ZeRO-1 sharding (Rajbhandari et al.
+// SC'20: P + G replicated, K/N_d sharded) and Korthikanti et al. eq. 6 (34 sbh/t per layer with
+// SP + selective recomputation) times the 1F1B in-flight count.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "simulator/memory/memory.h"
+#include "simulator/plan/plan.h"
+#include "simulator/scenario/load.h"
+
+namespace shardsim {
+namespace {
+
+// gpt-1.7b (Narayanan Table 1: 24 layers, h 2304, 24 heads, V 51200, s 2048; GeLU, LayerNorm,
+// learned positions with 2048 rows, biases, dropout, tied embeddings) on 8 H100s:
+// tp 2, pp 2, dp 2, ZeRO-1, SP + selective recomputation, bf16 + AdamW, no flash attention.
+Scenario gpt_1_7b_scenario() {
+  const nlohmann::json raw = {
+      {"name", "stage-memory-test"},
+      {"model", {{"preset", "gpt-1.7b"}}},
+      {"training",
+       {{"seq_len", 2048},
+        {"global_batch", 8},
+        {"micro_batch", 1},
+        {"precision", "bf16"},
+        {"optimizer", "adamw"},
+        {"recompute", "selective"},
+        {"flash_attention", false}}},
+      {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"sp", true}, {"zero", 1}}},
+      {"cluster", {{"gpu", "h100-sxm"}, {"nodes", 1}}},
+  };
+  return scenario_from_json(raw, "");
+}
+
+const MemoryTerm* find_term(const RankMemory& r, const std::string& name) {
+  for (const auto& t : r.terms)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+double term_bytes(const RankMemory& r, const std::string& name) {
+  const MemoryTerm* t = find_term(r, name);
+  EXPECT_NE(t, nullptr) << "missing term " << name;
+  return t ? t->bytes : 0.0;
+}
+
+// Hand derivation (h = 2304, h^2 = 5,308,416, V = 51200 (already a multiple of 128*tp = 256, so
+// padding adds nothing), s = 2048, tp = 2):
+//   One layer: 12h^2 + 13h parameters, of which
+//     TP-split:   qkv 3h^2 + 3h, out-proj h^2, fc1 4h^2 + 4h, fc2 4h^2  = 12h^2 + 7h = 63,717,120
+//     replicated: 2 LayerNorms 4h, out-proj bias h, fc2 bias h          = 6h        = 13,824
+//   per TP rank: 63,717,120 / 2 + 13,824 = 31,872,384; 12 layers per stage -> 382,468,608.
+//   Stage 0 adds the word embedding V h / 2 = 58,982,400 and the position table s h = 4,718,592
+//     (replicated): 382,468,608 + 58,982,400 + 4,718,592 = 446,169,600.
+//   Stage 1 adds the final LayerNorm 2h = 4,608 and, tied embeddings with pp > 1, its own copy of
+//     the word embedding as output projection V h / 2 = 58,982,400: 441,455,616.
+constexpr double kStage0Params = 446169600;
+constexpr double kStage1Params = 441455616;
+
+TEST(stage_memory, PlanSplitsLayersEvenly) {
+  const Scenario s = gpt_1_7b_scenario();
+  const Plan plan = make_plan(s);
+  ASSERT_EQ(plan.stages.size(), 2u);
+  EXPECT_EQ(plan.dp, 2);
+  EXPECT_EQ(plan.micro_batches, 4);  // global 8 / (dp 2 x micro-batch 1)
+  EXPECT_EQ(plan.stages[0].layers(), 12);
+  EXPECT_EQ(plan.stages[1].layers(), 12);
+  EXPECT_TRUE(plan.stages[0].has_embedding);
+  EXPECT_FALSE(plan.stages[0].has_output);
+  EXPECT_FALSE(plan.stages[1].has_embedding);
+  EXPECT_TRUE(plan.stages[1].has_output);
+}
+
+TEST(stage_memory, LocalParamsPerStage) {
+  const Scenario s = gpt_1_7b_scenario();
+  const MemoryEstimate e = estimate_memory(s, make_plan(s));
+  ASSERT_EQ(e.ranks.size(), 2u);
+  EXPECT_DOUBLE_EQ(e.ranks[0].local_params, kStage0Params);
+  EXPECT_DOUBLE_EQ(e.ranks[1].local_params, kStage1Params);
+  // The whole model once (tied embeddings counted once): Narayanan's
+  // 12lh^2 + 13lh + (V + s)h = 1,652,226,048 plus the final LayerNorm 2h = 4,608.
+  EXPECT_DOUBLE_EQ(e.parameters.total, 1652230656);
+}
+
+// bf16 + AdamW: 2 B params, 2 B grads, 12 B optimizer per parameter (ZeRO K = 12); ZeRO-1 over
+// the DP group (dp x cp = 2) shards the optimizer only.
+//   Stage 0: params 2 x 446,169,600 = 892,339,200; grads 892,339,200;
+//            optimizer 12 x 446,169,600 / 2 = 2,677,017,600.
+//   Stage 1: params 2 x 441,455,616 = 882,911,232; grads 882,911,232;
+//            optimizer 12 x 441,455,616 / 2 = 2,648,733,696.
+TEST(stage_memory, ModelStatesPerStageZero1) {
+  const Scenario s = gpt_1_7b_scenario();
+  const MemoryEstimate e = estimate_memory(s, make_plan(s));
+  ASSERT_EQ(e.ranks.size(), 2u);
+  const auto& r0 = e.ranks[0];
+  const auto& r1 = e.ranks[1];
+  EXPECT_DOUBLE_EQ(r0.params_bytes, 892339200);
+  EXPECT_DOUBLE_EQ(r0.grads_bytes, 892339200);
+  EXPECT_DOUBLE_EQ(r0.optimizer_bytes, 2677017600);
+  EXPECT_DOUBLE_EQ(r1.params_bytes, 882911232);
+  EXPECT_DOUBLE_EQ(r1.grads_bytes, 882911232);
+  EXPECT_DOUBLE_EQ(r1.optimizer_bytes, 2648733696);
+  // The same through the named terms.
+  EXPECT_DOUBLE_EQ(term_bytes(r0, "params"), 892339200);
+  EXPECT_DOUBLE_EQ(term_bytes(r0, "grads"), 892339200);
+  EXPECT_DOUBLE_EQ(term_bytes(r0, "optimizer"), 2677017600);
+  EXPECT_DOUBLE_EQ(r0.host_bytes, 0);
+  EXPECT_DOUBLE_EQ(r1.host_bytes, 0);
+}
+
+// Activations of the transformer blocks: Korthikanti eq. 6 with t = 2,
+//   34 s b h / t = 34 x 2048 x 1 x 2304 / 2 = 80,216,064 B per layer per micro-batch,
+// times 12 layers and the 1F1B in-flight count min(p - i, m) with p = 2, m = 4:
+//   stage 0: 2 micro-batches -> 80,216,064 x 12 x 2 = 1,925,185,536 B
+//   stage 1: 1 micro-batch   -> 962,592,768 B.
+// Embedding (stage 0): int64 token ids 8 s b = 16,384 B (kept whole on each TP rank) + the
+// embedding dropout mask s b h / t = 2,359,296 B (1 B, split by SP), x 2 in flight = 4,751,360 B.
+TEST(stage_memory, LayerActivationsPerStage) {
+  const Scenario s = gpt_1_7b_scenario();
+  const MemoryEstimate e = estimate_memory(s, make_plan(s));
+  ASSERT_EQ(e.ranks.size(), 2u);
+  EXPECT_DOUBLE_EQ(e.ranks[0].in_flight_microbatches, 2);
+  EXPECT_DOUBLE_EQ(e.ranks[1].in_flight_microbatches, 1);
+  EXPECT_DOUBLE_EQ(term_bytes(e.ranks[0], "activations.layers"), 1925185536);
+  EXPECT_DOUBLE_EQ(term_bytes(e.ranks[1], "activations.layers"), 962592768);
+  EXPECT_DOUBLE_EQ(term_bytes(e.ranks[0], "activations.embedding"), 4751360);
+  EXPECT_EQ(find_term(e.ranks[1], "activations.embedding"), nullptr);
+  EXPECT_EQ(find_term(e.ranks[0], "activations.output"), nullptr);
+  EXPECT_NE(find_term(e.ranks[1], "activations.output"), nullptr);
+  // Selective recomputation keeps no working-set term (only full recomputation has one).
+  EXPECT_EQ(find_term(e.ranks[0], "activations.recompute_working_set"), nullptr);
+}
+
+// The totals are the sum of their terms.
+TEST(stage_memory, TotalsAreSumsOfTerms) {
+  const Scenario s = gpt_1_7b_scenario();
+  const MemoryEstimate e = estimate_memory(s, make_plan(s));
+  for (const auto& r : e.ranks) {
+    double sum = 0;
+    for (const auto& t : r.terms) sum += t.bytes;
+    EXPECT_DOUBLE_EQ(r.total_bytes, sum);
+    EXPECT_DOUBLE_EQ(r.total_bytes, r.params_bytes + r.grads_bytes + r.optimizer_bytes +
+                                        r.activations_bytes + r.overhead_bytes);
+    EXPECT_LE(r.total_bytes, e.peak_bytes);
+  }
+}
+
+// ZeRO-3 on the same layout: every state is sharded over dp = 2: 16 B / 2 = 8 B per parameter.
+TEST(stage_memory, Zero3ShardsAllStates) {
+  Scenario s = gpt_1_7b_scenario();
+  s.parallel.zero = 3;
+  const MemoryEstimate e = estimate_memory(s, make_plan(s));
+  ASSERT_EQ(e.ranks.size(), 2u);
+  EXPECT_DOUBLE_EQ(e.ranks[0].params_bytes, kStage0Params);  // 2 B / 2
+  EXPECT_DOUBLE_EQ(e.ranks[0].grads_bytes, kStage0Params);   // 2 B / 2
+  EXPECT_DOUBLE_EQ(e.ranks[0].optimizer_bytes, 6 * kStage0Params);
+  EXPECT_DOUBLE_EQ(e.ranks[1].params_bytes + e.ranks[1].grads_bytes + e.ranks[1].optimizer_bytes,
+                   8 * kStage1Params);
+}
+
+}  // namespace
+}  // namespace shardsim
