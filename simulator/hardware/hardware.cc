@@ -9,6 +9,22 @@ constexpr double kMaxFlops = 1e18;  // 1 EFLOP/s per GPU: far above any device, 
 constexpr double kMaxBytes = 1e14;  // 100 TB of device memory
 constexpr double kMaxBandwidth = 1e14;
 
+void read_compute_model(const nlohmann::json& j, const std::string& path, Diagnostics& diags,
+                        GpuProfile& out) {
+  ComputeModel& c = out.compute;
+  ObjectReader r(j, pointer_join(path, "compute"), diags);
+  r.number("gemm_peak_efficiency", c.gemm_peak_efficiency, 0.01, 1);
+  r.number("gemm_tile_m", c.gemm_tile_m, 1, 4096);
+  r.number("gemm_tile_n", c.gemm_tile_n, 1, 4096);
+  r.integer("sm_count", c.sm_count, 1, 1 << 16);
+  r.number("gemm_k_half", c.gemm_k_half, 0, 1 << 20);
+  r.number("gemm_misaligned_efficiency", c.gemm_misaligned_efficiency, 0.01, 1);
+  r.number("memory_bound_efficiency", c.memory_bound_efficiency, 0.01, 1);
+  r.number("launch_overhead_s", c.launch_overhead_s, 0, 1);
+  r.allow("sources");
+  r.finish();
+}
+
 }  // namespace
 
 double PeakFlops::for_dtype(Dtype d) const {
@@ -46,8 +62,10 @@ void read_gpu_profile(const nlohmann::json& j, const std::string& path, Diagnost
   if (const auto* host = r.object("host")) {
     ObjectReader h(*host, pointer_join(path, "host"), diags);
     h.number("pcie_bytes_per_second", out.pcie_bytes_per_second, 1, kMaxBandwidth, true);
+    h.number("cpu_optimizer_params_per_second", out.cpu_optimizer_params_per_second, 1, 1e15);
     h.finish();
   }
+  if (const auto* compute = r.object("compute")) read_compute_model(*compute, path, diags, out);
   if (const auto* node = r.object("node")) {
     ObjectReader n(*node, pointer_join(path, "node"), diags);
     n.integer("gpus_per_node", out.default_gpus_per_node, 1, 1024);
@@ -83,7 +101,18 @@ nlohmann::json to_json(const GpuProfile& g) {
       {"memory_bytes", g.memory_bytes},
       {"peak_flops_per_second", peak},
       {"hbm_bytes_per_second", g.hbm_bytes_per_second},
-      {"host", {{"pcie_bytes_per_second", g.pcie_bytes_per_second}}},
+      {"host",
+       {{"pcie_bytes_per_second", g.pcie_bytes_per_second},
+        {"cpu_optimizer_params_per_second", g.cpu_optimizer_params_per_second}}},
+      {"compute",
+       {{"gemm_peak_efficiency", g.compute.gemm_peak_efficiency},
+        {"gemm_tile_m", g.compute.gemm_tile_m},
+        {"gemm_tile_n", g.compute.gemm_tile_n},
+        {"sm_count", g.compute.sm_count},
+        {"gemm_k_half", g.compute.gemm_k_half},
+        {"gemm_misaligned_efficiency", g.compute.gemm_misaligned_efficiency},
+        {"memory_bound_efficiency", g.compute.memory_bound_efficiency},
+        {"launch_overhead_s", g.compute.launch_overhead_s}}},
       {"node", {{"gpus_per_node", g.default_gpus_per_node}, {"network", g.default_network}}}};
   if (!g.provenance.is_null()) j["provenance"] = g.provenance;
   return j;

@@ -20,6 +20,19 @@ struct PeakFlops {
   [[nodiscard]] double for_dtype(Dtype d) const;
 };
 
+// Efficiency terms of the compute cost model (simulator/cost/compute.h). Until a calibration run
+// fits them, presets carry documented defaults or values from published micro-benchmarks.
+struct ComputeModel {
+  double gemm_peak_efficiency = 0.80;  // large aligned GEMMs: fraction of the dense peak
+  double gemm_tile_m = 128;            // output tile rows (tile and wave quantization)
+  double gemm_tile_n = 128;            // output tile columns
+  int sm_count = 108;                  // concurrent tiles per wave = sm_count
+  double gemm_k_half = 64;             // reduction depth at which k-efficiency is one half
+  double gemm_misaligned_efficiency = 0.69;  // a dimension not a multiple of 16 bytes
+  double memory_bound_efficiency = 0.85;     // fraction of HBM bandwidth streaming kernels reach
+  double launch_overhead_s = 4e-6;           // per kernel, seconds
+};
+
 struct GpuProfile {
   std::string name;
   std::string description;
@@ -27,6 +40,8 @@ struct GpuProfile {
   PeakFlops peak;                    // dense peaks, FLOP/s
   double hbm_bytes_per_second = 0;   // datasheet HBM bandwidth, bytes/s
   double pcie_bytes_per_second = 0;  // host link, bytes/s per direction
+  double cpu_optimizer_params_per_second = 1e9;  // host Adam step throughput per GPU's share
+  ComputeModel compute;
   int default_gpus_per_node = 8;     // the DGX-class node this GPU ships in
   std::string default_network;       // network preset name used when the scenario has none
   nlohmann::json provenance;         // {"fitted": bool, "sources": [...], ...}
