@@ -19,7 +19,24 @@ struct MemoryArgs {
   std::string estimator = "shardsim";  // or "deepspeed": DeepSpeed's closed-form model states
 };
 
+// shardsim collective: the predicted time of one collective (nccl-tests conventions for size,
+// algbw and busbw).
+struct CollectiveArgs {
+  std::string gpu;        // GPU preset name or hardware profile JSON path
+  std::string network;    // cluster preset name or network JSON path; empty = the GPU's default
+  std::string op;         // all_reduce, reduce_scatter, all_gather, alltoall, sendrecv, broadcast
+  double bytes = 0;       // nccl-tests "size", bytes
+  int ranks = 0;          // group size
+  int gpus_per_node = 0;  // 0 = the GPU profile's node size
+  bool gpus_per_node_given = false;
+  long long stride = 1;  // global ranks between group members (1 = consecutive, as TP)
+  std::string algorithm = "auto";
+  bool json = false;
+  std::string output;  // -o FILE; empty = stdout
+};
+
 int run_memory(const MemoryArgs& a);
+int run_collective(const CollectiveArgs& a);
 int run_presets(const std::string& kind, bool json);
 
 }  // namespace shardsim::cli

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "simulator/cli/commands.h"
+#include "simulator/cli/simulate_command.h"
 #include "simulator/core/diagnostics.h"
 
 namespace {
@@ -14,6 +15,23 @@ void add_scenario_options(CLI::App* cmd, ScenarioArgs& a) {
   cmd->add_option("SCENARIO", a.scenario, "scenario JSON file or shipped example name")->required();
   cmd->add_option("--set", a.overrides, "override KEY=VALUE (dotted key, JSON value)")
       ->allow_extra_args(false);
+  cmd->add_flag("--json", a.json, "write the JSON report (SI units)");
+  cmd->add_option("-o,--output", a.output, "write the report to FILE instead of stdout");
+}
+
+void add_collective_options(CLI::App* cmd, shardsim::cli::CollectiveArgs& a) {
+  cmd->add_option("--gpu", a.gpu, "GPU preset name or hardware profile JSON")->required();
+  cmd->add_option("--op", a.op, "all_reduce|reduce_scatter|all_gather|alltoall|sendrecv|broadcast")
+      ->required();
+  cmd->add_option("--bytes", a.bytes, "nccl-tests size in bytes (e.g. 1e9)")->required();
+  cmd->add_option("--ranks", a.ranks, "ranks in the group")->required();
+  cmd->add_option("--gpus-per-node", a.gpus_per_node, "default: the GPU profile's node size")
+      ->each([&a](const std::string&) { a.gpus_per_node_given = true; });
+  cmd->add_option("--stride", a.stride,
+                  "global ranks between group members (1: consecutive, as TP; 8: one per node)");
+  cmd->add_option("--network", a.network,
+                  "cluster preset or network JSON (default: the GPU profile's node network)");
+  cmd->add_option("--algorithm", a.algorithm, "auto|ring|tree|hierarchical|direct (default auto)");
   cmd->add_flag("--json", a.json, "write the JSON report (SI units)");
   cmd->add_option("-o,--output", a.output, "write the report to FILE instead of stdout");
 }
@@ -48,13 +66,21 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"models", "gpus", "clusters", "examples"}));
   presets->add_flag("--json", presets_json, "JSON output");
 
-  add_unavailable(app, "simulate", "step time of one training step", unavailable);
+  shardsim::cli::SimulateArgs sim;
+  auto* simulate = app.add_subcommand("simulate", "step time, breakdown and throughput of a step");
+  add_scenario_options(simulate, sim.common);
+  simulate->add_option("--mode", sim.mode, "des (discrete-event, default) or analytic")
+      ->check(CLI::IsMember({"des", "analytic"}));
+  simulate->add_option("--trace", sim.trace, "write a Chrome trace JSON (Perfetto) of the step");
   add_unavailable(app, "search", "search parallel strategies", unavailable);
   add_unavailable(app, "compare", "compare scenario variants", unavailable);
   add_unavailable(app, "calibrate", "measure kernels and fit a hardware profile", unavailable);
   add_unavailable(app, "fit", "fit a hardware profile from measurements", unavailable);
   add_unavailable(app, "validate", "compare predictions with measurements", unavailable);
-  add_unavailable(app, "collective", "predicted time of one collective", unavailable);
+  shardsim::cli::CollectiveArgs coll;
+  auto* collective = app.add_subcommand(
+      "collective", "predicted time of one collective (nccl-tests size, algbw and busbw)");
+  add_collective_options(collective, coll);
 
   try {
     app.parse(argc, argv);
@@ -73,6 +99,8 @@ int main(int argc, char** argv) {
     }
     if (*memory) return shardsim::cli::run_memory(mem);
     if (*presets) return shardsim::cli::run_presets(preset_kind, presets_json);
+    if (*collective) return shardsim::cli::run_collective(coll);
+    if (*simulate) return shardsim::cli::run_simulate(sim);
   } catch (const shardsim::InputError& e) {
     std::cerr << e.what();
     return shardsim::kExitBadInput;

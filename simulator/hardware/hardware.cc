@@ -1,5 +1,7 @@
 #include "simulator/hardware/hardware.h"
 
+#include <fmt/format.h>
+
 #include "simulator/core/json_reader.h"
 
 namespace shardsim {
@@ -86,7 +88,16 @@ void read_network_config(const nlohmann::json& j, const std::string& path, Diagn
   r.number("intra_node_latency_us", out.intra_node_latency_us, 0, 1e6, true);
   r.number("inter_node_Gbps", out.inter_node_Gbps, 1e-3, 1e7, true);
   r.number("inter_node_latency_us", out.inter_node_latency_us, 0, 1e6, true);
+  r.number("intra_node_hop_latency_us", out.intra_node_hop_latency_us, 0, 1e6);
+  r.number("inter_node_hop_latency_us", out.inter_node_hop_latency_us, 0, 1e6);
+  r.number("bandwidth_efficiency_min", out.bandwidth_efficiency_min, 0.001, 1);
+  r.number("bandwidth_efficiency_max", out.bandwidth_efficiency_max, 0.001, 1);
+  r.number("bandwidth_efficiency_half_bytes", out.bandwidth_efficiency_half_bytes, 0, 1e15);
   r.finish();
+  if (out.bandwidth_efficiency_min > out.bandwidth_efficiency_max)
+    diags.error(pointer_join(path, "bandwidth_efficiency_min"),
+                fmt::format("must be <= bandwidth_efficiency_max ({}), got {}",
+                            out.bandwidth_efficiency_max, out.bandwidth_efficiency_min));
 }
 
 nlohmann::json to_json(const GpuProfile& g) {
@@ -123,7 +134,12 @@ nlohmann::json to_json(const NetworkConfig& n) {
           {"intra_node_GBps", n.intra_node_GBps},
           {"intra_node_latency_us", n.intra_node_latency_us},
           {"inter_node_Gbps", n.inter_node_Gbps},
-          {"inter_node_latency_us", n.inter_node_latency_us}};
+          {"inter_node_latency_us", n.inter_node_latency_us},
+          {"intra_node_hop_latency_us", n.intra_node_hop_latency_us},
+          {"inter_node_hop_latency_us", n.inter_node_hop_latency_us},
+          {"bandwidth_efficiency_min", n.bandwidth_efficiency_min},
+          {"bandwidth_efficiency_max", n.bandwidth_efficiency_max},
+          {"bandwidth_efficiency_half_bytes", n.bandwidth_efficiency_half_bytes}};
 }
 
 }  // namespace shardsim

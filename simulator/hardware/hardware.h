@@ -23,11 +23,11 @@ struct PeakFlops {
 // Efficiency terms of the compute cost model (simulator/cost/compute.h). Until a calibration run
 // fits them, presets carry documented defaults or values from published micro-benchmarks.
 struct ComputeModel {
-  double gemm_peak_efficiency = 0.80;  // large aligned GEMMs: fraction of the dense peak
-  double gemm_tile_m = 128;            // output tile rows (tile and wave quantization)
-  double gemm_tile_n = 128;            // output tile columns
-  int sm_count = 108;                  // concurrent tiles per wave = sm_count
-  double gemm_k_half = 64;             // reduction depth at which k-efficiency is one half
+  double gemm_peak_efficiency = 0.80;        // large aligned GEMMs: fraction of the dense peak
+  double gemm_tile_m = 128;                  // output tile rows (tile and wave quantization)
+  double gemm_tile_n = 128;                  // output tile columns
+  int sm_count = 108;                        // concurrent tiles per wave = sm_count
+  double gemm_k_half = 64;                   // reduction depth at which k-efficiency is one half
   double gemm_misaligned_efficiency = 0.69;  // a dimension not a multiple of 16 bytes
   double memory_bound_efficiency = 0.85;     // fraction of HBM bandwidth streaming kernels reach
   double launch_overhead_s = 4e-6;           // per kernel, seconds
@@ -36,24 +36,39 @@ struct ComputeModel {
 struct GpuProfile {
   std::string name;
   std::string description;
-  double memory_bytes = 0;           // HBM capacity, bytes
-  PeakFlops peak;                    // dense peaks, FLOP/s
-  double hbm_bytes_per_second = 0;   // datasheet HBM bandwidth, bytes/s
-  double pcie_bytes_per_second = 0;  // host link, bytes/s per direction
+  double memory_bytes = 0;                       // HBM capacity, bytes
+  PeakFlops peak;                                // dense peaks, FLOP/s
+  double hbm_bytes_per_second = 0;               // datasheet HBM bandwidth, bytes/s
+  double pcie_bytes_per_second = 0;              // host link, bytes/s per direction
   double cpu_optimizer_params_per_second = 1e9;  // host Adam step throughput per GPU's share
   ComputeModel compute;
-  int default_gpus_per_node = 8;     // the DGX-class node this GPU ships in
-  std::string default_network;       // network preset name used when the scenario has none
-  nlohmann::json provenance;         // {"fitted": bool, "sources": [...], ...}
+  int default_gpus_per_node = 8;  // the DGX-class node this GPU ships in
+  std::string default_network;    // network preset name used when the scenario has none
+  nlohmann::json provenance;      // {"fitted": bool, "sources": [...], ...}
 };
 
 // Links of a two-level cluster; bandwidths are per GPU per direction.
+// The two *_latency_us values are whole-collective start-up times as the shipped presets measure
+// them: a small-message (8 B) ring all_reduce over the 8 GPUs of one node, and over 16 GPUs on
+// 2 nodes (8 per node). simulator/cost/collective.h turns them into a base latency per level plus
+// the per-hop terms below. The optional fields (JSON keys of the same names) default to
+// documented priors, not fits.
 struct NetworkConfig {
-  std::string name;            // preset name or "custom"
-  double intra_node_GBps = 0;  // NVLink/NVSwitch, GB/s (1e9 bytes/s) per GPU per direction
-  double intra_node_latency_us = 0;
-  double inter_node_Gbps = 0;  // NIC line rate of the GPU's share, Gbit/s (1e9 bit/s)
-  double inter_node_latency_us = 0;
+  std::string name;                  // preset name or "custom"
+  double intra_node_GBps = 0;        // NVLink/NVSwitch, GB/s (1e9 bytes/s) per GPU per direction
+  double intra_node_latency_us = 0;  // 8-rank one-node small all_reduce, microseconds
+  double inter_node_Gbps = 0;        // NIC line rate of the GPU's share, Gbit/s (1e9 bit/s)
+  double inter_node_latency_us = 0;  // 16-rank two-node small all_reduce, microseconds
+  // Per algorithm step (one hop) across NVLink / across the network, microseconds. Default: NCCL
+  // 2.30's hop latencies for ring with the LL protocol (NVLink 0.6 us, network 2.7 us).
+  double intra_node_hop_latency_us = 0.6;
+  double inter_node_hop_latency_us = 2.7;
+  // Fraction of link bandwidth a collective reaches, rising with the message one rank sends per
+  // step (m): eff(m) = min + (max - min) * m / (m + half). Defaults (0.15, 0.9, 1 MiB) were
+  // read off nccl-tests all_reduce logs of DGX-class H100 and A100 systems, not fitted.
+  double bandwidth_efficiency_min = 0.15;
+  double bandwidth_efficiency_max = 0.9;
+  double bandwidth_efficiency_half_bytes = 1048576;
 };
 
 // Strict readers (unknown keys, wrong types and out-of-range values go to `diags`).

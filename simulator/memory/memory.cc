@@ -41,11 +41,21 @@ LocalParams stage_params(const Scenario& s, const Plan& plan, const PipelineStag
   const ModelConfig& m = s.model;
   const double vocab = padded_vocab(m.vocab, plan.tp);
   LocalParams lp;
+  // Blocks of one kind (dense / MoE) hold the same parameters: split each kind once.
+  LocalParams kind[2];
+  double kind_total[2] = {-1, -1};
   for (const auto& c : st.chunks) {
     for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
-      double layer = 0;
-      add_groups(layer_params(m, l), plan, lp, layer);
-      lp.largest_layer = std::max(lp.largest_layer, layer);
+      const int k = m.is_moe_layer(l) ? 1 : 0;
+      if (kind_total[k] < 0) {
+        kind_total[k] = 0;
+        add_groups(layer_params(m, l), plan, kind[k], kind_total[k]);
+      }
+      lp.dense += kind[k].dense;
+      lp.dense_gemm += kind[k].dense_gemm;
+      lp.expert += kind[k].expert;
+      lp.expert_gemm += kind[k].expert_gemm;
+      lp.largest_layer = std::max(lp.largest_layer, kind_total[k]);
     }
   }
   // Embedding and output are gathered as units of their own under ZeRO-3 (FSDP wraps them so).
@@ -120,11 +130,18 @@ void add_activations(const Scenario& s, const Plan& plan, const PipelineStage& s
   double per_mb = 0, largest_full = 0;
   ActivationOptions no_recompute = o;
   no_recompute.recompute = Recompute::kNone;
+  // Blocks of one kind (dense / MoE) save the same tensors: cost each kind once.
+  double kind_bytes[2] = {-1, -1}, kind_full[2] = {0, 0};
   for (const auto& c : st.chunks) {
     for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
-      const auto ops = layer_ops(m, l, shape);
-      per_mb += layer_activation_bytes(ops, tokens, double(m.hidden), o);
-      largest_full = std::max(largest_full, saved_bytes(ops, no_recompute));
+      const int kind = m.is_moe_layer(l) ? 1 : 0;
+      if (kind_bytes[kind] < 0) {
+        const auto ops = layer_ops(m, l, shape);
+        kind_bytes[kind] = layer_activation_bytes(ops, tokens, double(m.hidden), o);
+        kind_full[kind] = saved_bytes(ops, no_recompute);
+      }
+      per_mb += kind_bytes[kind];
+      largest_full = std::max(largest_full, kind_full[kind]);
     }
   }
   add_term(r, "activations.layers", MemoryCategory::kActivations, per_mb * inflight,

@@ -4,32 +4,32 @@ namespace shardsim {
 namespace {
 
 // Shorthands for building saved-tensor lists.
-SavedTensor seq(std::string name, double elements, ActKind kind = ActKind::kActivation) {
-  return {std::move(name), elements, kind, ActShard::kSequence, false};
+SavedTensor seq(std::string_view name, double elements, ActKind kind = ActKind::kActivation) {
+  return {name, elements, kind, ActShard::kSequence, false};
 }
-SavedTensor tensor(std::string name, double elements, ActKind kind = ActKind::kActivation) {
-  return {std::move(name), elements, kind, ActShard::kTensor, false};
+SavedTensor tensor(std::string_view name, double elements, ActKind kind = ActKind::kActivation) {
+  return {name, elements, kind, ActShard::kTensor, false};
 }
-SavedTensor core(std::string name, double elements, ActKind kind = ActKind::kActivation) {
-  return {std::move(name), elements, kind, ActShard::kTensor, true};
+SavedTensor core(std::string_view name, double elements, ActKind kind = ActKind::kActivation) {
+  return {name, elements, kind, ActShard::kTensor, true};
 }
 
-Op gemm(std::string name, double m, double n, double k, TpSplit split,
+Op gemm(std::string_view name, double m, double n, double k, TpSplit split,
         std::vector<SavedTensor> saves) {
-  Op op{std::move(name), OpKind::kGemm, m, n, k, 1, 0, split, std::move(saves)};
+  Op op{name, OpKind::kGemm, m, n, k, 1, 0, split, std::move(saves)};
   return op;
 }
 
-Op memop(std::string name, OpKind kind, double elements, TpSplit split,
+Op memop(std::string_view name, OpKind kind, double elements, TpSplit split,
          std::vector<SavedTensor> saves) {
-  return Op{std::move(name), kind, 0, 0, 0, 1, elements, split, std::move(saves)};
+  return Op{name, kind, 0, 0, 0, 1, elements, split, std::move(saves)};
 }
 
 // Dropout after a block: Korthikanti's 1-byte mask of s*b*h.
-void add_dropout(const ModelConfig& m, std::vector<Op>& ops, std::string name, double tokens) {
+void add_dropout(const ModelConfig& m, std::vector<Op>& ops, std::string_view name, double tokens) {
   if (!m.dropout) return;
   const double n = tokens * double(m.hidden);
-  ops.push_back(memop(std::move(name), OpKind::kDropout, n, TpSplit::kSequence,
+  ops.push_back(memop(name, OpKind::kDropout, n, TpSplit::kSequence,
                       {seq("dropout_mask", n, ActKind::kMask)}));
 }
 
@@ -119,24 +119,40 @@ void add_mla_attention(const ModelConfig& m, const OpShape& s, std::vector<Op>& 
                      {tensor("context", t * ctx, ActKind::kGemmInput)}));
 }
 
+// Names of one MLP's ops and tensors (dense, routed experts, shared experts).
+struct MlpNames {
+  std::string_view fc1_input, fc1, gelu, swiglu, activation_input, fc2_input, fc2;
+};
+constexpr MlpNames kDenseMlp = {"fc1_input",        "fc1",       "gelu", "swiglu",
+                                "activation_input", "fc2_input", "fc2"};
+constexpr MlpNames kExpertMlp = {
+    "expert_fc1_input",        "expert_fc1",       "expert_gelu", "expert_swiglu",
+    "expert_activation_input", "expert_fc2_input", "expert_fc2"};
+constexpr MlpNames kSharedMlp = {"shared_expert_fc1_input",
+                                 "shared_expert_fc1",
+                                 "shared_expert_gelu",
+                                 "shared_expert_swiglu",
+                                 "shared_expert_activation_input",
+                                 "shared_expert_fc2_input",
+                                 "shared_expert_fc2"};
+
 // fc1 -> activation -> fc2 for `tokens` rows of width f. `input_saved` is false when the input
-// tensor is already saved by an earlier op (MoE shared experts read the router's input).
-void add_mlp(const ModelConfig& m, std::vector<Op>& ops, const std::string& prefix, double tokens,
+// tensor is already saved by an earlier op (MoE experts and shared experts read saved inputs).
+void add_mlp(const ModelConfig& m, std::vector<Op>& ops, const MlpNames& names, double tokens,
              double f, OpKind gemm_kind, bool input_saved) {
   const double h = double(m.hidden);
   const bool swiglu = m.ffn_type == FfnType::kSwiglu;
   const double fc1_out = swiglu ? 2 * f : f;
   std::vector<SavedTensor> in;
-  if (input_saved) in.push_back(seq(prefix + "fc1_input", tokens * h, ActKind::kGemmInput));
-  Op fc1 = gemm(prefix + "fc1", tokens, fc1_out, h, TpSplit::kColumn, std::move(in));
+  if (input_saved) in.push_back(seq(names.fc1_input, tokens * h, ActKind::kGemmInput));
+  Op fc1 = gemm(names.fc1, tokens, fc1_out, h, TpSplit::kColumn, std::move(in));
   fc1.kind = gemm_kind;
   ops.push_back(std::move(fc1));
   // GeLU keeps its input (s*b*f); SwiGLU keeps the gate and up halves (2*s*b*f).
-  ops.push_back(memop(prefix + (swiglu ? "swiglu" : "gelu"), OpKind::kActivationFn,
-                      tokens * fc1_out, TpSplit::kColumn,
-                      {tensor(prefix + "activation_input", tokens * fc1_out)}));
-  Op fc2 = gemm(prefix + "fc2", tokens, h, f, TpSplit::kRow,
-                {tensor(prefix + "fc2_input", tokens * f, ActKind::kGemmInput)});
+  ops.push_back(memop(swiglu ? names.swiglu : names.gelu, OpKind::kActivationFn, tokens * fc1_out,
+                      TpSplit::kColumn, {tensor(names.activation_input, tokens * fc1_out)}));
+  Op fc2 = gemm(names.fc2, tokens, h, f, TpSplit::kRow,
+                {tensor(names.fc2_input, tokens * f, ActKind::kGemmInput)});
   fc2.kind = gemm_kind;
   ops.push_back(std::move(fc2));
 }
@@ -154,12 +170,12 @@ void add_moe(const ModelConfig& m, const OpShape& s, std::vector<Op>& ops) {
   // Dispatched tokens are the experts' fc1 input; expert outputs are kept for the combine.
   ops.push_back(memop("dispatch", OpKind::kRouter, routed * h, TpSplit::kSequence,
                       {seq("expert_fc1_input", routed * h, ActKind::kGemmInput)}));
-  add_mlp(m, ops, "expert_", routed, double(m.moe.expert_ffn_hidden), OpKind::kExpertGemm, false);
+  add_mlp(m, ops, kExpertMlp, routed, double(m.moe.expert_ffn_hidden), OpKind::kExpertGemm, false);
   ops.push_back(memop("combine", OpKind::kRouter, routed * h, TpSplit::kSequence,
                       {seq("expert_output", routed * h)}));
   if (m.moe.shared_experts > 0) {
     const double f = double(m.moe.shared_experts) * double(m.moe.expert_ffn_hidden);
-    add_mlp(m, ops, "shared_expert_", t, f, OpKind::kGemm, false);
+    add_mlp(m, ops, kSharedMlp, t, f, OpKind::kGemm, false);
   }
 }
 
@@ -182,7 +198,7 @@ std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
   if (m.is_moe_layer(layer))
     add_moe(m, s, ops);
   else
-    add_mlp(m, ops, "", t, double(m.effective_ffn_hidden()), OpKind::kGemm, true);
+    add_mlp(m, ops, kDenseMlp, t, double(m.effective_ffn_hidden()), OpKind::kGemm, true);
   add_dropout(m, ops, "mlp_dropout_out", t);
   return ops;
 }

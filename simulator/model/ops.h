@@ -5,7 +5,7 @@
 // each op is stated by `split` (ops) and `shard` (saved tensors).
 #pragma once
 
-#include <string>
+#include <string_view>
 #include <vector>
 
 #include "simulator/model/model_config.h"
@@ -28,8 +28,9 @@ enum class ActKind {
   kInt64,       // token ids
 };
 
+// Names are string literals (static storage), so op lists are cheap to build.
 struct SavedTensor {
-  std::string name;
+  std::string_view name;
   double elements = 0;  // per micro-batch, unsharded
   ActKind kind = ActKind::kActivation;
   ActShard shard = ActShard::kSequence;
@@ -55,7 +56,7 @@ enum class OpKind {
 enum class TpSplit { kNone, kColumn, kRow, kHeads, kSequence };
 
 struct Op {
-  std::string name;
+  std::string_view name;
   OpKind kind = OpKind::kGemm;
   double m = 0, n = 0, k = 0;  // GEMM shape (tokens x out x in); for bmm per batch entry
   double batch = 1;            // batched GEMMs: number of independent products

@@ -34,6 +34,26 @@ std::vector<int> split_layers(int layers, int n, int first, int last) {
   return out;
 }
 
+namespace {
+
+// "tp-cp-dp-pp": each dimension's stride is the product of the sizes of those before it.
+void assign_strides(const std::string& order, Plan& plan) {
+  long long stride = 1;
+  std::size_t pos = 0;
+  while (pos < order.size()) {
+    const std::size_t dash = order.find('-', pos);
+    const std::string dim = order.substr(pos, dash == std::string::npos ? dash : dash - pos);
+    if (dim == "tp") plan.stride_tp = stride, stride *= plan.tp;
+    if (dim == "cp") plan.stride_cp = stride, stride *= plan.cp;
+    if (dim == "dp") plan.stride_dp = stride, stride *= plan.dp;
+    if (dim == "pp") plan.stride_pp = stride, stride *= plan.pp;
+    if (dash == std::string::npos) break;
+    pos = dash + 1;
+  }
+}
+
+}  // namespace
+
 Plan make_plan(const Scenario& s) {
   const auto& p = s.parallel;
   Plan plan;
@@ -45,6 +65,8 @@ Plan make_plan(const Scenario& s) {
   plan.dp = p.dp;
   plan.gpus = s.cluster.gpus();
   plan.schedule = p.schedule;
+  plan.gpus_per_node = s.cluster.gpus_per_node;
+  assign_strides(p.rank_order, plan);
   plan.micro_batches = s.training.global_batch / (std::int64_t(p.dp) * s.training.micro_batch);
   const std::vector<int> per_chunk =
       split_layers(s.model.layers, p.pp * p.vpp, p.first_stage_layers, p.last_stage_layers);

@@ -28,6 +28,9 @@ struct Plan {
   std::int64_t micro_batches = 1;  // per data-parallel rank per optimizer step (m)
   Schedule schedule = Schedule::k1F1B;
   std::vector<PipelineStage> stages;
+  int gpus_per_node = 1;
+  // Distance in global ranks between neighbours of each group (from parallel.rank_order).
+  long long stride_tp = 1, stride_cp = 1, stride_dp = 1, stride_pp = 1;
   // ZeRO shards dense states over DP x CP (Megatron's data-parallel group with context parallel)
   // and expert states over the expert-data-parallel group DP x CP / EP.
   [[nodiscard]] int dense_shard_degree() const { return dp * cp; }

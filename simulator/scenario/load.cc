@@ -77,6 +77,17 @@ nlohmann::json parse_value(const std::string& text) {
   return v;
 }
 
+// Removes the dotted `key` from `root` (after apply_override created it as null).
+void erase_path(nlohmann::json& root, const std::string& key) {
+  nlohmann::json* parent = &root;
+  std::size_t start = 0, dot;
+  while ((dot = key.find('.', start)) != std::string::npos) {
+    parent = &(*parent)[key.substr(start, dot - start)];
+    start = dot + 1;
+  }
+  parent->erase(key.substr(start));
+}
+
 }  // namespace
 
 nlohmann::json read_json_file(const std::string& path) {
@@ -114,7 +125,13 @@ void apply_override(nlohmann::json& root, const std::string& assignment) {
     if (node->is_null()) *node = nlohmann::json::object();
     start = dot + 1;
   }
-  *node = parse_value(assignment.substr(eq + 1));
+  nlohmann::json value = parse_value(assignment.substr(eq + 1));
+  if (value.is_null()) {  // KEY=null removes the key: back to its default or derived value
+    *node = nlohmann::json();
+    erase_path(root, key);
+    return;
+  }
+  *node = std::move(value);
 }
 
 Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,

@@ -11,7 +11,8 @@
 namespace shardsim {
 
 // `scenario` is a path to a JSON file or the name of a shipped example (scenarios/examples).
-// `overrides` are "dotted.key=VALUE" strings; VALUE is JSON, or a bare string.
+// `overrides` are "dotted.key=VALUE" strings; VALUE is JSON, or a bare string; null removes
+// the key (back to its default or derived value).
 // Throws InputError (exit code 2) with every problem found.
 [[nodiscard]] Scenario load_scenario(const std::string& scenario,
                                      const std::vector<std::string>& overrides = {});

@@ -43,6 +43,10 @@ struct ParallelConfig {
   Schedule schedule = Schedule::k1F1B;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
+  bool overlap_tp_comm = false;  // TP/SP collectives overlapped with the adjacent GEMMs
+  // Order of the parallel dimensions in the global rank, innermost first ("tp-cp-dp-pp"):
+  // decides which groups share a node. EP groups are carved from DP.
+  std::string rank_order = "tp-cp-dp-pp";
   int first_stage_layers = -1;  // -1: automatic (Megatron-style uneven split when needed)
   int last_stage_layers = -1;
 };

@@ -60,6 +60,10 @@ void read_parallel(const nlohmann::json& j, Diagnostics& d, ParallelConfig& p) {
   r.enumeration("schedule", p.schedule, kSchedules);
   r.boolean("overlap_grad_reduce", p.overlap_grad_reduce);
   r.boolean("overlap_param_gather", p.overlap_param_gather);
+  r.boolean("overlap_tp_comm", p.overlap_tp_comm);
+  r.choice("rank_order", p.rank_order,
+           {"tp-cp-dp-pp", "tp-cp-pp-dp", "tp-dp-cp-pp", "tp-pp-cp-dp", "cp-tp-dp-pp",
+            "tp-dp-pp-cp", "tp-pp-dp-cp", "dp-tp-cp-pp", "pp-tp-cp-dp"});
   r.integer("first_stage_layers", p.first_stage_layers, 0, 1 << 20);
   r.integer("last_stage_layers", p.last_stage_layers, 0, 1 << 20);
   r.finish();

@@ -475,7 +475,7 @@ TEST(cli_json, NotFittingIsAResultNotAnError) {
 // Commands and usage
 
 TEST(cli_usage, UnavailableCommandSaysSo) {
-  const Result r = shardsim({"simulate", "x"});
+  const Result r = shardsim({"search", "x"});
   EXPECT_EQ(r.exit_code, 2);  // DESIGN: a command of a later issue refuses (exit 2)
   EXPECT_EQ(r.out, "");
   EXPECT_TRUE(contains(r.err, "not available yet")) << r.err;

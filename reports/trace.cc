@@ -1,0 +1,37 @@
+#include "reports/trace.h"
+
+#include <string>
+
+namespace shardsim {
+
+nlohmann::json chrome_trace(const StepResult& r, int stages) {
+  nlohmann::json events = nlohmann::json::array();
+  for (int st = 0; st < stages; ++st) {
+    events.push_back({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", st},
+                      {"tid", 0},
+                      {"args", {{"name", "pipeline stage " + std::to_string(st)}}}});
+    for (int k = 0; k < kStreamKinds; ++k)
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_name"},
+                        {"pid", st},
+                        {"tid", k},
+                        {"args", {{"name", stream_name(StreamKind(k))}}}});
+  }
+  for (const auto& s : r.trace) {
+    // Trace Event Format timestamps and durations are microseconds.
+    events.push_back({{"ph", "X"},
+                      {"name", s.name},
+                      {"cat", s.category},
+                      {"pid", s.stage},
+                      {"tid", int(s.stream)},
+                      {"ts", s.start * 1e6},
+                      {"dur", (s.end - s.start) * 1e6}});
+  }
+  return {{"traceEvents", events},
+          {"displayTimeUnit", "ms"},
+          {"otherData", {{"step_seconds", r.step_seconds}}}};
+}
+
+}  // namespace shardsim

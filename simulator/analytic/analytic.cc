@@ -1,0 +1,131 @@
+#include "simulator/analytic/analytic.h"
+
+#include <algorithm>
+
+namespace shardsim {
+namespace {
+
+// One micro-batch of every chunk of stage i: forward, backward-input, backward-weight, and FLOPs.
+struct StageWork {
+  TimeSplit f, b, w;
+  double model_flops = 0, hardware_flops = 0;
+};
+
+StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& st) {
+  StageWork sw;
+  auto add = [&sw](const WorkCost& wc) {
+    sw.f += wc.fwd;
+    sw.b += wc.bwd_input;
+    sw.w += wc.bwd_weight;
+    sw.model_flops += wc.model_flops;
+    sw.hardware_flops += wc.hardware_flops;
+  };
+  for (const auto& ch : st.chunks)
+    for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
+      add(c.layers[std::size_t(l)].work);
+  if (st.has_embedding) add(c.embedding);
+  if (st.has_output) add(c.output);
+  (void)plan;
+  return sw;
+}
+
+double bubble_per_stage(Schedule s, double f, double b, double w, int v) {
+  switch (s) {
+    case Schedule::kGpipe:
+    case Schedule::k1F1B:
+      return f + b + w;
+    case Schedule::kInterleaved:
+      return (f + b + w) / v;
+    case Schedule::kZbH1:
+      return std::max(0.0, f + b - w);
+    case Schedule::kZbH2:
+      return std::max(0.0, f + b - 2 * w);
+  }
+  return f + b + w;
+}
+
+// Data-parallel time not hidden: overlapped buckets hide behind the last micro-batch's backward
+// except the final bucket; ZeRO-3 gathers and reduce-scatters hide behind compute.
+double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int stage,
+                  double backward, double work) {
+  const StageCost& sc = c.stages[std::size_t(stage)];
+  double total = 0, last = 0;
+  for (const auto& b : sc.buckets) {
+    total += b.seconds;
+    last = b.seconds;
+  }
+  double exposed = s.parallel.overlap_grad_reduce ? std::max(last, total - backward) : total;
+  if (s.parallel.zero == 3) {
+    double per_mb = 0, first_gather = 0;
+    for (const auto& ch : plan.stages[std::size_t(stage)].chunks)
+      for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) {
+        const LayerCost& lc = c.layers[std::size_t(l)];
+        per_mb += 2 * lc.zero3_gather_seconds + lc.zero3_reduce_seconds;
+        if (first_gather == 0) first_gather = lc.zero3_gather_seconds;
+      }
+    exposed += first_gather + std::max(0.0, double(plan.micro_batches) * (per_mb - work));
+  }
+  if (!s.parallel.overlap_param_gather) exposed += sc.param_gather_seconds;
+  return exposed;
+}
+
+}  // namespace
+
+AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCosts& c) {
+  AnalyticResult r;
+  std::vector<StageWork> work;
+  double worst = -1;
+  for (const auto& st : plan.stages) {
+    work.push_back(stage_work(plan, c, st));
+    const auto& sw = work.back();
+    const double t = sw.f.total() + sw.b.total() + sw.w.total();
+    if (t > worst) {
+      worst = t;
+      r.bottleneck_stage = st.index;
+    }
+  }
+  const StageWork& sw = work[std::size_t(r.bottleneck_stage)];
+  const bool zb = plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2;
+  const double f = sw.f.total(), b = sw.b.total() + (zb ? 0 : sw.w.total()),
+               w = zb ? sw.w.total() : 0;
+  TimeSplit per_mb = sw.f;
+  per_mb += sw.b;
+  per_mb += sw.w;
+  r.breakdown = per_mb.scaled(double(plan.micro_batches));
+  const int p = plan.pp;
+  r.breakdown.add(TimeCategory::kBubble,
+                  (p - 1) * bubble_per_stage(plan.schedule, f, b, w, plan.vpp));
+  r.breakdown.add(TimeCategory::kPpComm, 2.0 * (p - 1) * c.p2p_seconds);
+  r.breakdown.add(TimeCategory::kDpComm,
+                  exposed_dp(s, plan, c, r.bottleneck_stage, sw.b.total() + sw.w.total(),
+                             f + sw.b.total() + sw.w.total()));
+  const StageCost& sc = c.stages[std::size_t(r.bottleneck_stage)];
+  r.breakdown.add(TimeCategory::kOptimizer, sc.optimizer_seconds + sc.host_optimizer_seconds);
+  r.breakdown.add(TimeCategory::kOffload, sc.offload_d2h_seconds + sc.offload_h2d_seconds);
+  r.step_seconds = r.breakdown.total();
+  return r;
+}
+
+Throughput throughput(const Scenario& s, const Plan& plan, const StepCosts& c, double step) {
+  Throughput t;
+  if (step <= 0) return t;
+  double model = 0, hardware = 0;  // per GPU per step: every rank of a stage does the same work
+  for (const auto& st : plan.stages) {
+    const StageWork sw = stage_work(plan, c, st);
+    model += sw.model_flops;
+    hardware += sw.hardware_flops;
+  }
+  const double m = double(plan.micro_batches);
+  model *= m / plan.pp;
+  hardware *= m / plan.pp;
+  t.tokens_per_second = double(s.training.global_batch) * double(s.training.seq_len) / step;
+  t.model_tflops_per_gpu = model / step / 1e12;
+  t.hardware_tflops_per_gpu = hardware / step / 1e12;
+  if (c.peak_flops_per_gpu > 0) {
+    t.mfu = model / step / c.peak_flops_per_gpu;
+    t.hfu = hardware / step / c.peak_flops_per_gpu;
+  }
+  return t;
+}
+
+}  // namespace shardsim

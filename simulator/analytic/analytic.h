@@ -1,0 +1,41 @@
+// Closed-form step time from the same per-op costs the DES uses (cost/step_costs.h): the
+// bottleneck stage's work times the micro-batch count, plus the schedule's bubble, pipeline
+// transfers on the fill/drain path, exposed data-parallel traffic, the optimizer and offload.
+//   GPipe, 1F1B:  bubble = (p-1)(f + b + w)            (Narayanan et al. §2.2)
+//   interleaved:  bubble = (p-1)(f + b + w) / v
+//   ZB-H1:        bubble = (p-1) max(0, f + b - w)     (Qi et al.; b = input-gradient work)
+//   ZB-H2:        bubble = (p-1) max(0, f + b - 2w)
+// with f, b, w one micro-batch's forward, backward-input and backward-weight time on the
+// bottleneck stage.
+#pragma once
+
+#include "simulator/cost/step_costs.h"
+#include "simulator/cost/time_split.h"
+#include "simulator/plan/plan.h"
+#include "simulator/scenario/scenario.h"
+
+namespace shardsim {
+
+struct AnalyticResult {
+  double step_seconds = 0;
+  TimeSplit breakdown;  // sums to step_seconds
+  int bottleneck_stage = 0;
+};
+
+[[nodiscard]] AnalyticResult analytic_step(const Scenario& s, const Plan& plan,
+                                           const StepCosts& costs);
+
+struct Throughput {
+  double tokens_per_second = 0;
+  double model_tflops_per_gpu = 0;     // model FLOPs (no recomputation) / step / GPU, 1e12 FLOP/s
+  double hardware_tflops_per_gpu = 0;  // executed FLOPs (recomputation included)
+  double mfu = 0;                      // model FLOP/s per GPU / dense peak
+  double hfu = 0;
+};
+
+// FLOPs follow Megatron's convention: 2*m*n*k per GEMM (attention scores and values included,
+// causal masking not halved), backward = 2x forward; element-wise ops are not counted.
+[[nodiscard]] Throughput throughput(const Scenario& s, const Plan& plan, const StepCosts& costs,
+                                    double step_seconds);
+
+}  // namespace shardsim

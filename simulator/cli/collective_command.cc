@@ -1,0 +1,215 @@
+// shardsim collective: one collective's predicted time for a GPU preset or profile
+// (simulator/cost/collective.h holds the model).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "reports/output.h"
+#include "reports/report_common.h"
+#include "simulator/cli/commands.h"
+#include "simulator/core/diagnostics.h"
+#include "simulator/core/strings.h"
+#include "simulator/cost/collective.h"
+#include "simulator/scenario/load.h"
+#include "simulator/scenario/presets.h"
+
+namespace shardsim::cli {
+namespace {
+
+constexpr double kGB = 1e9;  // GB/s = 1e9 bytes/s
+
+// Problems of a JSON file named by a flag: "--gpu my.json: /memory_bytes: ...".
+void throw_with_flag(const Diagnostics& d, const std::string& flag, const std::string& file) {
+  std::vector<Diagnostic> items;
+  for (const auto& e : d.items()) items.push_back({flag + " " + file + ": " + e.path, e.message});
+  throw InputError(items);
+}
+
+// A shipped preset of `kind` by name, else a JSON file at that path.
+nlohmann::json preset_or_file(PresetKind kind, const std::string& spec, const std::string& flag) {
+  if (auto preset = find_preset(kind, spec)) return *preset;
+  if (!std::filesystem::exists(spec)) throw_unknown_preset(kind, spec, flag);
+  try {
+    return read_json_file(spec);
+  } catch (const InputError& e) {
+    throw InputError(flag, e.items().front().message);
+  }
+}
+
+GpuProfile load_gpu(const std::string& spec) {
+  GpuProfile gpu;
+  Diagnostics d;
+  read_gpu_profile(preset_or_file(PresetKind::kGpu, spec, "--gpu"), "", d, gpu);
+  if (!d.empty()) throw_with_flag(d, "--gpu", spec);
+  return gpu;
+}
+
+// --network, or the GPU profile's default node network.
+NetworkConfig load_network(const std::string& spec, const GpuProfile& gpu) {
+  const std::string name = spec.empty() ? gpu.default_network : spec;
+  if (name.empty())
+    throw InputError("--network", fmt::format("is required: GPU profile \"{}\" names no default "
+                                              "network (node.network)",
+                                              gpu.name));
+  NetworkConfig net;
+  Diagnostics d;
+  read_network_config(preset_or_file(PresetKind::kCluster, name, "--network"), "", d, net);
+  if (!d.empty()) throw_with_flag(d, "--network", name);
+  if (net.name.empty()) net.name = name;
+  return net;
+}
+
+// "unknown X \"v\" (did you mean \"w\"?); expected one of: ..."
+std::string unknown(const std::string& what, const std::string& value,
+                    const std::vector<std::string>& names) {
+  const std::string guess = nearest(value, names);
+  return fmt::format("unknown {} \"{}\"{}; expected one of: {}", what, value,
+                     guess.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", guess),
+                     join(names));
+}
+
+std::vector<std::string> names_of(const std::vector<CollectiveAlgorithm>& algorithms) {
+  std::vector<std::string> names;
+  for (const auto a : algorithms) names.push_back(algorithm_name(a));
+  return names;
+}
+
+// Checks every flag, reporting all problems at once (exit code 2).
+void check_args(const CollectiveArgs& a, Diagnostics& d) {
+  if (!std::isfinite(a.bytes) || a.bytes <= 0)
+    d.error("--bytes", fmt::format("must be a positive number of bytes, got {}", a.bytes));
+  if (a.ranks < 1) d.error("--ranks", fmt::format("must be >= 1, got {}", a.ranks));
+  if (a.gpus_per_node_given && a.gpus_per_node < 1)
+    d.error("--gpus-per-node", fmt::format("must be >= 1, got {}", a.gpus_per_node));
+  if (a.stride < 1) d.error("--stride", fmt::format("must be >= 1, got {}", a.stride));
+  const auto op = collective_from_name(a.op);
+  if (!op) d.error("--op", unknown("collective", a.op, collective_names()));
+  const auto alg = algorithm_from_name(a.algorithm);
+  using A = CollectiveAlgorithm;
+  const auto all = names_of({A::kAuto, A::kRing, A::kTree, A::kHierarchical, A::kDirect});
+  if (!alg) d.error("--algorithm", unknown("algorithm", a.algorithm, all));
+  if (!op || !alg || *alg == CollectiveAlgorithm::kAuto) return;
+  const auto supported = supported_algorithms(*op);
+  if (std::ranges::find(supported, *alg) == supported.end())
+    d.error("--algorithm",
+            fmt::format("{} does not apply to {}; it supports: {} (or auto)", a.algorithm,
+                        collective_name(*op), join(names_of(supported))));
+}
+
+struct Prediction {
+  CollectiveOp op;
+  GroupPlacement group;
+  int gpus_per_node;
+  CollectiveCost chosen;
+  std::vector<CollectiveCost> alternatives;  // every supported algorithm, for comparison
+};
+
+Prediction predict(const CollectiveArgs& a, const GpuProfile& gpu, const NetworkConfig& net) {
+  Prediction p;
+  p.op = *collective_from_name(a.op);
+  p.gpus_per_node = a.gpus_per_node_given ? a.gpus_per_node : gpu.default_gpus_per_node;
+  p.group = place_group(a.ranks, a.stride, p.gpus_per_node);
+  p.chosen = collective_cost(p.op, a.bytes, p.group, net, *algorithm_from_name(a.algorithm));
+  for (const auto alg : supported_algorithms(p.op))
+    p.alternatives.push_back(collective_cost(p.op, a.bytes, p.group, net, alg));
+  return p;
+}
+
+std::string bus_factor_text(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::kAllReduce:
+      return "2(n-1)/n";
+    case CollectiveOp::kSendRecv:
+    case CollectiveOp::kBroadcast:
+      return "1";
+    default:
+      return "(n-1)/n";
+  }
+}
+
+std::string size_meaning(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::kAllReduce:
+    case CollectiveOp::kBroadcast:
+      return "the per-rank buffer";
+    case CollectiveOp::kAllToAll:
+      return "each rank's whole send buffer";
+    case CollectiveOp::kSendRecv:
+      return "the message";
+    default:
+      return "the whole buffer (n per-rank chunks)";
+  }
+}
+
+std::string text_report(const CollectiveArgs& a, const GpuProfile& gpu, const NetworkConfig& net,
+                        const Prediction& p) {
+  const auto& c = p.chosen;
+  std::string t = fmt::format("{} of {:.0f} bytes ({:.3f} GB, nccl-tests size: {})\n",
+                              collective_name(p.op), a.bytes, a.bytes / kGB, size_meaning(p.op));
+  t += fmt::format("group: {} ranks on {} node(s), {} per node (stride {}, {} GPUs per node)\n",
+                   p.group.size, p.group.nodes(), std::min(p.group.size, p.group.ranks_per_node),
+                   a.stride, p.gpus_per_node);
+  t += fmt::format(
+      "hardware: {} on {}: NVLink {:.0f} GB/s, NIC {:.0f} Gbit/s ({:.1f} GB/s) per GPU per "
+      "direction\n",
+      gpu.name, net.name, net.intra_node_GBps, net.inter_node_Gbps, net.inter_node_Gbps / 8);
+  for (const auto& alt : p.alternatives)
+    t += fmt::format("  {:<13} {:.6f} s  {:>10.1f} µs{}\n", algorithm_name(alt.algorithm),
+                     alt.seconds, alt.seconds * 1e6, alt.algorithm == c.algorithm ? "  <-" : "");
+  t += fmt::format("algorithm: {} ({})\n", algorithm_name(c.algorithm),
+                   a.algorithm == "auto" ? "auto: the fastest" : "requested");
+  t += fmt::format("time: {:.6f} s ({:.1f} µs)\n", c.seconds, c.seconds * 1e6);
+  t += fmt::format(
+      "algbw: {:.1f} GB/s  busbw: {:.1f} GB/s  (GB/s = 1e9 bytes/s; busbw = algbw x {}"
+      " = {:.4f})\n",
+      c.alg_bytes_per_second / kGB, c.bus_bytes_per_second / kGB, bus_factor_text(p.op),
+      bus_factor(p.op, p.group.size));
+  return t;
+}
+
+nlohmann::json json_report(const CollectiveArgs& a, const GpuProfile& gpu, const NetworkConfig& net,
+                           const Prediction& p) {
+  nlohmann::json alternatives = nlohmann::json::array();
+  for (const auto& alt : p.alternatives)
+    alternatives.push_back(
+        {{"algorithm", algorithm_name(alt.algorithm)}, {"seconds", alt.seconds}});
+  const auto& c = p.chosen;
+  return {{"schema_version", kReportSchemaVersion},
+          {"tool_version", tool_version()},
+          {"input",
+           {{"gpu", gpu.name},
+            {"network", to_json(net)},
+            {"op", collective_name(p.op)},
+            {"bytes", a.bytes},
+            {"ranks", a.ranks},
+            {"gpus_per_node", p.gpus_per_node},
+            {"stride", a.stride},
+            {"algorithm", a.algorithm}}},
+          {"collective",
+           {{"op", collective_name(p.op)},
+            {"seconds", c.seconds},
+            {"algorithm", algorithm_name(c.algorithm)},
+            {"algbw_bytes_per_second", c.alg_bytes_per_second},
+            {"busbw_bytes_per_second", c.bus_bytes_per_second},
+            {"bus_factor", bus_factor(p.op, p.group.size)},
+            {"nodes", p.group.nodes()},
+            {"ranks_per_node", std::min(p.group.size, p.group.ranks_per_node)},
+            {"algorithms", alternatives}}}};
+}
+
+}  // namespace
+
+int run_collective(const CollectiveArgs& a) {
+  Diagnostics d;
+  check_args(a, d);
+  d.throw_if_any();
+  const GpuProfile gpu = load_gpu(a.gpu);
+  const NetworkConfig net = load_network(a.network, gpu);
+  const Prediction p = predict(a, gpu, net);
+  write_output(a.output,
+               a.json ? json_report(a, gpu, net, p).dump(2) + "\n" : text_report(a, gpu, net, p));
+  return kExitOk;
+}
+
+}  // namespace shardsim::cli

@@ -1,0 +1,298 @@
+#include "simulator/cost/collective.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+namespace shardsim {
+namespace {
+
+constexpr double kSecondsPerUs = 1e-6;
+constexpr double kBitsPerByte = 8;
+constexpr double kBytesPerGB = 1e9;
+
+// Algorithm steps (hops) of one call, split by the link they cross.
+struct Hops {
+  double intra = 0;  // NVLink hops
+  double inter = 0;  // network hops
+};
+
+// One call's traffic: `wire_bytes` leave each rank over a link of `bytes_per_second`, in messages
+// of `message_bytes`, after `hops` steps of latency. `network` marks a call that crosses nodes.
+struct Transfer {
+  double wire_bytes = 0;
+  double bytes_per_second = 0;
+  double message_bytes = 0;
+  Hops hops;
+  bool network = false;
+};
+
+// Per GPU per direction, bytes/s.
+double nvlink_bytes_per_second(const NetworkConfig& net) {
+  return net.intra_node_GBps * kBytesPerGB;
+}
+double nic_bytes_per_second(const NetworkConfig& net) {
+  return net.inter_node_Gbps * kBytesPerGB / kBitsPerByte;
+}
+
+// Group ranks that share one node (a group smaller than a node has all its ranks there).
+int local_ranks(const GroupPlacement& g) {
+  return std::min(g.size, g.ranks_per_node);
+}
+
+// Bottleneck of a ring or tree through the group: NVLink inside a node; across nodes, the
+// node-crossing edge is carried by the NICs of the group's k ranks on the node.
+double ring_bytes_per_second(const GroupPlacement& g, const NetworkConfig& net) {
+  const double nvlink = nvlink_bytes_per_second(net);
+  if (!g.crosses_nodes()) return nvlink;
+  return std::min(nvlink, local_ranks(g) * nic_bytes_per_second(net));
+}
+
+// Hops of a ring collective: `steps` in all; a chunk crosses the network (m - 1) times per pass
+// around the ring, and all-reduce makes two passes (reduce-scatter, then all-gather).
+Hops ring_hops(CollectiveOp op, const GroupPlacement& g) {
+  const double n = g.size, m = g.nodes();
+  const double passes = op == CollectiveOp::kAllReduce ? 2 : 1;
+  const double steps = passes * (n - 1);
+  const double network = passes * (m - 1);
+  return {steps - network, network};
+}
+
+// Base latency (s) of one call, before per-hop terms: the preset's measured small all-reduce
+// minus the hops of the ring that measured it (8 ranks on one node; 16 ranks on 2 nodes).
+double base_latency_seconds(bool crosses_nodes, const NetworkConfig& net) {
+  const GroupPlacement ref = crosses_nodes ? GroupPlacement{16, 8} : GroupPlacement{8, 8};
+  const double measured_us = crosses_nodes ? net.inter_node_latency_us : net.intra_node_latency_us;
+  const Hops h = ring_hops(CollectiveOp::kAllReduce, ref);
+  const double hops_us =
+      h.intra * net.intra_node_hop_latency_us + h.inter * net.inter_node_hop_latency_us;
+  return std::max(0.0, measured_us - hops_us) * kSecondsPerUs;
+}
+
+// Fraction of link bandwidth reached with messages of `message_bytes`:
+// eff = min + (max - min) * x / (x + half); x -> 0 gives min (latency-bound protocols), x >> half
+// gives max.
+double bandwidth_efficiency(double message_bytes, const NetworkConfig& net) {
+  const double lo = net.bandwidth_efficiency_min, hi = net.bandwidth_efficiency_max;
+  const double half = net.bandwidth_efficiency_half_bytes;
+  if (half <= 0) return hi;
+  return lo + (hi - lo) * message_bytes / (message_bytes + half);
+}
+
+// Start-up time (s) of one call: its level's base plus per-hop latencies.
+double alpha_seconds(const Hops& hops, bool network, const NetworkConfig& net) {
+  const double hops_us =
+      hops.intra * net.intra_node_hop_latency_us + hops.inter * net.inter_node_hop_latency_us;
+  return base_latency_seconds(network, net) + hops_us * kSecondsPerUs;
+}
+
+// Time (s) for `wire_bytes` over a link of `bytes_per_second` in messages of `message_bytes`.
+double bandwidth_seconds(double wire_bytes, double bytes_per_second, double message_bytes,
+                         const NetworkConfig& net) {
+  if (wire_bytes <= 0) return 0;
+  return wire_bytes / (bytes_per_second * bandwidth_efficiency(message_bytes, net));
+}
+
+// Seconds of one call: alpha + wire bytes over the efficient bandwidth.
+double transfer_seconds(const Transfer& t, const NetworkConfig& net) {
+  return alpha_seconds(t.hops, t.network, net) +
+         bandwidth_seconds(t.wire_bytes, t.bytes_per_second, t.message_bytes, net);
+}
+
+// Ring all-reduce, reduce-scatter, all-gather or (pipelined chain) broadcast of nccl-tests size S.
+double ring_seconds(CollectiveOp op, double bytes, const GroupPlacement& g,
+                    const NetworkConfig& net) {
+  if (g.size <= 1) return 0;
+  const double n = g.size;
+  // Bytes each rank sends: 2(n-1)/n S, (n-1)/n S, or the whole S for broadcast.
+  double fraction = (n - 1) / n;
+  if (op == CollectiveOp::kAllReduce) fraction *= 2;
+  if (op == CollectiveOp::kBroadcast) fraction = 1;
+  const Transfer t{fraction * bytes, ring_bytes_per_second(g, net), bytes / n, ring_hops(op, g),
+                   g.crosses_nodes()};
+  return transfer_seconds(t, net);
+}
+
+// Tree all-reduce: chain inside each node, double binary tree across nodes. Each rank (and each
+// node, over its k NICs) sends and receives 2S; depth (k - 1) + ceil(log2 m), traversed twice.
+double tree_seconds(double bytes, const GroupPlacement& g, const NetworkConfig& net) {
+  if (g.size <= 1) return 0;
+  const double k = local_ranks(g), m = g.nodes();
+  const Hops hops{2 * (k - 1), 2 * std::ceil(std::log2(m))};
+  const Transfer t{2 * bytes, ring_bytes_per_second(g, net), bytes / g.size, hops,
+                   g.crosses_nodes()};
+  return transfer_seconds(t, net);
+}
+
+// Hierarchical: ring phases inside the node (k ranks) and across nodes (m ranks, one per node,
+// each on its own NIC, carrying the node-local 1/k share). Each phase is its own call.
+double hierarchical_seconds(CollectiveOp op, double bytes, const GroupPlacement& g,
+                            const NetworkConfig& net) {
+  const int k = local_ranks(g);
+  const GroupPlacement node{k, k}, across{g.nodes(), 1};
+  // all-gather: gather S/k across nodes, then S inside the node; reduce-scatter the reverse.
+  if (op != CollectiveOp::kAllReduce)
+    return ring_seconds(op, bytes, node, net) + ring_seconds(op, bytes / k, across, net);
+  // all-reduce: reduce-scatter S inside, all-reduce S/k across, all-gather S inside.
+  return ring_seconds(CollectiveOp::kReduceScatter, bytes, node, net) +
+         ring_seconds(CollectiveOp::kAllReduce, bytes / k, across, net) +
+         ring_seconds(CollectiveOp::kAllGather, bytes, node, net);
+}
+
+// All-to-all: every rank sends S/n to each peer; the on-node share goes over NVLink while the
+// off-node share goes over the rank's own NIC, at the same time; the slower one sets the time.
+double alltoall_seconds(double bytes, const GroupPlacement& g, const NetworkConfig& net) {
+  if (g.size <= 1) return 0;
+  const double n = g.size, k = local_ranks(g), message = bytes / n;
+  // One call: k - 1 NVLink peers and n - k network peers.
+  const double alpha = alpha_seconds({k - 1, n - k}, g.crosses_nodes(), net);
+  const double on_node =
+      bandwidth_seconds((k - 1) / n * bytes, nvlink_bytes_per_second(net), message, net);
+  const double off_node =
+      bandwidth_seconds((n - k) / n * bytes, nic_bytes_per_second(net), message, net);
+  return alpha + std::max(on_node, off_node);
+}
+
+// Send/recv: one message of S to the next rank, over NVLink or, across nodes, one NIC.
+double sendrecv_seconds(double bytes, const GroupPlacement& g, const NetworkConfig& net) {
+  if (g.size <= 1) return 0;
+  const bool network = g.crosses_nodes();
+  const double link = network ? nic_bytes_per_second(net) : nvlink_bytes_per_second(net);
+  const Hops hop = network ? Hops{0, 1} : Hops{1, 0};
+  return transfer_seconds({bytes, link, bytes, hop, network}, net);
+}
+
+double algorithm_seconds(CollectiveOp op, CollectiveAlgorithm a, double bytes,
+                         const GroupPlacement& g, const NetworkConfig& net) {
+  switch (a) {
+    case CollectiveAlgorithm::kTree:
+      return tree_seconds(bytes, g, net);
+    case CollectiveAlgorithm::kHierarchical:
+      return hierarchical_seconds(op, bytes, g, net);
+    case CollectiveAlgorithm::kDirect:
+      return op == CollectiveOp::kAllToAll ? alltoall_seconds(bytes, g, net)
+                                           : sendrecv_seconds(bytes, g, net);
+    default:
+      return ring_seconds(op, bytes, g, net);
+  }
+}
+
+void require(bool condition, const char* what) {
+  if (!condition) throw std::invalid_argument(what);
+}
+
+constexpr std::array<std::pair<std::string_view, CollectiveOp>, 8> kOpNames = {
+    {{"all_reduce", CollectiveOp::kAllReduce},
+     {"reduce_scatter", CollectiveOp::kReduceScatter},
+     {"all_gather", CollectiveOp::kAllGather},
+     {"alltoall", CollectiveOp::kAllToAll},
+     {"sendrecv", CollectiveOp::kSendRecv},
+     {"broadcast", CollectiveOp::kBroadcast},
+     {"all_to_all", CollectiveOp::kAllToAll},  // aliases after the nccl-tests names
+     {"send_recv", CollectiveOp::kSendRecv}}};
+
+constexpr std::array<std::pair<std::string_view, CollectiveAlgorithm>, 5> kAlgorithmNames = {
+    {{"auto", CollectiveAlgorithm::kAuto},
+     {"ring", CollectiveAlgorithm::kRing},
+     {"tree", CollectiveAlgorithm::kTree},
+     {"hierarchical", CollectiveAlgorithm::kHierarchical},
+     {"direct", CollectiveAlgorithm::kDirect}}};
+
+}  // namespace
+
+GroupPlacement place_group(int size, long long stride, int gpus_per_node) {
+  require(size >= 1 && stride >= 1 && gpus_per_node >= 1,
+          "place_group: size, stride and gpus_per_node must be >= 1");
+  // Members per node: every stride-th rank of a node's gpus_per_node consecutive ranks.
+  const long long per_node = std::max(1LL, gpus_per_node / stride);
+  return {size, static_cast<int>(std::min<long long>(size, per_node))};
+}
+
+std::vector<CollectiveAlgorithm> supported_algorithms(CollectiveOp op) {
+  using A = CollectiveAlgorithm;
+  switch (op) {
+    case CollectiveOp::kAllReduce:
+      return {A::kRing, A::kTree, A::kHierarchical};
+    case CollectiveOp::kReduceScatter:
+    case CollectiveOp::kAllGather:
+      return {A::kRing, A::kHierarchical};
+    case CollectiveOp::kBroadcast:
+      return {A::kRing};
+    default:  // all-to-all, send/recv
+      return {A::kDirect};
+  }
+}
+
+CollectiveCost collective_cost(CollectiveOp op, double bytes, const GroupPlacement& group,
+                               const NetworkConfig& net, CollectiveAlgorithm algorithm) {
+  require(bytes >= 0 && group.size >= 1 && group.ranks_per_node >= 1,
+          "collective_cost: bytes >= 0, group size and ranks_per_node >= 1 required");
+  const auto candidates = supported_algorithms(op);
+  const bool automatic = algorithm == CollectiveAlgorithm::kAuto;
+  require(automatic || std::ranges::find(candidates, algorithm) != candidates.end(),
+          "collective_cost: algorithm not supported for this collective");
+  // Cost every candidate (or just the requested one) and keep the fastest; ties keep the first.
+  CollectiveCost best{-1, candidates.front()};
+  for (const auto a : automatic ? candidates : std::vector{algorithm}) {
+    const double s = bytes > 0 ? algorithm_seconds(op, a, bytes, group, net) : 0;
+    if (best.seconds < 0 || s < best.seconds) best = {s, a};
+  }
+  // nccl-tests bandwidths: algbw = S / t, busbw = algbw x bus factor.
+  if (best.seconds > 0) best.alg_bytes_per_second = bytes / best.seconds;
+  best.bus_bytes_per_second = best.alg_bytes_per_second * bus_factor(op, group.size);
+  return best;
+}
+
+double host_copy_seconds(double bytes, const GpuProfile& gpu) {
+  require(bytes >= 0, "host_copy_seconds: bytes must be >= 0");
+  if (bytes == 0) return 0;
+  return bytes / (gpu.pcie_bytes_per_second * kPcieCopyEfficiency);
+}
+
+std::string collective_name(CollectiveOp op) {
+  for (const auto& [name, value] : kOpNames)
+    if (value == op) return std::string(name);
+  return "unknown";
+}
+
+std::string algorithm_name(CollectiveAlgorithm a) {
+  for (const auto& [name, value] : kAlgorithmNames)
+    if (value == a) return std::string(name);
+  return "unknown";
+}
+
+std::optional<CollectiveOp> collective_from_name(std::string_view name) {
+  for (const auto& [n, value] : kOpNames)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+std::optional<CollectiveAlgorithm> algorithm_from_name(std::string_view name) {
+  for (const auto& [n, value] : kAlgorithmNames)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+std::vector<std::string> collective_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : kOpNames) names.emplace_back(name);
+  return names;
+}
+
+double bus_factor(CollectiveOp op, int ranks) {
+  const double n = ranks;
+  switch (op) {
+    case CollectiveOp::kAllReduce:
+      return 2 * (n - 1) / n;
+    case CollectiveOp::kReduceScatter:
+    case CollectiveOp::kAllGather:
+    case CollectiveOp::kAllToAll:
+      return (n - 1) / n;
+    default:  // send/recv, broadcast
+      return 1;
+  }
+}
+
+}  // namespace shardsim

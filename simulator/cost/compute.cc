@@ -1,0 +1,234 @@
+// Compute cost models (contracts and formulas in compute.h). Each step's formula is written in a
+// comment above the line that computes it.
+#include "simulator/cost/compute.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace shardsim {
+namespace {
+
+constexpr double kAlignmentBytes = 16;       // tensor-core operands: 16-byte aligned dimensions
+constexpr double kFlashBackwardFlops = 2.5;  // FlashAttention-2 backward: 2.5x forward FLOPs
+constexpr double kBackwardBytes = 2;         // backward kernels read and write twice the tensors
+
+// x / rate with x = 0 -> 0 (no NaN) and rate <= 0 -> +infinity (REQUIRES violated).
+double divide(double x, double rate) {
+  if (x <= 0) return 0;
+  return rate > 0 ? x / rate : std::numeric_limits<double>::infinity();
+}
+
+// The roofline of one kernel: max(compute time, memory time) + launch; empty work costs 0 s.
+OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& gpu) {
+  if (flops <= 0 && bytes <= 0) return {};
+  const double compute_s = divide(flops, flop_rate);
+  // memory time = bytes / (hbm * memory_bound_efficiency)
+  const double memory_s =
+      divide(bytes, gpu.hbm_bytes_per_second * gpu.compute.memory_bound_efficiency);
+  return {std::max(compute_s, memory_s) + gpu.compute.launch_overhead_s, flops, bytes};
+}
+
+OpCost operator+(const OpCost& a, const OpCost& b) {
+  return {a.seconds + b.seconds, a.flops + b.flops, a.bytes + b.bytes};
+}
+
+bool misaligned(double dim, double bytes_per_element) {
+  return std::fmod(dim * bytes_per_element, kAlignmentBytes) != 0;
+}
+
+// Activation storage: fp32 training keeps fp32 activations; fp16, bf16 and fp8 training keep
+// 16-bit activations (fp8 is a GEMM input format only).
+double activation_bytes(Dtype precision) {
+  return precision == Dtype::kFp32 ? 4 : 2;
+}
+
+// Attention runs in bf16 under fp8 training; otherwise in the training precision.
+Dtype attention_dtype(Dtype precision) {
+  return precision == Dtype::kFp8 ? Dtype::kBf16 : precision;
+}
+
+// The op's per-rank work after tensor parallelism (see op_cost in compute.h).
+struct LocalShape {
+  double m, n, k, batch, elements;
+};
+
+LocalShape split_for_tp(const Op& op, const OpContext& ctx) {
+  const double tp = std::max(1, ctx.tp);
+  LocalShape s{op.m, op.n, op.k, op.batch, op.elements};
+  switch (op.split) {
+    case TpSplit::kColumn:  // output features (and the matching activations) split
+      s.n /= tp;
+      s.elements /= tp;
+      break;
+    case TpSplit::kRow:  // reduction split; row-parallel outputs stay full width
+      s.k /= tp;
+      break;
+    case TpSplit::kHeads:
+      s.batch /= tp;
+      s.elements /= tp;
+      break;
+    case TpSplit::kSequence:  // residual-stream tensors are split only by sequence parallelism
+      if (ctx.sp) s.elements /= tp;
+      break;
+    case TpSplit::kNone:
+      break;
+  }
+  return s;
+}
+
+// Weight GEMM C = X.W: forward (m, n, k), dX = dC.W^T (m, k, n), dW = X^T.dC (k, n, m).
+OpCost weight_gemm(const LocalShape& s, Pass pass, Dtype dtype, const GpuProfile& gpu) {
+  switch (pass) {
+    case Pass::kForward:
+      return gemm_cost(s.m, s.n, s.k, s.batch, dtype, gpu);
+    case Pass::kBackwardInput:
+      return gemm_cost(s.m, s.k, s.n, s.batch, dtype, gpu);
+    case Pass::kBackwardWeight:
+      return gemm_cost(s.k, s.n, s.m, s.batch, dtype, gpu);
+  }
+  return {};
+}
+
+// Attention bmm C = A.B without weights: both operand gradients belong to backward-input.
+OpCost attention_bmm(const LocalShape& s, Pass pass, Dtype dtype, const GpuProfile& gpu) {
+  switch (pass) {
+    case Pass::kForward:
+      return gemm_cost(s.m, s.n, s.k, s.batch, dtype, gpu);
+    case Pass::kBackwardInput:  // dA = dC.B^T (m, k, n) and dB = A^T.dC (k, n, m)
+      return gemm_cost(s.m, s.k, s.n, s.batch, dtype, gpu) +
+             gemm_cost(s.k, s.n, s.m, s.batch, dtype, gpu);
+    case Pass::kBackwardWeight:
+      return {};
+  }
+  return {};
+}
+
+// Fused attention: m = s_local, n = s_full, k = head_dim, batch = heads * micro_batch (per rank).
+OpCost flash_attention(const LocalShape& s, Pass pass, Dtype dtype, bool causal,
+                       const GpuProfile& gpu) {
+  if (pass == Pass::kBackwardWeight || s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batch <= 0) return {};
+  // flops = 4 * s_local * s_full * head_dim * heads * micro_batch (Q.K^T and P.V, no causal
+  // halving)
+  double flops = 4 * s.m * s.n * s.k * s.batch;
+  // bytes = (Q + K + V read, O = s_local * head_dim * batch written) * activation bytes
+  double bytes = (s.elements + s.m * s.k * s.batch) * activation_bytes(dtype);
+  if (pass == Pass::kBackwardInput) {
+    flops *= kFlashBackwardFlops;
+    bytes *= kBackwardBytes;
+  }
+  const double rate =
+      gemm_peak_flops(dtype, gpu) * gemm_efficiency(s.m, s.n, s.k, s.batch, dtype, gpu).total();
+  // Causal masking: the kernel skips the masked half of the tiles; the count stays full.
+  OpCost cost = roofline(causal ? flops / 2 : flops, rate, bytes, gpu);
+  cost.flops = flops;
+  return cost;
+}
+
+// Streaming op: forward bytes = elements * activation bytes * 2 (read + write); backward-input
+// twice that; backward-weight nothing.
+OpCost memory_op(const LocalShape& s, Pass pass, Dtype precision, const GpuProfile& gpu) {
+  if (pass == Pass::kBackwardWeight) return {};
+  const double forward_bytes = s.elements * activation_bytes(precision) * 2;
+  return memory_bound_cost(pass == Pass::kForward ? forward_bytes : kBackwardBytes * forward_bytes,
+                           gpu);
+}
+
+}  // namespace
+
+double gemm_peak_flops(Dtype dtype, const GpuProfile& gpu) {
+  const PeakFlops& p = gpu.peak;
+  const double peak = dtype == Dtype::kFp32 ? (p.tf32 > 0 ? p.tf32 : p.fp32) : p.for_dtype(dtype);
+  return peak > 0 ? peak : p.fp16;
+}
+
+GemmEfficiency gemm_efficiency(double m, double n, double k, double batch, Dtype dtype,
+                               const GpuProfile& gpu) {
+  const ComputeModel& c = gpu.compute;
+  GemmEfficiency e;
+  e.peak = c.gemm_peak_efficiency;
+  // tiles = ceil(m / tile_m) * ceil(n / tile_n) * batch; waves = ceil(tiles / sm_count)
+  const double tiles = std::ceil(m / c.gemm_tile_m) * std::ceil(n / c.gemm_tile_n) * batch;
+  const double slots = double(std::max(1, c.sm_count));
+  const double waves = std::max(1.0, std::ceil(tiles / slots));
+  // quantization = useful m*n*batch / (waves * sm_count * tile_m * tile_n)
+  e.quantization = std::min(1.0, m * n * batch / (waves * slots * c.gemm_tile_m * c.gemm_tile_n));
+  // k_depth = k / (k + k_half)
+  e.k_depth = k / (k + c.gemm_k_half);
+  const double b = dtype_bytes(dtype);
+  const bool bad = misaligned(m, b) || misaligned(n, b) || misaligned(k, b);
+  e.alignment = bad ? c.gemm_misaligned_efficiency : 1.0;
+  return e;
+}
+
+OpCost gemm_cost(double m, double n, double k, double batch, Dtype dtype, const GpuProfile& gpu) {
+  if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return {};
+  // flops = 2 * m * n * k * batch
+  const double flops = 2 * m * n * k * batch;
+  // bytes = (A + B) in dtype + C in dtype (bf16 for fp8 GEMMs)
+  const double in_bytes = dtype_bytes(dtype);
+  const double out_bytes = dtype == Dtype::kFp8 ? 2 : in_bytes;
+  const double bytes = (m * k + k * n) * batch * in_bytes + m * n * batch * out_bytes;
+  // rate = peak(dtype) * peak_eff * quantization * k_depth * alignment
+  const double rate =
+      gemm_peak_flops(dtype, gpu) * gemm_efficiency(m, n, k, batch, dtype, gpu).total();
+  return roofline(flops, rate, bytes, gpu);
+}
+
+OpCost memory_bound_cost(double bytes, const GpuProfile& gpu) {
+  return roofline(0, 0, bytes, gpu);
+}
+
+OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& gpu) {
+  const LocalShape s = split_for_tp(op, ctx);
+  switch (op.kind) {
+    case OpKind::kGemm:
+    case OpKind::kExpertGemm:  // grouped expert GEMM costed as one GEMM over all routed rows
+      return weight_gemm(s, pass, ctx.precision, gpu);
+    case OpKind::kAttentionScore:
+    case OpKind::kAttentionValue:
+      return attention_bmm(s, pass, attention_dtype(ctx.precision), gpu);
+    case OpKind::kFlashAttention:
+      return flash_attention(s, pass, attention_dtype(ctx.precision), ctx.causal, gpu);
+    case OpKind::kSoftmax:
+    case OpKind::kNorm:
+    case OpKind::kActivationFn:
+    case OpKind::kDropout:
+    case OpKind::kRouter:
+    case OpKind::kEmbedding:
+    case OpKind::kLoss:
+      return memory_op(s, pass, ctx.precision, gpu);
+  }
+  return {};
+}
+
+OpCost optimizer_step_cost(double params, double bytes_per_param, const GpuProfile& gpu) {
+  // bytes = params * bytes_per_param, streamed once
+  return memory_bound_cost(params * bytes_per_param, gpu);
+}
+
+std::vector<CostModelInfo> cost_models() {
+  return {
+      {"gemm",
+       "GEMM roofline: 2mnk*batch FLOPs at the dtype's peak x peak efficiency x tile/wave "
+       "quantization x k/(k+k_half) x alignment, vs operand bytes at HBM x memory-bound "
+       "efficiency, + launch overhead"},
+      {"memory_bound",
+       "streaming kernel: bytes / (HBM bandwidth x memory_bound_efficiency) + launch"},
+      {"flash_attention",
+       "fused attention: 4*s_local*s_full*head_dim*heads*batch FLOPs (causal not halved) at its "
+       "score GEMM's efficiency, Q/K/V/O bytes; backward 2.5x FLOPs, 2x bytes"},
+      {"attention_bmm",
+       "unfused Q.K^T and P.V batched GEMMs; backward-input runs both operand-gradient GEMMs"},
+      {"op_cost",
+       "per-op forward / backward-input / backward-weight cost on one TP rank (column n/tp, row "
+       "k/tp, heads batch/tp, sequence elements/tp under SP); memory-bound ops by bytes moved"},
+      {"optimizer_step", "GPU optimizer step: params x bytes_per_param through HBM, memory-bound"},
+      {"collective",
+       "collective: latency + size / bandwidth with size-dependent efficiency on the two-level "
+       "NVLink / NIC topology (simulator/cost/collective.h)"},
+      {"host_copy", "host <-> device copy over PCIe, one direction (simulator/cost/collective.h)"},
+  };
+}
+
+}  // namespace shardsim

@@ -1,0 +1,122 @@
+// Compute cost models: pure functions of (op shape, hardware profile) -> seconds. No I/O, no state.
+// Every model is listed with a one-line description in cost_models() for docs and --help.
+//
+// The roofline of one kernel (all rates from GpuProfile, efficiencies from its ComputeModel):
+//   seconds = max(flops / (peak(dtype) * efficiency), bytes / (hbm * memory_bound_efficiency))
+//             + launch_overhead_s
+// A kernel with no work (zero FLOPs and zero bytes, or a zero GEMM dimension) costs 0 s.
+// REQUIRES: gpu.peak.fp16 > 0 and gpu.hbm_bytes_per_second > 0 (read_gpu_profile enforces both);
+// without them a non-empty kernel costs +infinity seconds, never NaN.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "simulator/core/dtype.h"
+#include "simulator/hardware/hardware.h"
+#include "simulator/model/ops.h"
+
+namespace shardsim {
+
+// The three kinds of work of a training step (Qi et al. split the backward pass in two).
+enum class Pass { kForward, kBackwardInput, kBackwardWeight };
+
+struct OpCost {
+  double seconds = 0;
+  double flops = 0;  // floating-point operations executed
+  double bytes = 0;  // bytes moved to/from HBM (roofline's memory side)
+};
+
+// Fraction of the dense peak one GEMM shape reaches; total() is their product.
+struct GemmEfficiency {
+  double peak = 0;          // gemm_peak_efficiency: large aligned GEMMs
+  double quantization = 0;  // useful m*n*batch over output tiles padded to whole waves, in (0, 1]
+  double k_depth = 0;       // k / (k + gemm_k_half): short reductions amortise tile set-up poorly
+  double alignment = 0;     // 1, or gemm_misaligned_efficiency when a dimension breaks 16 B
+  [[nodiscard]] double total() const { return peak * quantization * k_depth * alignment; }
+};
+
+// Efficiency of [m x k] . [k x n] repeated `batch` times in `dtype` (batch entries share waves):
+//   tiles        = ceil(m / tile_m) * ceil(n / tile_n) * batch
+//   waves        = ceil(tiles / sm_count)
+//   quantization = m * n * batch / (waves * sm_count * tile_m * tile_n)
+//   k_depth      = k / (k + gemm_k_half)                        (-> 1 for k >> gemm_k_half)
+//   alignment    = gemm_misaligned_efficiency if any of m, n, k times dtype_bytes(dtype) is not a
+//                  multiple of 16 bytes (tensor-core operand alignment), else 1. Every dimension is
+//                  checked because the backward GEMMs make each one a leading dimension.
+// REQUIRES: m, n, k, batch > 0.
+[[nodiscard]] GemmEfficiency gemm_efficiency(double m, double n, double k, double batch,
+                                             Dtype dtype, const GpuProfile& gpu);
+
+// Peak FLOP/s a GEMM in `dtype` runs against: fp8 at the fp8 peak (bf16 without fp8 tensor
+// cores), fp16/bf16 at their peaks, fp32 at the TF32 tensor-core peak when the GPU has one (the
+// training frameworks' TF32 setting) else the FP32 peak. A zero peak (a GPU without that format,
+// e.g. bf16 on V100) falls back to the fp16 peak.
+[[nodiscard]] double gemm_peak_flops(Dtype dtype, const GpuProfile& gpu);
+
+// One GEMM [m x k] . [k x n], repeated `batch` times, in `dtype`:
+//   flops = 2 * m * n * k * batch
+//   bytes = (m*k + k*n) * batch * dtype_bytes + m*n * batch * out_bytes, where out_bytes is
+//           dtype_bytes except for fp8, whose GEMMs write bf16 (2 B) as Transformer Engine does
+//   time  = max(flops / (gemm_peak_flops * gemm_efficiency.total()), bytes / (hbm * mem_eff))
+//           + launch overhead.
+// A zero dimension costs 0 s.
+[[nodiscard]] OpCost gemm_cost(double m, double n, double k, double batch, Dtype dtype,
+                               const GpuProfile& gpu);
+
+// A streaming (memory-bound) kernel moving `bytes`: bytes / (hbm * memory_bound_efficiency)
+// + launch overhead; 0 bytes costs 0 s.
+[[nodiscard]] OpCost memory_bound_cost(double bytes, const GpuProfile& gpu);
+
+// How the step's parallel set-up shapes one op on one rank.
+struct OpContext {
+  int tp = 1;
+  bool sp = false;
+  Dtype precision = Dtype::kBf16;  // GEMM dtype (fp8 GEMMs run at the fp8 peak)
+  // Causal language models: fused attention skips the masked half of the score tiles, so its
+  // time covers half the FLOPs (the FLOPs reported stay the full, unmasked count: the Megatron
+  // convention for MFU). Unfused attention computes the masked scores, so it is unaffected.
+  bool causal = true;
+};
+
+// Cost of `op` (one micro-batch, unsharded shape from model/ops.h) on one TP rank in `pass`.
+// TP splits (TpSplit): kColumn n/tp (memory-bound ops: elements/tp), kRow k/tp (memory-bound
+// ops unchanged: the vocabulary-parallel embedding writes a full-width partial output),
+// kHeads batch/tp and elements/tp, kSequence elements/tp only under sequence parallelism,
+// kNone unchanged.
+// Weight GEMMs (kGemm, kExpertGemm; C = X.W):
+//   forward         gemm(m, n, k)      C[m x n] = X[m x k] . W[k x n]
+//   backward-input  gemm(m, k, n)      dX = dC . W^T   (same FLOPs as forward)
+//   backward-weight gemm(k, n, m)      dW = X^T . dC   (same FLOPs as forward)
+// Attention bmms (kAttentionScore S = Q.K^T, kAttentionValue O = P.V; no weights): backward-input
+// runs both operand gradients, gemm(m, k, n) + gemm(k, n, m); backward-weight is empty.
+// Flash attention (m = s_local, n = s_full, k = head_dim, batch = heads * micro_batch):
+//   forward flops = 4 * m * n * k * batch (Q.K^T and P.V; causal masking NOT halved, matching the
+//   unfused ops and the usual MFU convention), bytes = Q, K, V read + O written once
+//   (elements + m*k*batch, activation dtype), at the efficiency of its score GEMM;
+//   backward-input 2.5x the forward FLOPs (it recomputes the scores) and 2x the bytes;
+//   backward-weight is empty.
+// Attention (bmm and flash) runs in bf16 under fp8 training (fp8 attention is opt-in in
+// Transformer Engine).
+// Memory-bound ops (norms, activation functions, softmax, dropout, router, embedding, loss):
+//   forward bytes = elements * activation bytes (fp32 training 4, else 2) * 2 (read + write),
+//   backward-input twice the forward bytes, backward-weight empty (norm weight gradients are
+//   reduced inside the backward kernel).
+// Empty work costs 0 s (no launch overhead).
+[[nodiscard]] OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& gpu);
+
+// Optimizer step over `params` local parameters on the GPU, memory-bound:
+//   bytes = params * bytes_per_param (the caller sums the reads and writes of the fp32 master
+//   copy and moments, the gradient and the low-precision parameters); one fused kernel.
+// flops is left 0: the update's arithmetic is negligible next to its traffic.
+[[nodiscard]] OpCost optimizer_step_cost(double params, double bytes_per_param,
+                                         const GpuProfile& gpu);
+
+struct CostModelInfo {
+  std::string name;
+  std::string description;
+};
+// Every cost model with a one-line description (printed by docs and --help).
+[[nodiscard]] std::vector<CostModelInfo> cost_models();
+
+}  // namespace shardsim

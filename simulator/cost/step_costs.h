@@ -1,0 +1,61 @@
+// Every cost a training step is built from, for one scenario and plan: per-layer forward,
+// backward-input and backward-weight times on one rank (compute plus the TP/CP/EP communication
+// exposed inside the layer), pipeline transfers, data-parallel buckets, ZeRO gathers, the optimizer
+// and offload copies, and FLOP counts. Both the DES and the analytic model consume this.
+#pragma once
+
+#include <vector>
+
+#include "simulator/cost/time_split.h"
+#include "simulator/plan/plan.h"
+#include "simulator/scenario/scenario.h"
+
+namespace shardsim {
+
+// One micro-batch of some work on one rank.
+struct WorkCost {
+  TimeSplit fwd, bwd_input, bwd_weight;
+  double model_flops = 0;     // forward + backward FLOPs on this rank, no recomputation
+  double hardware_flops = 0;  // model_flops + recomputed forward FLOPs
+  WorkCost& operator+=(const WorkCost& o);
+};
+
+struct LayerCost {
+  WorkCost work;
+  double dense_params = 0;   // parameter elements on one rank (after TP split)
+  double expert_params = 0;  // routed-expert parameter elements on one rank (after EP and TP)
+  double zero3_gather_seconds = 0;  // ZeRO-3: all-gather of the layer's parameters (per pass)
+  double zero3_reduce_seconds = 0;  // ZeRO-3: reduce-scatter of its gradients (per micro-batch)
+  double zero3_h2d_seconds = 0;     // ZeRO-3 parameter offload: host->device copy of the shard
+};
+
+// A gradient bucket, reduced once per step after the layer `trigger_layer` finished its last
+// backward (DDP/ZeRO-1/2 overlap the reduction with the remaining backward pass).
+struct Bucket {
+  int trigger_layer = 0;  // -1: after the whole stage (embedding/output parameters)
+  double bytes = 0;
+  double seconds = 0;
+};
+
+struct StageCost {
+  std::vector<Bucket> buckets;      // in the order they become ready (backward order)
+  double param_gather_seconds = 0;  // ZeRO-1/2: all-gather of updated parameters
+  double optimizer_seconds = 0;     // GPU optimizer step
+  double offload_d2h_seconds = 0;   // optimizer offload: gradients to the host
+  double host_optimizer_seconds = 0;
+  double offload_h2d_seconds = 0;  // updated parameters back to the GPU
+  double dp_wire_bytes = 0;        // data-parallel bytes one GPU sends per step (bus factor x size)
+};
+
+struct StepCosts {
+  std::vector<LayerCost> layers;  // indexed by model layer
+  WorkCost embedding;             // first stage, per micro-batch
+  WorkCost output;                // last stage: final norm, logits, loss
+  double p2p_seconds = 0;         // one micro-batch's activations between adjacent stages
+  std::vector<StageCost> stages;  // indexed by pipeline stage
+  double peak_flops_per_gpu = 0;  // dense peak for the training precision (MFU denominator)
+};
+
+[[nodiscard]] StepCosts compute_step_costs(const Scenario& s, const Plan& plan);
+
+}  // namespace shardsim

@@ -1,0 +1,617 @@
+#include "simulator/des/step_sim.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <array>
+#include <deque>
+
+#include "simulator/core/diagnostics.h"
+#include "simulator/des/event_queue.h"
+
+namespace shardsim {
+namespace {
+
+enum class Work : std::uint8_t { kForward, kBackward, kWeight };
+
+// One entry of a fixed schedule program.
+struct Item {
+  Work work;
+  int k;  // position in the stage's forward/backward order (W: the backward's position)
+};
+// What a task's completion means to the scheduler.
+enum class Role : std::uint8_t { kSegment, kItemEnd, kSend, kPlain, kStageEnd };
+
+struct Task {
+  int stage = 0;
+  StreamKind stream = StreamKind::kCompute;
+  Role role = Role::kPlain;
+  Work work = Work::kForward;
+  int vs = 0, mb = 0, layer = -1;  // virtual stage, micro-batch, layer (-1: whole item)
+  double duration = 0;
+  TimeSplit split;  // compute-stream tasks: what the duration was spent on
+  TimeCategory category = TimeCategory::kCompute;
+  int pending = 0;   // unfinished dependencies
+  int release = -1;  // the dependency that finished last
+  std::vector<int> dependents;
+  double start = -1, end = -1;
+};
+
+struct StreamState {
+  std::deque<int> queue;
+  std::vector<int> history;  // started tasks, in order (gap attribution, trace)
+  bool busy = false;
+  double idle_since = 0;
+};
+
+struct StageState {
+  std::array<StreamState, kStreamKinds> streams;
+  int f_next = 0, b_next = 0;  // next positions in the forward / backward orders
+  // Forwards whose backward (input gradient) has not run, and the schedule's limit on them;
+  // forwards whose weight gradient has not run (the activations still held).
+  int in_flight = 0, limit = 1, holding = 0;
+  std::deque<std::pair<int, int>> weight_pending;  // ZB: (vs, mb) whose weight grads are due
+  bool item_running = false;
+  bool finalized = false;
+  double end = 0;
+  double first_start = -1;  // start of the stage's first compute task
+  TimeSplit split;
+  std::vector<int> final_deps;  // tasks the optimizer waits for (gradient buckets)
+  std::vector<Item> program;    // fixed-order schedules: the stage's work items, in order
+  std::size_t pc = 0;           // next program item
+};
+
+class StepSimulation {
+ public:
+  StepSimulation(const Scenario& s, const Plan& plan, const StepCosts& c, const SimOptions& o)
+      : s_(s), plan_(plan), c_(c), opt_(o), p_(plan.pp), v_(plan.vpp), m_(int(plan.micro_batches)) {
+    V_ = p_ * v_;
+    zb_ = plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2;
+    stages_.resize(std::size_t(p_));
+    pick_release_.assign(std::size_t(p_), -1);
+    for (int i = 0; i < p_; ++i) {
+      stages_[std::size_t(i)].limit = limit(i);
+      hold_cap_ = std::max(hold_cap_, limit(i));
+    }
+    const std::size_t n = std::size_t(V_) * std::size_t(m_);
+    f_in_.assign(n, 0);
+    b_in_.assign(n, 0);
+    f_done_.assign(n, 0);
+    tasks_.reserve(n * 4 + 64);
+    q_.reserve(std::size_t(p_) * 8 + 64);
+  }
+
+  StepResult run() {
+    for (int i = 0; i < p_; ++i) pick(i);
+    while (!q_.empty()) {
+      const EventQueue::Event e = q_.pop();
+      if (e.klass == kPickEvent)
+        pick(e.id);
+      else
+        complete(e.id);
+    }
+    return result();
+  }
+
+ private:
+  // ---- schedule rules -------------------------------------------------------------------
+  int limit(int i) const {
+    const int total = m_ * v_;
+    switch (plan_.schedule) {
+      case Schedule::kGpipe:
+        return total;
+      case Schedule::k1F1B:
+      case Schedule::kZbH1:
+        return std::min(p_ - i, total);
+      case Schedule::kZbH2:
+        return std::min(2 * (p_ - i) - 1, total);
+      case Schedule::kInterleaved:
+        return std::min(2 * (p_ - i - 1) + (v_ - 1) * p_ + 1, total);
+    }
+    return total;
+  }
+
+  // k-th item of stage i's forward (or backward) order -> (virtual stage, micro-batch). With
+  // interleaving, groups of p micro-batches go through chunk 0, 1, ... (backward: reversed).
+  std::pair<int, int> order(int i, int k, bool backward) const {
+    if (v_ == 1) return {i, k};
+    const int group = k / (p_ * v_), r = k % (p_ * v_);
+    const int chunk = backward ? v_ - 1 - r / p_ : r / p_;
+    return {chunk * p_ + i, group * p_ + r % p_};
+  }
+
+  std::size_t idx(int vs, int mb) const {
+    return std::size_t(vs) * std::size_t(m_) + std::size_t(mb);
+  }
+
+  // Scheduling decisions wait until every completion of the current instant has been processed
+  // (a transfer arriving at the same time as a stage frees up is seen by that stage).
+  void request_pick(int i) { q_.push(q_.now(), i, kPickEvent); }
+
+  void pick(int i) {
+    StageState& st = stages_[std::size_t(i)];
+    if (st.item_running || st.finalized) return;
+    if (!st.program.empty() || plan_.schedule != Schedule::kZbH2) {
+      run_program(i);
+      return;
+    }
+    // GPipe runs every forward before any backward; the others prefer a ready backward.
+    if (plan_.schedule == Schedule::kGpipe) {
+      if (try_forward(i) || st.f_next < m_ * v_ || try_backward(i)) return;
+    } else if (try_backward(i) || try_forward(i)) {
+      return;
+    }
+    if (!st.weight_pending.empty()) {
+      const auto [vs, mb] = st.weight_pending.front();
+      st.weight_pending.pop_front();
+      start_item(i, Work::kWeight, vs, mb);
+      return;
+    }
+    const int total = m_ * v_;
+    if (st.f_next == total && st.b_next == total) finalize(i);
+  }
+
+  // ---- fixed programs: GPipe, 1F1B, interleaved (Megatron-LM's order) and ZB-H1 ----------------
+  // Megatron-LM: `warmup` forwards, then one forward and one backward at a time, then the
+  // remaining backwards. ZB-H1 (Qi et al. §2.1): the same F/B order; stage i delays its first
+  // weight-gradient pass by i steady-state steps (so every stage holds p micro-batches, the first
+  // no more than 1F1B), then runs one W after each B, and the rest at the tail.
+  std::vector<Item> program(int i) const {
+    const int total = m_ * v_;
+    int warmup = 0;
+    switch (plan_.schedule) {
+      case Schedule::kGpipe:
+        warmup = total;
+        break;
+      case Schedule::kInterleaved:
+        warmup = 2 * (p_ - i - 1) + (v_ - 1) * p_;
+        break;
+      default:
+        warmup = p_ - i - 1;
+        break;
+    }
+    warmup = std::min(warmup, total);
+    const bool zb = plan_.schedule == Schedule::kZbH1;
+    std::vector<Item> out;
+    out.reserve(std::size_t(total) * (zb ? 3 : 2));
+    int next_w = 0;
+    auto backward = [&](int k) {
+      out.push_back({Work::kBackward, k});
+      if (zb && k >= i) out.push_back({Work::kWeight, next_w++});
+    };
+    for (int k = 0; k < warmup; ++k) out.push_back({Work::kForward, k});
+    for (int k = 0; k < total - warmup; ++k) {
+      out.push_back({Work::kForward, warmup + k});
+      backward(k);
+    }
+    for (int k = total - warmup; k < total; ++k) backward(k);
+    while (zb && next_w < total) out.push_back({Work::kWeight, next_w++});
+    return out;
+  }
+
+  void run_program(int i) {
+    StageState& st = stages_[std::size_t(i)];
+    if (st.program.empty()) st.program = program(i);
+    if (st.pc == st.program.size()) {
+      finalize(i);
+      return;
+    }
+    const Item item = st.program[st.pc];
+    const auto [vs, mb] = order(i, item.k, item.work != Work::kForward);
+    if (item.work == Work::kForward && vs > 0 && !f_in_[idx(vs, mb)]) return;
+    if (item.work == Work::kBackward &&
+        !(vs == V_ - 1 ? f_done_[idx(vs, mb)] != 0 : b_in_[idx(vs, mb)] != 0))
+      return;
+    ++st.pc;
+    start_item(i, item.work, vs, mb);
+  }
+
+  bool try_forward(int i) {
+    StageState& st = stages_[std::size_t(i)];
+    if (st.f_next >= m_ * v_ || st.in_flight >= st.limit || st.holding >= hold_cap_) return false;
+    const auto [vs, mb] = order(i, st.f_next, false);
+    if (vs > 0 && !f_in_[idx(vs, mb)]) return false;
+    ++st.f_next;
+    ++st.in_flight;
+    ++st.holding;
+    start_item(i, Work::kForward, vs, mb);
+    return true;
+  }
+
+  bool try_backward(int i) {
+    StageState& st = stages_[std::size_t(i)];
+    if (st.b_next >= m_ * v_) return false;
+    const auto [vs, mb] = order(i, st.b_next, true);
+    const bool ready = vs == V_ - 1 ? f_done_[idx(vs, mb)] != 0 : b_in_[idx(vs, mb)] != 0;
+    if (!ready) return false;
+    ++st.b_next;
+    start_item(i, Work::kBackward, vs, mb);
+    return true;
+  }
+
+  // ---- building work items ----------------------------------------------------------------
+  TimeSplit layer_split(int layer, Work w) const {
+    const WorkCost& wc = c_.layers[std::size_t(layer)].work;
+    if (w == Work::kForward) return wc.fwd;
+    if (w == Work::kWeight) return wc.bwd_weight;
+    TimeSplit t = wc.bwd_input;
+    if (!zb_) t += wc.bwd_weight;
+    return t;
+  }
+
+  TimeSplit extra_split(const WorkCost& wc, Work w) const {
+    if (w == Work::kForward) return wc.fwd;
+    if (w == Work::kWeight) return wc.bwd_weight;
+    TimeSplit t = wc.bwd_input;
+    if (!zb_) t += wc.bwd_weight;
+    return t;
+  }
+
+  bool produces_grads(Work w) const { return zb_ ? w == Work::kWeight : w == Work::kBackward; }
+
+  // Buckets of stage i whose trigger layer lies in [first, last].
+  std::vector<const Bucket*> buckets_in(int i, int first, int last) const {
+    std::vector<const Bucket*> out;
+    for (const auto& b : c_.stages[std::size_t(i)].buckets)
+      if (b.trigger_layer >= first && b.trigger_layer <= last) out.push_back(&b);
+    return out;
+  }
+
+  void start_item(int i, Work w, int vs, int mb) {
+    StageState& st = stages_[std::size_t(i)];
+    st.item_running = true;
+    const StageChunk& chunk = plan_.stages[std::size_t(i)].chunks[std::size_t(vs / p_)];
+    const int first = chunk.first_layer, last = chunk.first_layer + chunk.layers - 1;
+    const bool zero3 = s_.parallel.zero == 3;
+    const bool last_mb = mb == m_ - 1 && produces_grads(w) && s_.parallel.overlap_grad_reduce;
+    const auto buckets = last_mb ? buckets_in(i, first, last) : std::vector<const Bucket*>{};
+    const bool per_layer = zero3 || !buckets.empty();
+    TimeSplit head, tail;  // embedding / output work around the layers
+    if (vs == 0) (w == Work::kForward ? head : tail) += extra_split(c_.embedding, w);
+    if (vs == V_ - 1) (w == Work::kForward ? tail : head) += extra_split(c_.output, w);
+    int last_task = -1;
+    if (!per_layer) {
+      TimeSplit all = head;
+      for (int l = first; l <= last; ++l) all += layer_split(l, w);
+      all += tail;
+      last_task = add_segment(i, w, vs, mb, -1, all);
+    } else {
+      const bool forward = w == Work::kForward;
+      add_segment(i, w, vs, mb, -2, head);
+      for (int k = 0; k <= last - first; ++k) {
+        const int l = forward ? first + k : last - k;
+        const int gather = (zero3 && w != Work::kWeight) ? add_zero3_gather(i, l) : -1;
+        const int seg = add_segment(i, w, vs, mb, l, layer_split(l, w));
+        if (gather >= 0) depend(seg, gather);
+        if (zero3 && produces_grads(w))
+          depend(add_task(i, StreamKind::kDpReduce, Role::kPlain,
+                          c_.layers[std::size_t(l)].zero3_reduce_seconds, TimeCategory::kDpComm),
+                 seg);
+        for (const Bucket* b : buckets)
+          if (b->trigger_layer == l) st.final_deps.push_back(add_bucket(i, *b, seg));
+      }
+      last_task = add_segment(i, w, vs, mb, -3, tail);
+    }
+    tasks_[std::size_t(last_task)].role = Role::kItemEnd;
+    for (int k = 0; k < kStreamKinds; ++k) try_start(i, StreamKind(k));
+  }
+
+  int add_segment(int i, Work w, int vs, int mb, int layer, const TimeSplit& split) {
+    const int t =
+        add_task(i, StreamKind::kCompute, Role::kSegment, split.total(), TimeCategory::kCompute);
+    Task& task = tasks_[std::size_t(t)];
+    task.work = w;
+    task.vs = vs;
+    task.mb = mb;
+    task.layer = layer;
+    task.split = split;
+    return t;
+  }
+
+  int add_zero3_gather(int i, int layer) {
+    const LayerCost& lc = c_.layers[std::size_t(layer)];
+    const int gather = add_task(i, StreamKind::kDpGather, Role::kPlain, lc.zero3_gather_seconds,
+                                TimeCategory::kDpComm);
+    tasks_[std::size_t(gather)].layer = layer;
+    if (lc.zero3_h2d_seconds > 0)
+      depend(gather, add_task(i, StreamKind::kHost, Role::kPlain, lc.zero3_h2d_seconds,
+                              TimeCategory::kOffload));
+    return gather;
+  }
+
+  int add_bucket(int i, const Bucket& b, int after) {
+    const int t =
+        add_task(i, StreamKind::kDpReduce, Role::kPlain, b.seconds, TimeCategory::kDpComm);
+    tasks_[std::size_t(t)].layer = b.trigger_layer;
+    if (after >= 0) depend(t, after);
+    return t;
+  }
+
+  int add_task(int i, StreamKind k, Role role, double duration, TimeCategory cat) {
+    Task t;
+    t.stage = i;
+    t.stream = k;
+    t.role = role;
+    t.duration = duration;
+    t.category = cat;
+    t.release = k == StreamKind::kCompute ? pick_release_[std::size_t(i)] : -1;
+    if (k != StreamKind::kCompute) t.split.add(cat, duration);
+    tasks_.push_back(std::move(t));
+    const int id = int(tasks_.size()) - 1;
+    stages_[std::size_t(i)].streams[std::size_t(k)].queue.push_back(id);
+    return id;
+  }
+
+  // `task` waits for `dep` unless dep already finished.
+  void depend(int task, int dep) {
+    Task& d = tasks_[std::size_t(dep)];
+    if (d.end >= 0) return;
+    d.dependents.push_back(task);
+    ++tasks_[std::size_t(task)].pending;
+  }
+
+  // ---- the end of a stage's step: gradient reduction, optimizer, offload ------------------
+  void finalize(int i) {
+    StageState& st = stages_[std::size_t(i)];
+    st.finalized = true;
+    const StageCost& sc = c_.stages[std::size_t(i)];
+    for (const auto& b : sc.buckets) {
+      const bool triggered = s_.parallel.overlap_grad_reduce && b.trigger_layer >= 0;
+      if (!triggered) st.final_deps.push_back(add_bucket(i, b, -1));
+    }
+    // The data-parallel streams run in order: markers behind them wait for all their work.
+    const int reduced = add_task(i, StreamKind::kDpReduce, Role::kPlain, 0, TimeCategory::kDpComm);
+    const int gathered = add_task(i, StreamKind::kDpGather, Role::kPlain, 0, TimeCategory::kDpComm);
+    depend(gathered, reduced);
+    int ready = gathered;
+    if (s_.parallel.offload_optimizer) {
+      ready = chain(i, StreamKind::kHost, sc.offload_d2h_seconds, TimeCategory::kOffload, ready);
+      ready =
+          chain(i, StreamKind::kHost, sc.host_optimizer_seconds, TimeCategory::kOptimizer, ready);
+      ready = chain(i, StreamKind::kHost, sc.offload_h2d_seconds, TimeCategory::kOffload, ready);
+    } else {
+      ready = chain(i, StreamKind::kCompute, sc.optimizer_seconds, TimeCategory::kOptimizer, ready);
+    }
+    if (sc.param_gather_seconds > 0 && !s_.parallel.overlap_param_gather)
+      ready =
+          chain(i, StreamKind::kDpGather, sc.param_gather_seconds, TimeCategory::kDpComm, ready);
+    const int end = add_task(i, StreamKind::kCompute, Role::kStageEnd, 0, TimeCategory::kBubble);
+    depend(end, ready);
+    for (int k = 0; k < kStreamKinds; ++k) try_start(i, StreamKind(k));
+  }
+
+  int chain(int i, StreamKind k, double seconds, TimeCategory cat, int after) {
+    const int t = add_task(i, k, Role::kPlain, seconds, cat);
+    if (k == StreamKind::kCompute) tasks_[std::size_t(t)].split.add(cat, seconds);
+    depend(t, after);
+    return t;
+  }
+
+  // ---- execution --------------------------------------------------------------------------
+  void try_start(int i, StreamKind k) {
+    StreamState& ss = stages_[std::size_t(i)].streams[std::size_t(k)];
+    if (ss.busy || ss.queue.empty()) return;
+    const int id = ss.queue.front();
+    Task& t = tasks_[std::size_t(id)];
+    if (t.pending > 0) return;
+    ss.queue.pop_front();
+    ss.busy = true;
+    const double now = q_.now();
+    StageState& st = stages_[std::size_t(i)];
+    // ZB-H2 steps overlap back to back (Qi et al.'s optimizer post-validation removes the
+    // step-boundary synchronisation), so a stage's step is its span from its first task: the
+    // pipeline-fill wait before it belongs to the previous step's tail.
+    const bool leading = st.first_start < 0 && plan_.schedule == Schedule::kZbH2;
+    if (k == StreamKind::kCompute && st.first_start < 0) st.first_start = now;
+    if (k == StreamKind::kCompute && now > ss.idle_since && !leading)
+      attribute_gap(i, ss.idle_since, now, t.release);
+    t.start = now;
+    ss.history.push_back(id);
+    q_.push(now + t.duration, id);
+  }
+
+  void complete(int id) {
+    Task& t = tasks_[std::size_t(id)];
+    t.end = q_.now();
+    const int i = t.stage;
+    StageState& st = stages_[std::size_t(i)];
+    StreamState& ss = st.streams[std::size_t(t.stream)];
+    ss.busy = false;
+    ss.idle_since = t.end;
+    if (t.stream == StreamKind::kCompute) st.split += t.split;
+    for (int d : t.dependents) {
+      Task& dt = tasks_[std::size_t(d)];
+      dt.release = id;
+      if (--dt.pending == 0) try_start(dt.stage, dt.stream);
+    }
+    // Copies: the handlers below add tasks, which may move tasks_.
+    const Role role = t.role;
+    const Work work = t.work;
+    const StreamKind stream = t.stream;
+    const int vs = t.vs, mb = t.mb;
+    if (role == Role::kItemEnd) finish_item(i, work, vs, mb);
+    if (role == Role::kSend) deliver(id, stream, vs, mb);
+    if (role == Role::kStageEnd) st.end = q_.now();
+    try_start(i, stream);
+  }
+
+  void finish_item(int i, Work work, int vs, int mb) {
+    StageState& st = stages_[std::size_t(i)];
+    st.item_running = false;
+    if (work == Work::kForward) {
+      f_done_[idx(vs, mb)] = 1;
+      if (vs < V_ - 1) send(i, work, vs, mb, StreamKind::kPpForward);
+    } else if (work == Work::kBackward) {
+      if (vs > 0) send(i, work, vs, mb, StreamKind::kPpBackward);
+      --st.in_flight;
+      if (zb_)
+        st.weight_pending.emplace_back(vs, mb);
+      else
+        --st.holding;
+    } else {
+      --st.holding;
+    }
+    request_pick(i);
+  }
+
+  void send(int i, Work work, int vs, int mb, StreamKind k) {
+    const int id = add_task(i, k, Role::kSend, c_.p2p_seconds, TimeCategory::kPpComm);
+    Task& t = tasks_[std::size_t(id)];
+    t.work = work;
+    t.vs = vs;
+    t.mb = mb;
+    try_start(i, k);
+  }
+
+  // Transfer `id` arrived: the neighbouring virtual stage may now run; what it starts now was
+  // released by this transfer (for gap attribution).
+  void deliver(int id, StreamKind stream, int vs, int mb) {
+    const bool forward = stream == StreamKind::kPpForward;
+    const int to_vs = forward ? vs + 1 : vs - 1;
+    (forward ? f_in_ : b_in_)[idx(to_vs, mb)] = 1;
+    pick_release_[std::size_t(to_vs % p_)] = id;
+    request_pick(to_vs % p_);
+  }
+
+  // The compute stream of stage i idled over [a, b): charge it to what it waited for.
+  void attribute_gap(int i, double a, double b, int release) {
+    TimeSplit& split = stages_[std::size_t(i)].split;
+    double covered = 0;
+    if (release >= 0) {
+      const Task& r = tasks_[std::size_t(release)];
+      if (r.stream == StreamKind::kPpForward || r.stream == StreamKind::kPpBackward) {
+        covered = std::max(0.0, std::min(b, r.end) - std::max(a, r.start));
+        split.add(TimeCategory::kPpComm, covered);
+      } else if (r.stream != StreamKind::kCompute) {
+        covered = charge_side_streams(i, a, b, split);
+      }
+    }
+    split.add(TimeCategory::kBubble, (b - a) - covered);
+  }
+
+  // Charges the part of [a, b) during which the data-parallel or host streams of stage i were
+  // busy to their tasks' categories (each instant once, to the earliest-started task covering it).
+  double charge_side_streams(int i, double a, double b, TimeSplit& split) {
+    struct Span {
+      double start, end;
+      TimeCategory cat;
+    };
+    std::vector<Span> spans;
+    for (StreamKind k : {StreamKind::kDpGather, StreamKind::kDpReduce, StreamKind::kHost}) {
+      const auto& hist = stages_[std::size_t(i)].streams[std::size_t(k)].history;
+      for (auto it = hist.rbegin(); it != hist.rend(); ++it) {
+        const Task& t = tasks_[std::size_t(*it)];
+        const double end = t.end < 0 ? b : t.end;
+        if (end <= a) break;
+        if (t.start < b && end > t.start)
+          spans.push_back({std::max(a, t.start), std::min(b, end), t.category});
+      }
+    }
+    std::sort(spans.begin(), spans.end(),
+              [](const Span& x, const Span& y) { return x.start < y.start; });
+    double cursor = a, covered = 0;
+    for (const auto& sp : spans) {
+      const double from = std::max(cursor, sp.start);
+      if (sp.end <= from) continue;
+      split.add(sp.cat, sp.end - from);
+      covered += sp.end - from;
+      cursor = sp.end;
+    }
+    return covered;
+  }
+
+  // ---- results ------------------------------------------------------------------------------
+  StepResult result() const {
+    StepResult r;
+    r.tasks = tasks_.size();
+    for (int i = 0; i < p_; ++i) {
+      const StageState& st = stages_[std::size_t(i)];
+      r.stage_end_seconds.push_back(st.end);
+      r.stage_breakdowns.push_back(st.split);
+      const double span =
+          plan_.schedule == Schedule::kZbH2 ? st.end - std::max(0.0, st.first_start) : st.end;
+      if (span > r.step_seconds) {
+        r.step_seconds = span;
+        r.critical_stage = i;
+      }
+    }
+    r.breakdown = r.stage_breakdowns.empty() ? TimeSplit{}
+                                             : r.stage_breakdowns[std::size_t(r.critical_stage)];
+    if (opt_.trace) r.trace = trace();
+    return r;
+  }
+
+  std::string task_name(const Task& t) const {
+    static constexpr const char* kWork[] = {"F", "B", "W"};
+    if (t.role == Role::kSegment || t.role == Role::kItemEnd) {
+      std::string n = fmt::format("{} mb{} chunk{}", kWork[int(t.work)], t.mb, t.vs / p_);
+      if (t.layer >= 0) n += fmt::format(" layer{}", t.layer);
+      return n;
+    }
+    if (t.role == Role::kSend) return fmt::format("send {} mb{}", kWork[int(t.work)], t.mb);
+    if (t.role == Role::kStageEnd) return "step end";
+    return time_category_key(t.category) + (t.layer >= 0 ? fmt::format(" layer{}", t.layer) : "");
+  }
+
+  std::vector<TraceSlice> trace() const {
+    std::vector<TraceSlice> out;
+    for (const auto& t : tasks_) {
+      if (t.start < 0 || t.duration <= 0) continue;
+      const bool compute = t.stream == StreamKind::kCompute;
+      std::string cat = time_category_key(t.category);
+      if (compute && t.role != Role::kPlain) cat = "compute";
+      out.push_back({t.stage, t.stream, t.start, t.end, task_name(t), cat});
+    }
+    return out;
+  }
+
+  const Scenario& s_;
+  const Plan& plan_;
+  const StepCosts& c_;
+  SimOptions opt_;
+  int p_, v_, m_, V_ = 1;
+  bool zb_ = false;
+  // Zero-bubble schedules defer weight gradients; no stage may then hold more micro-batches
+  // than the schedule's first stage (Qi et al.: ZB-H1 peaks at 1F1B's p, ZB-H2 at about 2p).
+  int hold_cap_ = 1;
+  std::vector<Task> tasks_;
+  std::vector<StageState> stages_;
+  std::vector<std::uint8_t> f_in_, b_in_, f_done_;
+  // Per stage: the latest arrival, which releases the work it enables (gap attribution).
+  std::vector<int> pick_release_;
+  static constexpr int kPickEvent = 1;
+  EventQueue q_;
+};
+
+}  // namespace
+
+std::string stream_name(StreamKind k) {
+  switch (k) {
+    case StreamKind::kCompute:
+      return "compute";
+    case StreamKind::kPpForward:
+      return "pp send (forward)";
+    case StreamKind::kPpBackward:
+      return "pp send (backward)";
+    case StreamKind::kDpGather:
+      return "dp gather";
+    case StreamKind::kDpReduce:
+      return "dp reduce";
+    case StreamKind::kHost:
+      return "host copies";
+  }
+  return "compute";
+}
+
+StepResult simulate_step(const Scenario& s, const Plan& plan, const StepCosts& costs,
+                         const SimOptions& options) {
+  const double items = double(plan.pp) * plan.vpp * double(plan.micro_batches) * 3;
+  if (items > kMaxWorkItems)
+    throw InputError("/training/global_batch",
+                     fmt::format("the event simulation would schedule {:.3g} pipeline work items "
+                                 "(pp*vpp*micro-batches*3), above its limit of {:.0e}; use "
+                                 "--mode analytic for this size",
+                                 items, kMaxWorkItems));
+  return StepSimulation(s, plan, costs, options).run();
+}
+
+}  // namespace shardsim

@@ -1,0 +1,113 @@
+// `shardsim collective` end to end (DESIGN.md "Command line"): the report keys, the units in the
+// text, agreement with the library on a shipped preset, and exit code 2 with the flag named for
+// bad input. Runs the built binary through the shell (the arguments here need no quoting).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "simulator/cost/collective.h"
+
+namespace shardsim {
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string output;  // stdout, plus stderr when `merge_stderr`
+};
+
+CliRun shardsim_collective(const std::string& args, bool merge_stderr = true) {
+  const std::string cmd = std::string(SHARDSIM_BINARY) + " collective " + args +
+                          (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  CliRun r;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+NetworkConfig dgx_h100() {
+  std::ifstream in(std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/clusters/dgx-h100.json");
+  std::stringstream s;
+  s << in.rdbuf();
+  NetworkConfig n;
+  Diagnostics d;
+  read_network_config(nlohmann::json::parse(s.str()), "", d, n);
+  return n;
+}
+
+TEST(collective_cli, TextStatesUnits) {
+  const CliRun r = shardsim_collective("--gpu h100-sxm --op all_reduce --bytes 1e9 --ranks 16");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, " s (")) << r.output;
+  EXPECT_TRUE(contains(r.output, "µs")) << r.output;
+  EXPECT_TRUE(contains(r.output, "GB/s = 1e9 bytes/s")) << r.output;
+  EXPECT_TRUE(contains(r.output, "2 node(s), 8 per node")) << r.output;
+}
+
+TEST(collective_cli, JsonMatchesTheLibraryOnTheGpuDefaultNetwork) {
+  // h100-sxm's node network is dgx-h100 with 8 GPUs per node: 16 ranks = 2 nodes x 8.
+  const CliRun r =
+      shardsim_collective("--gpu h100-sxm --op all_reduce --bytes 1e9 --ranks 16 --json", false);
+  ASSERT_EQ(r.exit_code, 0);
+  const auto j = nlohmann::json::parse(r.output);
+  const auto expected = collective_cost(CollectiveOp::kAllReduce, 1e9, {16, 8}, dgx_h100());
+  EXPECT_TRUE(j.contains("schema_version"));
+  EXPECT_TRUE(j.contains("tool_version"));
+  EXPECT_DOUBLE_EQ(j["collective"]["seconds"].get<double>(), expected.seconds);
+  EXPECT_EQ(j["collective"]["algorithm"], algorithm_name(expected.algorithm));
+  EXPECT_DOUBLE_EQ(j["collective"]["busbw_bytes_per_second"].get<double>(),
+                   expected.bus_bytes_per_second);
+  EXPECT_DOUBLE_EQ(j["collective"]["algbw_bytes_per_second"].get<double>(),
+                   expected.alg_bytes_per_second);
+  EXPECT_EQ(j["input"]["network"]["name"], "dgx-h100");
+}
+
+TEST(collective_cli, AliasesStrideNetworkAndAlgorithm) {
+  // all_to_all is alltoall; --stride 8 puts one rank per node; --algorithm picks one.
+  CliRun r = shardsim_collective(
+      "--gpu a100-sxm-80gb --network dgx-a100 --op all_to_all --bytes 1e8 --ranks 4 --stride 8 "
+      "--json",
+      false);
+  ASSERT_EQ(r.exit_code, 0);
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["collective"]["op"], "alltoall");
+  EXPECT_EQ(j["collective"]["nodes"], 4);
+  r = shardsim_collective(
+      "--gpu h100-sxm --op all_reduce --bytes 1e6 --ranks 64 --algorithm tree --json", false);
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(r.output)["collective"]["algorithm"], "tree");
+}
+
+TEST(collective_cli, BadInputNamesTheFlagAndExitsWith2) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--gpu h100-sxm --op all_reduce --bytes 0 --ranks 8", "--bytes"},
+      {"--gpu h100-sxm --op all_reduce --bytes -1 --ranks 8", "--bytes"},
+      {"--gpu h100-sxm --op all_reduce --bytes 1e6 --ranks 0", "--ranks"},
+      {"--gpu h100-sxm --op all_reduce --bytes 1e6 --ranks 8 --gpus-per-node 0", "--gpus-per-node"},
+      {"--gpu h100-sxm --op allreduce --bytes 1e6 --ranks 8", "did you mean \"all_reduce\""},
+      {"--gpu h100-sxm --op all_gather --bytes 1e6 --ranks 8 --algorithm tree", "--algorithm"},
+      {"--gpu h100-sxn --op all_reduce --bytes 1e6 --ranks 8", "--gpu"},
+      {"--gpu h100-sxm --network dgx-h1OO --op all_reduce --bytes 1e6 --ranks 8", "--network"}};
+  for (const auto& [args, fragment] : cases) {
+    const CliRun r = shardsim_collective(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_TRUE(contains(r.output, fragment)) << args << "\n" << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace shardsim

@@ -1,0 +1,374 @@
+// Compute cost models (simulator/cost/compute.h): unit tests with the derivation written before
+// each assertion, then plausibility checks of the shipped presets against published GEMM
+// measurements copied into tests/data/gemm/ (each CSV keeps its source header).
+#include "simulator/cost/compute.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace shardsim {
+namespace {
+
+// A round-number GPU so every expected value can be worked by hand:
+//   peaks fp32 5e13, tf32 5e14, fp16/bf16 1e15, fp8 2e15 FLOP/s; HBM 1e12 B/s;
+//   gemm_peak_efficiency 0.8, 128 x 128 tiles, 100 SMs, k_half 64, misaligned 0.5,
+//   memory_bound_efficiency 0.8 (so streaming runs at 0.8e12 B/s), launch 4 us.
+GpuProfile round_gpu() {
+  GpuProfile g;
+  g.name = "round";
+  g.peak = {5e13, 5e14, 1e15, 1e15, 2e15};
+  g.hbm_bytes_per_second = 1e12;
+  g.compute = {0.8, 128, 128, 100, 64, 0.5, 0.8, 4e-6};
+  return g;
+}
+constexpr double kLaunch = 4e-6;
+
+Op make_op(OpKind kind, double m, double n, double k, double batch, double elements,
+           TpSplit split) {
+  return Op{"op", kind, m, n, k, batch, elements, split, {}};
+}
+
+TEST(compute_gemm, LargeAlignedGemmReachesPeakTimesEfficiencyTimesKDepth) {
+  // m = n = 12800 = 100 tiles of 128 each -> 10,000 tiles = exactly 100 waves of 100: q = 1.
+  // k = 8192 (16,384 B in bf16, aligned): k_depth = 8192 / (8192 + 64) = 8192 / 8256.
+  // rate = 1e15 * 0.8 * 8192 / 8256 = 7.93798e14 FLOP/s; flops = 2 * 12800^2 * 8192 = 2.684e12
+  // -> 3.3817 ms of compute vs bytes (12800*8192*2 + 12800^2) * 2 = 747.1 MB / 0.8e12 = 0.934 ms.
+  const auto g = round_gpu();
+  const auto e = gemm_efficiency(12800, 12800, 8192, 1, Dtype::kBf16, g);
+  EXPECT_DOUBLE_EQ(e.quantization, 1.0);
+  EXPECT_DOUBLE_EQ(e.alignment, 1.0);
+  const OpCost c = gemm_cost(12800, 12800, 8192, 1, Dtype::kBf16, g);
+  EXPECT_DOUBLE_EQ(c.flops, 2.0 * 12800 * 12800 * 8192);
+  EXPECT_DOUBLE_EQ(c.bytes, (12800.0 * 8192 * 2 + 12800.0 * 12800) * 2);
+  const double rate = 1e15 * 0.8 * 8192.0 / 8256.0;
+  EXPECT_NEAR(c.flops / (c.seconds - kLaunch), rate, rate * 1e-12);
+  EXPECT_NEAR(c.seconds, c.flops / rate + kLaunch, 1e-15);
+}
+
+TEST(compute_gemm, TileQuantizationWorkedByHand) {
+  // m = n = 129 on 128 x 128 tiles: 2 x 2 tiles per product; batch 25 -> 100 tiles = 1 full
+  // wave, so only tile padding remains: q = 129 * 129 * 25 / (100 * 128 * 128)
+  //                                       = 416,025 / 1,638,400 = 0.25392...
+  // 129 * 2 B = 258 B is not a multiple of 16 -> alignment 0.5 as well.
+  const auto e = gemm_efficiency(129, 129, 4096, 25, Dtype::kBf16, round_gpu());
+  EXPECT_DOUBLE_EQ(e.quantization, 416025.0 / 1638400.0);
+  EXPECT_DOUBLE_EQ(e.alignment, 0.5);
+  EXPECT_DOUBLE_EQ(e.k_depth, 4096.0 / 4160.0);
+  EXPECT_DOUBLE_EQ(e.total(), 0.8 * (416025.0 / 1638400.0) * (4096.0 / 4160.0) * 0.5);
+}
+
+TEST(compute_gemm, WaveQuantizationWorkedByHand) {
+  // 1280 x 1280: 10 x 10 = 100 tiles = one full wave of 100 SMs -> q = 1.
+  // 1280 x 1408: 10 x 11 = 110 tiles -> 2 waves (200 tile slots), 90 slots idle:
+  //   q = 1280 * 1408 / (200 * 128 * 128) = 1,802,240 / 3,276,800 = 0.55.
+  const auto g = round_gpu();
+  EXPECT_DOUBLE_EQ(gemm_efficiency(1280, 1280, 4096, 1, Dtype::kBf16, g).quantization, 1.0);
+  EXPECT_DOUBLE_EQ(gemm_efficiency(1280, 1408, 4096, 1, Dtype::kBf16, g).quantization, 0.55);
+}
+
+TEST(compute_gemm, MisalignmentFactorDependsOnDtypeBytes) {
+  // Rule: a dimension times dtype bytes not a multiple of 16 B costs gemm_misaligned_efficiency.
+  //   k = 8200: bf16 16,400 B = 1025 x 16 (aligned); fp8 8,200 B = 512.5 x 16 (misaligned).
+  //   k = 8196: bf16 16,392 B = 1024.5 x 16 (misaligned); fp32 32,784 B = 2049 x 16 (aligned).
+  const auto g = round_gpu();
+  EXPECT_DOUBLE_EQ(gemm_efficiency(12800, 12800, 8200, 1, Dtype::kBf16, g).alignment, 1.0);
+  EXPECT_DOUBLE_EQ(gemm_efficiency(12800, 12800, 8200, 1, Dtype::kFp8, g).alignment, 0.5);
+  EXPECT_DOUBLE_EQ(gemm_efficiency(12800, 12800, 8196, 1, Dtype::kBf16, g).alignment, 0.5);
+  EXPECT_DOUBLE_EQ(gemm_efficiency(12800, 12800, 8196, 1, Dtype::kFp32, g).alignment, 1.0);
+  // Both compute-bound with q = 1, so compute time ratio (8196 misaligned / 8200 aligned)
+  //   = (8196 / 8200) * (k_depth(8200) / k_depth(8196)) / 0.5.
+  const double t_bad = gemm_cost(12800, 12800, 8196, 1, Dtype::kBf16, g).seconds - kLaunch;
+  const double t_ok = gemm_cost(12800, 12800, 8200, 1, Dtype::kBf16, g).seconds - kLaunch;
+  const double expected = (8196.0 / 8200.0) * ((8200.0 / 8264.0) / (8196.0 / 8260.0)) / 0.5;
+  EXPECT_NEAR(t_bad / t_ok, expected, 1e-12);
+}
+
+TEST(compute_gemm, SkinnyDecodeGemmIsMemoryBound) {
+  // m = 1, n = k = 8192, bf16 (a decode-like matrix-vector product):
+  //   bytes = (1*8192 + 8192*8192) * 2 + 1*8192 * 2 = 134,250,496 B -> / 0.8e12 = 167.813 us.
+  //   compute: tiles 1 x 64 = 64 -> 1 wave, q = 8192 / (100 * 16384) = 0.005; m = 1 (2 B) is
+  //   misaligned (0.5): rate = 1e15 * 0.8 * 0.005 * (8192/8256) * 0.5 = 1.98e12 -> 67.6 us.
+  //   The memory side wins: seconds = 167.813 us + 4 us.
+  const OpCost c = gemm_cost(1, 8192, 8192, 1, Dtype::kBf16, round_gpu());
+  EXPECT_DOUBLE_EQ(c.bytes, 134250496.0);
+  EXPECT_NEAR(c.seconds, 134250496.0 / 0.8e12 + kLaunch, 1e-15);
+  const double compute_s = c.flops / (1e15 * 0.8 * 0.005 * (8192.0 / 8256.0) * 0.5);
+  EXPECT_LT(compute_s, c.seconds - kLaunch);
+}
+
+TEST(compute_gemm, Fp8WritesBf16OutputAndRunsAtFp8Peak) {
+  // bytes = (A + B) * 1 B + C * 2 B = (2 * 4096^2) + 2 * 4096^2 = 4 * 4096^2 = 67,108,864.
+  const auto g = round_gpu();
+  EXPECT_DOUBLE_EQ(gemm_cost(4096, 4096, 4096, 1, Dtype::kFp8, g).bytes, 4.0 * 4096 * 4096);
+  EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kFp8, g), 2e15);
+  EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kFp32, g), 5e14);  // TF32 tensor cores
+}
+
+TEST(compute_gemm, ZeroPeakFallsBackToFp16) {
+  // V100-like: no bf16, fp8 or tf32. bf16 -> fp16; fp8 -> bf16 (for_dtype) -> 0 -> fp16;
+  // fp32 without TF32 -> the FP32 peak.
+  GpuProfile v = round_gpu();
+  v.peak = {1.57e13, 0, 1.25e14, 0, 0};
+  EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kBf16, v), 1.25e14);
+  EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kFp8, v), 1.25e14);
+  EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kFp32, v), 1.57e13);
+  EXPECT_TRUE(std::isfinite(gemm_cost(4096, 4096, 4096, 1, Dtype::kBf16, v).seconds));
+}
+
+TEST(compute_gemm, ZeroSizeCostsNothingAndNeverNaN) {
+  const auto g = round_gpu();
+  for (const OpCost& c :
+       {gemm_cost(0, 4096, 4096, 1, Dtype::kBf16, g),
+        gemm_cost(4096, 4096, 4096, 0, Dtype::kBf16, g), memory_bound_cost(0, g),
+        optimizer_step_cost(0, 16, g),
+        op_cost(make_op(OpKind::kNorm, 0, 0, 0, 1, 0, TpSplit::kSequence), Pass::kForward, {}, g),
+        op_cost(make_op(OpKind::kFlashAttention, 0, 0, 0, 0, 0, TpSplit::kHeads), Pass::kForward,
+                {}, g)}) {
+    EXPECT_EQ(c.seconds, 0.0);
+    EXPECT_EQ(c.flops, 0.0);
+    EXPECT_EQ(c.bytes, 0.0);
+  }
+  // A profile without peaks or bandwidth (REQUIRES violated): infinite, not NaN.
+  const OpCost bad = gemm_cost(4096, 4096, 4096, 1, Dtype::kBf16, GpuProfile{});
+  EXPECT_TRUE(std::isinf(bad.seconds));
+}
+
+TEST(compute_op, TensorParallelSplits) {
+  // tp = 4. Column: n / 4; row: k / 4; heads: batch / 4; kNone unchanged.
+  const auto g = round_gpu();
+  const OpContext ctx{4, false, Dtype::kBf16};
+  const auto fwd = [&](const Op& op, const OpContext& c) {
+    return op_cost(op, Pass::kForward, c, g);
+  };
+  const Op col = make_op(OpKind::kGemm, 4096, 12288, 4096, 1, 0, TpSplit::kColumn);
+  EXPECT_DOUBLE_EQ(fwd(col, ctx).seconds, gemm_cost(4096, 3072, 4096, 1, Dtype::kBf16, g).seconds);
+  EXPECT_DOUBLE_EQ(fwd(col, ctx).flops, 2.0 * 4096 * 3072 * 4096);
+  const Op row = make_op(OpKind::kGemm, 4096, 4096, 16384, 1, 0, TpSplit::kRow);
+  EXPECT_DOUBLE_EQ(fwd(row, ctx).seconds, gemm_cost(4096, 4096, 4096, 1, Dtype::kBf16, g).seconds);
+  const Op heads = make_op(OpKind::kAttentionScore, 4096, 4096, 128, 32, 0, TpSplit::kHeads);
+  EXPECT_DOUBLE_EQ(fwd(heads, ctx).flops, 2.0 * 4096 * 4096 * 128 * 8);          // 32 / 4 heads
+  const Op none = make_op(OpKind::kGemm, 4096, 64, 4096, 1, 0, TpSplit::kNone);  // MoE router
+  EXPECT_DOUBLE_EQ(fwd(none, ctx).flops, 2.0 * 4096 * 64 * 4096);
+  // Sequence: a norm over 4096 x 4096 bf16 elements moves 4096^2 * 2 B * 2 = 67,108,864 B
+  // without SP (replicated under TP) and a quarter of that with SP.
+  const Op norm = make_op(OpKind::kNorm, 0, 0, 0, 1, 4096.0 * 4096, TpSplit::kSequence);
+  EXPECT_DOUBLE_EQ(fwd(norm, ctx).bytes, 67108864.0);
+  EXPECT_DOUBLE_EQ(fwd(norm, {4, true, Dtype::kBf16}).bytes, 67108864.0 / 4);
+  EXPECT_DOUBLE_EQ(fwd(norm, {4, true, Dtype::kBf16}).seconds, 67108864.0 / 4 / 0.8e12 + kLaunch);
+  // Column memory op (GeLU over 4096 x 16384): elements / 4; fp32 training: 4 B per element.
+  const Op gelu = make_op(OpKind::kActivationFn, 0, 0, 0, 1, 4096.0 * 16384, TpSplit::kColumn);
+  EXPECT_DOUBLE_EQ(fwd(gelu, {4, false, Dtype::kFp32}).bytes, 4096.0 * 16384 / 4 * 4 * 2);
+  // Row memory op (vocabulary-parallel embedding): full-width output on every rank.
+  const Op emb = make_op(OpKind::kEmbedding, 0, 0, 0, 1, 4096.0 * 4096, TpSplit::kRow);
+  EXPECT_DOUBLE_EQ(fwd(emb, ctx).bytes, 67108864.0);
+}
+
+TEST(compute_op, BackwardGemmsCostForwardFlops) {
+  // Weight GEMMs: dX = dC.W^T and dW = X^T.dC each execute 2*m*n*k FLOPs, like the forward.
+  const auto g = round_gpu();
+  for (OpKind kind : {OpKind::kGemm, OpKind::kExpertGemm}) {
+    const Op op = make_op(kind, 4096, 12288, 4096, 1, 0, TpSplit::kColumn);
+    const double f = op_cost(op, Pass::kForward, {}, g).flops;
+    EXPECT_DOUBLE_EQ(f, 2.0 * 4096 * 12288 * 4096);
+    EXPECT_DOUBLE_EQ(op_cost(op, Pass::kBackwardInput, {}, g).flops, f);
+    EXPECT_DOUBLE_EQ(op_cost(op, Pass::kBackwardWeight, {}, g).flops, f);
+  }
+  // Attention bmms have no weights: both operand gradients (2 x forward FLOPs) in backward-input.
+  for (OpKind kind : {OpKind::kAttentionScore, OpKind::kAttentionValue}) {
+    const Op op = make_op(kind, 4096, 4096, 128, 32, 0, TpSplit::kHeads);
+    const double f = op_cost(op, Pass::kForward, {}, g).flops;
+    EXPECT_DOUBLE_EQ(op_cost(op, Pass::kBackwardInput, {}, g).flops, 2 * f);
+    EXPECT_EQ(op_cost(op, Pass::kBackwardWeight, {}, g).seconds, 0.0);
+  }
+  // Memory-bound: backward-input moves twice the forward bytes; backward-weight nothing.
+  const Op sm = make_op(OpKind::kSoftmax, 0, 0, 0, 1, 1e8, TpSplit::kHeads);
+  EXPECT_DOUBLE_EQ(op_cost(sm, Pass::kForward, {}, g).bytes, 1e8 * 2 * 2);
+  EXPECT_DOUBLE_EQ(op_cost(sm, Pass::kBackwardInput, {}, g).bytes, 2 * 1e8 * 2 * 2);
+  EXPECT_EQ(op_cost(sm, Pass::kBackwardWeight, {}, g).seconds, 0.0);
+}
+
+TEST(compute_op, FlashAttentionFlopsBytesAndBackward) {
+  // s = 4096 (local = full), head_dim 128, 32 heads, micro-batch 1, MHA:
+  //   forward flops = 4 * 4096 * 4096 * 128 * 32 = 274,877,906,944 (no causal halving);
+  //   bytes = (Q + K + V + O) = 4 * 4096 * 128 * 32 elements * 2 B = 134,217,728 B;
+  //   backward-input = 2.5x FLOPs, 2x bytes; backward-weight empty; tp 2 halves the heads.
+  const auto g = round_gpu();
+  const double qkv = 3.0 * 4096 * 32 * 128;
+  const Op fa = make_op(OpKind::kFlashAttention, 4096, 4096, 128, 32, qkv, TpSplit::kHeads);
+  const OpCost f = op_cost(fa, Pass::kForward, {}, g);
+  EXPECT_DOUBLE_EQ(f.flops, 274877906944.0);
+  EXPECT_DOUBLE_EQ(f.bytes, 134217728.0);
+  const OpCost b = op_cost(fa, Pass::kBackwardInput, {}, g);
+  EXPECT_DOUBLE_EQ(b.flops, 2.5 * f.flops);
+  EXPECT_DOUBLE_EQ(b.bytes, 2 * f.bytes);
+  EXPECT_EQ(op_cost(fa, Pass::kBackwardWeight, {}, g).seconds, 0.0);
+  EXPECT_DOUBLE_EQ(op_cost(fa, Pass::kForward, {2, false, Dtype::kBf16}, g).flops, f.flops / 2);
+  // Compute-bound at the score GEMM's efficiency: rate = 1e15 * eff(4096, 4096, 128, 32). A causal
+  // model (the default) skips the masked half of the tiles: time covers flops / 2; a non-causal
+  // one pays for all of them.
+  const double rate = 1e15 * gemm_efficiency(4096, 4096, 128, 32, Dtype::kBf16, g).total();
+  EXPECT_NEAR(f.seconds, f.flops / 2 / rate + kLaunch, 1e-15);
+  OpContext full;
+  full.causal = false;
+  EXPECT_NEAR(op_cost(fa, Pass::kForward, full, g).seconds, f.flops / rate + kLaunch, 1e-15);
+  // Attention stays bf16 under fp8 training.
+  EXPECT_DOUBLE_EQ(op_cost(fa, Pass::kForward, {1, false, Dtype::kFp8}, g).seconds, f.seconds);
+}
+
+TEST(compute_optimizer_step, MemoryBound) {
+  // 1e9 parameters x 16 B = 16 GB / 0.8e12 B/s = 20 ms + one launch.
+  const OpCost c = optimizer_step_cost(1e9, 16, round_gpu());
+  EXPECT_DOUBLE_EQ(c.bytes, 16e9);
+  EXPECT_NEAR(c.seconds, 0.02 + kLaunch, 1e-15);
+}
+
+TEST(compute_cost_models, EveryModelHasAOneLineDescription) {
+  const auto models = cost_models();
+  std::set<std::string> names;
+  for (const auto& m : models) {
+    EXPECT_TRUE(names.insert(m.name).second) << "duplicate " << m.name;
+    EXPECT_FALSE(m.description.empty()) << m.name;
+    EXPECT_EQ(m.description.find('\n'), std::string::npos) << m.name;
+  }
+  for (const char* n :
+       {"gemm", "memory_bound", "flash_attention", "attention_bmm", "op_cost", "optimizer_step"})
+    EXPECT_TRUE(names.count(n)) << n;
+}
+
+// ---- Plausibility against published measurements (tests/data/gemm, source headers kept) ----
+
+using Row = std::map<std::string, std::string>;
+
+// Rows of a CSV whose leading '#' lines are its source header.
+std::vector<Row> read_csv(const std::string& name) {
+  std::ifstream in(std::string(SHARDSIM_TEST_DATA_DIR) + "/gemm/" + name);
+  std::vector<std::string> header;
+  std::vector<Row> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    Row r;
+    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) r[header[i]] = cells[i];
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+GpuProfile preset(const std::string& name) {
+  std::ifstream in(std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/gpus/" + name + ".json");
+  Diagnostics diags;
+  GpuProfile g;
+  read_gpu_profile(nlohmann::json::parse(in), "", diags, g);
+  EXPECT_TRUE(diags.empty()) << diags.format();
+  return g;
+}
+
+double predicted_tflops(double m, double n, double k, double batch, Dtype d, const GpuProfile& g) {
+  const OpCost c = gemm_cost(m, n, k, batch, d, g);
+  return c.flops / c.seconds / 1e12;
+}
+
+// Azure cuBLASLt GEMMs (A100 fp16, H100/H200 fp8) against the shipped presets. The presets'
+// efficiency comes from a different benchmark (MAMF: torch.matmul bf16 best shape), so this is an
+// independent check. Bound: each shape within a factor 1.6 and the median |error| <= 20%.
+// Why this loose: fp8 rows use the bf16-derived efficiency (MAMF H100 fp8 is 70.9% vs bf16
+// 80.3%, so ~+13% is expected); the skinny 802816x192x768 shape on H200 measures only 8% above
+// H100 despite 43% more HBM bandwidth, so it is not HBM-bound as the roofline assumes; odd
+// shapes (n = 2145) depend on the kernel cuBLASLt's heuristic picks.
+TEST(compute_validation, AzureCublasLtShapesWithinLooseBound) {
+  const std::map<std::string, GpuProfile> gpus = {{"A100", preset("a100-sxm-80gb")},
+                                                  {"H100", preset("h100-sxm")},
+                                                  {"H200", preset("h200-sxm")}};
+  std::vector<double> errors;
+  for (const Row& r : read_csv("azure_cublaslt_gemm_a100_h100_h200.csv")) {
+    const std::string key = r.at("gpu").find("A100") != std::string::npos   ? "A100"
+                            : r.at("gpu").find("H100") != std::string::npos ? "H100"
+                                                                            : "H200";
+    const Dtype d = r.at("dtype") == "fp16" ? Dtype::kFp16 : Dtype::kFp8;
+    const double m = std::stod(r.at("m")), n = std::stod(r.at("n")), k = std::stod(r.at("k"));
+    const double measured = std::stod(r.at("tflops"));
+    const double pred = predicted_tflops(m, n, k, std::stod(r.at("batch")), d, gpus.at(key));
+    const double ratio = pred / measured;
+    errors.push_back(std::fabs(ratio - 1));
+    std::printf("%s %-7s %6.0fx%5.0fx%5.0f predicted %7.1f measured %7.1f TFLOP/s (%+.0f%%)\n",
+                key.c_str(), r.at("dtype").c_str(), m, n, k, pred, measured, 100 * (ratio - 1));
+    EXPECT_GT(ratio, 1 / 1.6) << key << " " << m << "x" << n << "x" << k;
+    EXPECT_LT(ratio, 1.6) << key << " " << m << "x" << n << "x" << k;
+  }
+  ASSERT_EQ(errors.size(), 26u);
+  std::vector<double> sorted = errors;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = (sorted[12] + sorted[13]) / 2;
+  double mean = 0;
+  for (double e : errors) mean += e / double(errors.size());
+  std::printf("abs error: mean %.1f%%, median %.1f%%, max %.1f%%\n", 100 * mean, 100 * median,
+              100 * sorted.back());
+  EXPECT_LE(median, 0.20);
+}
+
+// stas00's SwiGLU d_ff sweep on H100 fp16 (bmm 4 x [4096 x K].[K x 4096]): K = 10922 (not a
+// multiple of 8 elements) reaches 272.73 TFLOP/s, K = 10944 reaches 398.38: ratio 0.6846. The
+// preset's gemm_misaligned_efficiency is this ratio, so the check is that quantization and the
+// k-depth term do not distort it (within 2%), and that the aligned K values (10848 ... 11008,
+// measured 395.0-398.4, a 0.9% spread) are predicted within 1% of each other. Absolute values are
+// not compared: the source does not state the H100 variant, and 398 TFLOP/s is 40% of the SXM
+// fp16 peak, far below MAMF's 80% for the same die.
+TEST(compute_validation, SwigluAlignmentRatio) {
+  const GpuProfile h100 = preset("h100-sxm");
+  std::map<int, double> measured, predicted;
+  for (const Row& r : read_csv("swiglu_dff_alignment_h100_fp16.csv")) {
+    const int k = std::stoi(r.at("k"));
+    measured[k] = std::stod(r.at("tflops"));
+    predicted[k] = predicted_tflops(std::stod(r.at("m")), std::stod(r.at("n")), k,
+                                    std::stod(r.at("batch")), Dtype::kFp16, h100);
+  }
+  ASSERT_EQ(measured.size(), 6u);
+  const double want = measured[10922] / measured[10944], got = predicted[10922] / predicted[10944];
+  std::printf("K=10922 / K=10944: predicted %.4f measured %.4f (%.1f vs %.1f TFLOP/s predicted)\n",
+              got, want, predicted[10922], predicted[10944]);
+  EXPECT_NEAR(got / want, 1.0, 0.02);
+  double lo = 1e30, hi = 0;
+  for (int k : {10848, 10880, 10912, 10944, 11008}) {
+    lo = std::min(lo, predicted[k]);
+    hi = std::max(hi, predicted[k]);
+  }
+  EXPECT_LT(hi / lo - 1, 0.01);
+}
+
+// The presets quote their sources: the efficiencies equal the copied measurements.
+TEST(compute_validation, PresetEfficienciesMatchTheirSources) {
+  std::map<std::string, double> mamf, triad;
+  for (const Row& r : read_csv("mamf_best_shape_nvidia.csv"))
+    if (r.at("dtype") == "bf16")
+      mamf[r.at("accelerator")] = std::stod(r.at("efficiency_pct")) / 100;
+  for (const Row& r : read_csv("azure_hbm_stream_bandwidth.csv"))
+    if (r.at("test") == "babelstream_triad")
+      triad[r.at("gpu").substr(7, 4)] = std::stod(r.at("value"));
+  EXPECT_DOUBLE_EQ(preset("a100-sxm-80gb").compute.gemm_peak_efficiency, mamf["NVIDIA A100 SXM"]);
+  EXPECT_DOUBLE_EQ(preset("h100-sxm").compute.gemm_peak_efficiency, mamf["NVIDIA H100 SXM"]);
+  EXPECT_DOUBLE_EQ(preset("h200-sxm").compute.gemm_peak_efficiency, mamf["NVIDIA H100 SXM"]);
+  EXPECT_DOUBLE_EQ(preset("b200").compute.gemm_peak_efficiency, mamf["NVIDIA B200 SXM"]);
+  // memory_bound_efficiency = triad (TB/s) / datasheet HBM, rounded to 3 digits in the preset.
+  for (const auto& [gpu, key] : {std::pair{"a100-sxm-80gb", "A100"}, std::pair{"h100-sxm", "H100"},
+                                 std::pair{"h200-sxm", "H200"}}) {
+    const GpuProfile g = preset(gpu);
+    EXPECT_NEAR(g.compute.memory_bound_efficiency, triad[key] * 1e12 / g.hbm_bytes_per_second, 5e-4)
+        << gpu;
+  }
+}
+
+}  // namespace
+}  // namespace shardsim

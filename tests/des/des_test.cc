@@ -1,0 +1,144 @@
+// The discrete-event schedules against the closed forms of Narayanan et al. SC'21 §2.2 (GPipe,
+// 1F1B, interleaved) and Qi et al. ICLR'24 (ZB-H1, ZB-H2), on synthetic costs with equal stage
+// times (published/README §4.1 and §5): one forward f, backward-input b, backward-weight w per
+// layer and micro-batch, no communication.
+#include <gtest/gtest.h>
+
+#include "simulator/analytic/analytic.h"
+#include "simulator/des/step_sim.h"
+#include "simulator/scenario/load.h"
+
+namespace shardsim {
+namespace {
+
+Scenario pipeline(int pp, int vpp, int m, const std::string& schedule) {
+  nlohmann::json j = {
+      {"model", {{"layers", pp * vpp}, {"hidden", 64}, {"heads", 4}, {"vocab", 1024}}},
+      {"training", {{"seq_len", 128}, {"global_batch", m}}},
+      {"parallel", {{"pp", pp}, {"vpp", vpp}, {"schedule", schedule}}},
+      {"cluster", {{"gpu", "h100-sxm"}, {"gpus_per_node", pp}, {"nodes", 1}}}};
+  return scenario_from_json(j, "");
+}
+
+StepCosts uniform(const Plan& plan, int layers, double f, double b, double w) {
+  StepCosts c;
+  c.layers.resize(std::size_t(layers));
+  for (auto& l : c.layers) {
+    l.work.fwd.add(TimeCategory::kCompute, f);
+    l.work.bwd_input.add(TimeCategory::kCompute, b);
+    l.work.bwd_weight.add(TimeCategory::kCompute, w);
+  }
+  c.stages.resize(std::size_t(plan.pp));
+  return c;
+}
+
+struct Outcome {
+  StepResult des;
+  AnalyticResult analytic;
+};
+
+Outcome run(int pp, int vpp, int m, const std::string& schedule, double f = 1, double b = 1,
+            double w = 1) {
+  const Scenario s = pipeline(pp, vpp, m, schedule);
+  const Plan plan = make_plan(s);
+  const StepCosts c = uniform(plan, pp * vpp, f, b, w);
+  return {simulate_step(s, plan, c), analytic_step(s, plan, c)};
+}
+
+TEST(Schedules, OneFOneBBubbleIsPMinusOneOverMPlusPMinusOne) {
+  // p = 4, m = 8, f = b = w = 1 (1F1B runs b and w together: 2 per micro-batch):
+  // step = (m + p - 1)(f + b + w) = 11 x 3 = 33; bubble (p-1)/(m+p-1) of it = 9.
+  const Outcome r = run(4, 1, 8, "1f1b");
+  EXPECT_DOUBLE_EQ(r.des.step_seconds, 33);
+  EXPECT_DOUBLE_EQ(r.des.breakdown[TimeCategory::kBubble], 33.0 * 3 / 11);
+  EXPECT_DOUBLE_EQ(r.des.breakdown.total(), r.des.step_seconds);  // categories sum to the step
+  EXPECT_DOUBLE_EQ(r.analytic.step_seconds, 33);
+}
+
+TEST(Schedules, GpipeHasTheSameBubbleAsOneFOneB) {
+  // GPipe: all m forwards, then all backwards: (m + p - 1)(f + b + w) = 33 as well.
+  const Outcome r = run(4, 1, 8, "gpipe");
+  EXPECT_DOUBLE_EQ(r.des.step_seconds, 33);
+  EXPECT_DOUBLE_EQ(r.des.breakdown[TimeCategory::kBubble], 9);
+}
+
+TEST(Schedules, InterleavedBubbleIsPMinusOneOverVmOfIdeal) {
+  // p = 4, v = 2, m = 8, one layer per chunk: ideal = m v (f + b + w) = 48;
+  // bubble = (p - 1)/(v m) x ideal = 3/16 x 48 = 9.
+  const Outcome r = run(4, 2, 8, "interleaved");
+  EXPECT_DOUBLE_EQ(r.des.breakdown[TimeCategory::kBubble], 9);
+  EXPECT_DOUBLE_EQ(r.des.step_seconds, 57);
+  EXPECT_DOUBLE_EQ(r.analytic.step_seconds, 57);
+}
+
+TEST(Schedules, ZbH1BubbleIsOneThirdOfOneFOneB) {
+  // Qi et al.: ZB-H1 bubble = (p - 1)(f + b - w) = 3 x 1 = 3, a third of 1F1B's 9 when f = b = w.
+  const Outcome r = run(4, 1, 8, "zb-h1");
+  EXPECT_NEAR(r.des.breakdown[TimeCategory::kBubble], 3, 1e-9);
+  EXPECT_NEAR(r.des.step_seconds, 27, 1e-9);
+  EXPECT_DOUBLE_EQ(r.analytic.step_seconds, 27);
+}
+
+TEST(Schedules, ZbH2BubbleIsZero) {
+  // ZB-H2 (up to 2p - 1 micro-batches in flight): every stage is busy for its whole span, so the
+  // steady-state step (consecutive steps overlapping as a parallelogram, Qi et al. §2.2) is
+  // m(f + b + w) = 24 with no bubble.
+  const Outcome r = run(4, 1, 8, "zb-h2");
+  EXPECT_NEAR(r.des.breakdown[TimeCategory::kBubble], 0, 1e-9);
+  EXPECT_NEAR(r.des.step_seconds, 24, 1e-9);
+  EXPECT_DOUBLE_EQ(r.analytic.step_seconds, 24);  // (p-1) max(0, f + b - 2w) = 0
+}
+
+TEST(Schedules, SingleStageHasNoBubble) {
+  const Outcome r = run(1, 1, 4, "1f1b");
+  EXPECT_DOUBLE_EQ(r.des.step_seconds, 12);  // 4 micro-batches x 3
+  EXPECT_DOUBLE_EQ(r.des.breakdown[TimeCategory::kBubble], 0);
+}
+
+TEST(DataParallel, OverlappedReductionHidesBehindBackward) {
+  // One stage, one micro-batch, 4 layers, f = b = w = 1 and a 0.5 s bucket after each layer's
+  // backward. Backward of layers 3..0 ends at 4 + 2k (k = 1..4); each bucket starts when its layer
+  // finishes and takes 0.5 s, so only the last bucket (after layer 0, at t = 12) is exposed.
+  const Scenario s = pipeline(1, 1, 1, "1f1b");
+  nlohmann::json raw = s.resolved;
+  raw["model"]["layers"] = 4;
+  const Scenario s4 = scenario_from_json(raw, "");
+  const Plan plan = make_plan(s4);
+  StepCosts c = uniform(plan, 4, 1, 1, 1);
+  for (int l = 3; l >= 0; --l) c.stages[0].buckets.push_back({l, 1e6, 0.5});
+  const StepResult r = simulate_step(s4, plan, c);
+  EXPECT_DOUBLE_EQ(r.step_seconds, 12.5);
+  EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 0.5);
+  // Without overlap all four buckets (2 s) follow the backward pass.
+  raw["parallel"]["overlap_grad_reduce"] = false;
+  const Scenario s_no = scenario_from_json(raw, "");
+  EXPECT_DOUBLE_EQ(simulate_step(s_no, plan, c).step_seconds, 14);
+}
+
+TEST(DataParallel, ReductionLongerThanBackwardIsExposedByTheDifference) {
+  // Buckets of 3 s each: the dp stream is busy from t = 6 (first bucket) for 12 s -> ends at 18;
+  // backward ends at 12, so 6 s are exposed.
+  nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
+  raw["model"]["layers"] = 4;
+  const Scenario s = scenario_from_json(raw, "");
+  const Plan plan = make_plan(s);
+  StepCosts c = uniform(plan, 4, 1, 1, 1);
+  for (int l = 3; l >= 0; --l) c.stages[0].buckets.push_back({l, 1e6, 3});
+  const StepResult r = simulate_step(s, plan, c);
+  EXPECT_DOUBLE_EQ(r.step_seconds, 18);
+  EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 6);
+}
+
+TEST(Trace, HasOneSlicePerComputeItem) {
+  const Scenario s = pipeline(2, 1, 2, "1f1b");
+  const Plan plan = make_plan(s);
+  const StepCosts c = uniform(plan, 2, 1, 1, 1);
+  const StepResult r = simulate_step(s, plan, c, {true});
+  // 2 stages x 2 micro-batches x (F, B) = 8 compute items.
+  int compute = 0;
+  for (const auto& t : r.trace) compute += t.stream == StreamKind::kCompute;
+  EXPECT_EQ(compute, 8);
+}
+
+}  // namespace
+}  // namespace shardsim
