@@ -184,6 +184,7 @@ LayerCost layer_cost(const Ctx& c, int layer) {
 WorkCost embedding_cost(const Ctx& c, double vocab) {
   WorkCost w;
   add_op_costs(c, embedding_ops(c.s.model, vocab, c.shape), w);
+  w.hardware_flops = w.model_flops;  // never recomputed
   // Vocabulary-parallel lookup: partial embeddings are summed over TP (half a layer's TP traffic).
   w.fwd.add(TimeCategory::kTpComm, tp_layer_comm(c) / 4);
   return w;
@@ -192,6 +193,7 @@ WorkCost embedding_cost(const Ctx& c, double vocab) {
 WorkCost output_cost(const Ctx& c, double vocab) {
   WorkCost w;
   add_op_costs(c, output_ops(c.s.model, vocab, c.shape), w);
+  w.hardware_flops = w.model_flops;  // never recomputed (Narayanan eq. 3: logits counted 3x)
   // The output projection is column-parallel: its input is gathered (SP) and its input gradient
   // reduced over TP.
   w.fwd.add(TimeCategory::kTpComm, c.op.sp ? tp_layer_comm(c) / 4 : 0);
@@ -340,7 +342,8 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan) {
   out.p2p_seconds = plan.pp > 1 ? coll(c, CollectiveOp::kSendRecv, p2p_bytes, c.pp) : 0;
   out.stages.reserve(plan.stages.size());
   for (const auto& st : plan.stages) out.stages.push_back(stage_cost(c, st, out.layers, vocab));
-  out.peak_flops_per_gpu = s.cluster.gpu.peak.for_dtype(s.training.precision);
+  // The MFU denominator is the peak the GEMMs run at (fp32 training: TF32 where available).
+  out.peak_flops_per_gpu = gemm_peak_flops(s.training.precision, s.cluster.gpu);
   return out;
 }
 

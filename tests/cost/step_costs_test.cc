@@ -1,0 +1,139 @@
+// Per-step costs: FLOP counts against Narayanan et al. SC'21 eq. 3 and its no-recompute form
+// (published/README §4.1), TP/SP collective counts, recomputation, ZeRO-3 traffic (ZeRO paper:
+// 1.5x DDP), and the per-GPU throughput derived from them.
+#include <gtest/gtest.h>
+
+#include "simulator/analytic/analytic.h"
+#include "simulator/cost/collective.h"
+#include "simulator/cost/step_costs.h"
+#include "simulator/scenario/load.h"
+
+namespace shardsim {
+namespace {
+
+// GPT-3-shaped model, small enough to reason about: l = 4, h = 1024, a = 16, V = 51200 (already
+// a multiple of 128 * tp), s = 2048, micro-batch 1; dropout on, no flash attention (so attention
+// FLOPs follow the unfused Megatron count).
+nlohmann::json gpt(int tp, const std::string& recompute) {
+  return {{"model",
+           {{"layers", 4},
+            {"hidden", 1024},
+            {"heads", 16},
+            {"vocab", 51200},
+            {"bias", true},
+            {"dropout", true},
+            {"tied_embeddings", true}}},
+          {"training",
+           {{"seq_len", 2048},
+            {"global_batch", 2},
+            {"recompute", recompute},
+            {"flash_attention", false}}},
+          {"parallel", {{"tp", tp}}},
+          {"cluster", {{"gpu", "a100-sxm-80gb"}, {"gpus_per_node", tp}, {"nodes", 1}}}};
+}
+
+// Model FLOPs per step per GPU (all ranks of a stage do the same work).
+double flops_per_gpu(const Scenario& s, double(WorkCost::*field)) {
+  const Plan plan = make_plan(s);
+  const StepCosts c = compute_step_costs(s, plan);
+  double per_mb = c.embedding.*field + c.output.*field;
+  for (const auto& l : c.layers) per_mb += l.work.*field;
+  return per_mb * double(plan.micro_batches);
+}
+
+// Narayanan eq. 3 family with B = 2 sequences, s = 2048, l = 4, h = 1024, V = 51200:
+//   no recompute:   72 B s l h^2 (1 + s/(6h) + V/(12 l h))
+//   full recompute: 96 B s l h^2 (1 + s/(6h) + V/(16 l h))
+constexpr double kB = 2, kS = 2048, kL = 4, kH = 1024, kV = 51200;
+constexpr double kModelFlops =
+    72 * kB * kS * kL * kH * kH * (1 + kS / (6 * kH) + kV / (12 * kL * kH));
+constexpr double kFullRecomputeFlops =
+    96 * kB * kS * kL * kH * kH * (1 + kS / (6 * kH) + kV / (16 * kL * kH));
+
+TEST(step_flops, ModelFlopsMatchNarayananWithoutRecompute) {
+  const Scenario s = scenario_from_json(gpt(1, "none"), "");
+  EXPECT_NEAR(flops_per_gpu(s, &WorkCost::model_flops), kModelFlops, 1e-9 * kModelFlops);
+  EXPECT_NEAR(flops_per_gpu(s, &WorkCost::hardware_flops), kModelFlops, 1e-9 * kModelFlops);
+}
+
+TEST(step_flops, TensorParallelRanksEachDoTheirShare) {
+  // tp = 2: every GEMM and the attention heads split in two -> half the FLOPs per GPU.
+  const Scenario s = scenario_from_json(gpt(2, "none"), "");
+  EXPECT_NEAR(flops_per_gpu(s, &WorkCost::model_flops), kModelFlops / 2, 1e-9 * kModelFlops);
+}
+
+TEST(step_flops, FullRecomputeHardwareFlopsMatchEquationThree) {
+  // Eq. 3 counts 4 passes over the layers (forward, recomputed forward, 2x backward) but the
+  // logits only 3 times: exactly the hardware FLOPs of full recomputation.
+  const Scenario s = scenario_from_json(gpt(1, "full"), "");
+  EXPECT_NEAR(flops_per_gpu(s, &WorkCost::model_flops), kModelFlops, 1e-9 * kModelFlops);
+  EXPECT_NEAR(flops_per_gpu(s, &WorkCost::hardware_flops), kFullRecomputeFlops,
+              1e-9 * kFullRecomputeFlops);
+}
+
+TEST(step_flops, SelectiveRecomputeAddsTheAttentionCoreForward) {
+  // Selective recomputation repeats Q.K^T and P.V: 4 s^2 h b FLOPs per layer and micro-batch.
+  const Scenario s = scenario_from_json(gpt(1, "selective"), "");
+  const double extra = 4 * kS * kS * kH * kB * kL;
+  EXPECT_NEAR(flops_per_gpu(s, &WorkCost::hardware_flops), kModelFlops + extra, 1e-9 * kModelFlops);
+}
+
+TEST(step_comm, TensorParallelCollectivesPerLayer) {
+  // Megatron, per layer and pass: 2 all-reduces of s*b*h*2 bytes without SP; with SP 2
+  // all-gathers and 2 reduce-scatters of the same buffer.
+  for (bool sp : {false, true}) {
+    nlohmann::json raw = gpt(8, "none");
+    raw["parallel"]["sp"] = sp;
+    const Scenario s = scenario_from_json(raw, "");
+    const Plan plan = make_plan(s);
+    const StepCosts c = compute_step_costs(s, plan);
+    const double bytes = kS * kH * 2;
+    const GroupPlacement tp = place_group(8, 1, 8);
+    const NetworkConfig& net = s.cluster.network;
+    const double expected =
+        sp ? 2 * (collective_cost(CollectiveOp::kAllGather, bytes, tp, net).seconds +
+                  collective_cost(CollectiveOp::kReduceScatter, bytes, tp, net).seconds)
+           : 2 * collective_cost(CollectiveOp::kAllReduce, bytes, tp, net).seconds;
+    EXPECT_DOUBLE_EQ(c.layers[0].work.fwd[TimeCategory::kTpComm], expected) << "sp " << sp;
+    EXPECT_DOUBLE_EQ(c.layers[0].work.bwd_input[TimeCategory::kTpComm], expected) << "sp " << sp;
+  }
+}
+
+TEST(step_comm, FullRecomputeRepeatsTheForwardInBackward) {
+  const Scenario s = scenario_from_json(gpt(2, "full"), "");
+  const StepCosts c = compute_step_costs(s, make_plan(s));
+  const WorkCost& w = c.layers[0].work;
+  EXPECT_DOUBLE_EQ(w.bwd_input[TimeCategory::kRecompute], w.fwd[TimeCategory::kCompute]);
+  // The recomputed forward's TP collectives run again too.
+  EXPECT_DOUBLE_EQ(w.bwd_input[TimeCategory::kTpComm], 2 * w.fwd[TimeCategory::kTpComm]);
+}
+
+TEST(step_comm, ZeroThreeMovesOneAndAHalfTimesTheBytesOfDdp) {
+  // ZeRO paper §5: DDP all-reduces the gradients, 2 Psi elements on the wire per GPU (x (n-1)/n);
+  // ZeRO-3 gathers the parameters in forward and in backward and reduce-scatters the gradients:
+  // 3 Psi, i.e. 1.5x (one micro-batch per step, bf16 parameters and gradients).
+  nlohmann::json raw = gpt(1, "none");
+  raw["training"]["global_batch"] = 8;  // dp 8, one micro-batch each
+  raw["cluster"]["gpus_per_node"] = 8;
+  const Scenario ddp = scenario_from_json(raw, "");
+  raw["parallel"]["zero"] = 3;
+  const Scenario z3 = scenario_from_json(raw, "");
+  const double ddp_bytes = compute_step_costs(ddp, make_plan(ddp)).stages[0].dp_wire_bytes;
+  const double z3_bytes = compute_step_costs(z3, make_plan(z3)).stages[0].dp_wire_bytes;
+  EXPECT_GT(ddp_bytes, 0);
+  EXPECT_DOUBLE_EQ(z3_bytes / ddp_bytes, 1.5);
+}
+
+TEST(step_throughput, MfuIsModelFlopsOverStepTimesPeak) {
+  const Scenario s = scenario_from_json(gpt(1, "none"), "");
+  const Plan plan = make_plan(s);
+  const StepCosts c = compute_step_costs(s, plan);
+  const Throughput t = throughput(s, plan, c, 2.0);  // a 2 s step
+  // A100 dense bf16 peak 312e12 FLOP/s (published/README §9); tokens = 2 x 2048.
+  EXPECT_NEAR(t.mfu, kModelFlops / 2.0 / 312e12, 1e-12);
+  EXPECT_DOUBLE_EQ(t.tokens_per_second, 2 * 2048 / 2.0);
+  EXPECT_NEAR(t.model_tflops_per_gpu, kModelFlops / 2.0 / 1e12, 1e-9);
+}
+
+}  // namespace
+}  // namespace shardsim
