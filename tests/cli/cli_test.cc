@@ -534,7 +534,7 @@ TEST(cli_usage, DeepSpeedEstimatorNeedsZeroTwoOrThree) {
 // ---- shardsim simulate ---------------------------------------------------------------------
 
 TEST(cli_simulate, JsonCarriesTimeBreakdownAndThroughput) {
-  for (const std::string& mode : {"des", "analytic"}) {
+  for (const char* mode : {"des", "analytic"}) {
     const Result r = shardsim({"simulate", kExample, "--json", "--mode", mode});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const json j = parse_report(r);
