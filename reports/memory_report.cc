@@ -48,6 +48,7 @@ void add_memory_json(const MemoryEstimate& e, nlohmann::json& report) {
                       {"reason", e.reason},
                       {"host_bytes", e.host_bytes_per_node},
                       {"ranks", ranks}};
+  report["feasibility"] = feasibility_json(e.infeasible);
 }
 
 std::string memory_text(const Scenario& s, const Plan& plan, const MemoryEstimate& e) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "simulator/core/dtype.h"
+#include "simulator/model/params.h"
 
 namespace shardsim {
 
@@ -10,11 +11,45 @@ std::string tool_version() {
   return SHARDSIM_VERSION;
 }
 
-nlohmann::json report_header(const Scenario& s, const Plan& plan) {
+namespace {
+
+nlohmann::json base_header(const Scenario& s) {
   nlohmann::json j;
   j["schema_version"] = kReportSchemaVersion;
   j["tool_version"] = tool_version();
   j["scenario"] = s.resolved;
+  j["warnings"] = s.warnings;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json feasibility_json(const std::vector<Infeasibility>& reasons) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& r : reasons)
+    list.push_back({{"code", r.code}, {"path", r.path}, {"message", r.message}});
+  return {{"feasible", reasons.empty()}, {"reasons", list}};
+}
+
+nlohmann::json infeasible_report(const Scenario& s) {
+  nlohmann::json j = base_header(s);
+  const ParamTotals p = count_parameters(s.model, s.training.seq_len);
+  j["model"] = {{"parameters", p.total}, {"active_parameters", p.active}};
+  j["feasibility"] = feasibility_json(s.infeasible);
+  return j;
+}
+
+std::string infeasible_text(const Scenario& s) {
+  std::string out = fmt::format("scenario  {}\nfeasible  no: the plan cannot run\n",
+                                s.name.empty() ? "(unnamed)" : s.name);
+  for (const auto& r : s.infeasible)
+    out += fmt::format("  [{}] {}: {}\n", r.code, r.path, r.message);
+  for (const auto& w : s.warnings) out += "warning: " + w + "\n";
+  return out;
+}
+
+nlohmann::json report_header(const Scenario& s, const Plan& plan) {
+  nlohmann::json j = base_header(s);
   j["plan"] = {{"tp", plan.tp},
                {"pp", plan.pp},
                {"vpp", plan.vpp},
@@ -32,7 +67,6 @@ nlohmann::json report_header(const Scenario& s, const Plan& plan) {
     stages.push_back({{"pp_stage", st.index}, {"layers", st.layers()}, {"chunks", chunks}});
   }
   j["plan"]["stages"] = stages;
-  j["warnings"] = s.warnings;
   return j;
 }
 

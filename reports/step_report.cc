@@ -31,9 +31,7 @@ void add_step_json(const StepSummary& t, const MemoryEstimate& mem, nlohmann::js
                           {"hfu", th.hfu},
                           {"peak_flops_per_gpu", t.peak_flops_per_gpu},
                           {"flop_convention", kFlopConvention}};
-  nlohmann::json reasons = nlohmann::json::array();
-  if (!mem.fits) reasons.push_back({{"code", "memory"}, {"message", mem.reason}});
-  report["feasibility"] = {{"feasible", reasons.empty()}, {"reasons", reasons}};
+  report["feasibility"] = feasibility_json(mem.infeasible);
 }
 
 std::string step_text(const Scenario& s, const Plan& plan, const StepSummary& t,
@@ -59,7 +57,8 @@ std::string step_text(const Scenario& s, const Plan& plan, const StepSummary& t,
   out += fmt::format("\nmemory     peak {:.2f} GiB (2^30 B) on stage {} of {:.2f} GiB: {}\n",
                      mem.peak_bytes / kGiB, mem.peak_stage, mem.capacity_bytes / kGiB,
                      mem.fits ? "fits" : "does NOT fit — " + mem.reason);
-  if (!mem.fits) out += "feasible   no: the plan cannot run as configured (memory)\n";
+  for (const auto& r : mem.infeasible)
+    out += fmt::format("feasible   no [{}]: {}\n", r.code, r.message);
   for (const auto& w : s.warnings) out += "warning: " + w + "\n";
   return out;
 }

@@ -59,6 +59,7 @@ std::string summary(const std::string& description) {
 
 int run_memory(const MemoryArgs& a) {
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
+  if (!s.infeasible.empty()) return write_infeasible(s, a.common);
   if (a.estimator == "deepspeed") return run_deepspeed_estimate(s, a);
   const Plan plan = make_plan(s);
   const MemoryEstimate e = estimate_memory(s, plan);
@@ -70,6 +71,11 @@ int run_memory(const MemoryArgs& a) {
     write_output(a.common.output, memory_text(s, plan, e));
   }
   return kExitOk;  // not fitting is a result, not an error
+}
+
+int write_infeasible(const Scenario& s, const ScenarioArgs& a) {
+  write_output(a.output, a.json ? infeasible_report(s).dump(2) + "\n" : infeasible_text(s));
+  return kExitOk;  // a plan that cannot run is a result with its reasons
 }
 
 int run_presets(const std::string& kind, bool json) {

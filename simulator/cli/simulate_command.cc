@@ -18,6 +18,7 @@ int run_simulate(const SimulateArgs& a) {
   if (!a.trace.empty() && a.mode != "des")
     throw InputError("", "--trace needs --mode des (the analytic model has no timeline)");
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
+  if (!s.infeasible.empty()) return write_infeasible(s, a.common);
   const Plan plan = make_plan(s);
   const MemoryEstimate mem = estimate_memory(s, plan);
   const StepCosts costs = compute_step_costs(s, plan);

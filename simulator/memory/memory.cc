@@ -208,6 +208,28 @@ RankMemory estimate_rank(const Scenario& s, const Plan& plan, const PipelineStag
   return r;
 }
 
+// ZeRO-3 must hold its gathered units and prefetch bucket next to the sharded states and the
+// fixed overheads; when even that exceeds the GPU, no micro-batch size can make the plan run.
+void check_zero3_prefetch(MemoryEstimate& e) {
+  for (const auto& r : e.ranks) {
+    double gather = 0, fixed = r.params_bytes + r.grads_bytes + r.optimizer_bytes;
+    for (const auto& t : r.terms) {
+      if (t.name == "overhead.zero3_buffers") gather = t.bytes;
+      else if (t.category == MemoryCategory::kOverhead && t.name != "overhead.fragmentation")
+        fixed += t.bytes;
+    }
+    if (gather > 0 && gather + fixed > e.capacity_bytes) {
+      e.infeasible.push_back(
+          {"zero3_prefetch", "/overheads/zero3_prefetch_elements",
+           fmt::format("stage {}: ZeRO-3 gather buffers of {} do not fit beside {} of sharded "
+                       "states and fixed overheads in {}",
+                       r.pp_stage, format_gib(gather), format_gib(fixed),
+                       format_gib(e.capacity_bytes))});
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 std::string category_name(MemoryCategory c) {
@@ -242,10 +264,13 @@ MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan) {
   }
   e.host_bytes_per_node = host_per_rank * s.cluster.gpus_per_node;
   e.fits = e.peak_bytes <= e.capacity_bytes;
-  if (!e.fits)
+  if (!e.fits) {
     e.reason = fmt::format("pipeline stage {} needs {} ({:.1f} GB), the GPU has {} ({:.1f} GB)",
                            e.peak_stage, format_gib(e.peak_bytes), e.peak_bytes / 1e9,
                            format_gib(e.capacity_bytes), e.capacity_bytes / 1e9);
+    e.infeasible.push_back({"memory", "/cluster/gpu", e.reason});
+  }
+  check_zero3_prefetch(e);
   return e;
 }
 

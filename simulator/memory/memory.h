@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "simulator/core/infeasible.h"
 #include "simulator/model/params.h"
 #include "simulator/plan/plan.h"
 #include "simulator/scenario/scenario.h"
@@ -41,6 +42,9 @@ struct MemoryEstimate {
   std::string reason;              // why it does not fit (empty when it fits)
   double host_bytes_per_node = 0;  // offloaded states of one node's GPUs
   std::vector<RankMemory> ranks;   // one per pipeline stage
+  // "memory" when a stage does not fit; "zero3_prefetch" when ZeRO-3's gather buffers do not fit
+  // beside the sharded states even with no activations.
+  std::vector<Infeasibility> infeasible;
 };
 
 [[nodiscard]] MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan);

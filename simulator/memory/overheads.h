@@ -26,6 +26,7 @@ struct RankFootprint {
 // CP, DP x CP, EP, PP), ddp_bucket (ZeRO-0 with DP > 1), zero_buckets (ZeRO-1/2: DeepSpeed's
 // reduce and all-gather buckets, capped at the rank's parameters), zero3_buffers (ZeRO-3: the
 // largest unit gathered plus the prefetch bucket, and its gradient reduce-scatter buffer),
+// moe_dispatch (EP > 1: all-to-all send and receive buffers of one micro-batch's routed tokens),
 // fragmentation (fraction of activations).
 [[nodiscard]] std::vector<OverheadTerm> overhead_terms(const Scenario& s, const Plan& plan,
                                                        const RankFootprint& f);

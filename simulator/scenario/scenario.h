@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "simulator/core/dtype.h"
+#include "simulator/core/infeasible.h"
 #include "simulator/hardware/hardware.h"
 #include "simulator/model/model_config.h"
 
@@ -79,6 +80,9 @@ struct Scenario {
   OverheadConfig overheads;
   nlohmann::json resolved;            // the effective input (presets merged, overrides applied)
   std::vector<std::string> warnings;  // accepted but questionable choices, for the report
+  // Valid input describing a plan that cannot run (reported as a result, not an error); when
+  // non-empty, no plan is built.
+  std::vector<Infeasibility> infeasible;
 };
 
 [[nodiscard]] std::string schedule_name(Schedule s);

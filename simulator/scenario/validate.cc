@@ -110,9 +110,11 @@ void check_parallel(Scenario& s, Diagnostics& d) {
   const auto& t = s.training;
   const std::int64_t dpcp = std::int64_t(p.dp) * p.cp;
   if (p.ep > dpcp)
-    d.error("/parallel/ep", fmt::format("parallel.ep ({}) exceeds the data-parallel x "
-                                        "context-parallel ranks that can hold experts (dp*cp = {})",
-                                        p.ep, dpcp));
+    s.infeasible.push_back(
+        {"ep_group", "/parallel/ep",
+         fmt::format("the expert-parallel group (parallel.ep = {}) is larger than the "
+                     "data-parallel x context-parallel ranks that can hold experts (dp*cp = {})",
+                     p.ep, dpcp)});
   else
     check_divides(d, "/parallel/ep", "dp*cp", dpcp, "parallel.ep", p.ep);
   if (p.cp > 1)  // Megatron splits each sequence into 2*cp chunks for causal load balance
@@ -140,10 +142,11 @@ void check_parallel(Scenario& s, Diagnostics& d) {
   if (interleaved && p.pp < 2)
     d.error("/parallel/pp", "the interleaved schedule needs parallel.pp > 1");
   if (interleaved && p.pp > 1 && m % p.pp != 0)
-    d.error("/training/global_batch",
-            fmt::format("the interleaved schedule needs the micro-batch count m = global_batch / "
-                        "(dp*micro_batch) = {} to be a multiple of pp = {}",
-                        m, p.pp));
+    s.infeasible.push_back(
+        {"interleaved_microbatches", "/training/global_batch",
+         fmt::format("the interleaved schedule needs the micro-batch count m = global_batch / "
+                     "(dp*micro_batch) = {} to be a multiple of pp = {}",
+                     m, p.pp)});
   if (p.offload_params && p.zero != 3)
     d.error("/parallel/offload_params",
             fmt::format("parameter offload needs ZeRO stage 3, got parallel.zero = {}", p.zero));

@@ -621,4 +621,52 @@ TEST(cli_simulate, NotFittingIsReportedAsInfeasible) {
   EXPECT_EQ(j["feasibility"]["reasons"][0]["code"], "memory");
 }
 
+// ---- plans that cannot run: results with reasons, not errors ---------------------------------
+
+TEST(cli_infeasible, PlanLevelReasonsAreResults) {
+  // tests/data/infeasible: each file is valid input describing a plan that cannot run.
+  struct Case {
+    const char* file;
+    const char* code;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      // mixtral-8x7b, tp 8 on 8 GPUs: dp*cp = 1 rank can hold experts, ep = 2 needs two.
+      {"ep_group_too_large.json", "ep_group", "(dp*cp = 1)"},
+      // pp 4 on 8 GPUs -> dp 2; m = 6 / 2 = 3 micro-batches, not a multiple of pp = 4.
+      {"interleaved_too_few_microbatches.json", "interleaved_microbatches", "= 3 to be a multiple"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = std::string(SHARDSIM_TEST_DATA_DIR) + "/infeasible/" + c.file;
+    for (const char* command : {"memory", "simulate"}) {
+      const Result r = shardsim({command, path, "--json"});
+      ASSERT_EQ(r.exit_code, 0) << c.file << " " << command << ": " << r.err;
+      const json j = parse_report(r);
+      EXPECT_FALSE(j["feasibility"]["feasible"].get<bool>()) << c.file;
+      EXPECT_EQ(j["feasibility"]["reasons"][0]["code"], c.code) << c.file;
+      EXPECT_TRUE(
+          contains(j["feasibility"]["reasons"][0]["message"].get<std::string>(), c.fragment))
+          << j.dump();
+      const Result text = shardsim({command, path});
+      EXPECT_TRUE(contains(text.out, "feasible  no")) << text.out;
+    }
+  }
+}
+
+TEST(cli_infeasible, ZeroThreePrefetchThatCannotFit) {
+  // Llama 3 405B with ZeRO-3 over 512 H100s: sharded states 16 B x 405.9e9 / 512 = 12.7 GB fit,
+  // but a 3e10-element prefetch bucket (60 GB in bf16) beside the largest gathered unit and its
+  // gradient buffer (~13 GB) and the states exceeds 80 GiB whatever the activations.
+  const Result r = shardsim(
+      {"memory", kExample, "--json", "--set", "model.preset=llama3-405b", "--set", "parallel.tp=1",
+       "--set", "parallel.sp=false", "--set", "parallel.zero=3", "--set", "cluster.nodes=64",
+       "--set", "training.global_batch=512", "--set", "overheads.zero3_prefetch_elements=3e10"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = parse_report(r);
+  bool prefetch = false;
+  for (const auto& reason : j["feasibility"]["reasons"])
+    prefetch |= reason["code"] == "zero3_prefetch";
+  EXPECT_TRUE(prefetch) << j["feasibility"].dump();
+}
+
 }  // namespace
