@@ -197,6 +197,7 @@ OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& 
     case OpKind::kRouter:
     case OpKind::kEmbedding:
     case OpKind::kLoss:
+    case OpKind::kElementwise:
       return memory_op(s, pass, ctx.precision, gpu);
   }
   return {};

@@ -71,6 +71,23 @@ double tp_layer_comm(const Ctx& c) {
   return 2 * coll(c, CollectiveOp::kAllReduce, bytes, c.tp);
 }
 
+// Exposed TP time of a layer's backward pass, following Megatron-LM's asynchronous TP
+// communication in the column-parallel layers (QKV, fc1): without SP their input-gradient
+// all-reduces (2) run while the weight-gradient GEMMs compute; with SP the input is all-gathered
+// again (2) while the data-gradient GEMMs run and the input gradient is reduce-scattered (2)
+// while the weight-gradient GEMMs run, and the row-parallel layers all-gather their output
+// gradient (2) before computing, exposed.
+double tp_backward_exposed(const Ctx& c, double col_dgrad, double col_wgrad) {
+  if (c.plan.tp <= 1) return 0;
+  const double bytes =
+      c.shape.seq_local * c.shape.micro_batch * double(c.s.model.hidden) * c.act_bytes;
+  if (!c.op.sp)
+    return std::max(0.0, 2 * coll(c, CollectiveOp::kAllReduce, bytes, c.tp) - col_wgrad);
+  const double ag = 2 * coll(c, CollectiveOp::kAllGather, bytes, c.tp);
+  const double rs = 2 * coll(c, CollectiveOp::kReduceScatter, bytes, c.tp);
+  return ag + std::max(0.0, ag - col_dgrad) + std::max(0.0, rs - col_wgrad);
+}
+
 // Context parallel ring attention: cp - 1 exchanges of this rank's K and V (heads split by TP).
 double cp_ring_seconds(const Ctx& c) {
   if (c.plan.cp <= 1) return 0;
@@ -93,6 +110,7 @@ double ep_all_to_all(const Ctx& c) {
 struct OpSums {
   double gemm_fwd = 0, gemm_bwd = 0, core_fwd = 0, core_bwd = 0, core_flops = 0;
   double fwd_compute = 0, fwd_flops = 0;
+  double col_dgrad = 0, col_wgrad = 0;  // column-parallel GEMMs' backward (QKV, fc1, ...)
 };
 
 OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
@@ -111,6 +129,10 @@ OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
     if (is_gemm(op)) {
       sum.gemm_fwd += f.seconds;
       sum.gemm_bwd += bi.seconds + bw.seconds;
+      if (op.split == TpSplit::kColumn) {
+        sum.col_dgrad += bi.seconds;
+        sum.col_wgrad += bw.seconds;
+      }
     }
     if (is_attention_core(op)) {
       sum.core_fwd += f.seconds;
@@ -148,11 +170,14 @@ LayerCost layer_cost(const Ctx& c, int layer) {
   LayerCost lc;
   WorkCost& w = lc.work;
   const OpSums sum = add_op_costs(c, layer_ops(c.s.model, layer, c.shape), w);
-  // TP collectives, hidden behind the pass's GEMMs when overlapped.
+  // TP collectives: the forward's are exposed unless TP communication overlap (userbuffers) hides
+  // them behind the pass's GEMMs; the backward's follow Megatron's asynchronous scheme.
   const double tp = tp_layer_comm(c);
   const bool overlap = c.s.parallel.overlap_tp_comm;
   const double tp_fwd = overlap ? std::max(0.0, tp - sum.gemm_fwd) : tp;
-  const double tp_bwd = overlap ? std::max(0.0, tp - sum.gemm_bwd) : tp;
+  const double tp_bwd_async = tp_backward_exposed(c, sum.col_dgrad, sum.col_wgrad);
+  const double tp_bwd =
+      overlap ? std::min(tp_bwd_async, std::max(0.0, tp - sum.gemm_bwd)) : tp_bwd_async;
   w.fwd.add(TimeCategory::kTpComm, tp_fwd);
   w.bwd_input.add(TimeCategory::kTpComm, tp_bwd);
   // CP ring exchange overlaps the attention it feeds; backward moves K, V and their gradients.

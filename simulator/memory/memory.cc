@@ -214,7 +214,8 @@ void check_zero3_prefetch(MemoryEstimate& e) {
   for (const auto& r : e.ranks) {
     double gather = 0, fixed = r.params_bytes + r.grads_bytes + r.optimizer_bytes;
     for (const auto& t : r.terms) {
-      if (t.name == "overhead.zero3_buffers") gather = t.bytes;
+      if (t.name == "overhead.zero3_buffers")
+        gather = t.bytes;
       else if (t.category == MemoryCategory::kOverhead && t.name != "overhead.fragmentation")
         fixed += t.bytes;
     }

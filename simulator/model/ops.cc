@@ -25,11 +25,25 @@ Op memop(std::string_view name, OpKind kind, double elements, TpSplit split,
   return Op{name, kind, 0, 0, 0, 1, elements, split, std::move(saves)};
 }
 
-// Dropout after a block: Korthikanti's 1-byte mask of s*b*h.
+// Dropout after a block (Korthikanti's 1-byte mask of s*b*h), used on the embedding output.
 void add_dropout(const ModelConfig& m, std::vector<Op>& ops, std::string_view name, double tokens) {
   if (!m.dropout) return;
   const double n = tokens * double(m.hidden);
   ops.push_back(memop(name, OpKind::kDropout, n, TpSplit::kSequence,
+                      {seq("dropout_mask", n, ActKind::kMask)}));
+}
+
+// The end of a block: dropout and the residual add, one fused kernel as in Megatron-LM
+// (bias-dropout-add) reading two s*b*h tensors and writing one. Memory-bound ops move `elements`
+// in and as many out, so 1.5 x s*b*h stands for the three tensors; only the mask is saved.
+void add_dropout_residual(const ModelConfig& m, std::vector<Op>& ops, std::string_view dropout,
+                          std::string_view residual, double tokens) {
+  const double n = tokens * double(m.hidden);
+  if (!m.dropout) {
+    ops.push_back(memop(residual, OpKind::kElementwise, 1.5 * n, TpSplit::kSequence, {}));
+    return;
+  }
+  ops.push_back(memop(dropout, OpKind::kDropout, 1.5 * n, TpSplit::kSequence,
                       {seq("dropout_mask", n, ActKind::kMask)}));
 }
 
@@ -82,6 +96,11 @@ void add_standard_attention(const ModelConfig& m, const OpShape& s, std::vector<
   const double qkv_out = (m.heads + 2.0 * m.effective_kv_heads()) * d;
   ops.push_back(gemm("qkv_projection", t, qkv_out, h, TpSplit::kColumn,
                      {seq("qkv_input", t * h, ActKind::kGemmInput)}));
+  if (m.position == PositionType::kRope) {
+    // Rotary embedding of queries and keys: a streaming kernel, nothing extra saved.
+    ops.push_back(memop("rotary", OpKind::kElementwise,
+                        t * (m.heads + double(m.effective_kv_heads())) * d, TpSplit::kHeads, {}));
+  }
   add_attention_core(m, s, d, d, ops);
   const double ctx = m.heads * d;
   ops.push_back(gemm("attention_output_projection", t, h, ctx, TpSplit::kRow,
@@ -192,14 +211,14 @@ std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
     add_mla_attention(m, s, ops);
   else
     add_standard_attention(m, s, ops);
-  add_dropout(m, ops, "attention_dropout_out", t);
+  add_dropout_residual(m, ops, "attention_dropout_out", "attention_residual", t);
   ops.push_back(
       memop("mlp_norm", OpKind::kNorm, t * h, TpSplit::kSequence, {seq("mlp_norm_input", t * h)}));
   if (m.is_moe_layer(layer))
     add_moe(m, s, ops);
   else
     add_mlp(m, ops, kDenseMlp, t, double(m.effective_ffn_hidden()), OpKind::kGemm, true);
-  add_dropout(m, ops, "mlp_dropout_out", t);
+  add_dropout_residual(m, ops, "mlp_dropout_out", "mlp_residual", t);
   return ops;
 }
 

@@ -49,7 +49,8 @@ enum class OpKind {
   kDropout,
   kRouter,  // MoE router softmax / top-k
   kEmbedding,
-  kLoss,  // cross-entropy over the vocabulary
+  kLoss,         // cross-entropy over the vocabulary
+  kElementwise,  // residual adds, rotary embedding
 };
 
 // How tensor parallelism splits an op's work.

@@ -5,7 +5,9 @@
 
 #include "simulator/analytic/analytic.h"
 #include "simulator/cost/collective.h"
+#include "simulator/cost/compute.h"
 #include "simulator/cost/step_costs.h"
+#include "simulator/model/ops.h"
 #include "simulator/scenario/load.h"
 
 namespace shardsim {
@@ -79,8 +81,12 @@ TEST(step_flops, SelectiveRecomputeAddsTheAttentionCoreForward) {
 }
 
 TEST(step_comm, TensorParallelCollectivesPerLayer) {
-  // Megatron, per layer and pass: 2 all-reduces of s*b*h*2 bytes without SP; with SP 2
-  // all-gathers and 2 reduce-scatters of the same buffer.
+  // Megatron, per layer. Forward: 2 all-reduces of s*b*h*2 bytes without SP; with SP 2
+  // all-gathers and 2 reduce-scatters of the same buffer, all exposed. Backward (asynchronous TP
+  // communication in the column-parallel QKV and fc1 layers): without SP the 2 input-gradient
+  // all-reduces hide behind those layers' weight-gradient GEMMs; with SP the 2 input re-gathers
+  // hide behind their data-gradient GEMMs, the 2 reduce-scatters behind their weight-gradient
+  // GEMMs, and the row-parallel layers' 2 output-gradient all-gathers are exposed.
   for (bool sp : {false, true}) {
     nlohmann::json raw = gpt(8, "none");
     raw["parallel"]["sp"] = sp;
@@ -90,12 +96,22 @@ TEST(step_comm, TensorParallelCollectivesPerLayer) {
     const double bytes = kS * kH * 2;
     const GroupPlacement tp = place_group(8, 1, 8);
     const NetworkConfig& net = s.cluster.network;
-    const double expected =
-        sp ? 2 * (collective_cost(CollectiveOp::kAllGather, bytes, tp, net).seconds +
-                  collective_cost(CollectiveOp::kReduceScatter, bytes, tp, net).seconds)
-           : 2 * collective_cost(CollectiveOp::kAllReduce, bytes, tp, net).seconds;
-    EXPECT_DOUBLE_EQ(c.layers[0].work.fwd[TimeCategory::kTpComm], expected) << "sp " << sp;
-    EXPECT_DOUBLE_EQ(c.layers[0].work.bwd_input[TimeCategory::kTpComm], expected) << "sp " << sp;
+    const double ar = collective_cost(CollectiveOp::kAllReduce, bytes, tp, net).seconds;
+    const double ag = collective_cost(CollectiveOp::kAllGather, bytes, tp, net).seconds;
+    const double rs = collective_cost(CollectiveOp::kReduceScatter, bytes, tp, net).seconds;
+    double dgrad = 0, wgrad = 0;  // the column-parallel GEMMs' backward on one rank
+    const OpShape shape{kS, kS, 1, false};
+    for (const Op& op : layer_ops(s.model, 0, shape)) {
+      if (op.kind != OpKind::kGemm || op.split != TpSplit::kColumn) continue;
+      const OpContext ctx{8, sp, Dtype::kBf16};
+      dgrad += op_cost(op, Pass::kBackwardInput, ctx, s.cluster.gpu).seconds;
+      wgrad += op_cost(op, Pass::kBackwardWeight, ctx, s.cluster.gpu).seconds;
+    }
+    const double fwd = sp ? 2 * (ag + rs) : 2 * ar;
+    const double bwd = sp ? 2 * ag + std::max(0.0, 2 * ag - dgrad) + std::max(0.0, 2 * rs - wgrad)
+                          : std::max(0.0, 2 * ar - wgrad);
+    EXPECT_DOUBLE_EQ(c.layers[0].work.fwd[TimeCategory::kTpComm], fwd) << "sp " << sp;
+    EXPECT_DOUBLE_EQ(c.layers[0].work.bwd_input[TimeCategory::kTpComm], bwd) << "sp " << sp;
   }
 }
 
@@ -104,8 +120,11 @@ TEST(step_comm, FullRecomputeRepeatsTheForwardInBackward) {
   const StepCosts c = compute_step_costs(s, make_plan(s));
   const WorkCost& w = c.layers[0].work;
   EXPECT_DOUBLE_EQ(w.bwd_input[TimeCategory::kRecompute], w.fwd[TimeCategory::kCompute]);
-  // The recomputed forward's TP collectives run again too.
-  EXPECT_DOUBLE_EQ(w.bwd_input[TimeCategory::kTpComm], 2 * w.fwd[TimeCategory::kTpComm]);
+  // The recomputed forward's TP collectives run again, on top of the backward's own.
+  const Scenario none = scenario_from_json(gpt(2, "none"), "");
+  const double backward_own =
+      compute_step_costs(none, make_plan(none)).layers[0].work.bwd_input[TimeCategory::kTpComm];
+  EXPECT_DOUBLE_EQ(w.bwd_input[TimeCategory::kTpComm], w.fwd[TimeCategory::kTpComm] + backward_own);
 }
 
 TEST(step_comm, ZeroThreeMovesOneAndAHalfTimesTheBytesOfDdp) {

