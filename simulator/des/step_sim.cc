@@ -95,19 +95,7 @@ class StepSimulation {
  private:
   // ---- schedule rules -------------------------------------------------------------------
   int limit(int i) const {
-    const int total = m_ * v_;
-    switch (plan_.schedule) {
-      case Schedule::kGpipe:
-        return total;
-      case Schedule::k1F1B:
-      case Schedule::kZbH1:
-        return std::min(p_ - i, total);
-      case Schedule::kZbH2:
-        return std::min(2 * (p_ - i) - 1, total);
-      case Schedule::kInterleaved:
-        return std::min(2 * (p_ - i - 1) + (v_ - 1) * p_ + 1, total);
-    }
-    return total;
+    return int(in_flight_chunks(plan_.schedule, i, p_, v_, plan_.micro_batches));
   }
 
   // k-th item of stage i's forward (or backward) order -> (virtual stage, micro-batch). With

@@ -87,23 +87,24 @@ Plan make_plan(const Scenario& s) {
   return plan;
 }
 
-double in_flight_microbatches(Schedule schedule, int stage, int pp, int vpp, std::int64_t m) {
-  const double md = double(m);
-  const int i = stage, p = pp;
+std::int64_t in_flight_chunks(Schedule schedule, int stage, int pp, int vpp, std::int64_t m) {
+  const std::int64_t total = m * vpp, i = stage, p = pp;
   switch (schedule) {
     case Schedule::kGpipe:
-      return md;
+      return total;
     case Schedule::k1F1B:
     case Schedule::kZbH1:
-      return std::min<double>(p - i, md);
+      return std::min(p - i, total);
     case Schedule::kZbH2:
-      return std::min<double>(2.0 * (p - i) - 1, md);
-    case Schedule::kInterleaved: {
-      const double chunks = 2.0 * (p - i - 1) + double(vpp - 1) * p + 1;
-      return std::min(chunks, md * vpp) / vpp;
-    }
+      return std::min(2 * (p - i) - 1, total);
+    case Schedule::kInterleaved:
+      return std::min(2 * (p - i - 1) + (vpp - 1) * p + 1, total);
   }
-  return md;
+  return total;
+}
+
+double in_flight_microbatches(Schedule schedule, int stage, int pp, int vpp, std::int64_t m) {
+  return double(in_flight_chunks(schedule, stage, pp, vpp, m)) / vpp;
 }
 
 }  // namespace shardsim

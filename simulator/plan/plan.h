@@ -52,5 +52,9 @@ struct Plan {
 //   on the first stage this is p(1 + (p-1)/(p v)), Korthikanti et al.'s factor).
 [[nodiscard]] double in_flight_microbatches(Schedule schedule, int stage, int pp, int vpp,
                                             std::int64_t m);
+// The same in chunk micro-batches (forwards whose backward has not run), at most m * vpp; the
+// event simulation's in-flight limit.
+[[nodiscard]] std::int64_t in_flight_chunks(Schedule schedule, int stage, int pp, int vpp,
+                                            std::int64_t m);
 
 }  // namespace shardsim
