@@ -27,8 +27,8 @@ struct ParamGroup {
 [[nodiscard]] double padded_vocab(std::int64_t vocab, int tp, int multiple = 128);
 
 [[nodiscard]] std::vector<ParamGroup> layer_params(const ModelConfig& m, int layer);
-// Word embedding (split over TP) and, for learned positions, the position table of
-// max(max_position, seq_len) rows when max_position is 0 -> seq_len.
+// Word embedding (split over TP) and, for learned positions, the position table of max_position
+// rows (0 -> seq_len; the scenario checks require max_position >= seq_len).
 [[nodiscard]] std::vector<ParamGroup> embedding_params(const ModelConfig& m, double vocab,
                                                        std::int64_t seq_len);
 // Final norm and, when `with_projection`, the output projection (vocab x hidden, split over TP).

@@ -16,8 +16,10 @@ namespace shardsim {
 namespace fs = std::filesystem;
 namespace {
 
+// Relative paths inside a scenario file are relative to that file's folder (shipped examples,
+// which have none, resolve against the working directory).
 std::string resolve_path(const std::string& p, const std::string& base_dir) {
-  if (p.empty() || fs::path(p).is_absolute() || base_dir.empty() || fs::exists(p)) return p;
+  if (p.empty() || fs::path(p).is_absolute() || base_dir.empty()) return p;
   return (fs::path(base_dir) / p).string();
 }
 

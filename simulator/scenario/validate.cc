@@ -11,6 +11,9 @@ namespace {
 // Largest cluster accepted: 2^24 (16.8M) GPUs, far beyond any built machine; keeps every product
 // of degrees inside 64-bit integers and every degree inside int.
 constexpr std::int64_t kMaxGpus = std::int64_t{1} << 24;
+// Largest pipeline accepted: 4,096 (virtual) stages, far above any published run; reports list
+// every stage, so this bounds their size.
+constexpr std::int64_t kMaxChunks = 4096;
 
 bool check_size(Diagnostics& d, const std::string& path, const std::string& what,
                 std::int64_t value) {
@@ -123,6 +126,14 @@ void check_parallel(Scenario& s, Diagnostics& d) {
   if (p.sp && p.tp > 1)
     check_divides(d, "/training/seq_len", "training.seq_len / cp", t.seq_len / p.cp,
                   "parallel.tp (sequence parallel)", p.tp);
+  // dp*micro_batch may exceed int64 (dp <= 2^24, micro_batch <= 2^40): compare by division.
+  if (t.micro_batch > t.global_batch || p.dp > t.global_batch / t.micro_batch) {
+    d.error("/training/global_batch",
+            fmt::format("training.global_batch ({}) is smaller than dp*micro_batch ({}*{}): "
+                        "every data-parallel rank needs at least one micro-batch",
+                        t.global_batch, p.dp, t.micro_batch));
+    return;
+  }
   const std::int64_t per_step = std::int64_t(p.dp) * t.micro_batch;
   if (t.global_batch % per_step != 0) {
     d.error("/training/global_batch",
@@ -150,6 +161,13 @@ void check_parallel(Scenario& s, Diagnostics& d) {
   if (p.offload_params && p.zero != 3)
     d.error("/parallel/offload_params",
             fmt::format("parameter offload needs ZeRO stage 3, got parallel.zero = {}", p.zero));
+  if (p.offload_optimizer && p.zero == 0)
+    d.error("/parallel/offload_optimizer",
+            "optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offloads the sharded "
+            "optimizer states), got parallel.zero = 0");
+  if (s.model.moe.enabled() && p.ep > 1 && p.tp > 1 && !p.sp)
+    s.warnings.push_back("expert parallelism with tp > 1 runs with sequence parallelism in "
+                         "Megatron-Core; parallel.sp is off");
   if (p.zero >= 2 && p.pp > 1)
     s.warnings.push_back(
         fmt::format("ZeRO-{} with pipeline parallelism (pp = {}): DeepSpeed "
@@ -164,7 +182,13 @@ void check_parallel(Scenario& s, Diagnostics& d) {
 void check_layers(const Scenario& s, Diagnostics& d) {
   const auto& p = s.parallel;
   const int layers = s.model.layers;
-  const int chunks = p.pp * p.vpp;
+  const std::int64_t chunks = std::int64_t(p.pp) * p.vpp;
+  if (chunks > kMaxChunks) {
+    d.error("/parallel/pp", fmt::format("pp*vpp = {}*{} = {} pipeline chunks exceeds the supported "
+                                        "maximum of {}",
+                                        p.pp, p.vpp, chunks, kMaxChunks));
+    return;
+  }
   if (layers < chunks) {
     d.error("/model/layers", fmt::format("model.layers ({}) is fewer than pp*vpp = {}*{} = {} "
                                          "pipeline chunks",
@@ -190,6 +214,16 @@ void check_layers(const Scenario& s, Diagnostics& d) {
                         layers, f, l, rest, middle_stages));
 }
 
+void check_positions(const Scenario& s, Diagnostics& d) {
+  const auto& m = s.model;
+  if (m.position == PositionType::kLearned && m.max_position > 0 &&
+      m.max_position < s.training.seq_len)
+    d.error("/model/max_position",
+            fmt::format("model.max_position ({}) is shorter than training.seq_len ({}): the learned "
+                        "position table has no row for later tokens",
+                        m.max_position, s.training.seq_len));
+}
+
 void check_precision(Scenario& s) {
   if (s.training.precision == Dtype::kFp8 && s.cluster.gpu.peak.fp8 <= 0)
     s.warnings.push_back(
@@ -207,6 +241,7 @@ void validate_scenario(Scenario& s) {
   check_model(s, d);
   check_parallel(s, d);
   check_layers(s, d);
+  check_positions(s, d);
   check_precision(s);
   d.throw_if_any();
 }

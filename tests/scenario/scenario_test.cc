@@ -9,10 +9,11 @@
 namespace shardsim {
 namespace {
 
+// seq_len 2048: the GPT presets' learned position tables hold 2048 rows.
 nlohmann::json minimal() {
   return nlohmann::json::parse(R"({
     "model": {"preset": "llama3-8b"},
-    "training": {"seq_len": 4096, "global_batch": 64},
+    "training": {"seq_len": 2048, "global_batch": 64},
     "cluster": {"gpu": "h100-sxm", "nodes": 1}})");
 }
 
