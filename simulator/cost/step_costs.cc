@@ -123,7 +123,15 @@ OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
     w.fwd.add(TimeCategory::kCompute, f.seconds);
     w.bwd_input.add(TimeCategory::kCompute, bi.seconds);
     w.bwd_weight.add(TimeCategory::kCompute, bw.seconds);
-    w.model_flops += f.flops + bi.flops + bw.flops;
+    // Megatron's convention: backward = 2x forward. Flash attention's backward executes 2.5x (it
+    // recomputes the scores): the extra half is hardware work, not model work.
+    const double executed = f.flops + bi.flops + bw.flops;
+    double model = op.kind == OpKind::kFlashAttention ? 3 * f.flops : executed;
+    // GEMMs that TP does not split (router, MLA down projections) run on every TP rank; each
+    // rank's share of the model's work is 1/tp of them.
+    if (op.split == TpSplit::kNone && is_gemm(op)) model /= c.plan.tp;
+    w.model_flops += model;
+    w.hardware_flops += executed;
     sum.fwd_compute += f.seconds;
     sum.fwd_flops += f.flops;
     if (is_gemm(op)) {
@@ -190,7 +198,6 @@ LayerCost layer_cost(const Ctx& c, int layer) {
   w.fwd.add(TimeCategory::kEpComm, ep);
   w.bwd_input.add(TimeCategory::kEpComm, ep);
   // Recomputation in the backward pass (HFU counts it, MFU does not).
-  w.hardware_flops = w.model_flops;
   if (c.s.training.recompute == Recompute::kSelective) {
     w.bwd_input.add(TimeCategory::kRecompute, sum.core_fwd);
     w.hardware_flops += sum.core_flops;
@@ -209,7 +216,6 @@ LayerCost layer_cost(const Ctx& c, int layer) {
 WorkCost embedding_cost(const Ctx& c, double vocab) {
   WorkCost w;
   add_op_costs(c, embedding_ops(c.s.model, vocab, c.shape), w);
-  w.hardware_flops = w.model_flops;  // never recomputed
   // Vocabulary-parallel lookup: partial embeddings are summed over TP (half a layer's TP traffic).
   w.fwd.add(TimeCategory::kTpComm, tp_layer_comm(c) / 4);
   return w;
@@ -218,7 +224,6 @@ WorkCost embedding_cost(const Ctx& c, double vocab) {
 WorkCost output_cost(const Ctx& c, double vocab) {
   WorkCost w;
   add_op_costs(c, output_ops(c.s.model, vocab, c.shape), w);
-  w.hardware_flops = w.model_flops;  // never recomputed (Narayanan eq. 3: logits counted 3x)
   // The output projection is column-parallel: its input is gathered (SP) and its input gradient
   // reduced over TP.
   w.fwd.add(TimeCategory::kTpComm, c.op.sp ? tp_layer_comm(c) / 4 : 0);

@@ -58,6 +58,20 @@ TEST(step_flops, ModelFlopsMatchNarayananWithoutRecompute) {
   EXPECT_NEAR(flops_per_gpu(s, &WorkCost::hardware_flops), kModelFlops, 1e-9 * kModelFlops);
 }
 
+TEST(step_flops, FlashAttentionCountsLikeMegatron) {
+  // Fused attention: model FLOPs keep the Megatron count (backward = 2x forward), the executed
+  // (hardware) FLOPs add the backward's recomputation of the scores: 0.5 x forward attention =
+  // 0.5 x 4 s^2 h b per layer and sequence.
+  nlohmann::json raw = gpt(1, "none");
+  raw["training"]["flash_attention"] = true;
+  raw["model"]["dropout"] = false;
+  const Scenario s = scenario_from_json(raw, "");
+  EXPECT_NEAR(flops_per_gpu(s, &WorkCost::model_flops), kModelFlops, 1e-9 * kModelFlops);
+  const double extra = 0.5 * 4 * kS * kS * kH * kB * kL;
+  EXPECT_NEAR(flops_per_gpu(s, &WorkCost::hardware_flops), kModelFlops + extra,
+              1e-9 * kModelFlops);
+}
+
 TEST(step_flops, TensorParallelRanksEachDoTheirShare) {
   // tp = 2: every GEMM and the attention heads split in two -> half the FLOPs per GPU.
   const Scenario s = scenario_from_json(gpt(2, "none"), "");
