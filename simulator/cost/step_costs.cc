@@ -100,9 +100,11 @@ double cp_ring_seconds(const Ctx& c) {
   return (c.plan.cp - 1) * coll(c, CollectiveOp::kSendRecv, bytes, c.cp);
 }
 
-// MoE dispatch or combine: each rank sends its tokens' top-k copies of width h.
+// MoE dispatch or combine: each rank sends its tokens' top-k copies of width h. Under TP the
+// tokens are first gathered over the TP group (Megatron-Core's dispatcher), so every TP rank moves
+// the whole micro-batch's tokens.
 double ep_all_to_all(const Ctx& c) {
-  const double tokens = c.shape.seq_local * c.shape.micro_batch / (c.op.sp ? c.plan.tp : 1);
+  const double tokens = c.shape.seq_local * c.shape.micro_batch;
   return coll(c, CollectiveOp::kAllToAll,
               tokens * c.s.model.moe.top_k * double(c.s.model.hidden) * c.act_bytes, c.ep);
 }

@@ -101,7 +101,7 @@ void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp
   if (p.offload_optimizer) {
     // ZeRO-Offload: optimizer states and the FP32 gradient partition live in host memory; with
     // ZeRO >= 2 the GPU keeps only the low-precision gradient buckets (overheads).
-    const double fp32_grads = lp.total() * 4 / (p.zero >= 1 ? nd : 1.0);
+    const double fp32_grads = (lp.dense / nd + lp.expert / ne) * 4;  // ZeRO >= 1 (validated)
     r.host_bytes += states.optimizer + fp32_grads;
     if (p.zero >= 2) states.grads = 0;
     states.optimizer = 0;
@@ -202,10 +202,31 @@ RankMemory estimate_rank(const Scenario& s, const Plan& plan, const PipelineStag
   double activations = 0;
   for (const auto& t : r.terms)
     if (t.category == MemoryCategory::kActivations) activations += t.bytes;
-  for (auto& t : overhead_terms(s, plan, {lp.total(), lp.largest_layer, activations}))
+  bool moe_layers = false;
+  for (const auto& c : st.chunks)
+    for (int l = c.first_layer; l < c.first_layer + c.layers; ++l)
+      moe_layers = moe_layers || s.model.is_moe_layer(l);
+  for (auto& t : overhead_terms(s, plan, {lp.total(), lp.largest_layer, activations, moe_layers}))
     add_term(r, std::move(t.name), MemoryCategory::kOverhead, t.bytes, std::move(t.note));
   sum_terms(r);
   return r;
+}
+
+// Host memory of the busiest node: the sum over its GPUs of their stage's offloaded bytes. Global
+// rank r sits on node r / gpus_per_node and in pipeline stage (r / stride_pp) % pp; the layout
+// repeats every stride_pp * pp ranks, so the nodes covering one period (plus one) suffice.
+double busiest_node_host_bytes(const Plan& plan, const std::vector<double>& host) {
+  const long long gpn = plan.gpus_per_node;
+  const long long period = plan.stride_pp * plan.pp;
+  const long long nodes = std::min<long long>(plan.gpus / gpn, period / gpn + 2);
+  double busiest = 0;
+  for (long long n = 0; n < nodes; ++n) {
+    double sum = 0;
+    for (long long r = n * gpn; r < (n + 1) * gpn; ++r)
+      sum += host[std::size_t((r / plan.stride_pp) % plan.pp)];
+    busiest = std::max(busiest, sum);
+  }
+  return busiest;
 }
 
 // ZeRO-3 must hold its gathered units and prefetch bucket next to the sharded states and the
@@ -253,7 +274,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan) {
   MemoryEstimate e;
   e.parameters = count_parameters(s.model, s.training.seq_len);
   e.capacity_bytes = s.cluster.gpu.memory_bytes;
-  double host_per_rank = 0;
+  std::vector<double> host(plan.stages.size(), 0);
   for (const auto& st : plan.stages) {
     e.ranks.push_back(estimate_rank(s, plan, st));
     const auto& r = e.ranks.back();
@@ -261,9 +282,9 @@ MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan) {
       e.peak_bytes = r.total_bytes;
       e.peak_stage = r.pp_stage;
     }
-    host_per_rank = std::max(host_per_rank, r.host_bytes);
+    host[std::size_t(r.pp_stage)] = r.host_bytes;
   }
-  e.host_bytes_per_node = host_per_rank * s.cluster.gpus_per_node;
+  e.host_bytes_per_node = busiest_node_host_bytes(plan, host);
   e.fits = e.peak_bytes <= e.capacity_bytes;
   if (!e.fits) {
     e.reason = fmt::format("pipeline stage {} needs {} ({:.1f} GB), the GPU has {} ({:.1f} GB)",

@@ -20,6 +20,7 @@ struct RankFootprint {
   double local_params = 0;   // parameter elements on the rank (before ZeRO sharding)
   double largest_layer = 0;  // largest ZeRO-3 gather unit (block, embedding, output) on the rank
   double activations = 0;    // activation bytes (fragmentation applies to these)
+  bool moe_layers = false;   // the rank holds MoE blocks (dispatch buffers)
 };
 
 // Terms: cuda_context, gemm_workspace, nccl (one buffer set per communicator of size > 1: TP,

@@ -186,12 +186,16 @@ void add_moe(const ModelConfig& m, const OpShape& s, std::vector<Op>& ops) {
                     seq("router_probabilities", t * e, ActKind::kFp32)});
   ops.push_back(std::move(router));
   ops.push_back(memop("router_topk", OpKind::kRouter, t * e, TpSplit::kNone, {}));
-  // Dispatched tokens are the experts' fc1 input; expert outputs are kept for the combine.
-  ops.push_back(memop("dispatch", OpKind::kRouter, routed * h, TpSplit::kSequence,
-                      {seq("expert_fc1_input", routed * h, ActKind::kGemmInput)}));
+  // Dispatched tokens are the experts' fc1 input; expert outputs are kept for the combine. Under
+  // TP the tokens are gathered over the TP group first (Megatron-Core), so every TP rank holds
+  // all of them: neither TP nor SP splits these tensors.
+  ops.push_back(
+      memop("dispatch", OpKind::kRouter, routed * h, TpSplit::kNone,
+            {{"expert_fc1_input", routed * h, ActKind::kGemmInput, ActShard::kReplicated, false}}));
   add_mlp(m, ops, kExpertMlp, routed, double(m.moe.expert_ffn_hidden), OpKind::kExpertGemm, false);
-  ops.push_back(memop("combine", OpKind::kRouter, routed * h, TpSplit::kSequence,
-                      {seq("expert_output", routed * h)}));
+  ops.push_back(
+      memop("combine", OpKind::kRouter, routed * h, TpSplit::kNone,
+            {{"expert_output", routed * h, ActKind::kActivation, ActShard::kReplicated, false}}));
   if (m.moe.shared_experts > 0) {
     const double f = double(m.moe.shared_experts) * double(m.moe.expert_ffn_hidden);
     add_mlp(m, ops, kSharedMlp, t, f, OpKind::kGemm, false);

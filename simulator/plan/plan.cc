@@ -22,15 +22,21 @@ std::vector<int> split_layers(int layers, int n, int first, int last) {
     return out;
   }
   if (layers % n == 0) return std::vector<int>(n, layers / n);
-  int k = (layers + n - 1) / n;
-  int rest = layers - (n - 2) * k;
-  if (rest < 0) {  // too few layers for ceil in the middle: use floor, first/last take more
-    k = layers / n;
-    rest = layers - (n - 2) * k;
-  }
+  // Megatron-LM's uneven split: middle stages take ceil(layers / n), the first and last share the
+  // rest, each keeping at least one layer and at most the middle's count.
+  const int k = (layers + n - 1) / n;
+  const int rest = layers - (n - 2) * k;
   std::vector<int> out(n, k);
-  out.front() = rest / 2;
-  out.back() = rest - rest / 2;
+  if (rest >= 2 && rest <= 2 * k) {
+    out.front() = rest / 2;
+    out.back() = rest - rest / 2;
+    return out;
+  }
+  // Otherwise balance: every stage floor(layers / n), the remainder one each on the middle
+  // stages (then the last), so no stage holds more than one layer above another.
+  const int base = layers / n, extra = layers % n;
+  out.assign(n, base);
+  for (int i = 0; i < extra; ++i) ++out[std::size_t(i + 1 < n ? i + 1 : n - 1)];
   return out;
 }
 

@@ -39,7 +39,9 @@ struct Plan {
 
 // Layers per virtual stage, in virtual-stage order. Even when `layers` divides; otherwise the
 // middle stages get ceil(layers / n) and the first and last share the rest (Megatron-LM's
-// uneven first/last stages). `first`/`last` >= 0 fix those two counts explicitly.
+// uneven first/last stages) when that leaves each of them between 1 and ceil(layers / n) layers,
+// else a balanced split (no stage more than one layer above another). `first`/`last` >= 0 fix
+// those two counts explicitly.
 // REQUIRES: layers >= n >= 1 (validated by the scenario checks).
 [[nodiscard]] std::vector<int> split_layers(int layers, int n, int first = -1, int last = -1);
 

@@ -166,8 +166,9 @@ void check_parallel(Scenario& s, Diagnostics& d) {
             "optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offloads the sharded "
             "optimizer states), got parallel.zero = 0");
   if (s.model.moe.enabled() && p.ep > 1 && p.tp > 1 && !p.sp)
-    s.warnings.push_back("expert parallelism with tp > 1 runs with sequence parallelism in "
-                         "Megatron-Core; parallel.sp is off");
+    s.warnings.push_back(
+        "expert parallelism with tp > 1 runs with sequence parallelism in "
+        "Megatron-Core; parallel.sp is off");
   if (p.zero >= 2 && p.pp > 1)
     s.warnings.push_back(
         fmt::format("ZeRO-{} with pipeline parallelism (pp = {}): DeepSpeed "
@@ -218,10 +219,11 @@ void check_positions(const Scenario& s, Diagnostics& d) {
   const auto& m = s.model;
   if (m.position == PositionType::kLearned && m.max_position > 0 &&
       m.max_position < s.training.seq_len)
-    d.error("/model/max_position",
-            fmt::format("model.max_position ({}) is shorter than training.seq_len ({}): the learned "
-                        "position table has no row for later tokens",
-                        m.max_position, s.training.seq_len));
+    d.error(
+        "/model/max_position",
+        fmt::format("model.max_position ({}) is shorter than training.seq_len ({}): the learned "
+                    "position table has no row for later tokens",
+                    m.max_position, s.training.seq_len));
 }
 
 void check_precision(Scenario& s) {

@@ -68,8 +68,7 @@ TEST(step_flops, FlashAttentionCountsLikeMegatron) {
   const Scenario s = scenario_from_json(raw, "");
   EXPECT_NEAR(flops_per_gpu(s, &WorkCost::model_flops), kModelFlops, 1e-9 * kModelFlops);
   const double extra = 0.5 * 4 * kS * kS * kH * kB * kL;
-  EXPECT_NEAR(flops_per_gpu(s, &WorkCost::hardware_flops), kModelFlops + extra,
-              1e-9 * kModelFlops);
+  EXPECT_NEAR(flops_per_gpu(s, &WorkCost::hardware_flops), kModelFlops + extra, 1e-9 * kModelFlops);
 }
 
 TEST(step_flops, TensorParallelRanksEachDoTheirShare) {

@@ -3,6 +3,8 @@
 
 #include "simulator/plan/plan.h"
 
+#include <algorithm>
+
 namespace shardsim {
 namespace {
 
@@ -20,9 +22,21 @@ TEST(SplitLayers, UnevenFirstAndLastStagesLikeMegatron) {
   int sum = 0;
   for (int n : ds) sum += n;
   EXPECT_EQ(sum, 61);
-  // 9 layers over 8 stages: ceil would need 12 in the middle, so middle get floor = 1 and the
-  // first and last share 9 - 6 = 3.
-  EXPECT_EQ(split_layers(9, 8), (std::vector<int>{1, 1, 1, 1, 1, 1, 1, 2}));
+  // 9 layers over 8 stages: ceil (2) in the middle would need 12 layers, so the split balances:
+  // 1 each, and the extra layer on the first middle stage.
+  EXPECT_EQ(split_layers(9, 8), (std::vector<int>{1, 2, 1, 1, 1, 1, 1, 1}));
+  // 40 over 16: ceil 3 in the middle needs 42 > 40; balanced: 2 each, 8 extra layers on stages
+  // 1..8 -> nobody above 3 (an earlier rule gave the first and last stages 6).
+  const auto s40 = split_layers(40, 16);
+  EXPECT_EQ(*std::max_element(s40.begin(), s40.end()), 3);
+  EXPECT_EQ(*std::min_element(s40.begin(), s40.end()), 2);
+  // 5 over 4: Megatron's rule would leave the first stage empty (rest 1); balanced 1, 2, 1, 1.
+  EXPECT_EQ(split_layers(5, 4), (std::vector<int>{1, 2, 1, 1}));
+  // 80 over 32 chunks (pp 8, vpp 4): balanced 2 or 3 per chunk; each physical stage's 4 chunks
+  // sum to 10.
+  const auto s80 = split_layers(80, 32);
+  for (int st = 0; st < 8; ++st)
+    EXPECT_EQ(s80[st] + s80[st + 8] + s80[st + 16] + s80[st + 24], 10) << st;
 }
 
 TEST(SplitLayers, ExplicitFirstAndLast) {
