@@ -7,17 +7,12 @@
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/des/event_queue.h"
+#include "simulator/plan/schedule.h"
 
 namespace shardsim {
 namespace {
 
-enum class Work : std::uint8_t { kForward, kBackward, kWeight };
-
-// One entry of a fixed schedule program.
-struct Item {
-  Work work;
-  int k;  // position in the stage's forward/backward order (W: the backward's position)
-};
+using Work = Pass;  // the three kinds of pipeline work (plan/schedule.h)
 // What a task's completion means to the scheduler.
 enum class Role : std::uint8_t { kSegment, kItemEnd, kSend, kPlain, kStageEnd };
 
@@ -55,9 +50,8 @@ struct StageState {
   double end = 0;
   double first_start = -1;  // start of the stage's first compute task
   TimeSplit split;
-  std::vector<int> final_deps;  // tasks the optimizer waits for (gradient buckets)
-  std::vector<Item> program;    // fixed-order schedules: the stage's work items, in order
-  std::size_t pc = 0;           // next program item
+  std::vector<ProgramItem> program;  // fixed-order schedules: the stage's work items, in order
+  std::size_t pc = 0;                // next program item
 };
 
 class StepSimulation {
@@ -94,17 +88,10 @@ class StepSimulation {
 
  private:
   // ---- schedule rules -------------------------------------------------------------------
+  // ZB-H2's greedy rule: at most 2(p - i) - 1 forwards ahead of their backward-input pass, and
+  // (hold_cap_) no stage holding more micro-batches until their weight pass than 2p - 1.
   int limit(int i) const {
-    return int(in_flight_chunks(plan_.schedule, i, p_, v_, plan_.micro_batches));
-  }
-
-  // k-th item of stage i's forward (or backward) order -> (virtual stage, micro-batch). With
-  // interleaving, groups of p micro-batches go through chunk 0, 1, ... (backward: reversed).
-  std::pair<int, int> order(int i, int k, bool backward) const {
-    if (v_ == 1) return {i, k};
-    const int group = k / (p_ * v_), r = k % (p_ * v_);
-    const int chunk = backward ? v_ - 1 - r / p_ : r / p_;
-    return {chunk * p_ + i, group * p_ + r % p_};
+    return int(std::min<std::int64_t>(2 * (p_ - i) - 1, plan_.micro_batches * v_));
   }
 
   std::size_t idx(int vs, int mb) const {
@@ -118,16 +105,13 @@ class StepSimulation {
   void pick(int i) {
     StageState& st = stages_[std::size_t(i)];
     if (st.item_running || st.finalized) return;
-    if (!st.program.empty() || plan_.schedule != Schedule::kZbH2) {
+    if (plan_.schedule != Schedule::kZbH2) {
       run_program(i);
       return;
     }
-    // GPipe runs every forward before any backward; the others prefer a ready backward.
-    if (plan_.schedule == Schedule::kGpipe) {
-      if (try_forward(i) || st.f_next < m_ * v_ || try_backward(i)) return;
-    } else if (try_backward(i) || try_forward(i)) {
-      return;
-    }
+    // ZB-H2, greedily: a ready backward, else a forward within the in-flight limit, else a
+    // deferred weight-gradient pass.
+    if (try_backward(i) || try_forward(i)) return;
     if (!st.weight_pending.empty()) {
       const auto [vs, mb] = st.weight_pending.front();
       st.weight_pending.pop_front();
@@ -138,65 +122,29 @@ class StepSimulation {
     if (st.f_next == total && st.b_next == total) finalize(i);
   }
 
-  // ---- fixed programs: GPipe, 1F1B, interleaved (Megatron-LM's order) and ZB-H1 ----------------
-  // Megatron-LM: `warmup` forwards, then one forward and one backward at a time, then the
-  // remaining backwards. ZB-H1 (Qi et al. §2.1): the same F/B order; stage i delays its first
-  // weight-gradient pass by i steady-state steps (so every stage holds p micro-batches, the first
-  // no more than 1F1B), then runs one W after each B, and the rest at the tail.
-  std::vector<Item> program(int i) const {
-    const int total = m_ * v_;
-    int warmup = 0;
-    switch (plan_.schedule) {
-      case Schedule::kGpipe:
-        warmup = total;
-        break;
-      case Schedule::kInterleaved:
-        warmup = 2 * (p_ - i - 1) + (v_ - 1) * p_;
-        break;
-      default:
-        warmup = p_ - i - 1;
-        break;
-    }
-    warmup = std::min(warmup, total);
-    const bool zb = plan_.schedule == Schedule::kZbH1;
-    std::vector<Item> out;
-    out.reserve(std::size_t(total) * (zb ? 3 : 2));
-    int next_w = 0;
-    auto backward = [&](int k) {
-      out.push_back({Work::kBackward, k});
-      if (zb && k >= i) out.push_back({Work::kWeight, next_w++});
-    };
-    for (int k = 0; k < warmup; ++k) out.push_back({Work::kForward, k});
-    for (int k = 0; k < total - warmup; ++k) {
-      out.push_back({Work::kForward, warmup + k});
-      backward(k);
-    }
-    for (int k = total - warmup; k < total; ++k) backward(k);
-    while (zb && next_w < total) out.push_back({Work::kWeight, next_w++});
-    return out;
-  }
-
+  // ---- fixed programs (plan/schedule.h): GPipe, 1F1B, interleaved and ZB-H1 -----------------
   void run_program(int i) {
     StageState& st = stages_[std::size_t(i)];
-    if (st.program.empty()) st.program = program(i);
+    if (st.program.empty())
+      st.program = stage_program(plan_.schedule, i, p_, v_, plan_.micro_batches);
     if (st.pc == st.program.size()) {
       finalize(i);
       return;
     }
-    const Item item = st.program[st.pc];
-    const auto [vs, mb] = order(i, item.k, item.work != Work::kForward);
-    if (item.work == Work::kForward && vs > 0 && !f_in_[idx(vs, mb)]) return;
-    if (item.work == Work::kBackward &&
+    const ProgramItem item = st.program[st.pc];
+    const auto [vs, mb] = order_position(i, item.k, item.pass != Work::kForward, p_, v_);
+    if (item.pass == Work::kForward && vs > 0 && !f_in_[idx(vs, mb)]) return;
+    if (item.pass == Work::kBackward &&
         !(vs == V_ - 1 ? f_done_[idx(vs, mb)] != 0 : b_in_[idx(vs, mb)] != 0))
       return;
     ++st.pc;
-    start_item(i, item.work, vs, mb);
+    start_item(i, item.pass, vs, mb);
   }
 
   bool try_forward(int i) {
     StageState& st = stages_[std::size_t(i)];
     if (st.f_next >= m_ * v_ || st.in_flight >= st.limit || st.holding >= hold_cap_) return false;
-    const auto [vs, mb] = order(i, st.f_next, false);
+    const auto [vs, mb] = order_position(i, st.f_next, false, p_, v_);
     if (vs > 0 && !f_in_[idx(vs, mb)]) return false;
     ++st.f_next;
     ++st.in_flight;
@@ -208,7 +156,7 @@ class StepSimulation {
   bool try_backward(int i) {
     StageState& st = stages_[std::size_t(i)];
     if (st.b_next >= m_ * v_) return false;
-    const auto [vs, mb] = order(i, st.b_next, true);
+    const auto [vs, mb] = order_position(i, st.b_next, true, p_, v_);
     const bool ready = vs == V_ - 1 ? f_done_[idx(vs, mb)] != 0 : b_in_[idx(vs, mb)] != 0;
     if (!ready) return false;
     ++st.b_next;
@@ -275,7 +223,7 @@ class StepSimulation {
                           c_.layers[std::size_t(l)].zero3_reduce_seconds, TimeCategory::kDpComm),
                  seg);
         for (const Bucket* b : buckets)
-          if (b->trigger_layer == l) st.final_deps.push_back(add_bucket(i, *b, seg));
+          if (b->trigger_layer == l) add_bucket(i, *b, seg);
       }
       last_task = add_segment(i, w, vs, mb, -3, tail);
     }
@@ -344,7 +292,7 @@ class StepSimulation {
     const StageCost& sc = c_.stages[std::size_t(i)];
     for (const auto& b : sc.buckets) {
       const bool triggered = s_.parallel.overlap_grad_reduce && b.trigger_layer >= 0;
-      if (!triggered) st.final_deps.push_back(add_bucket(i, b, -1));
+      if (!triggered) add_bucket(i, b, -1);
     }
     // The data-parallel streams run in order: markers behind them wait for all their work.
     const int reduced = add_task(i, StreamKind::kDpReduce, Role::kPlain, 0, TimeCategory::kDpComm);

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <numeric>
 
 #include "simulator/core/strings.h"
 #include "simulator/memory/activations.h"
 #include "simulator/memory/model_states.h"
 #include "simulator/memory/overheads.h"
 #include "simulator/model/ops.h"
+#include "simulator/plan/schedule.h"
 
 namespace shardsim {
 namespace {
@@ -116,6 +118,42 @@ void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp
            fmt::format("{} ({})", optimizer_name(t.optimizer), zero));
 }
 
+// Saved bytes of one micro-batch of each of the stage's chunks (blocks of one kind, dense or
+// MoE, save the same tensors: each kind is costed once), and the largest block without
+// recomputation (full recomputation's working set).
+struct ChunkActivations {
+  std::vector<double> layers;  // per chunk
+  double largest_block = 0;
+};
+
+ChunkActivations chunk_activations(const Scenario& s, const PipelineStage& st,
+                                   const ActivationOptions& o, const OpShape& shape) {
+  const auto& m = s.model;
+  ActivationOptions no_recompute = o;
+  no_recompute.recompute = Recompute::kNone;
+  double kind_bytes[2] = {-1, -1}, kind_full[2] = {0, 0};
+  ChunkActivations out;
+  for (const auto& c : st.chunks) {
+    double bytes = 0;
+    for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
+      const int kind = m.is_moe_layer(l) ? 1 : 0;
+      if (kind_bytes[kind] < 0) {
+        const auto ops = layer_ops(m, l, shape);
+        kind_bytes[kind] =
+            layer_activation_bytes(ops, shape.seq_local * shape.micro_batch, double(m.hidden), o);
+        kind_full[kind] = saved_bytes(ops, no_recompute);
+      }
+      bytes += kind_bytes[kind];
+      out.largest_block = std::max(out.largest_block, kind_full[kind]);
+    }
+    out.layers.push_back(bytes);
+  }
+  return out;
+}
+
+// Peak live activations: the schedule's program (plan/schedule.h) is walked with each chunk's
+// bytes, the embedding's on the first chunk of stage 0 and the output layer's on the last chunk
+// of the last stage, so each term is counted with its own chunk's live micro-batches.
 void add_activations(const Scenario& s, const Plan& plan, const PipelineStage& st, RankMemory& r) {
   const auto& m = s.model;
   const auto& t = s.training;
@@ -124,39 +162,34 @@ void add_activations(const Scenario& s, const Plan& plan, const PipelineStage& s
                       t.flash_attention};
   const double tokens = shape.seq_local * shape.micro_batch;
   const double vocab = padded_vocab(m.vocab, plan.tp);
-  const double inflight =
-      in_flight_microbatches(plan.schedule, st.index, plan.pp, plan.vpp, plan.micro_batches);
-  r.in_flight_microbatches = inflight;
-  double per_mb = 0, largest_full = 0;
-  ActivationOptions no_recompute = o;
-  no_recompute.recompute = Recompute::kNone;
-  // Blocks of one kind (dense / MoE) save the same tensors: cost each kind once.
-  double kind_bytes[2] = {-1, -1}, kind_full[2] = {0, 0};
-  for (const auto& c : st.chunks) {
-    for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
-      const int kind = m.is_moe_layer(l) ? 1 : 0;
-      if (kind_bytes[kind] < 0) {
-        const auto ops = layer_ops(m, l, shape);
-        kind_bytes[kind] = layer_activation_bytes(ops, tokens, double(m.hidden), o);
-        kind_full[kind] = saved_bytes(ops, no_recompute);
-      }
-      per_mb += kind_bytes[kind];
-      largest_full = std::max(largest_full, kind_full[kind]);
-    }
+  const ChunkActivations chunks = chunk_activations(s, st, o, shape);
+  const double embedding = st.has_embedding ? saved_bytes(embedding_ops(m, vocab, shape), o) : 0;
+  const double output = st.has_output ? saved_bytes(output_ops(m, vocab, shape), o) : 0;
+  std::vector<double> weight = chunks.layers;
+  weight.front() += embedding;
+  weight.back() += output;
+  const auto live =
+      peak_live_per_chunk(plan.schedule, st.index, plan.pp, plan.vpp, plan.micro_batches, weight);
+  double layers = 0, live_total = 0;
+  for (std::size_t c = 0; c < live.size(); ++c) {
+    layers += double(live[c]) * chunks.layers[c];
+    live_total += double(live[c]);
   }
-  add_term(r, "activations.layers", MemoryCategory::kActivations, per_mb * inflight,
-           fmt::format("{} layers x {:.3f} micro-batches in flight ({}), {} per micro-batch",
-                       st.layers(), inflight, schedule_name(plan.schedule), format_gib(per_mb)));
+  r.in_flight_microbatches = live_total / plan.vpp;
+  add_term(
+      r, "activations.layers", MemoryCategory::kActivations, layers,
+      fmt::format("{} layers, {} chunk micro-batches live at the peak ({}), {} per "
+                  "micro-batch of the stage",
+                  st.layers(), live_total, schedule_name(plan.schedule),
+                  format_gib(std::accumulate(chunks.layers.begin(), chunks.layers.end(), 0.0))));
   if (t.recompute == Recompute::kFull && st.layers() > 0)
-    add_term(r, "activations.recompute_working_set", MemoryCategory::kActivations, largest_full,
-             "one block's activations rebuilt during its backward pass");
+    add_term(r, "activations.recompute_working_set", MemoryCategory::kActivations,
+             chunks.largest_block, "one block's activations rebuilt during its backward pass");
   if (st.has_embedding)
     add_term(r, "activations.embedding", MemoryCategory::kActivations,
-             saved_bytes(embedding_ops(m, vocab, shape), o) * inflight,
-             "token ids (int64) and embedding dropout mask");
+             embedding * double(live.front()), "token ids (int64) and embedding dropout mask");
   if (st.has_output) {
-    add_term(r, "activations.output", MemoryCategory::kActivations,
-             saved_bytes(output_ops(m, vocab, shape), o) * inflight,
+    add_term(r, "activations.output", MemoryCategory::kActivations, output * double(live.back()),
              "final norm and output-projection inputs, fp32 logits for the loss");
     // The low-precision logits the output GEMM writes before the fp32 loss, one micro-batch.
     add_term(r, "activations.logits_buffer", MemoryCategory::kActivations,

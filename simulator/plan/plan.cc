@@ -99,10 +99,11 @@ std::int64_t in_flight_chunks(Schedule schedule, int stage, int pp, int vpp, std
     case Schedule::kGpipe:
       return total;
     case Schedule::k1F1B:
-    case Schedule::kZbH1:
       return std::min(p - i, total);
+    case Schedule::kZbH1:
+      return std::min(p, total);
     case Schedule::kZbH2:
-      return std::min(2 * (p - i) - 1, total);
+      return std::min(2 * p - 1, total);
     case Schedule::kInterleaved:
       return std::min(2 * (p - i - 1) + (vpp - 1) * p + 1, total);
   }

@@ -205,9 +205,10 @@ TEST(activation_pipeline, KOR01_FirstStageTotals175B) {
   }
 }
 
-// In-flight micro-batches on stage i of p (plan.h): GPipe m; 1F1B and ZB-H1 min(p - i, m);
-// ZB-H2 min(2(p - i) - 1, m); interleaved with v chunks: on stage 0 p * (1 + (p-1)/(p v))
-// (Korthikanti §4.2.3's interleaving factor).
+// In-flight micro-batches on stage i of p (plan.h): GPipe m; 1F1B min(p - i, m); ZB-H1 p on
+// every stage (Qi et al. §2.1: W passes are delayed so every stage holds p, the first stage no
+// more than 1F1B's p); ZB-H2 2p - 1 (about twice 1F1B); interleaved with v chunks: on stage 0
+// p * (1 + (p-1)/(p v)) (Korthikanti §4.2.3's interleaving factor).
 TEST(activation_pipeline, InFlightMicrobatchesBySchedule) {
   for (int p : {2, 4, 8}) {
     const std::int64_t m = 64;
@@ -221,11 +222,12 @@ TEST(activation_pipeline, InFlightMicrobatchesBySchedule) {
       EXPECT_DOUBLE_EQ(in_flight_microbatches(Schedule::kInterleaved, 0, p, v, m),
                        p * (1 + double(p - 1) / (double(p) * v)));
     }
-    // Later stages hold fewer: 1F1B p - i; the last stage one.
+    // Later stages hold fewer under 1F1B (p - i; the last stage one); the zero-bubble schedules
+    // hold their first stage's count everywhere.
     for (int i = 0; i < p; ++i) {
       EXPECT_DOUBLE_EQ(in_flight_microbatches(Schedule::k1F1B, i, p, 1, m), double(p - i));
-      EXPECT_DOUBLE_EQ(in_flight_microbatches(Schedule::kZbH1, i, p, 1, m), double(p - i));
-      EXPECT_DOUBLE_EQ(in_flight_microbatches(Schedule::kZbH2, i, p, 1, m), 2.0 * (p - i) - 1);
+      EXPECT_DOUBLE_EQ(in_flight_microbatches(Schedule::kZbH1, i, p, 1, m), double(p));
+      EXPECT_DOUBLE_EQ(in_flight_microbatches(Schedule::kZbH2, i, p, 1, m), 2.0 * p - 1);
       EXPECT_DOUBLE_EQ(in_flight_microbatches(Schedule::kGpipe, i, p, 1, m), double(m));
     }
   }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "simulator/plan/plan.h"
+#include "simulator/plan/schedule.h"
 
 #include <algorithm>
 
@@ -54,6 +55,25 @@ TEST(InFlight, OneFOneBHoldsPMinusIOnStageI) {
 
 TEST(InFlight, GpipeHoldsAllMicroBatches) {
   EXPECT_EQ(in_flight_microbatches(Schedule::kGpipe, 3, 8, 1, 64), 64);
+}
+
+TEST(InFlight, ZeroBubbleH1HoldsPOnEveryStage) {
+  // Qi et al. §2.1: ZB-H1 delays W so that every stage holds p micro-batches (1F1B's stage-0 peak).
+  EXPECT_EQ(in_flight_microbatches(Schedule::kZbH1, 7, 8, 1, 64), 8);
+}
+
+TEST(InFlight, ProgramWalkAgreesWithTheCounts) {
+  // The memory model walks the schedule programs; with equal chunk sizes the live micro-batches at
+  // the peak equal the closed-form counts (p = 4, v = 2, m = 8 interleaved; p = 4 1F1B, ZB-H1).
+  for (int stage = 0; stage < 4; ++stage) {
+    for (Schedule s : {Schedule::k1F1B, Schedule::kZbH1, Schedule::kInterleaved}) {
+      const int v = s == Schedule::kInterleaved ? 2 : 1;
+      const auto live = peak_live_per_chunk(s, stage, 4, v, 8, std::vector<double>(v, 1.0));
+      double total = 0;
+      for (auto n : live) total += double(n);
+      EXPECT_DOUBLE_EQ(total / v, in_flight_microbatches(s, stage, 4, v, 8)) << stage;
+    }
+  }
 }
 
 TEST(InFlight, ZeroBubbleH2HoldsAboutTwice) {

@@ -1,0 +1,94 @@
+#include "simulator/plan/schedule.h"
+
+#include <algorithm>
+
+namespace shardsim {
+namespace {
+
+std::int64_t warmup_forwards(Schedule s, int i, int p, int v, std::int64_t total) {
+  std::int64_t w = 0;
+  switch (s) {
+    case Schedule::kGpipe:
+      w = total;
+      break;
+    case Schedule::kInterleaved:
+      w = 2 * std::int64_t(p - i - 1) + std::int64_t(v - 1) * p;
+      break;
+    default:
+      w = p - i - 1;
+      break;
+  }
+  return std::min(w, total);
+}
+
+}  // namespace
+
+std::vector<ProgramItem> stage_program(Schedule schedule, int stage, int pp, int vpp,
+                                       std::int64_t micro_batches) {
+  if (schedule == Schedule::kZbH2) return {};
+  const int total = int(micro_batches * vpp);
+  const int warmup = int(warmup_forwards(schedule, stage, pp, vpp, total));
+  const bool zb = schedule == Schedule::kZbH1;
+  std::vector<ProgramItem> out;
+  out.reserve(std::size_t(total) * (zb ? 3 : 2));
+  int next_w = 0;
+  auto backward = [&](int k) {
+    out.push_back({Pass::kBackward, k});
+    if (zb && k >= stage) out.push_back({Pass::kWeight, next_w++});
+  };
+  for (int k = 0; k < warmup; ++k) out.push_back({Pass::kForward, k});
+  for (int k = 0; k < total - warmup; ++k) {
+    out.push_back({Pass::kForward, warmup + k});
+    backward(k);
+  }
+  for (int k = total - warmup; k < total; ++k) backward(k);
+  while (zb && next_w < total) out.push_back({Pass::kWeight, next_w++});
+  return out;
+}
+
+std::pair<int, int> order_position(int stage, int k, bool backward, int pp, int vpp) {
+  if (vpp == 1) return {stage, k};
+  const int group = k / (pp * vpp), r = k % (pp * vpp);
+  const int chunk = backward ? vpp - 1 - r / pp : r / pp;
+  return {chunk * pp + stage, group * pp + r % pp};
+}
+
+std::vector<std::int64_t> peak_live_per_chunk(Schedule schedule, int stage, int pp, int vpp,
+                                              std::int64_t micro_batches,
+                                              const std::vector<double>& chunk_bytes) {
+  std::vector<std::int64_t> live(std::size_t(vpp), 0), peak = live;
+  if (schedule == Schedule::kZbH2) {  // v = 1 (ZB schedules do not interleave)
+    peak[0] = std::min<std::int64_t>(2 * std::int64_t(pp) - 1, micro_batches);
+    return peak;
+  }
+  if (schedule == Schedule::kGpipe) {  // every forward before any backward
+    std::fill(peak.begin(), peak.end(), micro_batches);
+    return peak;
+  }
+  // The peak comes within the warm-up and the first steady period (2pv items): the live set then
+  // cycles. Walk that prefix of the program.
+  const std::vector<ProgramItem> program = stage_program(schedule, stage, pp, vpp, micro_batches);
+  const std::size_t steps =
+      std::min(program.size(), std::size_t(4) * std::size_t(3 * pp * vpp + 2 * pp) + 16);
+  const bool zb = schedule == Schedule::kZbH1;
+  double bytes = 0, best = -1;
+  for (std::size_t n = 0; n < steps; ++n) {
+    const ProgramItem& it = program[n];
+    const int chunk = order_position(stage, it.k, it.pass != Pass::kForward, pp, vpp).first / pp;
+    const bool release = it.pass == (zb ? Pass::kWeight : Pass::kBackward);
+    if (it.pass == Pass::kForward) {
+      ++live[std::size_t(chunk)];
+      bytes += chunk_bytes[std::size_t(chunk)];
+    } else if (release) {
+      --live[std::size_t(chunk)];
+      bytes -= chunk_bytes[std::size_t(chunk)];
+    }
+    if (bytes > best) {
+      best = bytes;
+      peak = live;
+    }
+  }
+  return peak;
+}
+
+}  // namespace shardsim

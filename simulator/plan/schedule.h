@@ -1,0 +1,42 @@
+// Pipeline schedules as programs: the order in which one stage runs its forward (F),
+// backward-input (B) and backward-weight (W) work. The event simulation executes these programs
+// and the memory model walks them for each stage's peak of live activations, so both always
+// agree on a schedule.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "simulator/scenario/scenario.h"
+
+namespace shardsim {
+
+enum class Pass : std::uint8_t { kForward, kBackward, kWeight };
+
+struct ProgramItem {
+  Pass pass = Pass::kForward;
+  int k = 0;  // position in the stage's forward (F) or backward (B, W) order
+};
+
+// Stage i's program for GPipe, 1F1B, interleaved 1F1B (Megatron-LM's order: warm-up
+// 2(p-i-1) + (v-1)p forwards, then one forward and one backward at a time, then the remaining
+// backwards) and ZB-H1 (Qi et al. §2.1: the 1F1B order, stage i delaying its first W by i steps,
+// then one W after each B, the rest at the tail). Non-ZB programs fold W into B. ZB-H2 is not a
+// fixed program (the event simulation schedules it greedily): empty.
+[[nodiscard]] std::vector<ProgramItem> stage_program(Schedule schedule, int stage, int pp, int vpp,
+                                                     std::int64_t micro_batches);
+
+// The k-th entry of stage i's forward (backward) order -> (virtual stage, micro-batch). With
+// interleaving, groups of p micro-batches go through chunk 0, 1, ... (backward: chunks reversed).
+[[nodiscard]] std::pair<int, int> order_position(int stage, int k, bool backward, int pp, int vpp);
+
+// Live chunk micro-batches of each of stage i's chunks when the stage's live activation bytes
+// peak (a chunk micro-batch is live from its F until its B, or its W under ZB-H1), walking the
+// program with `chunk_bytes[c]` per live micro-batch of chunk c. ZB-H2 holds up to
+// min(2p - 1, m) micro-batches on every stage (the event simulation's cap).
+[[nodiscard]] std::vector<std::int64_t> peak_live_per_chunk(Schedule schedule, int stage, int pp,
+                                                            int vpp, std::int64_t micro_batches,
+                                                            const std::vector<double>& chunk_bytes);
+
+}  // namespace shardsim
