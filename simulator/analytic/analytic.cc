@@ -23,8 +23,8 @@ StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& 
   for (const auto& ch : st.chunks)
     for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
       add(c.layers[std::size_t(l)].work);
-  if (st.has_embedding) add(c.embedding);
-  if (st.has_output) add(c.output);
+  if (st.has_embedding) add(c.embedding.work);
+  if (st.has_output) add(c.output.work);
   (void)plan;
   return sw;
 }
@@ -44,28 +44,41 @@ double bubble_per_stage(Schedule s, double f, double b, double w, int v) {
   return f + b + w;
 }
 
-// Data-parallel time not hidden: overlapped buckets hide behind the last micro-batch's backward
-// except the final bucket; ZeRO-3 gathers and reduce-scatters hide behind compute.
+// Data-parallel time not hidden behind compute:
+//  - gradient buckets overlap the backward pass they follow, all but the last bucket (once per
+//    step; ZeRO-2 every micro-batch, its gradients being sharded);
+//  - ZeRO-3 gathers (forward and backward) and reduce-scatters share one stream: what exceeds the
+//    compute is exposed, plus the first gather of every forward and backward item;
+//  - the ZeRO-1/2 parameter all-gather hides behind the next step's first forward when
+//    overlapped.
 double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int stage,
                   double backward, double work) {
   const StageCost& sc = c.stages[std::size_t(stage)];
+  const double m = double(plan.micro_batches);
   double total = 0, last = 0;
   for (const auto& b : sc.buckets) {
     total += b.seconds;
     last = b.seconds;
   }
   double exposed = s.parallel.overlap_grad_reduce ? std::max(last, total - backward) : total;
+  if (s.parallel.zero == 2) exposed *= m;
   if (s.parallel.zero == 3) {
-    double per_mb = 0, first_gather = 0;
-    for (const auto& ch : plan.stages[std::size_t(stage)].chunks)
-      for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) {
-        const LayerCost& lc = c.layers[std::size_t(l)];
-        per_mb += 2 * lc.zero3_gather_seconds + lc.zero3_reduce_seconds;
-        if (first_gather == 0) first_gather = lc.zero3_gather_seconds;
-      }
-    exposed += first_gather + std::max(0.0, double(plan.micro_batches) * (per_mb - work));
+    const PipelineStage& st = plan.stages[std::size_t(stage)];
+    double per_mb = 0, first_gather = -1;
+    auto add = [&](const LayerCost& lc) {
+      per_mb += 2 * lc.zero3_gather_seconds + lc.zero3_reduce_seconds;
+      if (first_gather < 0) first_gather = lc.zero3_gather_seconds;
+    };
+    if (st.has_embedding) add(c.embedding);
+    for (const auto& ch : st.chunks)
+      for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
+        add(c.layers[std::size_t(l)]);
+    if (st.has_output) add(c.output);
+    exposed += 2 * m * std::max(0.0, first_gather) + std::max(0.0, m * (per_mb - work));
   }
-  if (!s.parallel.overlap_param_gather) exposed += sc.param_gather_seconds;
+  exposed += s.parallel.overlap_param_gather
+                 ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds)
+                 : sc.param_gather_seconds;
   return exposed;
 }
 

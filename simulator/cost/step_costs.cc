@@ -10,9 +10,6 @@
 namespace shardsim {
 namespace {
 
-// Megatron-LM's default DDP bucket: 40M parameters.
-constexpr double kBucketParams = 40e6;
-
 struct Ctx {
   const Scenario& s;
   const Plan& plan;
@@ -185,7 +182,11 @@ LayerCost layer_cost(const Ctx& c, int layer) {
   const double tp = tp_layer_comm(c);
   const bool overlap = c.s.parallel.overlap_tp_comm;
   const double tp_fwd = overlap ? std::max(0.0, tp - sum.gemm_fwd) : tp;
-  const double tp_bwd_async = tp_backward_exposed(c, sum.col_dgrad, sum.col_wgrad);
+  // Under the zero-bubble schedules the weight-gradient GEMMs run later, in their own W pass:
+  // nothing of theirs is there to hide the input-gradient collectives.
+  const bool zb =
+      c.s.parallel.schedule == Schedule::kZbH1 || c.s.parallel.schedule == Schedule::kZbH2;
+  const double tp_bwd_async = tp_backward_exposed(c, sum.col_dgrad, zb ? 0 : sum.col_wgrad);
   const double tp_bwd =
       overlap ? std::min(tp_bwd_async, std::max(0.0, tp - sum.gemm_bwd)) : tp_bwd_async;
   w.fwd.add(TimeCategory::kTpComm, tp_fwd);
@@ -215,22 +216,45 @@ LayerCost layer_cost(const Ctx& c, int layer) {
   return lc;
 }
 
-WorkCost embedding_cost(const Ctx& c, double vocab) {
-  WorkCost w;
-  add_op_costs(c, embedding_ops(c.s.model, vocab, c.shape), w);
-  // Vocabulary-parallel lookup: partial embeddings are summed over TP (half a layer's TP traffic).
-  w.fwd.add(TimeCategory::kTpComm, tp_layer_comm(c) / 4);
-  return w;
+// One s*b*h activation collective over the TP group (0 without TP).
+double tp_hidden(const Ctx& c, CollectiveOp op) {
+  if (c.plan.tp <= 1) return 0;
+  return coll(c, op,
+              c.shape.seq_local * c.shape.micro_batch * double(c.s.model.hidden) * c.act_bytes,
+              c.tp);
 }
 
-WorkCost output_cost(const Ctx& c, double vocab) {
-  WorkCost w;
+LayerCost embedding_cost(const Ctx& c, double vocab) {
+  LayerCost lc;
+  WorkCost& w = lc.work;
+  add_op_costs(c, embedding_ops(c.s.model, vocab, c.shape), w);
+  // Vocabulary-parallel lookup: the partial embeddings are summed over TP, an all-reduce, or with
+  // SP a reduce-scatter into the sequence-parallel region.
+  w.fwd.add(TimeCategory::kTpComm,
+            tp_hidden(c, c.op.sp ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce));
+  for (const auto& g : embedding_params(c.s.model, vocab, c.s.training.seq_len))
+    lc.dense_params += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
+  add_zero3(c, lc);
+  return lc;
+}
+
+LayerCost output_cost(const Ctx& c, double vocab) {
+  LayerCost lc;
+  WorkCost& w = lc.work;
   add_op_costs(c, output_ops(c.s.model, vocab, c.shape), w);
-  // The output projection is column-parallel: its input is gathered (SP) and its input gradient
-  // reduced over TP.
-  w.fwd.add(TimeCategory::kTpComm, c.op.sp ? tp_layer_comm(c) / 4 : 0);
-  w.bwd_input.add(TimeCategory::kTpComm, tp_layer_comm(c) / 4);
-  return w;
+  // The output projection is column-parallel: with SP its input is all-gathered and its input
+  // gradient reduce-scattered; without SP the input gradient is all-reduced.
+  if (c.op.sp) {
+    w.fwd.add(TimeCategory::kTpComm, tp_hidden(c, CollectiveOp::kAllGather));
+    w.bwd_input.add(TimeCategory::kTpComm, tp_hidden(c, CollectiveOp::kReduceScatter));
+  } else {
+    w.bwd_input.add(TimeCategory::kTpComm, tp_hidden(c, CollectiveOp::kAllReduce));
+  }
+  const auto& m = c.s.model;
+  for (const auto& g : output_params(m, vocab, !m.tied_embeddings || c.plan.pp > 1))
+    lc.dense_params += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
+  add_zero3(c, lc);
+  return lc;
 }
 
 // Parameters of the stage beyond its blocks: embedding (first) and output (last) layers.
@@ -289,13 +313,18 @@ StageCost stage_cost(const Ctx& c, const PipelineStage& st, const std::vector<La
   extra_params(c, st, vocab, first_extra, last_extra);
   double bucket_dense = first_extra, bucket_expert = 0;
   const bool zero3 = c.s.parallel.zero == 3;
+  // Bucket size, as the memory model's overheads: DDP's bucket bytes, DeepSpeed's ZeRO-1/2
+  // bucket elements.
+  const double bucket_params = c.s.parallel.zero == 0
+                                   ? c.s.overheads.ddp_bucket_bytes / c.grad_bytes
+                                   : c.s.overheads.zero_bucket_elements;
   for (auto chunk = st.chunks.rbegin(); chunk != st.chunks.rend(); ++chunk) {
     for (int l = chunk->first_layer + chunk->layers - 1; l >= chunk->first_layer; --l) {
       bucket_dense += layers[l].dense_params;
       bucket_expert += layers[l].expert_params;
       dense += layers[l].dense_params;
       expert += layers[l].expert_params;
-      if (!zero3 && bucket_dense + bucket_expert >= kBucketParams) {
+      if (!zero3 && bucket_dense + bucket_expert >= bucket_params) {
         sc.buckets.push_back({l, (bucket_dense + bucket_expert) * c.grad_bytes,
                               reduce_seconds(c, bucket_dense, bucket_expert)});
         bucket_dense = bucket_expert = 0;
@@ -341,7 +370,9 @@ Ctx make_ctx(const Scenario& s, const Plan& plan) {
       plan.cp > 1 ? std::min(plan.stride_cp, plan.stride_dp) : plan.stride_dp;
   c.dp = place_group(plan.dp * plan.cp, dp_stride, gpn);
   c.edp = place_group(plan.dp * plan.cp / plan.ep, plan.stride_dp * plan.ep, gpn);
-  c.pp = place_group(2, plan.stride_pp, gpn);
+  // A pipeline spanning nodes has at least one hop between nodes, on every step's critical path.
+  c.pp =
+      plan.stride_pp * plan.pp > gpn ? GroupPlacement{2, 1} : place_group(2, plan.stride_pp, gpn);
   return c;
 }
 
@@ -373,7 +404,15 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan) {
                            c.act_bytes / (c.op.sp ? plan.tp : 1);
   out.p2p_seconds = plan.pp > 1 ? coll(c, CollectiveOp::kSendRecv, p2p_bytes, c.pp) : 0;
   out.stages.reserve(plan.stages.size());
-  for (const auto& st : plan.stages) out.stages.push_back(stage_cost(c, st, out.layers, vocab));
+  for (const auto& st : plan.stages) {
+    out.stages.push_back(stage_cost(c, st, out.layers, vocab));
+    double fwd = (st.has_embedding ? out.embedding.work.fwd.total() : 0) +
+                 (st.has_output ? out.output.work.fwd.total() : 0);
+    for (const auto& ch : st.chunks)
+      for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
+        fwd += out.layers[std::size_t(l)].work.fwd.total();
+    out.stages.back().forward_seconds = fwd;
+  }
   // The MFU denominator is the peak the GEMMs run at (fp32 training: TF32 where available).
   out.peak_flops_per_gpu = gemm_peak_flops(s.training.precision, s.cluster.gpu);
   return out;

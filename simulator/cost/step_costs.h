@@ -45,12 +45,13 @@ struct StageCost {
   double host_optimizer_seconds = 0;
   double offload_h2d_seconds = 0;  // updated parameters back to the GPU
   double dp_wire_bytes = 0;        // data-parallel bytes one GPU sends per step (bus factor x size)
+  double forward_seconds = 0;      // one micro-batch's forward over all the stage's chunks
 };
 
 struct StepCosts {
   std::vector<LayerCost> layers;  // indexed by model layer
-  WorkCost embedding;             // first stage, per micro-batch
-  WorkCost output;                // last stage: final norm, logits, loss
+  LayerCost embedding;            // first stage, per micro-batch (with its ZeRO-3 traffic)
+  LayerCost output;               // last stage: final norm, logits, loss
   double p2p_seconds = 0;         // one micro-batch's activations between adjacent stages
   std::vector<StageCost> stages;  // indexed by pipeline stage
   double peak_flops_per_gpu = 0;  // dense peak for the training precision (MFU denominator)

@@ -165,16 +165,8 @@ class StepSimulation {
   }
 
   // ---- building work items ----------------------------------------------------------------
-  TimeSplit layer_split(int layer, Work w) const {
-    const WorkCost& wc = c_.layers[std::size_t(layer)].work;
-    if (w == Work::kForward) return wc.fwd;
-    if (w == Work::kWeight) return wc.bwd_weight;
-    TimeSplit t = wc.bwd_input;
-    if (!zb_) t += wc.bwd_weight;
-    return t;
-  }
-
-  TimeSplit extra_split(const WorkCost& wc, Work w) const {
+  // One unit's time in pass w (non-ZB schedules run the weight gradient inside B).
+  TimeSplit pass_split(const WorkCost& wc, Work w) const {
     if (w == Work::kForward) return wc.fwd;
     if (w == Work::kWeight) return wc.bwd_weight;
     TimeSplit t = wc.bwd_input;
@@ -184,51 +176,79 @@ class StepSimulation {
 
   bool produces_grads(Work w) const { return zb_ ? w == Work::kWeight : w == Work::kBackward; }
 
-  // Buckets of stage i whose trigger layer lies in [first, last].
-  std::vector<const Bucket*> buckets_in(int i, int first, int last) const {
-    std::vector<const Bucket*> out;
-    for (const auto& b : c_.stages[std::size_t(i)].buckets)
-      if (b.trigger_layer >= first && b.trigger_layer <= last) out.push_back(&b);
-    return out;
+  // The units of one work item in execution order: the chunk's blocks (reversed in backward),
+  // with the embedding before them in forward on the first virtual stage and the output layer
+  // after them; -1 stands for the embedding, -2 for the output layer.
+  std::vector<int> item_units(int vs, int first, int last, bool forward) const {
+    std::vector<int> units;
+    if (forward && vs == 0) units.push_back(-1);
+    if (!forward && vs == V_ - 1) units.push_back(-2);
+    for (int k = 0; k <= last - first; ++k) units.push_back(forward ? first + k : last - k);
+    if (forward && vs == V_ - 1) units.push_back(-2);
+    if (!forward && vs == 0) units.push_back(-1);
+    return units;
+  }
+
+  const LayerCost& unit_cost(int unit) const {
+    if (unit == -1) return c_.embedding;
+    if (unit == -2) return c_.output;
+    return c_.layers[std::size_t(unit)];
   }
 
   void start_item(int i, Work w, int vs, int mb) {
-    StageState& st = stages_[std::size_t(i)];
-    st.item_running = true;
+    stages_[std::size_t(i)].item_running = true;
     const StageChunk& chunk = plan_.stages[std::size_t(i)].chunks[std::size_t(vs / p_)];
     const int first = chunk.first_layer, last = chunk.first_layer + chunk.layers - 1;
     const bool zero3 = s_.parallel.zero == 3;
-    const bool last_mb = mb == m_ - 1 && produces_grads(w) && s_.parallel.overlap_grad_reduce;
-    const auto buckets = last_mb ? buckets_in(i, first, last) : std::vector<const Bucket*>{};
-    const bool per_layer = zero3 || !buckets.empty();
-    TimeSplit head, tail;  // embedding / output work around the layers
-    if (vs == 0) (w == Work::kForward ? head : tail) += extra_split(c_.embedding, w);
-    if (vs == V_ - 1) (w == Work::kForward ? tail : head) += extra_split(c_.output, w);
+    // Gradient buckets are reduced after the last micro-batch's backward (ZeRO-2: after every
+    // micro-batch's, since its gradients are sharded), layer by layer when overlapped.
+    const bool reduce = produces_grads(w) && (mb == m_ - 1 || s_.parallel.zero == 2);
+    const bool overlap = s_.parallel.overlap_grad_reduce;
+    const auto units = item_units(vs, first, last, w == Work::kForward);
+    const bool per_unit = zero3 || (reduce && overlap);
     int last_task = -1;
-    if (!per_layer) {
-      TimeSplit all = head;
-      for (int l = first; l <= last; ++l) all += layer_split(l, w);
-      all += tail;
+    if (!per_unit) {
+      TimeSplit all;
+      for (int u : units) all += pass_split(unit_cost(u).work, w);
       last_task = add_segment(i, w, vs, mb, -1, all);
     } else {
-      const bool forward = w == Work::kForward;
-      add_segment(i, w, vs, mb, -2, head);
-      for (int k = 0; k <= last - first; ++k) {
-        const int l = forward ? first + k : last - k;
-        const int gather = (zero3 && w != Work::kWeight) ? add_zero3_gather(i, l) : -1;
-        const int seg = add_segment(i, w, vs, mb, l, layer_split(l, w));
-        if (gather >= 0) depend(seg, gather);
+      // ZeRO-3 on one data-parallel stream: unit k+1's gather is queued before unit k's
+      // reduce-scatter, so it prefetches one unit ahead (FSDP's backward prefetch).
+      const bool gathers = zero3 && w != Work::kWeight;
+      int next_gather = gathers ? add_zero3_gather(i, units.front()) : -1;
+      for (std::size_t k = 0; k < units.size(); ++k) {
+        const int u = units[k];
+        const int seg = add_segment(i, w, vs, mb, u, pass_split(unit_cost(u).work, w));
+        if (next_gather >= 0) depend(seg, next_gather);
+        next_gather = gathers && k + 1 < units.size() ? add_zero3_gather(i, units[k + 1]) : -1;
         if (zero3 && produces_grads(w))
-          depend(add_task(i, StreamKind::kDpReduce, Role::kPlain,
-                          c_.layers[std::size_t(l)].zero3_reduce_seconds, TimeCategory::kDpComm),
+          depend(add_task(i, StreamKind::kDpGather, Role::kPlain, unit_cost(u).zero3_reduce_seconds,
+                          TimeCategory::kDpComm),
                  seg);
-        for (const Bucket* b : buckets)
-          if (b->trigger_layer == l) add_bucket(i, *b, seg);
+        if (reduce && u >= 0) add_buckets(i, u, seg);
       }
-      last_task = add_segment(i, w, vs, mb, -3, tail);
+      last_task = last_compute_task(i);
     }
+    if (reduce && !overlap) add_buckets_after_item(i, first, last, last_task);
+    // Parameters outside the blocks (embedding, output) reduce after the stage's final chunk.
+    if (reduce && vs / p_ == 0) add_buckets(i, -1, last_task);
     tasks_[std::size_t(last_task)].role = Role::kItemEnd;
     for (int k = 0; k < kStreamKinds; ++k) try_start(i, StreamKind(k));
+  }
+
+  int last_compute_task(int i) const {
+    return stages_[std::size_t(i)].streams[std::size_t(StreamKind::kCompute)].queue.back();
+  }
+
+  // The buckets completed by `layer`'s backward (-1: those of the embedding/output parameters).
+  void add_buckets(int i, int layer, int after) {
+    for (const auto& b : c_.stages[std::size_t(i)].buckets)
+      if (b.trigger_layer == layer) add_bucket(i, b, after);
+  }
+
+  void add_buckets_after_item(int i, int first, int last, int after) {
+    for (const auto& b : c_.stages[std::size_t(i)].buckets)
+      if (b.trigger_layer >= first && b.trigger_layer <= last) add_bucket(i, b, after);
   }
 
   int add_segment(int i, Work w, int vs, int mb, int layer, const TimeSplit& split) {
@@ -243,11 +263,11 @@ class StepSimulation {
     return t;
   }
 
-  int add_zero3_gather(int i, int layer) {
-    const LayerCost& lc = c_.layers[std::size_t(layer)];
+  int add_zero3_gather(int i, int unit) {
+    const LayerCost& lc = unit_cost(unit);
     const int gather = add_task(i, StreamKind::kDpGather, Role::kPlain, lc.zero3_gather_seconds,
                                 TimeCategory::kDpComm);
-    tasks_[std::size_t(gather)].layer = layer;
+    tasks_[std::size_t(gather)].layer = unit;
     if (lc.zero3_h2d_seconds > 0)
       depend(gather, add_task(i, StreamKind::kHost, Role::kPlain, lc.zero3_h2d_seconds,
                               TimeCategory::kOffload));
@@ -290,10 +310,6 @@ class StepSimulation {
     StageState& st = stages_[std::size_t(i)];
     st.finalized = true;
     const StageCost& sc = c_.stages[std::size_t(i)];
-    for (const auto& b : sc.buckets) {
-      const bool triggered = s_.parallel.overlap_grad_reduce && b.trigger_layer >= 0;
-      if (!triggered) add_bucket(i, b, -1);
-    }
     // The data-parallel streams run in order: markers behind them wait for all their work.
     const int reduced = add_task(i, StreamKind::kDpReduce, Role::kPlain, 0, TimeCategory::kDpComm);
     const int gathered = add_task(i, StreamKind::kDpGather, Role::kPlain, 0, TimeCategory::kDpComm);
@@ -307,9 +323,13 @@ class StepSimulation {
     } else {
       ready = chain(i, StreamKind::kCompute, sc.optimizer_seconds, TimeCategory::kOptimizer, ready);
     }
-    if (sc.param_gather_seconds > 0 && !s_.parallel.overlap_param_gather)
-      ready =
-          chain(i, StreamKind::kDpGather, sc.param_gather_seconds, TimeCategory::kDpComm, ready);
+    // ZeRO-1/2 all-gather the updated parameters; overlapped, it hides behind the next step's
+    // first forward pass (Megatron's --overlap-param-gather), so only what exceeds that is
+    // exposed at the end of this step.
+    const double gather = s_.parallel.overlap_param_gather
+                              ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds)
+                              : sc.param_gather_seconds;
+    if (gather > 0) ready = chain(i, StreamKind::kDpGather, gather, TimeCategory::kDpComm, ready);
     const int end = add_task(i, StreamKind::kCompute, Role::kStageEnd, 0, TimeCategory::kBubble);
     depend(end, ready);
     for (int k = 0; k < kStreamKinds; ++k) try_start(i, StreamKind(k));

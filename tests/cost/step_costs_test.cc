@@ -38,7 +38,7 @@ nlohmann::json gpt(int tp, const std::string& recompute) {
 double flops_per_gpu(const Scenario& s, double(WorkCost::*field)) {
   const Plan plan = make_plan(s);
   const StepCosts c = compute_step_costs(s, plan);
-  double per_mb = c.embedding.*field + c.output.*field;
+  double per_mb = c.embedding.work.*field + c.output.work.*field;
   for (const auto& l : c.layers) per_mb += l.work.*field;
   return per_mb * double(plan.micro_batches);
 }
