@@ -560,13 +560,18 @@ std::string stream_name(StreamKind k) {
 
 StepResult simulate_step(const Scenario& s, const Plan& plan, const StepCosts& costs,
                          const SimOptions& options) {
-  const double items = double(plan.pp) * plan.vpp * double(plan.micro_batches) * 3;
-  if (items > kMaxWorkItems)
+  // Tasks: every forward, backward (and ZB weight) item with its pipeline send; under ZeRO-3 one
+  // segment, one gather and one reduce-scatter per block of the item.
+  const double items = double(plan.pp) * plan.vpp * double(plan.micro_batches) *
+                       (plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2 ? 3 : 2);
+  const double blocks = double(s.model.layers) / (double(plan.pp) * plan.vpp) + 2;
+  const double tasks = items * (s.parallel.zero == 3 ? 3 * blocks : 2);
+  if (tasks > kMaxTasks)
     throw InputError("/training/global_batch",
-                     fmt::format("the event simulation would schedule {:.3g} pipeline work items "
-                                 "(pp*vpp*micro-batches*3), above its limit of {:.0e}; use "
-                                 "--mode analytic for this size",
-                                 items, kMaxWorkItems));
+                     fmt::format("the event simulation would run about {:.3g} tasks ({:.3g} "
+                                 "pipeline work items), above its limit of {:.0e}; use --mode "
+                                 "analytic for this size",
+                                 tasks, items, kMaxTasks));
   return StepSimulation(s, plan, costs, options).run();
 }
 

@@ -44,10 +44,11 @@ struct SimOptions {
   bool trace = false;
 };
 
-// Simulations above this many pipeline work items (stages x chunks x micro-batches x 3 passes)
+// Simulations estimated above this many tasks (work items, each a single task or, under ZeRO-3
+// or overlapped reductions, one per block plus its gathers and reductions, and pipeline sends)
 // are refused (InputError) with a pointer to --mode analytic, so huge inputs never hang or
-// exhaust memory: the bound keeps one simulation under about 0.1 s and 100 MB.
-inline constexpr double kMaxWorkItems = 3e5;
+// exhaust memory: the bound keeps one simulation under about 0.5 s and 200 MB.
+inline constexpr double kMaxTasks = 1e6;
 
 [[nodiscard]] StepResult simulate_step(const Scenario& s, const Plan& plan, const StepCosts& costs,
                                        const SimOptions& options = {});

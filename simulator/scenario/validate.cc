@@ -108,6 +108,18 @@ void check_model(const Scenario& s, Diagnostics& d) {
   check_divides(d, "/parallel/ep", "model.moe.experts", m.moe.experts, "parallel.ep", p.ep);
 }
 
+// Distance in global ranks between TP neighbours: the product of the degrees ordered before "tp"
+// in parallel.rank_order (plan.cc assigns every stride the same way).
+std::int64_t tp_stride(const ParallelConfig& p) {
+  std::int64_t stride = 1;
+  for (std::size_t pos = 0; pos < p.rank_order.size(); pos += 3) {
+    const std::string dim = p.rank_order.substr(pos, 2);
+    if (dim == "tp") break;
+    stride *= dim == "cp" ? p.cp : dim == "dp" ? p.dp : p.pp;
+  }
+  return stride;
+}
+
 void check_parallel(Scenario& s, Diagnostics& d) {
   const auto& p = s.parallel;
   const auto& t = s.training;
@@ -175,9 +187,10 @@ void check_parallel(Scenario& s, Diagnostics& d) {
                     "supports only ZeRO-1 with pipelines",
                     p.zero, p.pp));
   if (p.sp && p.tp == 1) s.warnings.push_back("parallel.sp has no effect with tp = 1");
-  if (p.tp > s.cluster.gpus_per_node)
-    s.warnings.push_back(fmt::format("tensor parallelism (tp = {}) spans nodes of {} GPUs", p.tp,
-                                     s.cluster.gpus_per_node));
+  if (p.tp > 1 && tp_stride(p) * p.tp > s.cluster.gpus_per_node)
+    s.warnings.push_back(fmt::format("the tensor-parallel group (tp = {}, members {} ranks apart "
+                                     "in rank order {}) spans nodes of {} GPUs",
+                                     p.tp, tp_stride(p), p.rank_order, s.cluster.gpus_per_node));
 }
 
 void check_layers(const Scenario& s, Diagnostics& d) {
@@ -227,11 +240,19 @@ void check_positions(const Scenario& s, Diagnostics& d) {
 }
 
 void check_precision(Scenario& s) {
-  if (s.training.precision == Dtype::kFp8 && s.cluster.gpu.peak.fp8 <= 0)
-    s.warnings.push_back(
-        fmt::format("{} has no FP8 tensor cores; fp8 memory is estimated as "
-                    "Transformer Engine would lay it out",
-                    s.cluster.gpu.name));
+  const auto& peak = s.cluster.gpu.peak;
+  if (s.training.precision == Dtype::kFp8 && peak.fp8 <= 0)
+    s.warnings.push_back(fmt::format("{} has no FP8 tensor cores; fp8 memory is estimated as "
+                                     "Transformer Engine would lay it out, and its GEMMs run at "
+                                     "the fp16 peak",
+                                     s.cluster.gpu.name));
+  if (s.training.precision == Dtype::kBf16 && peak.bf16 <= 0)
+    s.warnings.push_back(fmt::format("{} has no bf16 tensor cores; its GEMMs are costed at the "
+                                     "fp16 peak",
+                                     s.cluster.gpu.name));
+  if (s.training.recompute == Recompute::kSelective && s.training.flash_attention)
+    s.warnings.push_back("selective recomputation with flash attention re-runs attention in the "
+                         "backward pass without saving memory (flash attention stores no scores)");
 }
 
 }  // namespace
