@@ -29,19 +29,36 @@ StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& 
   return sw;
 }
 
-double bubble_per_stage(Schedule s, double f, double b, double w, int v) {
+// Idle time stage i adds to the step while the pipeline fills and drains, with f, b, w its
+// forward, backward-input and backward-weight time per micro-batch (non-ZB schedules fold w into
+// b): GPipe/1F1B its whole f + b (Narayanan et al. §2.2); interleaved a v-th of it; ZB-H1
+// max(f, f + b - w) (Qi et al.: (p-1)(f + b - w), never below the forward fill); ZB-H2
+// max(0, f + b - 2w) once m >= 2p - 1 micro-batches fill its warm-up, else as ZB-H1. With fewer
+// micro-batches than stages no W can fill the chain of forwards and input-gradient passes:
+// f + b.
+double fill_drain(Schedule s, double f, double b, double w, int v, double m, int p) {
   switch (s) {
     case Schedule::kGpipe:
     case Schedule::k1F1B:
       return f + b + w;
     case Schedule::kInterleaved:
       return (f + b + w) / v;
-    case Schedule::kZbH1:
-      return std::max(0.0, f + b - w);
     case Schedule::kZbH2:
-      return std::max(0.0, f + b - 2 * w);
+      if (m >= 2.0 * p - 1) return std::max(0.0, f + b - 2 * w);
+      [[fallthrough]];
+    case Schedule::kZbH1:
+      return m < p ? f + b : std::max(f, f + b - w);
   }
   return f + b + w;
+}
+
+// Pipeline transfers on the critical path: the fill and drain cross every boundary between
+// (virtual) stages both ways; 1F1B and ZB-H1 keep the round trip on the path in their steady state
+// too, 2(p-1)/p of a transfer per micro-batch (their warm-up leaves no slack).
+double pipeline_transfers(Schedule s, int p, int v, double m, double p2p) {
+  const double hops = s == Schedule::kInterleaved ? double(p) * v - 1 : p - 1.0;
+  const bool tight = s == Schedule::k1F1B || s == Schedule::kZbH1;
+  return 2 * hops * p2p * (tight ? 1 + m / p : 1);
 }
 
 // Data-parallel time not hidden behind compute:
@@ -99,16 +116,24 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   }
   const StageWork& sw = work[std::size_t(r.bottleneck_stage)];
   const bool zb = plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2;
-  const double f = sw.f.total(), b = sw.b.total() + (zb ? 0 : sw.w.total()),
-               w = zb ? sw.w.total() : 0;
+  const double m = double(plan.micro_batches);
+  const int p = plan.pp;
   TimeSplit per_mb = sw.f;
   per_mb += sw.b;
   per_mb += sw.w;
-  r.breakdown = per_mb.scaled(double(plan.micro_batches));
-  const int p = plan.pp;
-  r.breakdown.add(TimeCategory::kBubble,
-                  (p - 1) * bubble_per_stage(plan.schedule, f, b, w, plan.vpp));
-  r.breakdown.add(TimeCategory::kPpComm, 2.0 * (p - 1) * c.p2p_seconds);
+  r.breakdown = per_mb.scaled(m);
+  // Unequal stages: the bottleneck runs all m micro-batches, every other stage adds its fill/drain.
+  double bubble = 0;
+  for (const auto& o : work) {
+    if (&o == &sw) continue;
+    const double f = o.f.total(), b = o.b.total() + (zb ? 0 : o.w.total());
+    const double w = zb ? o.w.total() : 0;
+    bubble += fill_drain(plan.schedule, f, b, w, plan.vpp, m, p);
+  }
+  r.breakdown.add(TimeCategory::kBubble, bubble);
+  r.breakdown.add(TimeCategory::kPpComm,
+                  p > 1 ? pipeline_transfers(plan.schedule, p, plan.vpp, m, c.p2p_seconds) : 0);
+  const double f = sw.f.total();
   r.breakdown.add(TimeCategory::kDpComm,
                   exposed_dp(s, plan, c, r.bottleneck_stage, sw.b.total() + sw.w.total(),
                              f + sw.b.total() + sw.w.total()));

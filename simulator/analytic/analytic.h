@@ -1,12 +1,12 @@
 // Closed-form step time from the same per-op costs the DES uses (cost/step_costs.h): the
-// bottleneck stage's work times the micro-batch count, plus the schedule's bubble, pipeline
-// transfers on the fill/drain path, exposed data-parallel traffic, the optimizer and offload.
-//   GPipe, 1F1B:  bubble = (p-1)(f + b + w)            (Narayanan et al. §2.2)
-//   interleaved:  bubble = (p-1)(f + b + w) / v
-//   ZB-H1:        bubble = (p-1) max(0, f + b - w)     (Qi et al.; b = input-gradient work)
-//   ZB-H2:        bubble = (p-1) max(0, f + b - 2w)
-// with f, b, w one micro-batch's forward, backward-input and backward-weight time on the
-// bottleneck stage.
+// bottleneck stage's work times the micro-batch count, plus every other stage's fill/drain time,
+// pipeline transfers on the critical path, exposed data-parallel traffic, the optimizer and
+// offload. With equal stages the fill/drain sums to the published bubbles:
+//   GPipe, 1F1B:  (p-1)(f + b + w)              (Narayanan et al. §2.2)
+//   interleaved:  (p-1)(f + b + w) / v
+//   ZB-H1:        (p-1) max(f, f + b - w)       (Qi et al.; b = input-gradient work)
+//   ZB-H2:        (p-1) max(0, f + b - 2w)      (once m >= 2p - 1; else as ZB-H1)
+// with f, b, w one micro-batch's forward, backward-input and backward-weight time.
 #pragma once
 
 #include "simulator/cost/step_costs.h"

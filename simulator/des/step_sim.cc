@@ -562,8 +562,9 @@ StepResult simulate_step(const Scenario& s, const Plan& plan, const StepCosts& c
                          const SimOptions& options) {
   // Tasks: every forward, backward (and ZB weight) item with its pipeline send; under ZeRO-3 one
   // segment, one gather and one reduce-scatter per block of the item.
-  const double items = double(plan.pp) * plan.vpp * double(plan.micro_batches) *
-                       (plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2 ? 3 : 2);
+  const double items =
+      double(plan.pp) * plan.vpp * double(plan.micro_batches) *
+      (plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2 ? 3 : 2);
   const double blocks = double(s.model.layers) / (double(plan.pp) * plan.vpp) + 2;
   const double tasks = items * (s.parallel.zero == 3 ? 3 * blocks : 2);
   if (tasks > kMaxTasks)

@@ -188,9 +188,10 @@ void check_parallel(Scenario& s, Diagnostics& d) {
                     p.zero, p.pp));
   if (p.sp && p.tp == 1) s.warnings.push_back("parallel.sp has no effect with tp = 1");
   if (p.tp > 1 && tp_stride(p) * p.tp > s.cluster.gpus_per_node)
-    s.warnings.push_back(fmt::format("the tensor-parallel group (tp = {}, members {} ranks apart "
-                                     "in rank order {}) spans nodes of {} GPUs",
-                                     p.tp, tp_stride(p), p.rank_order, s.cluster.gpus_per_node));
+    s.warnings.push_back(
+        fmt::format("the tensor-parallel group (tp = {}, members {} ranks apart "
+                    "in rank order {}) spans nodes of {} GPUs",
+                    p.tp, tp_stride(p), p.rank_order, s.cluster.gpus_per_node));
 }
 
 void check_layers(const Scenario& s, Diagnostics& d) {
@@ -242,17 +243,20 @@ void check_positions(const Scenario& s, Diagnostics& d) {
 void check_precision(Scenario& s) {
   const auto& peak = s.cluster.gpu.peak;
   if (s.training.precision == Dtype::kFp8 && peak.fp8 <= 0)
-    s.warnings.push_back(fmt::format("{} has no FP8 tensor cores; fp8 memory is estimated as "
-                                     "Transformer Engine would lay it out, and its GEMMs run at "
-                                     "the fp16 peak",
-                                     s.cluster.gpu.name));
+    s.warnings.push_back(
+        fmt::format("{} has no FP8 tensor cores; fp8 memory is estimated as "
+                    "Transformer Engine would lay it out, and its GEMMs run at "
+                    "the fp16 peak",
+                    s.cluster.gpu.name));
   if (s.training.precision == Dtype::kBf16 && peak.bf16 <= 0)
-    s.warnings.push_back(fmt::format("{} has no bf16 tensor cores; its GEMMs are costed at the "
-                                     "fp16 peak",
-                                     s.cluster.gpu.name));
+    s.warnings.push_back(
+        fmt::format("{} has no bf16 tensor cores; its GEMMs are costed at the "
+                    "fp16 peak",
+                    s.cluster.gpu.name));
   if (s.training.recompute == Recompute::kSelective && s.training.flash_attention)
-    s.warnings.push_back("selective recomputation with flash attention re-runs attention in the "
-                         "backward pass without saving memory (flash attention stores no scores)");
+    s.warnings.push_back(
+        "selective recomputation with flash attention re-runs attention in the "
+        "backward pass without saving memory (flash attention stores no scores)");
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // layer and micro-batch, no communication.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "simulator/analytic/analytic.h"
 #include "simulator/des/step_sim.h"
 #include "simulator/scenario/load.h"
@@ -39,10 +41,11 @@ struct Outcome {
 };
 
 Outcome run(int pp, int vpp, int m, const std::string& schedule, double f = 1, double b = 1,
-            double w = 1) {
+            double w = 1, double p2p = 0) {
   const Scenario s = pipeline(pp, vpp, m, schedule);
   const Plan plan = make_plan(s);
-  const StepCosts c = uniform(plan, pp * vpp, f, b, w);
+  StepCosts c = uniform(plan, pp * vpp, f, b, w);
+  c.p2p_seconds = p2p;
   return {simulate_step(s, plan, c), analytic_step(s, plan, c)};
 }
 
@@ -88,6 +91,30 @@ TEST(Schedules, ZbH2BubbleIsZero) {
   EXPECT_NEAR(r.des.breakdown[TimeCategory::kBubble], 0, 1e-9);
   EXPECT_NEAR(r.des.step_seconds, 24, 1e-9);
   EXPECT_DOUBLE_EQ(r.analytic.step_seconds, 24);  // (p-1) max(0, f + b - 2w) = 0
+}
+
+TEST(Schedules, TransfersAndUnequalPassesMatchTheClosedForms) {
+  // GPipe with a 0.25 s transfer: (m + p - 1)(f + b + w) + 2(p - 1) transfers = 33 + 1.5.
+  EXPECT_DOUBLE_EQ(run(4, 1, 8, "gpipe", 1, 1, 1, 0.25).des.step_seconds, 34.5);
+  // Interleaved (p 4, v 2, m 8): 57 + a transfer across each of the 2(pv - 1) = 14 boundaries.
+  const Outcome il = run(4, 2, 8, "interleaved", 1, 1, 1, 0.25);
+  EXPECT_DOUBLE_EQ(il.des.step_seconds, 60.5);
+  EXPECT_DOUBLE_EQ(il.analytic.step_seconds, 60.5);
+  // ZB-H1 with w = 2 > b: the bubble cannot drop below the forward fill (p - 1) f, so the step is
+  // m (f + b + w) + (p - 1) f = 32 + 3.
+  const Outcome zb = run(4, 1, 8, "zb-h1", 1, 1, 2);
+  EXPECT_DOUBLE_EQ(zb.des.step_seconds, 35);
+  EXPECT_DOUBLE_EQ(zb.analytic.step_seconds, 35);
+  // ZB-H2 with m = 4 < 2p - 1: its warm-up cannot fill; it behaves as ZB-H1: 12 + (p - 1) = 15.
+  const Outcome few = run(4, 1, 4, "zb-h2");
+  EXPECT_DOUBLE_EQ(few.des.step_seconds, 15);
+  EXPECT_DOUBLE_EQ(few.analytic.step_seconds, 15);
+  // 1F1B keeps the round trip on its steady-state path: the analytic estimate 2(p-1)(1 + m/p)
+  // transfers stays within 5% of the simulation.
+  for (auto [p, m, t] : {std::tuple{4, 8, 0.25}, std::tuple{8, 32, 0.1}}) {
+    const Outcome o = run(p, 1, m, "1f1b", 1, 1, 1, t);
+    EXPECT_NEAR(o.analytic.step_seconds, o.des.step_seconds, 0.05 * o.des.step_seconds) << p;
+  }
 }
 
 TEST(Schedules, SingleStageHasNoBubble) {
@@ -146,7 +173,7 @@ TEST(Agreement, AnalyticMatchesTheEventModelOnShippedExamples) {
   // (real costs: TP/CP/EP/DP communication, uneven stages, buckets, ZeRO-3) and every schedule it
   // stays within 5% of the event simulation.
   for (const auto& name : preset_names(PresetKind::kExample)) {
-    for (const char* schedule : {"", "1f1b", "zb-h1", "zb-h2"}) {
+    for (const char* schedule : {"", "gpipe", "1f1b", "zb-h1", "zb-h2"}) {
       std::vector<std::string> sets;
       if (*schedule) sets = {std::string("parallel.schedule=") + schedule, "parallel.vpp=1"};
       const Scenario s = load_scenario(name, sets);
