@@ -9,6 +9,7 @@
 #include "reports/report_common.h"
 #include "simulator/cli/commands.h"
 #include "simulator/core/diagnostics.h"
+#include "simulator/core/json_reader.h"
 #include "simulator/core/strings.h"
 #include "simulator/cost/collective.h"
 #include "simulator/scenario/load.h"
@@ -207,8 +208,8 @@ int run_collective(const CollectiveArgs& a) {
   const GpuProfile gpu = load_gpu(a.gpu);
   const NetworkConfig net = load_network(a.network, gpu);
   const Prediction p = predict(a, gpu, net);
-  write_output(a.output,
-               a.json ? json_report(a, gpu, net, p).dump(2) + "\n" : text_report(a, gpu, net, p));
+  write_output(a.output, a.json ? json_text(json_report(a, gpu, net, p), 2) + "\n"
+                                : text_report(a, gpu, net, p));
   return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 #include "reports/output.h"
 #include "reports/report_common.h"
 #include "simulator/core/diagnostics.h"
+#include "simulator/core/json_reader.h"
 #include "simulator/core/units.h"
 #include "simulator/memory/deepspeed_estimator.h"
 #include "simulator/memory/memory.h"
@@ -35,22 +36,33 @@ int run_deepspeed_estimate(const Scenario& s, const MemoryArgs& a) {
         {"model",
          {{"parameters", totals.total}, {"largest_layer_parameters", totals.largest_layer}}},
         {"deepspeed", {{"gpu_bytes_per_gpu", e.gpu_bytes}, {"cpu_bytes_per_node", e.cpu_bytes}}}};
-    write_output(a.common.output, j.dump(2) + "\n");
+    write_output(a.common.output, json_text(j, 2) + "\n");
     return kExitOk;
   }
-  write_output(a.common.output,
-               fmt::format("DeepSpeed ZeRO-{} closed-form model-state estimate (no activations or "
-                           "buffers; cpu includes DeepSpeed's 1.5x buffer factor, zero_init on)\n"
-                           "params {:.3f} B, largest layer {:.3f} M\n"
-                           "per GPU: {:.2f} GiB (2^30 bytes)\nper node CPU: {:.2f} GiB\n",
-                           p.zero, totals.total / 1e9, totals.largest_layer / 1e6,
-                           e.gpu_bytes / kGiB, e.cpu_bytes / kGiB));
+  const std::string note = p.tp * p.pp > 1
+                               ? fmt::format(
+                                     "note: DeepSpeed's formula assumes pure data parallelism; "
+                                     "this scenario's tp*pp = {} is not reflected\n",
+                                     p.tp * p.pp)
+                               : std::string();
+  write_output(
+      a.common.output,
+      note + fmt::format("DeepSpeed ZeRO-{} closed-form model-state estimate (no activations or "
+                         "buffers; cpu includes DeepSpeed's 1.5x buffer factor{})\n"
+                         "params {:.3f} B, largest layer {:.3f} M\n"
+                         "per GPU: {:.2f} GiB (2^30 bytes)\nper node CPU: {:.2f} GiB\n",
+                         p.zero, p.zero == 3 ? ", zero_init on" : "", totals.total / 1e9,
+                         totals.largest_layer / 1e6, e.gpu_bytes / kGiB, e.cpu_bytes / kGiB));
   return kExitOk;
 }
 
-// The first sentence of a description, at most 90 characters.
+// The first sentence of a description (". " not after "al" or "et"), at most 90 characters.
 std::string summary(const std::string& description) {
-  std::string s = description.substr(0, description.find(". "));
+  std::size_t end = description.find(". ");
+  while (end != std::string::npos && end >= 2 &&
+         (description.compare(end - 2, 2, "al") == 0 || description.compare(end - 2, 2, "et") == 0))
+    end = description.find(". ", end + 2);
+  std::string s = description.substr(0, end);
   if (s.size() > 90) s = s.substr(0, 87) + "...";
   return s;
 }
@@ -66,7 +78,7 @@ int run_memory(const MemoryArgs& a) {
   if (a.common.json) {
     nlohmann::json report = report_header(s, plan);
     add_memory_json(e, report);
-    write_output(a.common.output, report.dump(2) + "\n");
+    write_output(a.common.output, json_text(report, 2) + "\n");
   } else {
     write_output(a.common.output, memory_text(s, plan, e));
   }
@@ -74,7 +86,7 @@ int run_memory(const MemoryArgs& a) {
 }
 
 int write_infeasible(const Scenario& s, const ScenarioArgs& a) {
-  write_output(a.output, a.json ? infeasible_report(s).dump(2) + "\n" : infeasible_text(s));
+  write_output(a.output, a.json ? json_text(infeasible_report(s), 2) + "\n" : infeasible_text(s));
   return kExitOk;  // a plan that cannot run is a result with its reasons
 }
 
@@ -96,7 +108,7 @@ int run_presets(const std::string& kind, bool json) {
     }
     j[name] = list;
   }
-  write_output("", json ? j.dump(2) + "\n" : text);
+  write_output("", json ? json_text(j, 2) + "\n" : text);
   return kExitOk;
 }
 

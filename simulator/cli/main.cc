@@ -6,6 +6,7 @@
 #include "simulator/cli/commands.h"
 #include "simulator/cli/simulate_command.h"
 #include "simulator/core/diagnostics.h"
+#include "simulator/cost/compute.h"
 
 namespace {
 
@@ -44,6 +45,13 @@ void add_unavailable(CLI::App& app, const std::string& name, const std::string& 
   cmd->callback([&chosen, name] { chosen = name; });
 }
 
+// The cost models behind `simulate`, one line each (STYLE.md: a single table lists them).
+std::string cost_model_table() {
+  std::string out = "Cost models:\n";
+  for (const auto& m : shardsim::cost_models()) out += "  " + m.name + ": " + m.description + "\n";
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,6 +80,7 @@ int main(int argc, char** argv) {
   simulate->add_option("--mode", sim.mode, "des (discrete-event, default) or analytic")
       ->check(CLI::IsMember({"des", "analytic"}));
   simulate->add_option("--trace", sim.trace, "write a Chrome trace JSON (Perfetto) of the step");
+  simulate->footer(cost_model_table());
   add_unavailable(app, "search", "search parallel strategies", unavailable);
   add_unavailable(app, "compare", "compare scenario variants", unavailable);
   add_unavailable(app, "calibrate", "measure kernels and fit a hardware profile", unavailable);

@@ -7,6 +7,7 @@
 #include "reports/trace.h"
 #include "simulator/analytic/analytic.h"
 #include "simulator/core/diagnostics.h"
+#include "simulator/core/json_reader.h"
 #include "simulator/cost/step_costs.h"
 #include "simulator/des/step_sim.h"
 #include "simulator/memory/memory.h"
@@ -36,14 +37,14 @@ int run_simulate(const SimulateArgs& a) {
     t.breakdown = r.breakdown;
     t.critical_stage = r.critical_stage;
     t.stage_end_seconds = r.stage_end_seconds;
-    if (!a.trace.empty()) write_output(a.trace, chrome_trace(r, plan.pp).dump() + "\n");
+    if (!a.trace.empty()) write_output(a.trace, json_text(chrome_trace(r, plan.pp)) + "\n");
   }
   t.throughput = throughput(s, plan, costs, t.step_seconds);
   if (a.common.json) {
     nlohmann::json report = report_header(s, plan);
     add_memory_json(mem, report);
     add_step_json(t, mem, report);
-    write_output(a.common.output, report.dump(2) + "\n");
+    write_output(a.common.output, json_text(report, 2) + "\n");
   } else {
     write_output(a.common.output, step_text(s, plan, t, mem));
   }

@@ -21,6 +21,12 @@ enum class Dtype { kFp32, kFp16, kBf16, kFp8 };
   return 4.0;
 }
 
+// Bytes per activation element under a training precision: fp32 4; fp16/bf16 2; fp8 training
+// keeps its activations in bf16 (Transformer Engine casts GEMM inputs on the fly): 2.
+[[nodiscard]] constexpr double activation_bytes(Dtype precision) {
+  return precision == Dtype::kFp32 ? 4.0 : 2.0;
+}
+
 [[nodiscard]] inline std::string dtype_name(Dtype d) {
   switch (d) {
     case Dtype::kFp32:

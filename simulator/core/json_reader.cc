@@ -28,12 +28,16 @@ namespace {
 // "integer 4", "string \"x\"", "null": the offending value for messages.
 std::string describe(const nlohmann::json& j) {
   if (j.is_null()) return "null";
-  std::string text = j.dump();
+  std::string text = json_text(j);
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return json_type_name(j) + " " + text;
 }
 
 }  // namespace
+
+std::string json_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 std::string json_type_name(const nlohmann::json& j) {
   if (j.is_number_integer()) return "integer";

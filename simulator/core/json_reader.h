@@ -17,8 +17,20 @@ namespace shardsim {
 // JSON pointer for `key` under `parent` ("/model" + "layers" -> "/model/layers"), escaping ~ and /.
 [[nodiscard]] std::string pointer_join(std::string_view parent, std::string_view key);
 
+// JSON text of `j` (indent < 0: one line). Invalid UTF-8 in strings is replaced (U+FFFD) rather
+// than thrown, so reports and messages never fail on odd input bytes.
+[[nodiscard]] std::string json_text(const nlohmann::json& j, int indent = -1);
+
 // A JSON value's type for messages: "string", "integer", "number", "boolean", "object", ...
 [[nodiscard]] std::string json_type_name(const nlohmann::json& j);
+
+// The name an enumeration value has in a (name, value) table; empty if absent.
+template <class E>
+[[nodiscard]] std::string enum_name(const std::vector<std::pair<std::string, E>>& table, E value) {
+  for (const auto& [name, v] : table)
+    if (v == value) return name;
+  return {};
+}
 
 class ObjectReader {
  public:

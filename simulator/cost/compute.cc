@@ -37,12 +37,6 @@ bool misaligned(double dim, double bytes_per_element) {
   return std::fmod(dim * bytes_per_element, kAlignmentBytes) != 0;
 }
 
-// Activation storage: fp32 training keeps fp32 activations; fp16, bf16 and fp8 training keep
-// 16-bit activations (fp8 is a GEMM input format only).
-double activation_bytes(Dtype precision) {
-  return precision == Dtype::kFp32 ? 4 : 2;
-}
-
 // Attention runs in bf16 under fp8 training; otherwise in the training precision.
 Dtype attention_dtype(Dtype precision) {
   return precision == Dtype::kFp8 ? Dtype::kBf16 : precision;
@@ -217,8 +211,9 @@ std::vector<CostModelInfo> cost_models() {
       {"memory_bound",
        "streaming kernel: bytes / (HBM bandwidth x memory_bound_efficiency) + launch"},
       {"flash_attention",
-       "fused attention: 4*s_local*s_full*head_dim*heads*batch FLOPs (causal not halved) at its "
-       "score GEMM's efficiency, Q/K/V/O bytes; backward 2.5x FLOPs, 2x bytes"},
+       "fused attention: 4*s_local*s_full*head_dim*heads*batch FLOPs counted (causal not "
+       "halved), half of them timed under causal masking, at its score GEMM's efficiency, Q/K/V/O "
+       "bytes; backward 2.5x FLOPs (2x of them model work), 2x bytes"},
       {"attention_bmm",
        "unfused Q.K^T and P.V batched GEMMs; backward-input runs both operand-gradient GEMMs"},
       {"op_cost",

@@ -359,7 +359,7 @@ Ctx make_ctx(const Scenario& s, const Plan& plan) {
   c.op = {plan.tp, s.parallel.sp && plan.tp > 1, t.precision};
   c.shape = {double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
              t.flash_attention};
-  c.act_bytes = t.precision == Dtype::kFp32 ? 4 : 2;
+  c.act_bytes = activation_bytes(t.precision);
   c.param_bytes = c.act_bytes;
   c.grad_bytes = t.grad_dtype == GradDtype::kFp32 ? 4 : c.act_bytes;
   const int gpn = plan.gpus_per_node;

@@ -18,7 +18,7 @@ double divisor(ActShard shard, const ActivationOptions& o) {
 }  // namespace
 
 double saved_bytes_per_element(ActKind kind, Dtype precision) {
-  const double act = precision == Dtype::kFp32 ? 4 : 2;  // fp8 training keeps bf16 activations
+  const double act = activation_bytes(precision);
   switch (kind) {
     case ActKind::kActivation:
       return act;

@@ -96,10 +96,16 @@ void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp
     states.grads += part.grads;
     states.optimizer += part.optimizer;
   }
-  std::string zero = fmt::format("ZeRO-{} over {} ranks", p.zero, plan.dense_shard_degree());
-  if (lp.expert > 0) zero += fmt::format(" ({} for experts)", plan.expert_shard_degree());
-  const std::string b = fmt::format("{} B/param params, {} B grads, {} B optimizer", dense_b.params,
-                                    dense_b.grads, dense_b.optimizer);
+  std::string zero = p.zero == 0
+                         ? std::string("not sharded (ZeRO-0)")
+                         : fmt::format("ZeRO-{} over {} ranks", p.zero, plan.dense_shard_degree());
+  if (p.zero > 0 && lp.expert > 0)
+    zero += fmt::format(" ({} for experts)", plan.expert_shard_degree());
+  std::string b = fmt::format("{} B/param params, {} B grads, {} B optimizer", dense_b.params,
+                              dense_b.grads, dense_b.optimizer);
+  if (t.precision == Dtype::kFp8)
+    b += fmt::format(" ({} B/param params for matmul weights: FP8 copy and transpose)",
+                     gemm_b.params);
   if (p.offload_optimizer) {
     // ZeRO-Offload: optimizer states and the FP32 gradient partition live in host memory; with
     // ZeRO >= 2 the GPU keeps only the low-precision gradient buckets (overheads).

@@ -92,7 +92,7 @@ class HfKeys {
     return std::nullopt;
   }
   void type_error(std::string_view key, std::string_view expected, const json& got) {
-    error(key, fmt::format("must be {}, got {} {}", expected, json_type_name(got), got.dump()));
+    error(key, fmt::format("must be {}, got {} {}", expected, json_type_name(got), json_text(got)));
   }
   void error(std::string_view key, const std::string& what) {
     diags_.error(kHfConfigPointer, fmt::format("{}: HF key \"{}\" {}", source_, key, what));

@@ -15,13 +15,6 @@ const std::vector<std::pair<std::string, PositionType>> kPositions = {
 const std::vector<std::pair<std::string, AttentionType>> kAttention = {
     {"standard", AttentionType::kStandard}, {"mla", AttentionType::kMla}};
 
-template <class E>
-std::string name_of(const std::vector<std::pair<std::string, E>>& table, E value) {
-  for (const auto& [name, v] : table)
-    if (v == value) return name;
-  return {};
-}
-
 void read_moe(const nlohmann::json& j, const std::string& path, Diagnostics& diags, MoeConfig& m) {
   ObjectReader r(j, path, diags);
   r.integer("experts", m.experts, 0, 1 << 16);
@@ -81,14 +74,14 @@ nlohmann::json to_json(const ModelConfig& m) {
                       {"head_dim", m.effective_head_dim()},
                       {"ffn_hidden", m.effective_ffn_hidden()},
                       {"vocab", m.vocab},
-                      {"ffn_type", name_of(kFfnTypes, m.ffn_type)},
-                      {"norm", name_of(kNorms, m.norm)},
+                      {"ffn_type", enum_name(kFfnTypes, m.ffn_type)},
+                      {"norm", enum_name(kNorms, m.norm)},
                       {"tied_embeddings", m.tied_embeddings},
-                      {"position", name_of(kPositions, m.position)},
+                      {"position", enum_name(kPositions, m.position)},
                       {"bias", m.bias},
                       {"qkv_bias", m.qkv_bias || m.bias},
                       {"dropout", m.dropout},
-                      {"attention", name_of(kAttention, m.attention)}};
+                      {"attention", enum_name(kAttention, m.attention)}};
   if (m.position == PositionType::kLearned) j["max_position"] = m.max_position;
   if (m.attention == AttentionType::kMla) {
     j["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},

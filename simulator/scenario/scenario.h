@@ -65,7 +65,7 @@ struct OverheadConfig {
   double cuda_context_bytes = 512.0 * 1048576;           // CUDA context + loaded kernels
   double nccl_bytes_per_communicator = 128.0 * 1048576;  // NCCL channel buffers per group
   double gemm_workspace_bytes = 32.0 * 1048576;          // cuBLAS workspace (Hopper: 32 MiB)
-  double fragmentation_fraction = 0.10;      // allocator slack over activations and buffers
+  double fragmentation_fraction = 0.10;      // allocator slack, as a fraction of activations
   double ddp_bucket_bytes = 25.0 * 1048576;  // DDP bucket (PyTorch bucket_cap_mb = 25)
   double zero_bucket_elements = 5e8;         // DeepSpeed reduce/allgather bucket (ZeRO-1/2)
   double zero3_prefetch_elements = 5e7;      // DeepSpeed stage3_prefetch_bucket_size

@@ -23,13 +23,6 @@ const std::vector<std::pair<std::string, Schedule>> kSchedules = {
     {"zb-h1", Schedule::kZbH1},
     {"zb-h2", Schedule::kZbH2}};
 
-template <class E>
-std::string name_in(const std::vector<std::pair<std::string, E>>& table, E v) {
-  for (const auto& [name, value] : table)
-    if (value == v) return name;
-  return {};
-}
-
 void read_training(const nlohmann::json& j, Diagnostics& d, TrainingConfig& t) {
   ObjectReader r(j, "/training", d);
   r.integer("seq_len", t.seq_len, 1, std::int64_t{1} << 30, true);
@@ -122,13 +115,13 @@ void read_scenario_sections(const nlohmann::json& raw, Diagnostics& diags, Scena
 }
 
 std::string schedule_name(Schedule s) {
-  return name_in(kSchedules, s);
+  return enum_name(kSchedules, s);
 }
 std::string recompute_name(Recompute r) {
-  return name_in(kRecompute, r);
+  return enum_name(kRecompute, r);
 }
 std::string optimizer_name(Optimizer o) {
-  return name_in(kOptimizers, o);
+  return enum_name(kOptimizers, o);
 }
 
 }  // namespace shardsim

@@ -1,0 +1,153 @@
+// End-to-end tests of `shardsim simulate`, and of plans that cannot run (reported as results by
+// both `memory` and `simulate`). Helpers: cli_runner.h.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cli_runner.h"
+
+namespace {
+
+using namespace cli_test;
+
+// ---- shardsim simulate ---------------------------------------------------------------------
+
+TEST(cli_simulate, JsonCarriesTimeBreakdownAndThroughput) {
+  for (const char* mode : {"des", "analytic"}) {
+    const Result r = shardsim({"simulate", kExample, "--json", "--mode", mode});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json j = parse_report(r);
+    const double step = j["time"]["step_seconds"].get<double>();
+    EXPECT_GT(step, 0);
+    EXPECT_EQ(j["time"]["mode"], mode);
+    // DESIGN.md: the exposed seconds of every category sum to the step.
+    double sum = 0;
+    for (const char* k : {"compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "dp_comm",
+                          "pp_comm", "bubble", "optimizer", "offload"}) {
+      ASSERT_TRUE(j["time"]["breakdown"].contains(k)) << k;
+      sum += j["time"]["breakdown"][k].get<double>();
+    }
+    EXPECT_NEAR(sum, step, 1e-9 * step);
+    for (const char* k : {"tokens_per_second", "model_tflops_per_gpu", "hardware_tflops_per_gpu",
+                          "mfu", "hfu", "flop_convention"})
+      EXPECT_TRUE(j["throughput"].contains(k)) << k;
+    // tokens/s = global batch x sequence / step (the example: 64 x 8192).
+    EXPECT_NEAR(j["throughput"]["tokens_per_second"].get<double>(), 64.0 * 8192 / step,
+                1e-6 * 64 * 8192 / step);
+    EXPECT_TRUE(j.contains("memory"));  // simulate reports carry every section
+    EXPECT_FALSE(has_nan_or_inf(r.out));
+  }
+}
+
+TEST(cli_simulate, IsDeterministic) {
+  const Result a = shardsim({"simulate", "gpt3-175b-1536xa100", "--json"});
+  const Result b = shardsim({"simulate", "gpt3-175b-1536xa100", "--json"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+}
+
+TEST(cli_simulate, TraceIsChromeTraceJson) {
+  const fs::path trace = scratch_dir() / "trace.json";
+  fs::remove(trace);
+  const Result r = shardsim({"simulate", "gpt3-175b-1536xa100", "--trace", trace.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json t = json::parse(read_file(trace));
+  ASSERT_TRUE(t["traceEvents"].is_array());
+  // One process per pipeline stage (16), named by metadata events; slices are complete events.
+  int processes = 0, slices = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") ++processes;
+    if (e["ph"] == "X") {
+      ++slices;
+      EXPECT_GE(e["dur"].get<double>(), 0);
+    }
+  }
+  EXPECT_EQ(processes, 16);
+  EXPECT_GT(slices, 16 * 128 * 2);  // at least every forward and backward item of every stage
+}
+
+TEST(cli_simulate, TraceNeedsTheEventModel) {
+  const Result r = shardsim(
+      {"simulate", kExample, "--mode", "analytic", "--trace", (scratch_dir() / "x.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--trace needs --mode des")) << r.err;
+}
+
+TEST(cli_simulate, HugeInputIsRefusedNotHung) {
+  // 1,000 GPUs / pp 100 = dp 10; m = 100,000 / 10 = 10,000 micro-batches; 100 stages x 10,000 x
+  // 3 passes = 3e6 work items > the event limit (3e5): refused with a pointer to the analytic
+  // model, which answers.
+  const std::vector<std::string> sets = {
+      "--set", "model.layers=1000", "--set", "parallel.pp=100",
+      "--set", "parallel.tp=1",     "--set", "parallel.sp=false",
+      "--set", "cluster.nodes=125", "--set", "training.global_batch=100000"};
+  std::vector<std::string> des = {"simulate", kExample};
+  des.insert(des.end(), sets.begin(), sets.end());
+  const Result r = shardsim(des);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--mode analytic")) << r.err;
+  des.insert(des.end(), {"--mode", "analytic"});
+  EXPECT_EQ(shardsim(des).exit_code, 0);
+}
+
+TEST(cli_simulate, NotFittingIsReportedAsInfeasible) {
+  // Llama 3 70B with plain DDP on 8 GPUs cannot hold its 16 B/param model states.
+  const Result r = shardsim({"simulate", kExample, "--json", "--set", "model.preset=llama3-70b",
+                             "--set", "parallel.zero=0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = parse_report(r);
+  EXPECT_FALSE(j["feasibility"]["feasible"].get<bool>());
+  EXPECT_EQ(j["feasibility"]["reasons"][0]["code"], "memory");
+}
+
+// ---- plans that cannot run: results with reasons, not errors ---------------------------------
+
+TEST(cli_infeasible, PlanLevelReasonsAreResults) {
+  // tests/data/infeasible: each file is valid input describing a plan that cannot run.
+  struct Case {
+    const char* file;
+    const char* code;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      // mixtral-8x7b, tp 8 on 8 GPUs: dp*cp = 1 rank can hold experts, ep = 2 needs two.
+      {"ep_group_too_large.json", "ep_group", "(dp*cp = 1)"},
+      // pp 4 on 8 GPUs -> dp 2; m = 6 / 2 = 3 micro-batches, not a multiple of pp = 4.
+      {"interleaved_too_few_microbatches.json", "interleaved_microbatches", "= 3 to be a multiple"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = std::string(SHARDSIM_TEST_DATA_DIR) + "/infeasible/" + c.file;
+    for (const char* command : {"memory", "simulate"}) {
+      const Result r = shardsim({command, path, "--json"});
+      ASSERT_EQ(r.exit_code, 0) << c.file << " " << command << ": " << r.err;
+      const json j = parse_report(r);
+      EXPECT_FALSE(j["feasibility"]["feasible"].get<bool>()) << c.file;
+      EXPECT_EQ(j["feasibility"]["reasons"][0]["code"], c.code) << c.file;
+      EXPECT_TRUE(
+          contains(j["feasibility"]["reasons"][0]["message"].get<std::string>(), c.fragment))
+          << j.dump();
+      const Result text = shardsim({command, path});
+      EXPECT_TRUE(contains(text.out, "feasible  no")) << text.out;
+    }
+  }
+}
+
+TEST(cli_infeasible, ZeroThreePrefetchThatCannotFit) {
+  // Llama 3 405B with ZeRO-3 over 512 H100s: sharded states 16 B x 405.9e9 / 512 = 12.7 GB fit,
+  // but a 3e10-element prefetch bucket (60 GB in bf16) beside the largest gathered unit and its
+  // gradient buffer (~13 GB) and the states exceeds 80 GiB whatever the activations.
+  const Result r = shardsim(
+      {"memory", kExample, "--json", "--set", "model.preset=llama3-405b", "--set", "parallel.tp=1",
+       "--set", "parallel.sp=false", "--set", "parallel.zero=3", "--set", "cluster.nodes=64",
+       "--set", "training.global_batch=512", "--set", "overheads.zero3_prefetch_elements=3e10"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = parse_report(r);
+  bool prefetch = false;
+  for (const auto& reason : j["feasibility"]["reasons"])
+    prefetch |= reason["code"] == "zero3_prefetch";
+  EXPECT_TRUE(prefetch) << j["feasibility"].dump();
+}
+
+}  // namespace
