@@ -56,12 +56,15 @@ TEST(cli_simulate, TraceIsChromeTraceJson) {
   const json t = json::parse(read_file(trace));
   ASSERT_TRUE(t["traceEvents"].is_array());
   // One process per pipeline stage (16), named by metadata events; slices are complete events.
+  // Every slice lies inside the step (trace timestamps are microseconds).
+  const double step_us = t["otherData"]["step_seconds"].get<double>() * 1e6;
   int processes = 0, slices = 0;
   for (const auto& e : t["traceEvents"]) {
     if (e["ph"] == "M" && e["name"] == "process_name") ++processes;
     if (e["ph"] == "X") {
       ++slices;
-      EXPECT_GE(e["dur"].get<double>(), 0);
+      EXPECT_GE(e["ts"].get<double>(), 0);
+      EXPECT_LE(e["ts"].get<double>() + e["dur"].get<double>(), step_us * (1 + 1e-9));
     }
   }
   EXPECT_EQ(processes, 16);

@@ -21,6 +21,7 @@
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/scenario/presets.h"
+#include "simulator/model/hf_import.h"
 
 namespace shardsim {
 namespace {
@@ -121,6 +122,47 @@ TEST(params_count, Mixtral8x7bMatchesHfCheckpoint) {
   EXPECT_DOUBLE_EQ(t.active, 12879925248);
   EXPECT_DOUBLE_EQ(std::round(t.active / 1e8) / 10, 12.9);
   EXPECT_DOUBLE_EQ(t.largest_layer, 1451270144);
+}
+
+// DeepSeek-V3 (arXiv 2412.19437 Table/§4.2: 671B total, 37B activated per token; the 14B MTP
+// module is not modelled). By hand, h 7168, 128 heads, MLA ranks 1536 (q) and 512 (kv), head
+// dims 128 (no-rope) + 64 (rope), v 128:
+//   attention 7168x1536 + 1536 + 1536x128x192 + 7168x576 + 512 + 512x128x256 + 128x128x7168
+//             = 187,107,328; norms 2 x 7168 = 14,336;
+//   3 dense layers with SwiGLU 3 x 7168 x 18432 = 396,361,728 -> 583,483,392 each;
+//   58 MoE layers: router 7168 x 256 = 1,835,008 + 256 routed + 1 shared experts of
+//   3 x 7168 x 2048 = 44,040,192 -> 11,507,286,016 each;
+//   embedding and output 2 x 129280 x 7168 = 1,853,358,080; final norm 7,168.
+//   Total 671,026,404,352. Active: 8 of 256 routed experts: each MoE layer keeps 585,318,400 ->
+//   37,552,282,624.
+TEST(params_count, DeepSeekV3ByHand) {
+  const ParamTotals t = count_parameters(preset_model("deepseek-v3"), 4096);
+  EXPECT_DOUBLE_EQ(t.total, 671026404352);
+  EXPECT_DOUBLE_EQ(t.active, 37552282624);
+  EXPECT_DOUBLE_EQ(std::round(t.total / 1e9), 671);  // the paper's "671B"
+  EXPECT_GE(t.active, 37e9);  // the paper's "37B" activated
+  EXPECT_LT(t.active, 38e9);
+}
+
+// Models imported from Hugging Face configs (tests/data/hf) count as their published totals:
+// GPT-2 small 124,439,808 (the "124M" checkpoint, tied embeddings); Qwen2-7B 7,615,616,512 (its
+// model card's 7.62B: QKV biases, untied 152,064-token vocabulary); Pythia-12B 11,846,072,320
+// (Biderman et al. 2023, Table 1 total parameters; GPT-NeoX with untied 50,688-row vocabulary).
+ModelConfig hf_model(const std::string& file) {
+  const std::string path = std::string(SHARDSIM_TEST_DATA_DIR) + "/hf/" + file;
+  const nlohmann::json j = hf_config_to_model_json(load_hf_config_file(path), path);
+  Diagnostics diags;
+  ModelConfig m;
+  read_model_config(j, "/model", diags, m);
+  EXPECT_TRUE(diags.empty()) << diags.format();
+  return m;
+}
+
+TEST(params_count, HuggingFaceImportsMatchPublishedTotals) {
+  EXPECT_DOUBLE_EQ(count_parameters(hf_model("gpt2.json"), 1024).total, 124439808);
+  EXPECT_DOUBLE_EQ(count_parameters(hf_model("qwen2_7b.json"), 4096).total, 7615616512);
+  EXPECT_DOUBLE_EQ(count_parameters(hf_model("pythia_12b_deduped.json"), 2048).total,
+                   11846072320);
 }
 
 // Megatron pads the vocabulary to a multiple of 128 x tp.
