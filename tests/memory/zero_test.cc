@@ -1,6 +1,6 @@
 // ZeRO model-state accounting (simulator/memory/model_states.h) against published numbers.
 //
-// Sources (copied here; nothing reads ../shared at test time):
+// Sources (copied here; nothing reads the shared reference folder at test time):
 //   ZERO-01, ZERO-02: Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion
 //     Parameter Models", SC'20 (arXiv 1910.02054), Figure 1 and Table 1; units GB = 1e9 bytes.
 //     Formulas (paper §3.1, §5.1, K = 12 for mixed-precision Adam):
