@@ -6,6 +6,8 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "simulator/core/diagnostics.h"
+
 namespace shardsim {
 
 void write_output(const std::string& path, const std::string& text) {
@@ -17,19 +19,19 @@ void write_output(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write \"" + path + "\"");
+    if (!out) throw InputError("", "cannot write \"" + path + "\"");
     out << text;
     out.flush();
     if (!out) {
       std::remove(tmp.c_str());
-      throw std::runtime_error("writing \"" + path + "\" failed");
+      throw InputError("", "writing \"" + path + "\" failed");
     }
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
     std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write \"" + path + "\": " + ec.message());
+    throw InputError("", "cannot write \"" + path + "\": " + ec.message());
   }
 }
 

@@ -78,12 +78,19 @@ std::vector<std::string> names_of(const std::vector<CollectiveAlgorithm>& algori
 
 // Checks every flag, reporting all problems at once (exit code 2).
 void check_args(const CollectiveArgs& a, Diagnostics& d) {
-  if (!std::isfinite(a.bytes) || a.bytes <= 0)
-    d.error("--bytes", fmt::format("must be a positive number of bytes, got {}", a.bytes));
-  if (a.ranks < 1) d.error("--ranks", fmt::format("must be >= 1, got {}", a.ranks));
-  if (a.gpus_per_node_given && a.gpus_per_node < 1)
-    d.error("--gpus-per-node", fmt::format("must be >= 1, got {}", a.gpus_per_node));
-  if (a.stride < 1) d.error("--stride", fmt::format("must be >= 1, got {}", a.stride));
+  // Bounds far beyond any machine (1 PB messages, 2^24 ranks as for scenarios) keep every
+  // derived number finite and meaningful.
+  constexpr double kMaxBytes = 1e15;
+  constexpr long long kMaxRanks = 1LL << 24;
+  if (!std::isfinite(a.bytes) || a.bytes <= 0 || a.bytes > kMaxBytes)
+    d.error("--bytes",
+            fmt::format("must be a number of bytes in (0, {:g}], got {}", kMaxBytes, a.bytes));
+  if (a.ranks < 1 || a.ranks > kMaxRanks)
+    d.error("--ranks", fmt::format("must be in [1, {}], got {}", kMaxRanks, a.ranks));
+  if (a.gpus_per_node_given && (a.gpus_per_node < 1 || a.gpus_per_node > 65536))
+    d.error("--gpus-per-node", fmt::format("must be in [1, 65536], got {}", a.gpus_per_node));
+  if (a.stride < 1 || a.stride > kMaxRanks)
+    d.error("--stride", fmt::format("must be in [1, {}], got {}", kMaxRanks, a.stride));
   const auto op = collective_from_name(a.op);
   if (!op) d.error("--op", unknown("collective", a.op, collective_names()));
   const auto alg = algorithm_from_name(a.algorithm);

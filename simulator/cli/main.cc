@@ -114,8 +114,9 @@ int main(int argc, char** argv) {
     std::cerr << e.what();
     return shardsim::kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return shardsim::kExitBadInput;
+    // Not an input problem: a bug or an exhausted resource (exit code 3, runtime failure).
+    std::cerr << "error: internal failure: " << e.what() << "\n";
+    return shardsim::kExitRuntime;
   }
   return shardsim::kExitBadInput;
 }

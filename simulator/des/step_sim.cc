@@ -47,6 +47,7 @@ struct StageState {
   std::deque<std::pair<int, int>> weight_pending;  // ZB: (vs, mb) whose weight grads are due
   bool item_running = false;
   bool finalized = false;
+  bool ended = false;
   double end = 0;
   double first_start = -1;  // start of the stage's first compute task
   TimeSplit split;
@@ -83,6 +84,14 @@ class StepSimulation {
       else
         complete(e.id);
     }
+    // Every stage must have reached its step end; anything else is a scheduling bug, reported
+    // as such rather than as a step time.
+    for (int i = 0; i < p_; ++i)
+      if (!stages_[std::size_t(i)].finalized || !stages_[std::size_t(i)].ended)
+        throw std::logic_error(
+            fmt::format("internal error: pipeline stage {} never finished its "
+                        "step (schedule {})",
+                        i, schedule_name(plan_.schedule)));
     return result();
   }
 
@@ -386,7 +395,10 @@ class StepSimulation {
     const int vs = t.vs, mb = t.mb;
     if (role == Role::kItemEnd) finish_item(i, work, vs, mb);
     if (role == Role::kSend) deliver(id, stream, vs, mb);
-    if (role == Role::kStageEnd) st.end = q_.now();
+    if (role == Role::kStageEnd) {
+      st.end = q_.now();
+      st.ended = true;
+    }
     try_start(i, stream);
   }
 

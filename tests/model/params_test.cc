@@ -20,8 +20,8 @@
 #include <string>
 
 #include "simulator/core/diagnostics.h"
-#include "simulator/scenario/presets.h"
 #include "simulator/model/hf_import.h"
+#include "simulator/scenario/presets.h"
 
 namespace shardsim {
 namespace {
@@ -140,7 +140,7 @@ TEST(params_count, DeepSeekV3ByHand) {
   EXPECT_DOUBLE_EQ(t.total, 671026404352);
   EXPECT_DOUBLE_EQ(t.active, 37552282624);
   EXPECT_DOUBLE_EQ(std::round(t.total / 1e9), 671);  // the paper's "671B"
-  EXPECT_GE(t.active, 37e9);  // the paper's "37B" activated
+  EXPECT_GE(t.active, 37e9);                         // the paper's "37B" activated
   EXPECT_LT(t.active, 38e9);
 }
 
@@ -161,8 +161,7 @@ ModelConfig hf_model(const std::string& file) {
 TEST(params_count, HuggingFaceImportsMatchPublishedTotals) {
   EXPECT_DOUBLE_EQ(count_parameters(hf_model("gpt2.json"), 1024).total, 124439808);
   EXPECT_DOUBLE_EQ(count_parameters(hf_model("qwen2_7b.json"), 4096).total, 7615616512);
-  EXPECT_DOUBLE_EQ(count_parameters(hf_model("pythia_12b_deduped.json"), 2048).total,
-                   11846072320);
+  EXPECT_DOUBLE_EQ(count_parameters(hf_model("pythia_12b_deduped.json"), 2048).total, 11846072320);
 }
 
 // Megatron pads the vocabulary to a multiple of 128 x tp.
