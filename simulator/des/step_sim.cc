@@ -103,6 +103,12 @@ class StepSimulation {
     return int(std::min<std::int64_t>(2 * (p_ - i) - 1, plan_.micro_batches * v_));
   }
 
+  // (virtual stage, micro-batch) of an order position; the size guard keeps them within int.
+  std::pair<int, int> position(int i, std::int64_t k, bool backward) const {
+    const auto [vs, mb] = order_position(i, k, backward, p_, v_);
+    return {vs, int(mb)};
+  }
+
   std::size_t idx(int vs, int mb) const {
     return std::size_t(vs) * std::size_t(m_) + std::size_t(mb);
   }
@@ -141,7 +147,7 @@ class StepSimulation {
       return;
     }
     const ProgramItem item = st.program[st.pc];
-    const auto [vs, mb] = order_position(i, item.k, item.pass != Work::kForward, p_, v_);
+    const auto [vs, mb] = position(i, item.k, item.pass != Work::kForward);
     if (item.pass == Work::kForward && vs > 0 && !f_in_[idx(vs, mb)]) return;
     if (item.pass == Work::kBackward &&
         !(vs == V_ - 1 ? f_done_[idx(vs, mb)] != 0 : b_in_[idx(vs, mb)] != 0))
@@ -153,7 +159,7 @@ class StepSimulation {
   bool try_forward(int i) {
     StageState& st = stages_[std::size_t(i)];
     if (st.f_next >= m_ * v_ || st.in_flight >= st.limit || st.holding >= hold_cap_) return false;
-    const auto [vs, mb] = order_position(i, st.f_next, false, p_, v_);
+    const auto [vs, mb] = position(i, st.f_next, false);
     if (vs > 0 && !f_in_[idx(vs, mb)]) return false;
     ++st.f_next;
     ++st.in_flight;
@@ -165,7 +171,7 @@ class StepSimulation {
   bool try_backward(int i) {
     StageState& st = stages_[std::size_t(i)];
     if (st.b_next >= m_ * v_) return false;
-    const auto [vs, mb] = order_position(i, st.b_next, true, p_, v_);
+    const auto [vs, mb] = position(i, st.b_next, true);
     const bool ready = vs == V_ - 1 ? f_done_[idx(vs, mb)] != 0 : b_in_[idx(vs, mb)] != 0;
     if (!ready) return false;
     ++st.b_next;

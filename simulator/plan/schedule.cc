@@ -24,32 +24,36 @@ std::int64_t warmup_forwards(Schedule s, int i, int p, int v, std::int64_t total
 }  // namespace
 
 std::vector<ProgramItem> stage_program(Schedule schedule, int stage, int pp, int vpp,
-                                       std::int64_t micro_batches) {
+                                       std::int64_t micro_batches, std::size_t max_items) {
   if (schedule == Schedule::kZbH2) return {};
-  const int total = int(micro_batches * vpp);
-  const int warmup = int(warmup_forwards(schedule, stage, pp, vpp, total));
+  const std::int64_t total = micro_batches * vpp;
+  const std::int64_t warmup = warmup_forwards(schedule, stage, pp, vpp, total);
   const bool zb = schedule == Schedule::kZbH1;
   std::vector<ProgramItem> out;
-  out.reserve(std::size_t(total) * (zb ? 3 : 2));
-  int next_w = 0;
-  auto backward = [&](int k) {
+  out.reserve(std::min(std::size_t(total) * (zb ? 3 : 2), max_items));
+  std::int64_t next_w = 0;
+  auto full = [&] { return out.size() >= max_items; };
+  auto backward = [&](std::int64_t k) {
     out.push_back({Pass::kBackward, k});
     if (zb && k >= stage) out.push_back({Pass::kWeight, next_w++});
   };
-  for (int k = 0; k < warmup; ++k) out.push_back({Pass::kForward, k});
-  for (int k = 0; k < total - warmup; ++k) {
+  for (std::int64_t k = 0; k < warmup && !full(); ++k) out.push_back({Pass::kForward, k});
+  for (std::int64_t k = 0; k < total - warmup && !full(); ++k) {
     out.push_back({Pass::kForward, warmup + k});
     backward(k);
   }
-  for (int k = total - warmup; k < total; ++k) backward(k);
-  while (zb && next_w < total) out.push_back({Pass::kWeight, next_w++});
+  for (std::int64_t k = total - warmup; k < total && !full(); ++k) backward(k);
+  while (zb && next_w < total && !full()) out.push_back({Pass::kWeight, next_w++});
+  if (out.size() > max_items) out.resize(max_items);
   return out;
 }
 
-std::pair<int, int> order_position(int stage, int k, bool backward, int pp, int vpp) {
+std::pair<int, std::int64_t> order_position(int stage, std::int64_t k, bool backward, int pp,
+                                           int vpp) {
   if (vpp == 1) return {stage, k};
-  const int group = k / (pp * vpp), r = k % (pp * vpp);
-  const int chunk = backward ? vpp - 1 - r / pp : r / pp;
+  const std::int64_t span = std::int64_t(pp) * vpp;
+  const std::int64_t group = k / span, r = k % span;
+  const int chunk = int(backward ? vpp - 1 - r / pp : r / pp);
   return {chunk * pp + stage, group * pp + r % pp};
 }
 
@@ -67,12 +71,12 @@ std::vector<std::int64_t> peak_live_per_chunk(Schedule schedule, int stage, int 
   }
   // The peak comes within the warm-up and the first steady period (2pv items): the live set then
   // cycles. Walk that prefix of the program.
-  const std::vector<ProgramItem> program = stage_program(schedule, stage, pp, vpp, micro_batches);
-  const std::size_t steps =
-      std::min(program.size(), std::size_t(4) * std::size_t(3 * pp * vpp + 2 * pp) + 16);
+  const std::size_t steps = std::size_t(4) * std::size_t(3 * pp * vpp + 2 * pp) + 16;
+  const std::vector<ProgramItem> program =
+      stage_program(schedule, stage, pp, vpp, micro_batches, steps);
   const bool zb = schedule == Schedule::kZbH1;
   double bytes = 0, best = -1;
-  for (std::size_t n = 0; n < steps; ++n) {
+  for (std::size_t n = 0; n < program.size(); ++n) {
     const ProgramItem& it = program[n];
     const int chunk = order_position(stage, it.k, it.pass != Pass::kForward, pp, vpp).first / pp;
     const bool release = it.pass == (zb ? Pass::kWeight : Pass::kBackward);

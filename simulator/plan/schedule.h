@@ -16,7 +16,7 @@ enum class Pass : std::uint8_t { kForward, kBackward, kWeight };
 
 struct ProgramItem {
   Pass pass = Pass::kForward;
-  int k = 0;  // position in the stage's forward (F) or backward (B, W) order
+  std::int64_t k = 0;  // position in the stage's forward (F) or backward (B, W) order
 };
 
 // Stage i's program for GPipe, 1F1B, interleaved 1F1B (Megatron-LM's order: warm-up
@@ -24,12 +24,15 @@ struct ProgramItem {
 // backwards) and ZB-H1 (Qi et al. §2.1: the 1F1B order, stage i delaying its first W by i steps,
 // then one W after each B, the rest at the tail). Non-ZB programs fold W into B. ZB-H2 is not a
 // fixed program (the event simulation schedules it greedily): empty.
+// `max_items` bounds the program's length (the memory model needs only its beginning).
 [[nodiscard]] std::vector<ProgramItem> stage_program(Schedule schedule, int stage, int pp, int vpp,
-                                                     std::int64_t micro_batches);
+                                                     std::int64_t micro_batches,
+                                                     std::size_t max_items = SIZE_MAX);
 
 // The k-th entry of stage i's forward (backward) order -> (virtual stage, micro-batch). With
 // interleaving, groups of p micro-batches go through chunk 0, 1, ... (backward: chunks reversed).
-[[nodiscard]] std::pair<int, int> order_position(int stage, int k, bool backward, int pp, int vpp);
+[[nodiscard]] std::pair<int, std::int64_t> order_position(int stage, std::int64_t k,
+                                                         bool backward, int pp, int vpp);
 
 // Live chunk micro-batches of each of stage i's chunks when the stage's live activation bytes
 // peak (a chunk micro-batch is live from its F until its B, or its W under ZB-H1), walking the
