@@ -63,7 +63,7 @@ double pipeline_transfers(Schedule s, int p, int v, double m, double p2p) {
 
 // Data-parallel time not hidden behind compute:
 //  - gradient buckets overlap the backward pass they follow, all but the last bucket (once per
-//    step; ZeRO-2 every micro-batch, its gradients being sharded);
+//    step; ZeRO-2 every micro-batch, its gradients being sharded, each hidden behind the next);
 //  - ZeRO-3 gathers (forward and backward) and reduce-scatters share one stream: what exceeds the
 //    compute is exposed, plus the first gather of every forward and backward item;
 //  - the ZeRO-1/2 parameter all-gather hides behind the next step's first forward when
@@ -77,8 +77,12 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
     total += b.seconds;
     last = b.seconds;
   }
-  double exposed = s.parallel.overlap_grad_reduce ? std::max(last, total - backward) : total;
-  if (s.parallel.zero == 2) exposed *= m;
+  // ZeRO-2 reduces every micro-batch: overlapped, each reduction runs behind the following
+  // compute and only what exceeds the backward passes (or the last bucket) shows; otherwise the
+  // stage waits for all m of them.
+  const double times = s.parallel.zero == 2 ? m : 1;
+  double exposed = s.parallel.overlap_grad_reduce ? std::max(last, times * (total - backward))
+                                                  : times * total;
   if (s.parallel.zero == 3) {
     const PipelineStage& st = plan.stages[std::size_t(stage)];
     double per_mb = 0, first_gather = -1;

@@ -302,7 +302,8 @@ double dp_wire_bytes(const Ctx& c, double dense, double expert) {
                     bus_factor(CollectiveOp::kReduceScatter, ne) * expert * c.grad_bytes;
   const double ag = bus_factor(CollectiveOp::kAllGather, n) * dense * c.param_bytes +
                     bus_factor(CollectiveOp::kAllGather, ne) * expert * c.param_bytes;
-  if (zero < 3) return rs + ag;
+  if (zero == 1) return rs + ag;
+  if (zero == 2) return rs * double(c.plan.micro_batches) + ag;  // sharded grads: every micro-batch
   return (2 * ag + rs) * double(c.plan.micro_batches);
 }
 

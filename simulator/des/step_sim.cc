@@ -244,9 +244,17 @@ class StepSimulation {
       }
       last_task = last_compute_task(i);
     }
-    if (reduce && !overlap) add_buckets_after_item(i, first, last, last_task);
+    std::vector<int> reductions;
+    if (reduce && !overlap) reductions = add_buckets_after_item(i, first, last, last_task);
     // Parameters outside the blocks (embedding, output) reduce after the stage's final chunk.
     if (reduce && vs / p_ == 0) add_buckets(i, -1, last_task);
+    // Without overlap, ZeRO-2's per-micro-batch reduction is synchronous: the stage's next item
+    // waits for it (a marker on the compute stream closes the item).
+    if (s_.parallel.zero == 2 && !reductions.empty() && mb < m_ - 1) {
+      const int marker = add_segment(i, w, vs, mb, -1, TimeSplit{});
+      for (int r : reductions) depend(marker, r);
+      last_task = marker;
+    }
     tasks_[std::size_t(last_task)].role = Role::kItemEnd;
     for (int k = 0; k < kStreamKinds; ++k) try_start(i, StreamKind(k));
   }
@@ -261,9 +269,11 @@ class StepSimulation {
       if (b.trigger_layer == layer) add_bucket(i, b, after);
   }
 
-  void add_buckets_after_item(int i, int first, int last, int after) {
+  std::vector<int> add_buckets_after_item(int i, int first, int last, int after) {
+    std::vector<int> ids;
     for (const auto& b : c_.stages[std::size_t(i)].buckets)
-      if (b.trigger_layer >= first && b.trigger_layer <= last) add_bucket(i, b, after);
+      if (b.trigger_layer >= first && b.trigger_layer <= last) ids.push_back(add_bucket(i, b, after));
+    return ids;
   }
 
   int add_segment(int i, Work w, int vs, int mb, int layer, const TimeSplit& split) {
@@ -584,7 +594,8 @@ StepResult simulate_step(const Scenario& s, const Plan& plan, const StepCosts& c
       double(plan.pp) * plan.vpp * double(plan.micro_batches) *
       (plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2 ? 3 : 2);
   const double blocks = double(s.model.layers) / (double(plan.pp) * plan.vpp) + 2;
-  const double tasks = items * (s.parallel.zero == 3 ? 3 * blocks : 2);
+  const bool per_block = s.parallel.zero == 3 || (s.parallel.zero == 2 && s.parallel.overlap_grad_reduce);
+  const double tasks = items * (per_block ? 3 * blocks : 2);
   if (tasks > kMaxTasks)
     throw InputError("/training/global_batch",
                      fmt::format("the event simulation would run about {:.3g} tasks ({:.3g} "
