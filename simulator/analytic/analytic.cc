@@ -11,7 +11,27 @@ struct StageWork {
   double model_flops = 0, hardware_flops = 0;
 };
 
-StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& st) {
+// ZeRO-3: gathers (forward: each unit's parameters; backward: again, plus each unit's gradient
+// reduce-scatter) share one stream that runs ahead of compute by one unit. Per micro-batch an item
+// exposes the traffic the compute cannot cover, plus its first gather (v items per pass).
+void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int v, StageWork& sw) {
+  double gather = 0, reduce = 0, first = -1;
+  auto unit = [&](const LayerCost& lc) {
+    gather += lc.zero3_gather_seconds;
+    reduce += lc.zero3_reduce_seconds;
+    if (first < 0) first = lc.zero3_gather_seconds;
+  };
+  if (st.has_embedding) unit(c.embedding);
+  for (const auto& ch : st.chunks)
+    for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) unit(c.layers[std::size_t(l)]);
+  if (st.has_output) unit(c.output);
+  const double f = sw.f.total(), bw = sw.b.total() + sw.w.total();
+  sw.f.add(TimeCategory::kDpComm, std::max(0.0, gather - f) + v * std::max(0.0, first));
+  sw.b.add(TimeCategory::kDpComm, std::max(0.0, gather + reduce - bw) + v * std::max(0.0, first));
+}
+
+StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& st,
+                     bool zero3) {
   StageWork sw;
   auto add = [&sw](const WorkCost& wc) {
     sw.f += wc.fwd;
@@ -25,7 +45,7 @@ StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& 
       add(c.layers[std::size_t(l)].work);
   if (st.has_embedding) add(c.embedding.work);
   if (st.has_output) add(c.output.work);
-  (void)plan;
+  if (zero3) add_zero3_exposure(c, st, plan.vpp, sw);
   return sw;
 }
 
@@ -34,8 +54,8 @@ StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& 
 // b): GPipe/1F1B its whole f + b (Narayanan et al. §2.2); interleaved a v-th of it; ZB-H1
 // max(f, f + b - w) (Qi et al.: (p-1)(f + b - w), never below the forward fill); ZB-H2
 // max(0, f + b - 2w) once m >= 2p - 1 micro-batches fill its warm-up, else as ZB-H1. With fewer
-// micro-batches than stages no W can fill the chain of forwards and input-gradient passes:
-// f + b.
+// micro-batches than stages only the m - 1 deferred W passes fill the chain of forwards and
+// input-gradient passes: f + b - (m - 1) w / (p - 1), never below the m >= p value.
 double fill_drain(Schedule s, double f, double b, double w, int v, double m, int p) {
   switch (s) {
     case Schedule::kGpipe:
@@ -46,8 +66,10 @@ double fill_drain(Schedule s, double f, double b, double w, int v, double m, int
     case Schedule::kZbH2:
       if (m >= 2.0 * p - 1) return std::max(0.0, f + b - 2 * w);
       [[fallthrough]];
-    case Schedule::kZbH1:
-      return m < p ? f + b : std::max(f, f + b - w);
+    case Schedule::kZbH1: {
+      const double floor = std::max(f, f + b - w);
+      return m < p ? std::max(floor, f + b - (m - 1) * w / std::max(1, p - 1)) : floor;
+    }
   }
   return f + b + w;
 }
@@ -64,12 +86,10 @@ double pipeline_transfers(Schedule s, int p, int v, double m, double p2p) {
 // Data-parallel time not hidden behind compute:
 //  - gradient buckets overlap the backward pass they follow, all but the last bucket (once per
 //    step; ZeRO-2 every micro-batch, its gradients being sharded, each hidden behind the next);
-//  - ZeRO-3 gathers (forward and backward) and reduce-scatters share one stream: what exceeds the
-//    compute is exposed, plus the first gather of every forward and backward item;
 //  - the ZeRO-1/2 parameter all-gather hides behind the next step's first forward when
 //    overlapped.
 double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int stage,
-                  double backward, double work) {
+                  double backward) {
   const StageCost& sc = c.stages[std::size_t(stage)];
   const double m = double(plan.micro_batches);
   double total = 0, last = 0;
@@ -83,20 +103,6 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
   const double times = s.parallel.zero == 2 ? m : 1;
   double exposed = s.parallel.overlap_grad_reduce ? std::max(last, times * (total - backward))
                                                   : times * total;
-  if (s.parallel.zero == 3) {
-    const PipelineStage& st = plan.stages[std::size_t(stage)];
-    double per_mb = 0, first_gather = -1;
-    auto add = [&](const LayerCost& lc) {
-      per_mb += 2 * lc.zero3_gather_seconds + lc.zero3_reduce_seconds;
-      if (first_gather < 0) first_gather = lc.zero3_gather_seconds;
-    };
-    if (st.has_embedding) add(c.embedding);
-    for (const auto& ch : st.chunks)
-      for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
-        add(c.layers[std::size_t(l)]);
-    if (st.has_output) add(c.output);
-    exposed += 2 * m * std::max(0.0, first_gather) + std::max(0.0, m * (per_mb - work));
-  }
   exposed += s.parallel.overlap_param_gather
                  ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds)
                  : sc.param_gather_seconds;
@@ -110,7 +116,7 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   std::vector<StageWork> work;
   double worst = -1;
   for (const auto& st : plan.stages) {
-    work.push_back(stage_work(plan, c, st));
+    work.push_back(stage_work(plan, c, st, s.parallel.zero == 3));
     const auto& sw = work.back();
     const double t = sw.f.total() + sw.b.total() + sw.w.total();
     if (t > worst) {
@@ -137,10 +143,8 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   r.breakdown.add(TimeCategory::kBubble, bubble);
   r.breakdown.add(TimeCategory::kPpComm,
                   p > 1 ? pipeline_transfers(plan.schedule, p, plan.vpp, m, c.p2p_seconds) : 0);
-  const double f = sw.f.total();
   r.breakdown.add(TimeCategory::kDpComm,
-                  exposed_dp(s, plan, c, r.bottleneck_stage, sw.b.total() + sw.w.total(),
-                             f + sw.b.total() + sw.w.total()));
+                  exposed_dp(s, plan, c, r.bottleneck_stage, sw.b.total() + sw.w.total()));
   const StageCost& sc = c.stages[std::size_t(r.bottleneck_stage)];
   r.breakdown.add(TimeCategory::kOptimizer, sc.optimizer_seconds + sc.host_optimizer_seconds);
   r.breakdown.add(TimeCategory::kOffload, sc.offload_d2h_seconds + sc.offload_h2d_seconds);
@@ -153,7 +157,7 @@ Throughput throughput(const Scenario& s, const Plan& plan, const StepCosts& c, d
   if (step <= 0) return t;
   double model = 0, hardware = 0;  // per GPU per step: every rank of a stage does the same work
   for (const auto& st : plan.stages) {
-    const StageWork sw = stage_work(plan, c, st);
+    const StageWork sw = stage_work(plan, c, st, false);
     model += sw.model_flops;
     hardware += sw.hardware_flops;
   }

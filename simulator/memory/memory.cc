@@ -171,9 +171,13 @@ void add_activations(const Scenario& s, const Plan& plan, const PipelineStage& s
   const ChunkActivations chunks = chunk_activations(s, st, o, shape);
   const double embedding = st.has_embedding ? saved_bytes(embedding_ops(m, vocab, shape), o) : 0;
   const double output = st.has_output ? saved_bytes(output_ops(m, vocab, shape), o) : 0;
+  // The output layer's tensors (mostly the fp32 logits) serve the loss and the backward-input
+  // pass, which on the last stage follows its forward at once, also under the zero-bubble
+  // schedules that keep other activations until W: one micro-batch live.
+  const bool zb = plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2;
   std::vector<double> weight = chunks.layers;
   weight.front() += embedding;
-  weight.back() += output;
+  if (!zb) weight.back() += output;
   const auto live =
       peak_live_per_chunk(plan.schedule, st.index, plan.pp, plan.vpp, plan.micro_batches, weight);
   double layers = 0, live_total = 0;
@@ -195,7 +199,8 @@ void add_activations(const Scenario& s, const Plan& plan, const PipelineStage& s
     add_term(r, "activations.embedding", MemoryCategory::kActivations,
              embedding * double(live.front()), "token ids (int64) and embedding dropout mask");
   if (st.has_output) {
-    add_term(r, "activations.output", MemoryCategory::kActivations, output * double(live.back()),
+    add_term(r, "activations.output", MemoryCategory::kActivations,
+             output * double(zb ? std::min<std::int64_t>(1, live.back()) : live.back()),
              "final norm and output-projection inputs, fp32 logits for the loss");
     // The low-precision logits the output GEMM writes before the fp32 loss, one micro-batch.
     add_term(r, "activations.logits_buffer", MemoryCategory::kActivations,
@@ -257,7 +262,9 @@ RankMemory estimate_rank(const Scenario& s, const Plan& plan, const PipelineStag
 double busiest_node_host_bytes(const Plan& plan, const std::vector<double>& host) {
   const long long gpn = plan.gpus_per_node;
   const long long period = plan.stride_pp * plan.pp;
-  const long long nodes = std::min<long long>(plan.gpus / gpn, period / gpn + 2);
+  // Node n starts at rank n*gpn; starts repeat modulo `period` every period/gcd(period, gpn)
+  // nodes.
+  const long long nodes = std::min<long long>(plan.gpus / gpn, period / std::gcd(period, gpn));
   double busiest = 0;
   for (long long n = 0; n < nodes; ++n) {
     double sum = 0;
