@@ -23,15 +23,15 @@ void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int v, Stag
   };
   if (st.has_embedding) unit(c.embedding);
   for (const auto& ch : st.chunks)
-    for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) unit(c.layers[std::size_t(l)]);
+    for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
+      unit(c.layers[std::size_t(l)]);
   if (st.has_output) unit(c.output);
   const double f = sw.f.total(), bw = sw.b.total() + sw.w.total();
   sw.f.add(TimeCategory::kDpComm, std::max(0.0, gather - f) + v * std::max(0.0, first));
   sw.b.add(TimeCategory::kDpComm, std::max(0.0, gather + reduce - bw) + v * std::max(0.0, first));
 }
 
-StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& st,
-                     bool zero3) {
+StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& st, bool zero3) {
   StageWork sw;
   auto add = [&sw](const WorkCost& wc) {
     sw.f += wc.fwd;
@@ -101,8 +101,8 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
   // compute and only what exceeds the backward passes (or the last bucket) shows; otherwise the
   // stage waits for all m of them.
   const double times = s.parallel.zero == 2 ? m : 1;
-  double exposed = s.parallel.overlap_grad_reduce ? std::max(last, times * (total - backward))
-                                                  : times * total;
+  double exposed =
+      s.parallel.overlap_grad_reduce ? std::max(last, times * (total - backward)) : times * total;
   exposed += s.parallel.overlap_param_gather
                  ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds)
                  : sc.param_gather_seconds;

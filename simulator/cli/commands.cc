@@ -71,8 +71,9 @@ std::string summary(const std::string& description) {
 
 int run_memory(const MemoryArgs& a) {
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
-  if (!s.infeasible.empty()) return write_infeasible(s, a.common);
+  // DeepSpeed's closed form needs no plan: it answers for infeasible plans too.
   if (a.estimator == "deepspeed") return run_deepspeed_estimate(s, a);
+  if (!s.infeasible.empty()) return write_infeasible(s, a.common);
   const Plan plan = make_plan(s);
   const MemoryEstimate e = estimate_memory(s, plan);
   if (a.common.json) {

@@ -97,13 +97,21 @@ double cp_ring_seconds(const Ctx& c) {
   return (c.plan.cp - 1) * coll(c, CollectiveOp::kSendRecv, bytes, c.cp);
 }
 
-// MoE dispatch or combine: each rank sends its tokens' top-k copies of width h. Under TP the
-// tokens are first gathered over the TP group (Megatron-Core's dispatcher), so every TP rank moves
-// the whole micro-batch's tokens.
+// MoE dispatch or combine (Megatron-Core's all-to-all dispatcher): each rank sends its own
+// tokens' top-k copies of width h over the EP group (a TP rank's sequence shard under SP), and
+// with TP the received tokens are then all-gathered over the TP group (the combine
+// reduce-scatters them back), so the experts see all of them on every TP rank.
 double ep_all_to_all(const Ctx& c) {
-  const double tokens = c.shape.seq_local * c.shape.micro_batch;
+  const double tokens = c.shape.seq_local * c.shape.micro_batch / (c.op.sp ? c.plan.tp : 1);
   return coll(c, CollectiveOp::kAllToAll,
               tokens * c.s.model.moe.top_k * double(c.s.model.hidden) * c.act_bytes, c.ep);
+}
+
+// The TP all-gather (dispatch) or reduce-scatter (combine) of the routed tokens under SP.
+double moe_tp_exchange(const Ctx& c, CollectiveOp op) {
+  if (c.plan.tp <= 1 || !c.op.sp) return 0;
+  const double routed = c.shape.seq_local * c.shape.micro_batch * c.s.model.moe.top_k;
+  return coll(c, op, routed * double(c.s.model.hidden) * c.act_bytes, c.tp);
 }
 
 struct OpSums {
@@ -197,9 +205,15 @@ LayerCost layer_cost(const Ctx& c, int layer) {
   w.fwd.add(TimeCategory::kCpComm, cp_fwd);
   w.bwd_input.add(TimeCategory::kCpComm, std::max(0.0, 2 * cp - sum.core_bwd));
   // EP dispatch and combine, forward and backward.
-  const double ep = c.s.model.is_moe_layer(layer) ? 2 * ep_all_to_all(c) : 0;
+  const bool moe = c.s.model.is_moe_layer(layer);
+  const double ep = moe ? 2 * ep_all_to_all(c) : 0;
   w.fwd.add(TimeCategory::kEpComm, ep);
   w.bwd_input.add(TimeCategory::kEpComm, ep);
+  const double moe_tp = moe ? moe_tp_exchange(c, CollectiveOp::kAllGather) +
+                                  moe_tp_exchange(c, CollectiveOp::kReduceScatter)
+                            : 0;
+  w.fwd.add(TimeCategory::kTpComm, moe_tp);
+  w.bwd_input.add(TimeCategory::kTpComm, moe_tp);
   // Recomputation in the backward pass (HFU counts it, MFU does not).
   if (c.s.training.recompute == Recompute::kSelective) {
     w.bwd_input.add(TimeCategory::kRecompute, sum.core_fwd);

@@ -272,7 +272,8 @@ class StepSimulation {
   std::vector<int> add_buckets_after_item(int i, int first, int last, int after) {
     std::vector<int> ids;
     for (const auto& b : c_.stages[std::size_t(i)].buckets)
-      if (b.trigger_layer >= first && b.trigger_layer <= last) ids.push_back(add_bucket(i, b, after));
+      if (b.trigger_layer >= first && b.trigger_layer <= last)
+        ids.push_back(add_bucket(i, b, after));
     return ids;
   }
 
@@ -594,7 +595,8 @@ StepResult simulate_step(const Scenario& s, const Plan& plan, const StepCosts& c
       double(plan.pp) * plan.vpp * double(plan.micro_batches) *
       (plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2 ? 3 : 2);
   const double blocks = double(s.model.layers) / (double(plan.pp) * plan.vpp) + 2;
-  const bool per_block = s.parallel.zero == 3 || (s.parallel.zero == 2 && s.parallel.overlap_grad_reduce);
+  const bool per_block =
+      s.parallel.zero == 3 || (s.parallel.zero == 2 && s.parallel.overlap_grad_reduce);
   const double tasks = items * (per_block ? 3 * blocks : 2);
   if (tasks > kMaxTasks)
     throw InputError("/training/global_batch",

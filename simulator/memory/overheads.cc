@@ -48,8 +48,8 @@ std::vector<OverheadTerm> overhead_terms(const Scenario& s, const Plan& plan,
   }
   const auto& m = s.model;
   if (f.moe_layers && plan.ep > 1) {
-    // All-to-all dispatch: send and receive buffers of one micro-batch's routed tokens (all of
-    // them on every TP rank: the dispatcher gathers tokens over TP first).
+    // All-to-all dispatch: send and receive buffers of one micro-batch's routed tokens (the
+    // received tokens are then gathered over TP, so the receive side holds all of them).
     const double act = activation_bytes(t.precision);
     const double tokens = double(t.seq_len) / plan.cp * double(t.micro_batch);
     terms.push_back({"overhead.moe_dispatch", 2 * tokens * m.moe.top_k * double(m.hidden) * act,

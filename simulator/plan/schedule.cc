@@ -49,7 +49,7 @@ std::vector<ProgramItem> stage_program(Schedule schedule, int stage, int pp, int
 }
 
 std::pair<int, std::int64_t> order_position(int stage, std::int64_t k, bool backward, int pp,
-                                           int vpp) {
+                                            int vpp) {
   if (vpp == 1) return {stage, k};
   const std::int64_t span = std::int64_t(pp) * vpp;
   const std::int64_t group = k / span, r = k % span;

@@ -31,8 +31,8 @@ struct ProgramItem {
 
 // The k-th entry of stage i's forward (backward) order -> (virtual stage, micro-batch). With
 // interleaving, groups of p micro-batches go through chunk 0, 1, ... (backward: chunks reversed).
-[[nodiscard]] std::pair<int, std::int64_t> order_position(int stage, std::int64_t k,
-                                                         bool backward, int pp, int vpp);
+[[nodiscard]] std::pair<int, std::int64_t> order_position(int stage, std::int64_t k, bool backward,
+                                                          int pp, int vpp);
 
 // Live chunk micro-batches of each of stage i's chunks when the stage's live activation bytes
 // peak (a chunk micro-batch is live from its F until its B, or its W under ZB-H1), walking the
