@@ -89,7 +89,7 @@ double pipeline_transfers(Schedule s, int p, int v, double m, double p2p) {
 //  - the ZeRO-1/2 parameter all-gather hides behind the next step's first forward when
 //    overlapped.
 double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int stage,
-                  double backward) {
+                  double backward, double micro_batch) {
   const StageCost& sc = c.stages[std::size_t(stage)];
   const double m = double(plan.micro_batches);
   double total = 0, last = 0;
@@ -98,11 +98,13 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
     last = b.seconds;
   }
   // ZeRO-2 reduces every micro-batch: overlapped, each reduction runs behind the following
-  // compute and only what exceeds the backward passes (or the last bucket) shows; otherwise the
+  // micro-batch's compute and only what exceeds it (or the last bucket) shows; otherwise the
   // stage waits for all m of them.
-  const double times = s.parallel.zero == 2 ? m : 1;
-  double exposed =
-      s.parallel.overlap_grad_reduce ? std::max(last, times * (total - backward)) : times * total;
+  double exposed = 0;
+  if (s.parallel.zero == 2)
+    exposed = s.parallel.overlap_grad_reduce ? std::max(last, m * (total - micro_batch)) : m * total;
+  else
+    exposed = s.parallel.overlap_grad_reduce ? std::max(last, total - backward) : total;
   exposed += s.parallel.overlap_param_gather
                  ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds)
                  : sc.param_gather_seconds;
@@ -146,7 +148,8 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   r.breakdown.add(TimeCategory::kDpComm,
                   exposed_dp(s, plan, c, r.bottleneck_stage,
                              // gradients appear during the weight passes (ZB: only those)
-                             zb ? sw.w.total() : sw.b.total() + sw.w.total()));
+                             zb ? sw.w.total() : sw.b.total() + sw.w.total(),
+                             sw.f.total() + sw.b.total() + sw.w.total()));
   const StageCost& sc = c.stages[std::size_t(r.bottleneck_stage)];
   r.breakdown.add(TimeCategory::kOptimizer, sc.optimizer_seconds + sc.host_optimizer_seconds);
   r.breakdown.add(TimeCategory::kOffload, sc.offload_d2h_seconds + sc.offload_h2d_seconds);
