@@ -14,7 +14,10 @@ struct StageWork {
 // ZeRO-3: gathers (forward: each unit's parameters; backward: again, plus each unit's gradient
 // reduce-scatter) share one stream that runs ahead of compute by one unit. Per micro-batch an item
 // exposes the traffic the compute cannot cover, plus its first gather (v items per pass).
-void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int v, StageWork& sw) {
+// Under the zero-bubble schedules the backward-input item gathers and the weight item
+// reduce-scatters, each against its own compute.
+void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int v, bool zb,
+                        StageWork& sw) {
   double gather = 0, reduce = 0, first = -1;
   auto unit = [&](const LayerCost& lc) {
     gather += lc.zero3_gather_seconds;
@@ -26,9 +29,15 @@ void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int v, Stag
     for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
       unit(c.layers[std::size_t(l)]);
   if (st.has_output) unit(c.output);
-  const double f = sw.f.total(), bw = sw.b.total() + sw.w.total();
-  sw.f.add(TimeCategory::kDpComm, std::max(0.0, gather - f) + v * std::max(0.0, first));
-  sw.b.add(TimeCategory::kDpComm, std::max(0.0, gather + reduce - bw) + v * std::max(0.0, first));
+  const double f = sw.f.total(), b = sw.b.total(), w = sw.w.total();
+  const double lead = v * std::max(0.0, first);
+  sw.f.add(TimeCategory::kDpComm, std::max(0.0, gather - f) + lead);
+  if (zb) {
+    sw.b.add(TimeCategory::kDpComm, std::max(0.0, gather - b) + lead);
+    sw.w.add(TimeCategory::kDpComm, std::max(0.0, reduce - w));
+  } else {
+    sw.b.add(TimeCategory::kDpComm, std::max(0.0, gather + reduce - b - w) + lead);
+  }
 }
 
 StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& st, bool zero3) {
@@ -45,7 +54,9 @@ StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& 
       add(c.layers[std::size_t(l)].work);
   if (st.has_embedding) add(c.embedding.work);
   if (st.has_output) add(c.output.work);
-  if (zero3) add_zero3_exposure(c, st, plan.vpp, sw);
+  if (zero3)
+    add_zero3_exposure(c, st, plan.vpp,
+                       plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2, sw);
   return sw;
 }
 
@@ -149,7 +160,10 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
                   exposed_dp(s, plan, c, r.bottleneck_stage,
                              // gradients appear during the weight passes (ZB: only those)
                              zb ? sw.w.total() : sw.b.total() + sw.w.total(),
-                             sw.f.total() + sw.b.total() + sw.w.total()));
+                             // GPipe runs every forward first: only backwards follow a reduction
+                             plan.schedule == Schedule::kGpipe
+                                 ? sw.b.total() + sw.w.total()
+                                 : sw.f.total() + sw.b.total() + sw.w.total()));
   const StageCost& sc = c.stages[std::size_t(r.bottleneck_stage)];
   r.breakdown.add(TimeCategory::kOptimizer, sc.optimizer_seconds + sc.host_optimizer_seconds);
   r.breakdown.add(TimeCategory::kOffload, sc.offload_d2h_seconds + sc.offload_h2d_seconds);

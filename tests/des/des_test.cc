@@ -170,18 +170,24 @@ TEST(Trace, HasOneSlicePerComputeItem) {
 
 TEST(Agreement, AnalyticMatchesTheEventModelOnShippedExamples) {
   // The analytic model combines the same per-op costs in closed form; on every shipped example
-  // (real costs: TP/CP/EP/DP communication, uneven stages, buckets, ZeRO-3) and every schedule it
-  // stays within 5% of the event simulation.
+  // (real costs: TP/CP/EP/DP communication, uneven stages, buckets) and every schedule it stays
+  // within 5% of the event simulation; with ZeRO-2/3 forced on, within 20%.
   for (const auto& name : preset_names(PresetKind::kExample)) {
     for (const char* schedule : {"", "gpipe", "1f1b", "zb-h1", "zb-h2"}) {
-      std::vector<std::string> sets;
-      if (*schedule) sets = {std::string("parallel.schedule=") + schedule, "parallel.vpp=1"};
-      const Scenario s = load_scenario(name, sets);
-      const Plan plan = make_plan(s);
-      const StepCosts c = compute_step_costs(s, plan);
-      const double des = simulate_step(s, plan, c).step_seconds;
-      const double analytic = analytic_step(s, plan, c).step_seconds;
-      EXPECT_NEAR(analytic, des, 0.05 * des) << name << " " << schedule;
+      for (const char* zero : {"", "2", "3"}) {
+        std::vector<std::string> sets;
+        if (*schedule) sets = {std::string("parallel.schedule=") + schedule, "parallel.vpp=1"};
+        if (*zero) sets.push_back(std::string("parallel.zero=") + zero);
+        const Scenario s = load_scenario(name, sets);
+        const Plan plan = make_plan(s);
+        const StepCosts c = compute_step_costs(s, plan);
+        const double des = simulate_step(s, plan, c).step_seconds;
+        const double analytic = analytic_step(s, plan, c).step_seconds;
+        // Stated tolerances: 5% for the shipped configurations and their schedules; 20% once
+        // ZeRO-2/3 is forced onto them (README: the closed form's known gaps with pipelines).
+        const double tolerance = *zero ? 0.20 : 0.05;
+        EXPECT_NEAR(analytic, des, tolerance * des) << name << " " << schedule << " zero " << zero;
+      }
     }
   }
 }
