@@ -123,36 +123,43 @@ TEST(Schedules, SingleStageHasNoBubble) {
   EXPECT_DOUBLE_EQ(r.des.breakdown[TimeCategory::kBubble], 0);
 }
 
+// One stage of 4 layers, one micro-batch, f = b = w = 1, and a bucket of `seconds` after each
+// layer's backward.
+struct FourLayers {
+  Scenario scenario;
+  Plan plan;
+  StepCosts costs;
+};
+
+FourLayers four_layers(double seconds, bool overlap = true) {
+  nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
+  raw["model"]["layers"] = 4;
+  raw["parallel"]["overlap_grad_reduce"] = overlap;
+  FourLayers f{scenario_from_json(raw, ""), {}, {}};
+  f.plan = make_plan(f.scenario);
+  f.costs = uniform(f.plan, 4, 1, 1, 1);
+  for (int l = 3; l >= 0; --l) f.costs.stages[0].buckets.push_back({l, 1e6, seconds});
+  return f;
+}
+
 TEST(DataParallel, OverlappedReductionHidesBehindBackward) {
   // One stage, one micro-batch, 4 layers, f = b = w = 1 and a 0.5 s bucket after each layer's
   // backward. Backward of layers 3..0 ends at 4 + 2k (k = 1..4); each bucket starts when its layer
   // finishes and takes 0.5 s, so only the last bucket (after layer 0, at t = 12) is exposed.
-  const Scenario s = pipeline(1, 1, 1, "1f1b");
-  nlohmann::json raw = s.resolved;
-  raw["model"]["layers"] = 4;
-  const Scenario s4 = scenario_from_json(raw, "");
-  const Plan plan = make_plan(s4);
-  StepCosts c = uniform(plan, 4, 1, 1, 1);
-  for (int l = 3; l >= 0; --l) c.stages[0].buckets.push_back({l, 1e6, 0.5});
-  const StepResult r = simulate_step(s4, plan, c);
+  const FourLayers f = four_layers(0.5);
+  const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
   EXPECT_DOUBLE_EQ(r.step_seconds, 12.5);
   EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 0.5);
   // Without overlap all four buckets (2 s) follow the backward pass.
-  raw["parallel"]["overlap_grad_reduce"] = false;
-  const Scenario s_no = scenario_from_json(raw, "");
-  EXPECT_DOUBLE_EQ(simulate_step(s_no, plan, c).step_seconds, 14);
+  const FourLayers g = four_layers(0.5, false);
+  EXPECT_DOUBLE_EQ(simulate_step(g.scenario, g.plan, g.costs).step_seconds, 14);
 }
 
 TEST(DataParallel, ReductionLongerThanBackwardIsExposedByTheDifference) {
   // Buckets of 3 s each: the dp stream is busy from t = 6 (first bucket) for 12 s -> ends at 18;
   // backward ends at 12, so 6 s are exposed.
-  nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
-  raw["model"]["layers"] = 4;
-  const Scenario s = scenario_from_json(raw, "");
-  const Plan plan = make_plan(s);
-  StepCosts c = uniform(plan, 4, 1, 1, 1);
-  for (int l = 3; l >= 0; --l) c.stages[0].buckets.push_back({l, 1e6, 3});
-  const StepResult r = simulate_step(s, plan, c);
+  const FourLayers f = four_layers(3);
+  const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
   EXPECT_DOUBLE_EQ(r.step_seconds, 18);
   EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 6);
 }
