@@ -71,7 +71,7 @@ nlohmann::json report_header(const Scenario& s, const Plan& plan) {
 }
 
 std::string describe_setup(const Scenario& s, const Plan& plan) {
-  const auto& p = s.parallel;
+  const auto& p = s.strategy;
   const auto& t = s.training;
   std::string out = fmt::format("scenario  {}\n", s.name.empty() ? "(unnamed)" : s.name);
   out += fmt::format("model     {}: {} layers, hidden {}, {} heads ({} kv), vocab {}\n",
@@ -93,7 +93,8 @@ std::string describe_setup(const Scenario& s, const Plan& plan) {
       "training  {} x {} tokens per step, micro-batch {} (m = {} per DP rank), {}, "
       "{}, recompute {}, flash attention {}\n",
       t.global_batch, t.seq_len, t.micro_batch, plan.micro_batches, dtype_name(t.precision),
-      optimizer_name(t.optimizer), recompute_name(t.recompute), t.flash_attention ? "on" : "off");
+      optimizer_name(t.optimizer), recompute_name(s.strategy.recompute),
+      t.flash_attention ? "on" : "off");
   return out;
 }
 

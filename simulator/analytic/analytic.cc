@@ -112,12 +112,12 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
   // micro-batch's compute and only what exceeds it (or the last bucket) shows; otherwise the
   // stage waits for all m of them.
   double exposed = 0;
-  if (s.parallel.zero == 2)
+  if (s.strategy.zero == 2)
     exposed =
-        s.parallel.overlap_grad_reduce ? std::max(last, m * (total - micro_batch)) : m * total;
+        s.strategy.overlap_grad_reduce ? std::max(last, m * (total - micro_batch)) : m * total;
   else
-    exposed = s.parallel.overlap_grad_reduce ? std::max(last, total - backward) : total;
-  exposed += s.parallel.overlap_param_gather
+    exposed = s.strategy.overlap_grad_reduce ? std::max(last, total - backward) : total;
+  exposed += s.strategy.overlap_param_gather
                  ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds)
                  : sc.param_gather_seconds;
   return exposed;
@@ -130,7 +130,7 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   std::vector<StageWork> work;
   double worst = -1;
   for (const auto& st : plan.stages) {
-    work.push_back(stage_work(plan, c, st, s.parallel.zero == 3));
+    work.push_back(stage_work(plan, c, st, s.strategy.zero == 3));
     const auto& sw = work.back();
     const double t = sw.f.total() + sw.b.total() + sw.w.total();
     if (t > worst) {

@@ -19,7 +19,7 @@ namespace {
 
 // DeepSpeed's own estimate for the scenario's model, for side-by-side comparison.
 int run_deepspeed_estimate(const Scenario& s, const MemoryArgs& a) {
-  const auto& p = s.parallel;
+  const auto& p = s.strategy;
   if (p.zero < 2)
     throw InputError("/parallel/zero", "--estimator deepspeed covers ZeRO stages 2 and 3");
   const auto totals = count_parameters(s.model, s.training.seq_len);

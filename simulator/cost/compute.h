@@ -18,9 +18,6 @@
 
 namespace shardsim {
 
-// The three kinds of work of a training step (Qi et al. split the backward pass in two).
-enum class Pass { kForward, kBackwardInput, kBackwardWeight };
-
 struct OpCost {
   double seconds = 0;
   double flops = 0;  // floating-point operations executed

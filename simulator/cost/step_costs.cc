@@ -168,14 +168,14 @@ void split_params(const Ctx& c, int layer, LayerCost& lc) {
 }
 
 void add_zero3(const Ctx& c, LayerCost& lc) {
-  if (c.s.parallel.zero != 3) return;
+  if (c.s.strategy.zero != 3) return;
   lc.zero3_gather_seconds =
       coll(c, CollectiveOp::kAllGather, lc.dense_params * c.param_bytes, c.dp) +
       coll(c, CollectiveOp::kAllGather, lc.expert_params * c.param_bytes, c.edp);
   lc.zero3_reduce_seconds =
       coll(c, CollectiveOp::kReduceScatter, lc.dense_params * c.grad_bytes, c.dp) +
       coll(c, CollectiveOp::kReduceScatter, lc.expert_params * c.grad_bytes, c.edp);
-  if (c.s.parallel.offload_params) {
+  if (c.s.strategy.offload_params) {
     const double shard = lc.dense_params / c.dp.size + lc.expert_params / c.edp.size;
     lc.zero3_h2d_seconds = host_copy_seconds(shard * c.param_bytes, c.s.cluster.gpu);
   }
@@ -188,12 +188,12 @@ LayerCost layer_cost(const Ctx& c, int layer) {
   // TP collectives: the forward's are exposed unless TP communication overlap (userbuffers) hides
   // them behind the pass's GEMMs; the backward's follow Megatron's asynchronous scheme.
   const double tp = tp_layer_comm(c);
-  const bool overlap = c.s.parallel.overlap_tp_comm;
+  const bool overlap = c.s.strategy.overlap_tp_comm;
   const double tp_fwd = overlap ? std::max(0.0, tp - sum.gemm_fwd) : tp;
   // Under the zero-bubble schedules the weight-gradient GEMMs run later, in their own W pass:
   // nothing of theirs is there to hide the input-gradient collectives.
   const bool zb =
-      c.s.parallel.schedule == Schedule::kZbH1 || c.s.parallel.schedule == Schedule::kZbH2;
+      c.s.strategy.schedule == Schedule::kZbH1 || c.s.strategy.schedule == Schedule::kZbH2;
   const double tp_bwd_async = tp_backward_exposed(c, sum.col_dgrad, zb ? 0 : sum.col_wgrad);
   const double tp_bwd =
       overlap ? std::min(tp_bwd_async, std::max(0.0, tp - sum.gemm_bwd)) : tp_bwd_async;
@@ -215,10 +215,10 @@ LayerCost layer_cost(const Ctx& c, int layer) {
   w.fwd.add(TimeCategory::kTpComm, moe_tp);
   w.bwd_input.add(TimeCategory::kTpComm, moe_tp);
   // Recomputation in the backward pass (HFU counts it, MFU does not).
-  if (c.s.training.recompute == Recompute::kSelective) {
+  if (c.s.strategy.recompute == Recompute::kSelective) {
     w.bwd_input.add(TimeCategory::kRecompute, sum.core_fwd);
     w.hardware_flops += sum.core_flops;
-  } else if (c.s.training.recompute == Recompute::kFull) {
+  } else if (c.s.strategy.recompute == Recompute::kFull) {
     w.bwd_input.add(TimeCategory::kRecompute, sum.fwd_compute);
     w.bwd_input.add(TimeCategory::kTpComm, tp_fwd);
     w.bwd_input.add(TimeCategory::kCpComm, cp_fwd);
@@ -288,7 +288,7 @@ void extra_params(const Ctx& c, const PipelineStage& st, double vocab, double& f
 
 double reduce_seconds(const Ctx& c, double dense, double expert) {
   const CollectiveOp op =
-      c.s.parallel.zero == 0 ? CollectiveOp::kAllReduce : CollectiveOp::kReduceScatter;
+      c.s.strategy.zero == 0 ? CollectiveOp::kAllReduce : CollectiveOp::kReduceScatter;
   return coll(c, op, dense * c.grad_bytes, c.dp) + coll(c, op, expert * c.grad_bytes, c.edp);
 }
 
@@ -308,7 +308,7 @@ double optimizer_bytes_per_param(const Ctx& c) {
 // reduce-scatters its gradients, every micro-batch.
 double dp_wire_bytes(const Ctx& c, double dense, double expert) {
   const int n = c.dp.size, ne = c.edp.size;
-  const int zero = c.s.parallel.zero;
+  const int zero = c.s.strategy.zero;
   if (zero == 0)
     return bus_factor(CollectiveOp::kAllReduce, n) * dense * c.grad_bytes +
            bus_factor(CollectiveOp::kAllReduce, ne) * expert * c.grad_bytes;
@@ -327,10 +327,10 @@ StageCost stage_cost(const Ctx& c, const PipelineStage& st, const std::vector<La
   double dense = 0, expert = 0, first_extra = 0, last_extra = 0;
   extra_params(c, st, vocab, first_extra, last_extra);
   double bucket_dense = first_extra, bucket_expert = 0;
-  const bool zero3 = c.s.parallel.zero == 3;
+  const bool zero3 = c.s.strategy.zero == 3;
   // Bucket size, as the memory model's overheads: DDP's bucket bytes, DeepSpeed's ZeRO-1/2
   // bucket elements.
-  const double bucket_params = c.s.parallel.zero == 0
+  const double bucket_params = c.s.strategy.zero == 0
                                    ? c.s.overheads.ddp_bucket_bytes / c.grad_bytes
                                    : c.s.overheads.zero_bucket_elements;
   for (auto chunk = st.chunks.rbegin(); chunk != st.chunks.rend(); ++chunk) {
@@ -351,14 +351,14 @@ StageCost stage_cost(const Ctx& c, const PipelineStage& st, const std::vector<La
   if (!zero3 && bucket_dense + bucket_expert > 0)
     sc.buckets.push_back({-1, (bucket_dense + bucket_expert) * c.grad_bytes,
                           reduce_seconds(c, bucket_dense, bucket_expert)});
-  const int zero = c.s.parallel.zero;
+  const int zero = c.s.strategy.zero;
   sc.dp_wire_bytes = dp_wire_bytes(c, dense, expert);
   if (zero == 1 || zero == 2)
     sc.param_gather_seconds = coll(c, CollectiveOp::kAllGather, dense * c.param_bytes, c.dp) +
                               coll(c, CollectiveOp::kAllGather, expert * c.param_bytes, c.edp);
   const double shard = zero >= 1 ? dense / c.dp.size + expert / c.edp.size : dense + expert;
   const GpuProfile& gpu = c.s.cluster.gpu;
-  if (c.s.parallel.offload_optimizer) {
+  if (c.s.strategy.offload_optimizer) {
     sc.offload_d2h_seconds = host_copy_seconds(shard * c.grad_bytes, gpu);
     sc.host_optimizer_seconds = shard / gpu.cpu_optimizer_params_per_second;
     sc.offload_h2d_seconds = host_copy_seconds(shard * c.param_bytes, gpu);
@@ -371,7 +371,7 @@ StageCost stage_cost(const Ctx& c, const PipelineStage& st, const std::vector<La
 Ctx make_ctx(const Scenario& s, const Plan& plan) {
   const auto& t = s.training;
   Ctx c{s, plan, {}, {}, 2, 2, 2, {}, {}, {}, {}, {}, {}, {}};
-  c.op = {plan.tp, s.parallel.sp && plan.tp > 1, t.precision};
+  c.op = {plan.tp, s.strategy.sp && plan.tp > 1, t.precision};
   c.shape = {double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
              t.flash_attention};
   c.act_bytes = activation_bytes(t.precision);

@@ -130,7 +130,7 @@ class StepSimulation {
     if (!st.weight_pending.empty()) {
       const auto [vs, mb] = st.weight_pending.front();
       st.weight_pending.pop_front();
-      start_item(i, Work::kWeight, vs, mb);
+      start_item(i, Work::kBackwardWeight, vs, mb);
       return;
     }
     const int total = m_ * v_;
@@ -149,7 +149,7 @@ class StepSimulation {
     const ProgramItem item = st.program[st.pc];
     const auto [vs, mb] = position(i, item.k, item.pass != Work::kForward);
     if (item.pass == Work::kForward && vs > 0 && !f_in_[idx(vs, mb)]) return;
-    if (item.pass == Work::kBackward &&
+    if (item.pass == Work::kBackwardInput &&
         !(vs == V_ - 1 ? f_done_[idx(vs, mb)] != 0 : b_in_[idx(vs, mb)] != 0))
       return;
     ++st.pc;
@@ -175,7 +175,7 @@ class StepSimulation {
     const bool ready = vs == V_ - 1 ? f_done_[idx(vs, mb)] != 0 : b_in_[idx(vs, mb)] != 0;
     if (!ready) return false;
     ++st.b_next;
-    start_item(i, Work::kBackward, vs, mb);
+    start_item(i, Work::kBackwardInput, vs, mb);
     return true;
   }
 
@@ -183,13 +183,15 @@ class StepSimulation {
   // One unit's time in pass w (non-ZB schedules run the weight gradient inside B).
   TimeSplit pass_split(const WorkCost& wc, Work w) const {
     if (w == Work::kForward) return wc.fwd;
-    if (w == Work::kWeight) return wc.bwd_weight;
+    if (w == Work::kBackwardWeight) return wc.bwd_weight;
     TimeSplit t = wc.bwd_input;
     if (!zb_) t += wc.bwd_weight;
     return t;
   }
 
-  bool produces_grads(Work w) const { return zb_ ? w == Work::kWeight : w == Work::kBackward; }
+  bool produces_grads(Work w) const {
+    return zb_ ? w == Work::kBackwardWeight : w == Work::kBackwardInput;
+  }
 
   // The units of one work item in execution order: the chunk's blocks (reversed in backward),
   // with the embedding before them in forward on the first virtual stage and the output layer
@@ -214,11 +216,11 @@ class StepSimulation {
     stages_[std::size_t(i)].item_running = true;
     const StageChunk& chunk = plan_.stages[std::size_t(i)].chunks[std::size_t(vs / p_)];
     const int first = chunk.first_layer, last = chunk.first_layer + chunk.layers - 1;
-    const bool zero3 = s_.parallel.zero == 3;
+    const bool zero3 = s_.strategy.zero == 3;
     // Gradient buckets are reduced after the last micro-batch's backward (ZeRO-2: after every
     // micro-batch's, since its gradients are sharded), layer by layer when overlapped.
-    const bool reduce = produces_grads(w) && (mb == m_ - 1 || s_.parallel.zero == 2);
-    const bool overlap = s_.parallel.overlap_grad_reduce;
+    const bool reduce = produces_grads(w) && (mb == m_ - 1 || s_.strategy.zero == 2);
+    const bool overlap = s_.strategy.overlap_grad_reduce;
     const auto units = item_units(vs, first, last, w == Work::kForward);
     const bool per_unit = zero3 || (reduce && overlap);
     int last_task = -1;
@@ -229,7 +231,7 @@ class StepSimulation {
     } else {
       // ZeRO-3 on one data-parallel stream: unit k+1's gather is queued before unit k's
       // reduce-scatter, so it prefetches one unit ahead (FSDP's backward prefetch).
-      const bool gathers = zero3 && w != Work::kWeight;
+      const bool gathers = zero3 && w != Work::kBackwardWeight;
       int next_gather = gathers ? add_zero3_gather(i, units.front()) : -1;
       for (std::size_t k = 0; k < units.size(); ++k) {
         const int u = units[k];
@@ -250,7 +252,7 @@ class StepSimulation {
     if (reduce && vs / p_ == 0) add_buckets(i, -1, last_task);
     // Without overlap, ZeRO-2's per-micro-batch reduction is synchronous: the stage's next item
     // waits for it (a marker on the compute stream closes the item).
-    if (s_.parallel.zero == 2 && !reductions.empty() && mb < m_ - 1) {
+    if (s_.strategy.zero == 2 && !reductions.empty() && mb < m_ - 1) {
       const int marker = add_segment(i, w, vs, mb, -1, TimeSplit{});
       for (int r : reductions) depend(marker, r);
       last_task = marker;
@@ -341,7 +343,7 @@ class StepSimulation {
     const int gathered = add_task(i, StreamKind::kDpGather, Role::kPlain, 0, TimeCategory::kDpComm);
     depend(gathered, reduced);
     int ready = gathered;
-    if (s_.parallel.offload_optimizer) {
+    if (s_.strategy.offload_optimizer) {
       ready = chain(i, StreamKind::kHost, sc.offload_d2h_seconds, TimeCategory::kOffload, ready);
       ready =
           chain(i, StreamKind::kHost, sc.host_optimizer_seconds, TimeCategory::kOptimizer, ready);
@@ -352,7 +354,7 @@ class StepSimulation {
     // ZeRO-1/2 all-gather the updated parameters; overlapped, it hides behind the next step's
     // first forward pass (Megatron's --overlap-param-gather), so only what exceeds that is
     // exposed at the end of this step.
-    const double gather = s_.parallel.overlap_param_gather
+    const double gather = s_.strategy.overlap_param_gather
                               ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds)
                               : sc.param_gather_seconds;
     if (gather > 0) ready = chain(i, StreamKind::kDpGather, gather, TimeCategory::kDpComm, ready);
@@ -425,7 +427,7 @@ class StepSimulation {
     if (work == Work::kForward) {
       f_done_[idx(vs, mb)] = 1;
       if (vs < V_ - 1) send(i, work, vs, mb, StreamKind::kPpForward);
-    } else if (work == Work::kBackward) {
+    } else if (work == Work::kBackwardInput) {
       if (vs > 0) send(i, work, vs, mb, StreamKind::kPpBackward);
       --st.in_flight;
       if (zb_)
@@ -596,7 +598,7 @@ StepResult simulate_step(const Scenario& s, const Plan& plan, const StepCosts& c
       (plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2 ? 3 : 2);
   const double blocks = double(s.model.layers) / (double(plan.pp) * plan.vpp) + 2;
   const bool per_block =
-      s.parallel.zero == 3 || (s.parallel.zero == 2 && s.parallel.overlap_grad_reduce);
+      s.strategy.zero == 3 || (s.strategy.zero == 2 && s.strategy.overlap_grad_reduce);
   const double tasks = items * (per_block ? 3 * blocks : 2);
   if (tasks > kMaxTasks)
     throw InputError("/training/global_batch",

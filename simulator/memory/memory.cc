@@ -82,7 +82,7 @@ void add_term(RankMemory& r, std::string name, MemoryCategory c, double bytes, s
 
 void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp, RankMemory& r) {
   const auto& t = s.training;
-  const auto& p = s.parallel;
+  const auto& p = s.strategy;
   const auto dense_b = state_bytes_per_param(t.precision, t.grad_dtype, t.optimizer, false);
   const auto gemm_b = state_bytes_per_param(t.precision, t.grad_dtype, t.optimizer, true);
   const double nd = plan.dense_shard_degree(), ne = plan.expert_shard_degree();
@@ -163,7 +163,8 @@ ChunkActivations chunk_activations(const Scenario& s, const PipelineStage& st,
 void add_activations(const Scenario& s, const Plan& plan, const PipelineStage& st, RankMemory& r) {
   const auto& m = s.model;
   const auto& t = s.training;
-  const ActivationOptions o{plan.tp, s.parallel.sp && plan.tp > 1, t.recompute, t.precision};
+  const ActivationOptions o{plan.tp, s.strategy.sp && plan.tp > 1, s.strategy.recompute,
+                            t.precision};
   const OpShape shape{double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
                       t.flash_attention};
   const double tokens = shape.seq_local * shape.micro_batch;
@@ -192,7 +193,7 @@ void add_activations(const Scenario& s, const Plan& plan, const PipelineStage& s
                   "micro-batch of the stage",
                   st.layers(), live_total, schedule_name(plan.schedule),
                   format_gib(std::accumulate(chunks.layers.begin(), chunks.layers.end(), 0.0))));
-  if (t.recompute == Recompute::kFull && st.layers() > 0)
+  if (s.strategy.recompute == Recompute::kFull && st.layers() > 0)
     add_term(r, "activations.recompute_working_set", MemoryCategory::kActivations,
              chunks.largest_block, "one block's activations rebuilt during its backward pass");
   if (st.has_embedding)

@@ -26,7 +26,7 @@ std::vector<OverheadTerm> overhead_terms(const Scenario& s, const Plan& plan,
   terms.push_back(
       {"overhead.nccl", comms * o.nccl_bytes_per_communicator,
        fmt::format("{} communicator(s) x overheads.nccl_bytes_per_communicator", comms)});
-  const int zero = s.parallel.zero;
+  const int zero = s.strategy.zero;
   const bool data_parallel = plan.dense_shard_degree() > 1;
   if (zero == 0 && data_parallel)
     terms.push_back({"overhead.ddp_bucket", o.ddp_bucket_bytes,

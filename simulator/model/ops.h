@@ -5,6 +5,8 @@
 // each op is stated by `split` (ops) and `shard` (saved tensors).
 #pragma once
 
+#include <cstdint>
+
 #include <string_view>
 #include <vector>
 
@@ -54,6 +56,11 @@ enum class OpKind {
 };
 
 // How tensor parallelism splits an op's work.
+// The three kinds of work of a training step: forward, backward-input (B) and backward-weight (W)
+// (Qi et al. split the backward pass in two; other schedules run W inside B). Shared by the cost
+// models (cost/compute.h) and the schedule programs (plan/schedule.h).
+enum class Pass : std::uint8_t { kForward, kBackwardInput, kBackwardWeight };
+
 enum class TpSplit { kNone, kColumn, kRow, kHeads, kSequence };
 
 struct Op {

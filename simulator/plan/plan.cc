@@ -61,7 +61,7 @@ void assign_strides(const std::string& order, Plan& plan) {
 }  // namespace
 
 Plan make_plan(const Scenario& s) {
-  const auto& p = s.parallel;
+  const auto& p = s.strategy;
   Plan plan;
   plan.tp = p.tp;
   plan.pp = p.pp;

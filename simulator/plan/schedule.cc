@@ -34,8 +34,8 @@ std::vector<ProgramItem> stage_program(Schedule schedule, int stage, int pp, int
   std::int64_t next_w = 0;
   auto full = [&] { return out.size() >= max_items; };
   auto backward = [&](std::int64_t k) {
-    out.push_back({Pass::kBackward, k});
-    if (zb && k >= stage) out.push_back({Pass::kWeight, next_w++});
+    out.push_back({Pass::kBackwardInput, k});
+    if (zb && k >= stage) out.push_back({Pass::kBackwardWeight, next_w++});
   };
   for (std::int64_t k = 0; k < warmup && !full(); ++k) out.push_back({Pass::kForward, k});
   for (std::int64_t k = 0; k < total - warmup && !full(); ++k) {
@@ -43,7 +43,7 @@ std::vector<ProgramItem> stage_program(Schedule schedule, int stage, int pp, int
     backward(k);
   }
   for (std::int64_t k = total - warmup; k < total && !full(); ++k) backward(k);
-  while (zb && next_w < total && !full()) out.push_back({Pass::kWeight, next_w++});
+  while (zb && next_w < total && !full()) out.push_back({Pass::kBackwardWeight, next_w++});
   if (out.size() > max_items) out.resize(max_items);
   return out;
 }
@@ -79,7 +79,7 @@ std::vector<std::int64_t> peak_live_per_chunk(Schedule schedule, int stage, int 
   for (std::size_t n = 0; n < program.size(); ++n) {
     const ProgramItem& it = program[n];
     const int chunk = order_position(stage, it.k, it.pass != Pass::kForward, pp, vpp).first / pp;
-    const bool release = it.pass == (zb ? Pass::kWeight : Pass::kBackward);
+    const bool release = it.pass == (zb ? Pass::kBackwardWeight : Pass::kBackwardInput);
     if (it.pass == Pass::kForward) {
       ++live[std::size_t(chunk)];
       bytes += chunk_bytes[std::size_t(chunk)];

@@ -8,11 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "simulator/model/ops.h"
 #include "simulator/scenario/scenario.h"
 
 namespace shardsim {
-
-enum class Pass : std::uint8_t { kForward, kBackward, kWeight };
 
 struct ProgramItem {
   Pass pass = Pass::kForward;

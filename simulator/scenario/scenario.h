@@ -11,13 +11,12 @@
 #include "simulator/core/infeasible.h"
 #include "simulator/hardware/hardware.h"
 #include "simulator/model/model_config.h"
+#include "simulator/scenario/strategy.h"
 
 namespace shardsim {
 
 enum class GradDtype { kSame, kFp32 };
 enum class Optimizer { kAdam, kAdamW, kSgd };
-enum class Recompute { kNone, kSelective, kFull };
-enum class Schedule { kGpipe, k1F1B, kInterleaved, kZbH1, kZbH2 };
 
 struct TrainingConfig {
   std::int64_t seq_len = 0;                 // tokens per sequence (required)
@@ -26,30 +25,7 @@ struct TrainingConfig {
   Dtype precision = Dtype::kBf16;           // fp32, or fp16/bf16/fp8 mixed precision
   GradDtype grad_dtype = GradDtype::kSame;  // kFp32 keeps FP32 main gradients (Megatron)
   Optimizer optimizer = Optimizer::kAdamW;
-  Recompute recompute = Recompute::kNone;
   bool flash_attention = true;  // fused attention: no s^2 score tensors are stored
-};
-
-struct ParallelConfig {
-  int tp = 1;       // tensor parallel
-  int pp = 1;       // pipeline stages
-  int vpp = 1;      // virtual stages (model chunks) per pipeline rank; > 1 needs "interleaved"
-  int cp = 1;       // context parallel
-  int ep = 1;       // expert parallel (experts sharded over EP ranks carved out of DP x CP)
-  int dp = 0;       // data parallel; 0 in the file means "derived from the GPU count"
-  bool sp = false;  // sequence parallel (needs tp > 1 to matter)
-  int zero = 0;     // ZeRO stage 0..3 over the data-parallel (x context-parallel) group
-  bool offload_optimizer = false;  // optimizer states (and FP32 gradients) in host memory
-  bool offload_params = false;     // parameters in host memory (ZeRO-3 only)
-  Schedule schedule = Schedule::k1F1B;
-  bool overlap_grad_reduce = true;
-  bool overlap_param_gather = true;
-  bool overlap_tp_comm = false;  // TP/SP collectives overlapped with the adjacent GEMMs
-  // Order of the parallel dimensions in the global rank, innermost first ("tp-cp-dp-pp"):
-  // decides which groups share a node. EP groups are carved from DP.
-  std::string rank_order = "tp-cp-dp-pp";
-  int first_stage_layers = -1;  // -1: automatic (Megatron-style uneven split when needed)
-  int last_stage_layers = -1;
 };
 
 struct ClusterConfig {
@@ -75,7 +51,7 @@ struct Scenario {
   std::string name;
   ModelConfig model;
   TrainingConfig training;
-  ParallelConfig parallel;
+  Strategy strategy;
   ClusterConfig cluster;
   OverheadConfig overheads;
   nlohmann::json resolved;            // the effective input (presets merged, overrides applied)
@@ -85,8 +61,6 @@ struct Scenario {
   std::vector<Infeasibility> infeasible;
 };
 
-[[nodiscard]] std::string schedule_name(Schedule s);
-[[nodiscard]] std::string recompute_name(Recompute r);
 [[nodiscard]] std::string optimizer_name(Optimizer o);
 
 }  // namespace shardsim

@@ -23,7 +23,8 @@ const std::vector<std::pair<std::string, Schedule>> kSchedules = {
     {"zb-h1", Schedule::kZbH1},
     {"zb-h2", Schedule::kZbH2}};
 
-void read_training(const nlohmann::json& j, Diagnostics& d, TrainingConfig& t) {
+void read_training(const nlohmann::json& j, Diagnostics& d, TrainingConfig& t,
+                   Recompute& recompute) {
   ObjectReader r(j, "/training", d);
   r.integer("seq_len", t.seq_len, 1, std::int64_t{1} << 30, true);
   r.integer("global_batch", t.global_batch, 1, kMaxCount, true);
@@ -31,12 +32,12 @@ void read_training(const nlohmann::json& j, Diagnostics& d, TrainingConfig& t) {
   r.enumeration("precision", t.precision, kPrecisions);
   r.enumeration("grad_dtype", t.grad_dtype, kGradDtypes);
   r.enumeration("optimizer", t.optimizer, kOptimizers);
-  r.enumeration("recompute", t.recompute, kRecompute);
+  r.enumeration("recompute", recompute, kRecompute);
   r.boolean("flash_attention", t.flash_attention);
   r.finish();
 }
 
-void read_parallel(const nlohmann::json& j, Diagnostics& d, ParallelConfig& p) {
+void read_parallel(const nlohmann::json& j, Diagnostics& d, Strategy& p) {
   ObjectReader r(j, "/parallel", d);
   r.integer("tp", p.tp, 1, kMaxDegree);
   r.integer("pp", p.pp, 1, kMaxDegree);
@@ -102,10 +103,10 @@ void read_scenario_sections(const nlohmann::json& raw, Diagnostics& diags, Scena
   else if (!r.has("model"))
     diags.error("/model", "is required but missing");
   if (const auto* t = r.object("training"))
-    read_training(*t, diags, out.training);
+    read_training(*t, diags, out.training, out.strategy.recompute);
   else if (!r.has("training"))
     diags.error("/training", "is required but missing");
-  if (const auto* p = r.object("parallel")) read_parallel(*p, diags, out.parallel);
+  if (const auto* p = r.object("parallel")) read_parallel(*p, diags, out.strategy);
   if (const auto* c = r.object("cluster"))
     read_cluster(*c, diags, out.cluster);
   else if (!r.has("cluster"))

@@ -24,7 +24,7 @@ bool check_size(Diagnostics& d, const std::string& path, const std::string& what
 }
 
 void resolve_world(Scenario& s, Diagnostics& d) {
-  auto& p = s.parallel;
+  auto& p = s.strategy;
   auto& c = s.cluster;
   const std::int64_t model_ranks = std::int64_t(p.tp) * p.pp * p.cp;  // each <= 2^20: no overflow
   if (!check_size(d, "/parallel", "tp*pp*cp", model_ranks)) return;
@@ -73,7 +73,7 @@ void check_divides(Diagnostics& d, const std::string& path, const std::string& w
 
 void check_model(const Scenario& s, Diagnostics& d) {
   const auto& m = s.model;
-  const auto& p = s.parallel;
+  const auto& p = s.strategy;
   if (m.head_dim == 0 && m.attention == AttentionType::kStandard)
     check_divides(d, "/model/hidden", "model.hidden", m.hidden, "model.heads", m.heads);
   if (m.kv_heads > m.heads)
@@ -110,7 +110,7 @@ void check_model(const Scenario& s, Diagnostics& d) {
 
 // Distance in global ranks between TP neighbours: the product of the degrees ordered before "tp"
 // in parallel.rank_order (plan.cc assigns every stride the same way).
-std::int64_t tp_stride(const ParallelConfig& p) {
+std::int64_t tp_stride(const Strategy& p) {
   std::int64_t stride = 1;
   for (std::size_t pos = 0; pos < p.rank_order.size(); pos += 3) {
     const std::string dim = p.rank_order.substr(pos, 2);
@@ -121,7 +121,7 @@ std::int64_t tp_stride(const ParallelConfig& p) {
 }
 
 void check_parallel(Scenario& s, Diagnostics& d) {
-  const auto& p = s.parallel;
+  const auto& p = s.strategy;
   const auto& t = s.training;
   const std::int64_t dpcp = std::int64_t(p.dp) * p.cp;
   if (p.ep > dpcp)
@@ -195,7 +195,7 @@ void check_parallel(Scenario& s, Diagnostics& d) {
 }
 
 void check_layers(const Scenario& s, Diagnostics& d) {
-  const auto& p = s.parallel;
+  const auto& p = s.strategy;
   const int layers = s.model.layers;
   const std::int64_t chunks = std::int64_t(p.pp) * p.vpp;
   if (chunks > kMaxChunks) {
@@ -253,7 +253,7 @@ void check_precision(Scenario& s) {
         fmt::format("{} has no bf16 tensor cores; its GEMMs are costed at the "
                     "fp16 peak",
                     s.cluster.gpu.name));
-  if (s.training.recompute == Recompute::kSelective && s.training.flash_attention)
+  if (s.strategy.recompute == Recompute::kSelective && s.training.flash_attention)
     s.warnings.push_back(
         "selective recomputation with flash attention re-runs attention in the "
         "backward pass without saving memory (flash attention stores no scores)");

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "simulator/core/units.h"
 #include "simulator/memory/activations.h"
 #include "simulator/model/ops.h"
 #include "simulator/plan/plan.h"
@@ -26,7 +27,6 @@
 namespace shardsim {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kSeq = 2048;
 
 // As printed in KOR-01: GiB rounded to 4 decimals.

@@ -11,13 +11,12 @@
 #include <cmath>
 #include <cstdint>
 
+#include "simulator/core/units.h"
 #include "simulator/memory/deepspeed_estimator.h"
 #include "simulator/memory/model_states.h"
 
 namespace shardsim {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // As DeepSpeed prints it: f"{x / 2**30:.2f}GB".
 double gib2(double bytes) {

@@ -152,7 +152,7 @@ TEST(stage_memory, TotalsAreSumsOfTerms) {
 // ZeRO-3 on the same layout: every state is sharded over dp = 2: 16 B / 2 = 8 B per parameter.
 TEST(stage_memory, Zero3ShardsAllStates) {
   Scenario s = gpt_1_7b_scenario();
-  s.parallel.zero = 3;
+  s.strategy.zero = 3;
   const MemoryEstimate e = estimate_memory(s, make_plan(s));
   ASSERT_EQ(e.ranks.size(), 2u);
   EXPECT_DOUBLE_EQ(e.ranks[0].params_bytes, kStage0Params);  // 2 B / 2

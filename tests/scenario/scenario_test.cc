@@ -78,18 +78,18 @@ TEST(Scenario, SetOverridesApplyDottedKeysWithJsonOrBareValues) {
   const Scenario s = scenario_from_json(
       minimal(), "",
       {"parallel.tp=4", "cluster.gpu=a100-sxm-80gb", "training.flash_attention=false"});
-  EXPECT_EQ(s.parallel.tp, 4);
+  EXPECT_EQ(s.strategy.tp, 4);
   EXPECT_EQ(s.cluster.gpu.name, "a100-sxm-80gb");
   EXPECT_FALSE(s.training.flash_attention);
   // 8 GPUs / (tp 4) = dp 2.
-  EXPECT_EQ(s.parallel.dp, 2);
+  EXPECT_EQ(s.strategy.dp, 2);
 }
 
 TEST(Scenario, DataParallelDegreeDerivedFromGpuCount) {
   auto raw = minimal();
   raw["cluster"]["nodes"] = 4;  // 32 GPUs (h100-sxm preset: 8 per node)
   raw["parallel"] = {{"tp", 2}, {"pp", 2}};
-  EXPECT_EQ(scenario_from_json(raw, "").parallel.dp, 8);  // 32 / (2 * 2)
+  EXPECT_EQ(scenario_from_json(raw, "").strategy.dp, 8);  // 32 / (2 * 2)
 }
 
 TEST(Scenario, NodesDerivedFromDataParallelDegree) {
