@@ -54,9 +54,7 @@ StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& 
       add(c.layers[std::size_t(l)].work);
   if (st.has_embedding) add(c.embedding.work);
   if (st.has_output) add(c.output.work);
-  if (zero3)
-    add_zero3_exposure(c, st, plan.vpp,
-                       plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2, sw);
+  if (zero3) add_zero3_exposure(c, st, plan.vpp, plan.schedule_facts().split_weight_grad, sw);
   return sw;
 }
 
@@ -89,8 +87,8 @@ double fill_drain(Schedule s, double f, double b, double w, int v, double m, int
 // (virtual) stages both ways; 1F1B and ZB-H1 keep the round trip on the path in their steady state
 // too, 2(p-1)/p of a transfer per micro-batch (their warm-up leaves no slack).
 double pipeline_transfers(Schedule s, int p, int v, double m, double p2p) {
-  const double hops = s == Schedule::kInterleaved ? double(p) * v - 1 : p - 1.0;
-  const bool tight = s == Schedule::k1F1B || s == Schedule::kZbH1;
+  const double hops = schedule_traits(s).virtual_stages ? double(p) * v - 1 : p - 1.0;
+  const bool tight = schedule_traits(s).tight_steady_state;
   return 2 * hops * p2p * (tight ? 1 + m / p : 1);
 }
 
@@ -112,7 +110,7 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
   // micro-batch's compute and only what exceeds it (or the last bucket) shows; otherwise the
   // stage waits for all m of them.
   double exposed = 0;
-  if (s.strategy.zero == 2)
+  if (s.strategy.zero_facts().reduces_every_microbatch)
     exposed =
         s.strategy.overlap_grad_reduce ? std::max(last, m * (total - micro_batch)) : m * total;
   else
@@ -130,7 +128,7 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   std::vector<StageWork> work;
   double worst = -1;
   for (const auto& st : plan.stages) {
-    work.push_back(stage_work(plan, c, st, s.strategy.zero == 3));
+    work.push_back(stage_work(plan, c, st, s.strategy.zero_facts().gathers_params_per_layer));
     const auto& sw = work.back();
     const double t = sw.f.total() + sw.b.total() + sw.w.total();
     if (t > worst) {
@@ -139,7 +137,7 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
     }
   }
   const StageWork& sw = work[std::size_t(r.bottleneck_stage)];
-  const bool zb = plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2;
+  const bool zb = plan.schedule_facts().split_weight_grad;
   const double m = double(plan.micro_batches);
   const int p = plan.pp;
   TimeSplit per_mb = sw.f;

@@ -168,7 +168,7 @@ void split_params(const Ctx& c, int layer, LayerCost& lc) {
 }
 
 void add_zero3(const Ctx& c, LayerCost& lc) {
-  if (c.s.strategy.zero != 3) return;
+  if (!c.s.strategy.zero_facts().gathers_params_per_layer) return;
   lc.zero3_gather_seconds =
       coll(c, CollectiveOp::kAllGather, lc.dense_params * c.param_bytes, c.dp) +
       coll(c, CollectiveOp::kAllGather, lc.expert_params * c.param_bytes, c.edp);
@@ -192,8 +192,7 @@ LayerCost layer_cost(const Ctx& c, int layer) {
   const double tp_fwd = overlap ? std::max(0.0, tp - sum.gemm_fwd) : tp;
   // Under the zero-bubble schedules the weight-gradient GEMMs run later, in their own W pass:
   // nothing of theirs is there to hide the input-gradient collectives.
-  const bool zb =
-      c.s.strategy.schedule == Schedule::kZbH1 || c.s.strategy.schedule == Schedule::kZbH2;
+  const bool zb = c.s.strategy.schedule_facts().split_weight_grad;
   const double tp_bwd_async = tp_backward_exposed(c, sum.col_dgrad, zb ? 0 : sum.col_wgrad);
   const double tp_bwd =
       overlap ? std::min(tp_bwd_async, std::max(0.0, tp - sum.gemm_bwd)) : tp_bwd_async;
@@ -287,8 +286,9 @@ void extra_params(const Ctx& c, const PipelineStage& st, double vocab, double& f
 }
 
 double reduce_seconds(const Ctx& c, double dense, double expert) {
-  const CollectiveOp op =
-      c.s.strategy.zero == 0 ? CollectiveOp::kAllReduce : CollectiveOp::kReduceScatter;
+  const CollectiveOp op = c.s.strategy.zero_facts().reduce_scatters_grads
+                              ? CollectiveOp::kReduceScatter
+                              : CollectiveOp::kAllReduce;
   return coll(c, op, dense * c.grad_bytes, c.dp) + coll(c, op, expert * c.grad_bytes, c.edp);
 }
 
@@ -308,17 +308,18 @@ double optimizer_bytes_per_param(const Ctx& c) {
 // reduce-scatters its gradients, every micro-batch.
 double dp_wire_bytes(const Ctx& c, double dense, double expert) {
   const int n = c.dp.size, ne = c.edp.size;
-  const int zero = c.s.strategy.zero;
-  if (zero == 0)
+  const ZeroTraits& zero = c.s.strategy.zero_facts();
+  if (!zero.reduce_scatters_grads)
     return bus_factor(CollectiveOp::kAllReduce, n) * dense * c.grad_bytes +
            bus_factor(CollectiveOp::kAllReduce, ne) * expert * c.grad_bytes;
   const double rs = bus_factor(CollectiveOp::kReduceScatter, n) * dense * c.grad_bytes +
                     bus_factor(CollectiveOp::kReduceScatter, ne) * expert * c.grad_bytes;
   const double ag = bus_factor(CollectiveOp::kAllGather, n) * dense * c.param_bytes +
                     bus_factor(CollectiveOp::kAllGather, ne) * expert * c.param_bytes;
-  if (zero == 1) return rs + ag;
-  if (zero == 2) return rs * double(c.plan.micro_batches) + ag;  // sharded grads: every micro-batch
-  return (2 * ag + rs) * double(c.plan.micro_batches);
+  const double m = double(c.plan.micro_batches);
+  const double reduced = zero.reduces_every_microbatch ? rs * m : rs;  // sharded grads
+  if (zero.gathers_params_per_layer) return reduced + 2 * ag * m;      // forward and backward
+  return reduced + ag;                                                 // after the step
 }
 
 StageCost stage_cost(const Ctx& c, const PipelineStage& st, const std::vector<LayerCost>& layers,
@@ -327,10 +328,11 @@ StageCost stage_cost(const Ctx& c, const PipelineStage& st, const std::vector<La
   double dense = 0, expert = 0, first_extra = 0, last_extra = 0;
   extra_params(c, st, vocab, first_extra, last_extra);
   double bucket_dense = first_extra, bucket_expert = 0;
-  const bool zero3 = c.s.strategy.zero == 3;
+  const ZeroTraits& zero = c.s.strategy.zero_facts();
+  const bool zero3 = zero.gathers_params_per_layer;
   // Bucket size, as the memory model's overheads: DDP's bucket bytes, DeepSpeed's ZeRO-1/2
   // bucket elements.
-  const double bucket_params = c.s.strategy.zero == 0
+  const double bucket_params = !zero.reduce_scatters_grads
                                    ? c.s.overheads.ddp_bucket_bytes / c.grad_bytes
                                    : c.s.overheads.zero_bucket_elements;
   for (auto chunk = st.chunks.rbegin(); chunk != st.chunks.rend(); ++chunk) {
@@ -351,12 +353,12 @@ StageCost stage_cost(const Ctx& c, const PipelineStage& st, const std::vector<La
   if (!zero3 && bucket_dense + bucket_expert > 0)
     sc.buckets.push_back({-1, (bucket_dense + bucket_expert) * c.grad_bytes,
                           reduce_seconds(c, bucket_dense, bucket_expert)});
-  const int zero = c.s.strategy.zero;
   sc.dp_wire_bytes = dp_wire_bytes(c, dense, expert);
-  if (zero == 1 || zero == 2)
+  if (zero.gathers_params_after_step)
     sc.param_gather_seconds = coll(c, CollectiveOp::kAllGather, dense * c.param_bytes, c.dp) +
                               coll(c, CollectiveOp::kAllGather, expert * c.param_bytes, c.edp);
-  const double shard = zero >= 1 ? dense / c.dp.size + expert / c.edp.size : dense + expert;
+  const double shard =
+      zero.shards_optimizer ? dense / c.dp.size + expert / c.edp.size : dense + expert;
   const GpuProfile& gpu = c.s.cluster.gpu;
   if (c.s.strategy.offload_optimizer) {
     sc.offload_d2h_seconds = host_copy_seconds(shard * c.grad_bytes, gpu);

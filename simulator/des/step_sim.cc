@@ -60,13 +60,11 @@ class StepSimulation {
   StepSimulation(const Scenario& s, const Plan& plan, const StepCosts& c, const SimOptions& o)
       : s_(s), plan_(plan), c_(c), opt_(o), p_(plan.pp), v_(plan.vpp), m_(int(plan.micro_batches)) {
     V_ = p_ * v_;
-    zb_ = plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2;
+    zb_ = plan.schedule_facts().split_weight_grad;
     stages_.resize(std::size_t(p_));
     pick_release_.assign(std::size_t(p_), -1);
-    for (int i = 0; i < p_; ++i) {
-      stages_[std::size_t(i)].limit = limit(i);
-      hold_cap_ = std::max(hold_cap_, limit(i));
-    }
+    for (int i = 0; i < p_; ++i) stages_[std::size_t(i)].limit = limit(i);
+    hold_cap_ = int(in_flight_chunks(plan.schedule, 0, p_, v_, plan.micro_batches));
     const std::size_t n = std::size_t(V_) * std::size_t(m_);
     f_in_.assign(n, 0);
     b_in_.assign(n, 0);
@@ -99,9 +97,7 @@ class StepSimulation {
   // ---- schedule rules -------------------------------------------------------------------
   // ZB-H2's greedy rule: at most 2(p - i) - 1 forwards ahead of their backward-input pass, and
   // (hold_cap_) no stage holding more micro-batches until their weight pass than 2p - 1.
-  int limit(int i) const {
-    return int(std::min<std::int64_t>(2 * (p_ - i) - 1, plan_.micro_batches * v_));
-  }
+  int limit(int i) const { return int(greedy_forward_limit(i, p_, v_, plan_.micro_batches)); }
 
   // (virtual stage, micro-batch) of an order position; the size guard keeps them within int.
   std::pair<int, int> position(int i, std::int64_t k, bool backward) const {
@@ -120,7 +116,7 @@ class StepSimulation {
   void pick(int i) {
     StageState& st = stages_[std::size_t(i)];
     if (st.item_running || st.finalized) return;
-    if (plan_.schedule != Schedule::kZbH2) {
+    if (!plan_.schedule_facts().greedy) {
       run_program(i);
       return;
     }
@@ -216,10 +212,11 @@ class StepSimulation {
     stages_[std::size_t(i)].item_running = true;
     const StageChunk& chunk = plan_.stages[std::size_t(i)].chunks[std::size_t(vs / p_)];
     const int first = chunk.first_layer, last = chunk.first_layer + chunk.layers - 1;
-    const bool zero3 = s_.strategy.zero == 3;
+    const ZeroTraits& zero = s_.strategy.zero_facts();
+    const bool zero3 = zero.gathers_params_per_layer;
     // Gradient buckets are reduced after the last micro-batch's backward (ZeRO-2: after every
     // micro-batch's, since its gradients are sharded), layer by layer when overlapped.
-    const bool reduce = produces_grads(w) && (mb == m_ - 1 || s_.strategy.zero == 2);
+    const bool reduce = produces_grads(w) && (mb == m_ - 1 || zero.reduces_every_microbatch);
     const bool overlap = s_.strategy.overlap_grad_reduce;
     const auto units = item_units(vs, first, last, w == Work::kForward);
     const bool per_unit = zero3 || (reduce && overlap);
@@ -252,7 +249,7 @@ class StepSimulation {
     if (reduce && vs / p_ == 0) add_buckets(i, -1, last_task);
     // Without overlap, ZeRO-2's per-micro-batch reduction is synchronous: the stage's next item
     // waits for it (a marker on the compute stream closes the item).
-    if (s_.strategy.zero == 2 && !reductions.empty() && mb < m_ - 1) {
+    if (zero.reduces_every_microbatch && !reductions.empty() && mb < m_ - 1) {
       const int marker = add_segment(i, w, vs, mb, -1, TimeSplit{});
       for (int r : reductions) depend(marker, r);
       last_task = marker;
@@ -384,7 +381,7 @@ class StepSimulation {
     // ZB-H2 steps overlap back to back (Qi et al.'s optimizer post-validation removes the
     // step-boundary synchronisation), so a stage's step is its span from its first task: the
     // pipeline-fill wait before it belongs to the previous step's tail.
-    const bool leading = st.first_start < 0 && plan_.schedule == Schedule::kZbH2;
+    const bool leading = st.first_start < 0 && plan_.schedule_facts().overlapping_steps;
     if (k == StreamKind::kCompute && st.first_start < 0) st.first_start = now;
     if (k == StreamKind::kCompute && now > ss.idle_since && !leading)
       attribute_gap(i, ss.idle_since, now, t.release);
@@ -514,8 +511,9 @@ class StepSimulation {
       const StageState& st = stages_[std::size_t(i)];
       r.stage_end_seconds.push_back(st.end);
       r.stage_breakdowns.push_back(st.split);
-      const double span =
-          plan_.schedule == Schedule::kZbH2 ? st.end - std::max(0.0, st.first_start) : st.end;
+      const double span = plan_.schedule_facts().overlapping_steps
+                              ? st.end - std::max(0.0, st.first_start)
+                              : st.end;
       if (span > r.step_seconds) {
         r.step_seconds = span;
         r.critical_stage = i;
@@ -593,12 +591,12 @@ StepResult simulate_step(const Scenario& s, const Plan& plan, const StepCosts& c
                          const SimOptions& options) {
   // Tasks: every forward, backward (and ZB weight) item with its pipeline send; under ZeRO-3 one
   // segment, one gather and one reduce-scatter per block of the item.
-  const double items =
-      double(plan.pp) * plan.vpp * double(plan.micro_batches) *
-      (plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2 ? 3 : 2);
+  const double items = double(plan.pp) * plan.vpp * double(plan.micro_batches) *
+                       (plan.schedule_facts().split_weight_grad ? 3 : 2);
   const double blocks = double(s.model.layers) / (double(plan.pp) * plan.vpp) + 2;
-  const bool per_block =
-      s.strategy.zero == 3 || (s.strategy.zero == 2 && s.strategy.overlap_grad_reduce);
+  const ZeroTraits& zero = s.strategy.zero_facts();
+  const bool per_block = zero.gathers_params_per_layer ||
+                         (zero.reduces_every_microbatch && s.strategy.overlap_grad_reduce);
   const double tasks = items * (per_block ? 3 * blocks : 2);
   if (tasks > kMaxTasks)
     throw InputError("/training/global_batch",

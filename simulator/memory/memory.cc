@@ -111,7 +111,7 @@ void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp
     // ZeRO >= 2 the GPU keeps only the low-precision gradient buckets (overheads).
     const double fp32_grads = (lp.dense / nd + lp.expert / ne) * 4;  // ZeRO >= 1 (validated)
     r.host_bytes += states.optimizer + fp32_grads;
-    if (p.zero >= 2) states.grads = 0;
+    if (p.zero_facts().shards_grads) states.grads = 0;
     states.optimizer = 0;
   }
   if (p.offload_params) {
@@ -175,7 +175,7 @@ void add_activations(const Scenario& s, const Plan& plan, const PipelineStage& s
   // The output layer's tensors (mostly the fp32 logits) serve the loss and the backward-input
   // pass, which on the last stage follows its forward at once, also under the zero-bubble
   // schedules that keep other activations until W: one micro-batch live.
-  const bool zb = plan.schedule == Schedule::kZbH1 || plan.schedule == Schedule::kZbH2;
+  const bool zb = plan.schedule_facts().split_weight_grad;
   std::vector<double> weight = chunks.layers;
   weight.front() += embedding;
   if (!zb) weight.back() += output;

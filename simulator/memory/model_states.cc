@@ -22,9 +22,10 @@ StateBytesPerParam state_bytes_per_param(Dtype precision, GradDtype grad_dtype, 
 ModelStateBytes zero_sharded_states(double count, const StateBytesPerParam& b, int zero_stage,
                                     double shards) {
   ModelStateBytes s;
-  s.params = count * b.params / (zero_stage >= 3 ? shards : 1.0);
-  s.grads = count * b.grads / (zero_stage >= 2 ? shards : 1.0);
-  s.optimizer = count * b.optimizer / (zero_stage >= 1 ? shards : 1.0);
+  const ZeroTraits& z = zero_traits(zero_stage);
+  s.params = count * b.params / (z.shards_params ? shards : 1.0);
+  s.grads = count * b.grads / (z.shards_grads ? shards : 1.0);
+  s.optimizer = count * b.optimizer / (z.shards_optimizer ? shards : 1.0);
   return s;
 }
 

@@ -26,19 +26,19 @@ std::vector<OverheadTerm> overhead_terms(const Scenario& s, const Plan& plan,
   terms.push_back(
       {"overhead.nccl", comms * o.nccl_bytes_per_communicator,
        fmt::format("{} communicator(s) x overheads.nccl_bytes_per_communicator", comms)});
-  const int zero = s.strategy.zero;
+  const ZeroTraits& zero = s.strategy.zero_facts();
   const bool data_parallel = plan.dense_shard_degree() > 1;
-  if (zero == 0 && data_parallel)
+  if (!zero.reduce_scatters_grads && data_parallel)
     terms.push_back({"overhead.ddp_bucket", o.ddp_bucket_bytes,
                      "gradient all-reduce bucket (overheads.ddp_bucket_bytes)"});
-  if ((zero == 1 || zero == 2) && data_parallel) {
+  if (zero.gathers_params_after_step && data_parallel) {
     const double elems = std::min(o.zero_bucket_elements, f.local_params);
     terms.push_back({"overhead.zero_buckets", elems * (b.grads + b.params),
                      fmt::format("reduce and all-gather buckets of {:.3g} elements "
                                  "(overheads.zero_bucket_elements, capped at the rank's params)",
                                  elems)});
   }
-  if (zero == 3) {
+  if (zero.gathers_params_per_layer) {
     const double prefetch = std::min(o.zero3_prefetch_elements, f.local_params);
     const double gathered = (f.largest_layer + prefetch) * b.params + f.largest_layer * b.grads;
     terms.push_back({"overhead.zero3_buffers", gathered,

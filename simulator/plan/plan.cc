@@ -93,25 +93,4 @@ Plan make_plan(const Scenario& s) {
   return plan;
 }
 
-std::int64_t in_flight_chunks(Schedule schedule, int stage, int pp, int vpp, std::int64_t m) {
-  const std::int64_t total = m * vpp, i = stage, p = pp;
-  switch (schedule) {
-    case Schedule::kGpipe:
-      return total;
-    case Schedule::k1F1B:
-      return std::min(p - i, total);
-    case Schedule::kZbH1:
-      return std::min(p, total);
-    case Schedule::kZbH2:
-      return std::min(2 * p - 1, total);
-    case Schedule::kInterleaved:
-      return std::min(2 * (p - i - 1) + (vpp - 1) * p + 1, total);
-  }
-  return total;
-}
-
-double in_flight_microbatches(Schedule schedule, int stage, int pp, int vpp, std::int64_t m) {
-  return double(in_flight_chunks(schedule, stage, pp, vpp, m)) / vpp;
-}
-
 }  // namespace shardsim

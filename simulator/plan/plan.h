@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "simulator/plan/schedule.h"
 #include "simulator/scenario/scenario.h"
 
 namespace shardsim {
@@ -27,6 +28,7 @@ struct Plan {
   std::int64_t gpus = 1;
   std::int64_t micro_batches = 1;  // per data-parallel rank per optimizer step (m)
   Schedule schedule = Schedule::k1F1B;
+  [[nodiscard]] const ScheduleTraits& schedule_facts() const { return schedule_traits(schedule); }
   std::vector<PipelineStage> stages;
   int gpus_per_node = 1;
   // Distance in global ranks between neighbours of each group (from parallel.rank_order).
@@ -46,19 +48,5 @@ struct Plan {
 [[nodiscard]] std::vector<int> split_layers(int layers, int n, int first = -1, int last = -1);
 
 [[nodiscard]] Plan make_plan(const Scenario& s);
-
-// Micro-batches whose activations stage `stage` holds at its peak, counted in whole-stage units
-// (a chunk micro-batch of an interleaved schedule counts 1/vpp):
-//   GPipe m; 1F1B min(p - i, m); ZB-H1 min(p, m) on every stage (Qi et al. §2.1: W passes are
-//   delayed so that all stages hold p, the first no more than 1F1B); ZB-H2 min(2p - 1, m)
-//   (about twice 1F1B); interleaved min(2(p - i - 1) + (v - 1)p + 1, m*v) / v (Megatron's
-//   warm-up count; on the first stage p(1 + (p-1)/(p v)), Korthikanti et al.'s factor).
-// The memory model walks the schedule programs (plan/schedule.h), which give these counts.
-[[nodiscard]] double in_flight_microbatches(Schedule schedule, int stage, int pp, int vpp,
-                                            std::int64_t m);
-// The same in chunk micro-batches (forwards whose backward has not run), at most m * vpp; the
-// event simulation's in-flight limit.
-[[nodiscard]] std::int64_t in_flight_chunks(Schedule schedule, int stage, int pp, int vpp,
-                                            std::int64_t m);
 
 }  // namespace shardsim

@@ -25,10 +25,11 @@ std::int64_t warmup_forwards(Schedule s, int i, int p, int v, std::int64_t total
 
 std::vector<ProgramItem> stage_program(Schedule schedule, int stage, int pp, int vpp,
                                        std::int64_t micro_batches, std::size_t max_items) {
-  if (schedule == Schedule::kZbH2) return {};
+  const ScheduleTraits& facts = schedule_traits(schedule);
+  if (facts.greedy) return {};
   const std::int64_t total = micro_batches * vpp;
   const std::int64_t warmup = warmup_forwards(schedule, stage, pp, vpp, total);
-  const bool zb = schedule == Schedule::kZbH1;
+  const bool zb = facts.split_weight_grad;
   std::vector<ProgramItem> out;
   out.reserve(std::min(std::size_t(total) * (zb ? 3 : 2), max_items));
   std::int64_t next_w = 0;
@@ -61,11 +62,12 @@ std::vector<std::int64_t> peak_live_per_chunk(Schedule schedule, int stage, int 
                                               std::int64_t micro_batches,
                                               const std::vector<double>& chunk_bytes) {
   std::vector<std::int64_t> live(std::size_t(vpp), 0), peak = live;
-  if (schedule == Schedule::kZbH2) {  // v = 1 (ZB schedules do not interleave)
-    peak[0] = std::min<std::int64_t>(2 * std::int64_t(pp) - 1, micro_batches);
+  const ScheduleTraits& facts = schedule_traits(schedule);
+  if (facts.greedy) {  // v = 1 (ZB schedules do not interleave): the simulation's cap
+    peak[0] = in_flight_chunks(schedule, stage, pp, vpp, micro_batches);
     return peak;
   }
-  if (schedule == Schedule::kGpipe) {  // every forward before any backward
+  if (facts.forwards_first) {
     std::fill(peak.begin(), peak.end(), micro_batches);
     return peak;
   }
@@ -74,7 +76,7 @@ std::vector<std::int64_t> peak_live_per_chunk(Schedule schedule, int stage, int 
   const std::size_t steps = std::size_t(4) * std::size_t(3 * pp * vpp + 2 * pp) + 16;
   const std::vector<ProgramItem> program =
       stage_program(schedule, stage, pp, vpp, micro_batches, steps);
-  const bool zb = schedule == Schedule::kZbH1;
+  const bool zb = facts.split_weight_grad;
   double bytes = 0, best = -1;
   for (std::size_t n = 0; n < program.size(); ++n) {
     const ProgramItem& it = program[n];
@@ -93,6 +95,31 @@ std::vector<std::int64_t> peak_live_per_chunk(Schedule schedule, int stage, int 
     }
   }
   return peak;
+}
+
+std::int64_t in_flight_chunks(Schedule schedule, int stage, int pp, int vpp, std::int64_t m) {
+  const std::int64_t total = m * vpp, i = stage, p = pp;
+  switch (schedule) {
+    case Schedule::kGpipe:  // forwards first
+      return total;
+    case Schedule::k1F1B:
+      return std::min(p - i, total);
+    case Schedule::kZbH1:
+      return std::min(p, total);
+    case Schedule::kZbH2:
+      return std::min(2 * p - 1, total);
+    case Schedule::kInterleaved:
+      return std::min(2 * (p - i - 1) + (vpp - 1) * p + 1, total);
+  }
+  return total;
+}
+
+double in_flight_microbatches(Schedule schedule, int stage, int pp, int vpp, std::int64_t m) {
+  return double(in_flight_chunks(schedule, stage, pp, vpp, m)) / vpp;
+}
+
+std::int64_t greedy_forward_limit(int stage, int pp, int vpp, std::int64_t m) {
+  return std::min<std::int64_t>(2 * std::int64_t(pp - stage) - 1, m * vpp);
 }
 
 }  // namespace shardsim

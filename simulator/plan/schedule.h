@@ -41,4 +41,22 @@ struct ProgramItem {
                                                             int vpp, std::int64_t micro_batches,
                                                             const std::vector<double>& chunk_bytes);
 
+// Micro-batches whose activations stage `stage` holds at its peak, counted in whole-stage units
+// (a chunk micro-batch of an interleaved schedule counts 1/vpp):
+//   GPipe m; 1F1B min(p - i, m); ZB-H1 min(p, m) on every stage (Qi et al. §2.1: W passes are
+//   delayed so that all stages hold p, the first no more than 1F1B); ZB-H2 min(2p - 1, m)
+//   (about twice 1F1B); interleaved min(2(p - i - 1) + (v - 1)p + 1, m*v) / v (Megatron's
+//   warm-up count; on the first stage p(1 + (p-1)/(p v)), Korthikanti et al.'s factor).
+// The memory model walks the schedule programs (plan/schedule.h), which give these counts.
+[[nodiscard]] double in_flight_microbatches(Schedule schedule, int stage, int pp, int vpp,
+                                            std::int64_t m);
+// The same in chunk micro-batches (forwards whose backward has not run), at most m * vpp; the
+// event simulation's in-flight limit.
+[[nodiscard]] std::int64_t in_flight_chunks(Schedule schedule, int stage, int pp, int vpp,
+                                            std::int64_t m);
+
+// ZB-H2's greedy rule (the event simulation): stage i runs at most 2(p - i) - 1 forwards ahead of
+// their input-gradient passes, capped at the m * v it has.
+[[nodiscard]] std::int64_t greedy_forward_limit(int stage, int pp, int vpp, std::int64_t m);
+
 }  // namespace shardsim

@@ -12,6 +12,48 @@ namespace shardsim {
 enum class Recompute { kNone, kSelective, kFull };
 enum class Schedule { kGpipe, k1F1B, kInterleaved, kZbH1, kZbH2 };
 
+// What a pipeline schedule is, defined once; every layer asks these instead of testing the enum.
+// Sources: Narayanan et al. 2021 §2.2 (GPipe, 1F1B, interleaved); Qi et al. 2024 (ZB-H1, ZB-H2).
+// Counts that depend on the stage and micro-batches (in-flight limits, programs) are in
+// plan/schedule.h.
+struct ScheduleTraits {
+  // Model chunks per rank (vpp > 1) are allowed, and only here (interleaved 1F1B).
+  bool virtual_stages = false;
+  // The backward pass is split into input-gradient (B) and weight-gradient (W) passes, W deferred
+  // (zero-bubble schedules); otherwise W runs inside B.
+  bool split_weight_grad = false;
+  // No fixed per-stage program: work is picked greedily under in-flight caps (ZB-H2).
+  bool greedy = false;
+  // Consecutive steps overlap (Qi et al.'s optimizer post-validation removes the step-boundary
+  // synchronisation): a stage's step is its span from its first task, not from time zero.
+  bool overlapping_steps = false;
+  // Every forward runs before any backward (GPipe): all m micro-batches are live at once.
+  bool forwards_first = false;
+  // Steady state alternates one forward and one backward with no slack (1F1B, ZB-H1), so the
+  // pipeline transfer's round trip stays on the critical path.
+  bool tight_steady_state = false;
+};
+[[nodiscard]] const ScheduleTraits& schedule_traits(Schedule s);
+
+// What a ZeRO stage shards over the data-parallel group and which collectives it adds, defined
+// once (Rajbhandari et al. 2020: stage 1 optimizer states, 2 also gradients, 3 also parameters).
+struct ZeroTraits {
+  bool shards_optimizer = false;
+  bool shards_grads = false;
+  bool shards_params = false;
+  // Gradients are reduce-scattered to their shard owners (ZeRO >= 1) instead of all-reduced.
+  bool reduce_scatters_grads = false;
+  // Sharded gradients cannot accumulate across micro-batches: reduced after every micro-batch.
+  bool reduces_every_microbatch = false;
+  // Updated parameter shards are all-gathered once after the optimizer step (ZeRO-1/2).
+  bool gathers_params_after_step = false;
+  // Each layer's parameters are all-gathered before its forward and its backward, every
+  // micro-batch, and freed after (ZeRO-3 / FSDP FULL_SHARD).
+  bool gathers_params_per_layer = false;
+};
+// REQUIRES: 0 <= stage <= 3 (the scenario reader enforces it).
+[[nodiscard]] const ZeroTraits& zero_traits(int stage);
+
 struct Strategy {
   int tp = 1;       // tensor parallel
   int pp = 1;       // pipeline stages
@@ -33,6 +75,9 @@ struct Strategy {
   std::string rank_order = "tp-cp-dp-pp";
   int first_stage_layers = -1;  // -1: automatic (Megatron-style uneven split when needed)
   int last_stage_layers = -1;
+
+  [[nodiscard]] const ScheduleTraits& schedule_facts() const { return schedule_traits(schedule); }
+  [[nodiscard]] const ZeroTraits& zero_facts() const { return zero_traits(zero); }
 };
 
 // Scenario names of the enumerations ("1f1b", "selective").

@@ -155,7 +155,7 @@ void check_parallel(Scenario& s, Diagnostics& d) {
     return;
   }
   const std::int64_t m = t.global_batch / per_step;
-  const bool interleaved = p.schedule == Schedule::kInterleaved;
+  const bool interleaved = p.schedule_facts().virtual_stages;
   if (interleaved && p.vpp < 2)
     d.error("/parallel/vpp",
             fmt::format("the interleaved schedule needs parallel.vpp > 1, got {}", p.vpp));
@@ -170,10 +170,10 @@ void check_parallel(Scenario& s, Diagnostics& d) {
          fmt::format("the interleaved schedule needs the micro-batch count m = global_batch / "
                      "(dp*micro_batch) = {} to be a multiple of pp = {}",
                      m, p.pp)});
-  if (p.offload_params && p.zero != 3)
+  if (p.offload_params && !p.zero_facts().shards_params)
     d.error("/parallel/offload_params",
             fmt::format("parameter offload needs ZeRO stage 3, got parallel.zero = {}", p.zero));
-  if (p.offload_optimizer && p.zero == 0)
+  if (p.offload_optimizer && !p.zero_facts().shards_optimizer)
     d.error("/parallel/offload_optimizer",
             "optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offloads the sharded "
             "optimizer states), got parallel.zero = 0");
