@@ -48,11 +48,20 @@ void add_memory_json(const MemoryEstimate& e, nlohmann::json& report) {
                       {"reason", e.reason},
                       {"host_bytes", e.host_bytes_per_node},
                       {"ranks", ranks}};
-  report["feasibility"] = feasibility_json(e.infeasible);
 }
 
-std::string memory_text(const Scenario& s, const Plan& plan, const MemoryEstimate& e) {
-  std::string out = describe_setup(s, plan);
+nlohmann::json memory_report_json(const Estimate& est) {
+  if (!est.plan) return infeasible_report(est);
+  nlohmann::json report = report_header(est);
+  add_memory_json(*est.memory, report);
+  report["feasibility"] = feasibility_json(est.infeasible);
+  return report;
+}
+
+std::string memory_report_text(const Estimate& est) {
+  if (!est.plan) return infeasible_text(est);
+  const MemoryEstimate& e = *est.memory;
+  std::string out = describe_setup(est);
   out += fmt::format("params    {:.3f} B total ({:.3f} B active per token)\n\n",
                      e.parameters.total / 1e9, e.parameters.active / 1e9);
   out += "Per-GPU memory by pipeline stage, in GiB (2^30 bytes):\n";
@@ -77,8 +86,7 @@ std::string memory_text(const Scenario& s, const Plan& plan, const MemoryEstimat
   out += fmt::format("\nTerms of stage {} (GiB):\n", peak.pp_stage);
   for (const auto& t : peak.terms)
     out += fmt::format("  {:<36} {:>9.3f}  {}\n", t.name, gib(t.bytes), t.note);
-  for (const auto& w : s.warnings) out += "warning: " + w + "\n";
-  return out;
+  return out + warnings_text(est);
 }
 
 }  // namespace shardsim

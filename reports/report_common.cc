@@ -3,22 +3,29 @@
 #include <fmt/format.h>
 
 #include "simulator/core/dtype.h"
+#include "simulator/core/units.h"
 #include "simulator/model/params.h"
 
 namespace shardsim {
 
-std::string tool_version() {
-  return SHARDSIM_VERSION;
-}
-
 namespace {
 
-nlohmann::json base_header(const Scenario& s) {
+// The hardware profile a report's numbers came from: its name and whether it was fitted.
+nlohmann::json profile_json(const GpuProfile& g) {
+  const auto& prov = g.provenance;
+  const bool fitted = prov.is_object() && prov.value("fitted", false);
+  return {{"name", g.name}, {"fitted", fitted}};
+}
+
+nlohmann::json base_header(const Estimate& e) {
+  const Scenario& s = e.input();
   nlohmann::json j;
   j["schema_version"] = kReportSchemaVersion;
   j["tool_version"] = tool_version();
+  j["build"] = build_json();
+  j["profile"] = profile_json(s.cluster.gpu);
   j["scenario"] = s.resolved;
-  j["warnings"] = s.warnings;
+  j["warnings"] = e.warnings;
   return j;
 }
 
@@ -31,25 +38,34 @@ nlohmann::json feasibility_json(const std::vector<Infeasibility>& reasons) {
   return {{"feasible", reasons.empty()}, {"reasons", list}};
 }
 
-nlohmann::json infeasible_report(const Scenario& s) {
-  nlohmann::json j = base_header(s);
+nlohmann::json infeasible_report(const Estimate& e) {
+  const Scenario& s = e.input();
+  nlohmann::json j = base_header(e);
   const ParamTotals p = count_parameters(s.model, s.training.seq_len);
   j["model"] = {{"parameters", p.total}, {"active_parameters", p.active}};
-  j["feasibility"] = feasibility_json(s.infeasible);
+  j["feasibility"] = feasibility_json(e.infeasible);
   return j;
 }
 
-std::string infeasible_text(const Scenario& s) {
+std::string infeasible_text(const Estimate& e) {
+  const Scenario& s = e.input();
   std::string out = fmt::format("scenario  {}\nfeasible  no: the plan cannot run\n",
                                 s.name.empty() ? "(unnamed)" : s.name);
-  for (const auto& r : s.infeasible)
+  for (const auto& r : e.infeasible)
     out += fmt::format("  [{}] {}: {}\n", r.code, r.path, r.message);
-  for (const auto& w : s.warnings) out += "warning: " + w + "\n";
+  return out + warnings_text(e);
+}
+
+std::string warnings_text(const Estimate& e) {
+  std::string out;
+  for (const auto& w : e.warnings) out += "warning: " + w + "\n";
   return out;
 }
 
-nlohmann::json report_header(const Scenario& s, const Plan& plan) {
-  nlohmann::json j = base_header(s);
+nlohmann::json report_header(const Estimate& e) {
+  nlohmann::json j = base_header(e);
+  if (!e.plan) return j;
+  const Plan& plan = *e.plan;
   j["plan"] = {{"tp", plan.tp},
                {"pp", plan.pp},
                {"vpp", plan.vpp},
@@ -70,7 +86,9 @@ nlohmann::json report_header(const Scenario& s, const Plan& plan) {
   return j;
 }
 
-std::string describe_setup(const Scenario& s, const Plan& plan) {
+std::string describe_setup(const Estimate& e) {
+  const Scenario& s = e.input();
+  const Plan& plan = *e.plan;
   const auto& p = s.strategy;
   const auto& t = s.training;
   std::string out = fmt::format("scenario  {}\n", s.name.empty() ? "(unnamed)" : s.name);
@@ -81,7 +99,7 @@ std::string describe_setup(const Scenario& s, const Plan& plan) {
       "cluster   {} GPUs = {} nodes x {} {} ({:.1f} GiB = {:.1f} GB each), "
       "network {}\n",
       plan.gpus, s.cluster.nodes, s.cluster.gpus_per_node, s.cluster.gpu.name,
-      s.cluster.gpu.memory_bytes / 1073741824.0, s.cluster.gpu.memory_bytes / 1e9,
+      s.cluster.gpu.memory_bytes / kGiB, s.cluster.gpu.memory_bytes / 1e9,
       s.cluster.network.name.empty() ? "custom" : s.cluster.network.name);
   out += fmt::format(
       "strategy  tp {} pp {} vpp {} cp {} ep {} dp {}, sp {}, ZeRO-{}{}{}, "

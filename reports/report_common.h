@@ -1,31 +1,35 @@
-// Pieces every JSON report starts with (DESIGN.md "Report keys").
+// Pieces every JSON report starts with (DESIGN.md "Report keys"), from an Estimate.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "reports/build_info.h"
 #include "simulator/core/infeasible.h"
-#include "simulator/plan/plan.h"
-#include "simulator/scenario/scenario.h"
+#include "simulator/evaluate/estimate.h"
 
 namespace shardsim {
 
 inline constexpr int kReportSchemaVersion = 1;
 
-[[nodiscard]] std::string tool_version();
-
-// schema_version, tool_version, scenario (the resolved input), plan, warnings.
-[[nodiscard]] nlohmann::json report_header(const Scenario& s, const Plan& plan);
+// schema_version, tool_version, build, profile (the hardware profile's name and whether it was
+// fitted), scenario (the resolved input), warnings, and the plan when there is one.
+[[nodiscard]] nlohmann::json report_header(const Estimate& e);
 
 // {"feasible": bool, "reasons": [{"code", "path", "message"}]}
 [[nodiscard]] nlohmann::json feasibility_json(const std::vector<Infeasibility>& reasons);
 
-// The whole report of a scenario whose plan cannot run (s.infeasible non-empty): header without
-// a plan, model parameters and feasibility; as JSON or text.
-[[nodiscard]] nlohmann::json infeasible_report(const Scenario& s);
-[[nodiscard]] std::string infeasible_text(const Scenario& s);
+// The whole report of an Estimate without a plan (the strategy cannot be laid out): header,
+// model parameters and feasibility; as JSON or text.
+[[nodiscard]] nlohmann::json infeasible_report(const Estimate& e);
+[[nodiscard]] std::string infeasible_text(const Estimate& e);
 
 // Header lines of the text reports: what was simulated, on what, with which strategy.
-[[nodiscard]] std::string describe_setup(const Scenario& s, const Plan& plan);
+// REQUIRES: e.plan.
+[[nodiscard]] std::string describe_setup(const Estimate& e);
+
+// "warning: ...\n" for each of e.warnings.
+[[nodiscard]] std::string warnings_text(const Estimate& e);
 
 }  // namespace shardsim

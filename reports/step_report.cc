@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/memory_report.h"
 #include "reports/report_common.h"
 #include "simulator/core/units.h"
 
@@ -17,8 +18,12 @@ nlohmann::json breakdown_json(const TimeSplit& b) {
 
 }  // namespace
 
-void add_step_json(const StepSummary& t, const MemoryEstimate& mem, nlohmann::json& report) {
-  report["time"] = {{"mode", t.mode},
+nlohmann::json simulate_report_json(const Estimate& e) {
+  if (!e.plan) return infeasible_report(e);
+  nlohmann::json report = report_header(e);
+  add_memory_json(*e.memory, report);
+  const StepTime& t = *e.time;
+  report["time"] = {{"mode", mode_name(t.mode)},
                     {"step_seconds", t.step_seconds},
                     {"breakdown", breakdown_json(t.breakdown)},
                     {"critical_pp_stage", t.critical_stage},
@@ -31,15 +36,18 @@ void add_step_json(const StepSummary& t, const MemoryEstimate& mem, nlohmann::js
                           {"hfu", th.hfu},
                           {"peak_flops_per_gpu", t.peak_flops_per_gpu},
                           {"flop_convention", kFlopConvention}};
-  report["feasibility"] = feasibility_json(mem.infeasible);
+  report["feasibility"] = feasibility_json(e.infeasible);
+  return report;
 }
 
-std::string step_text(const Scenario& s, const Plan& plan, const StepSummary& t,
-                      const MemoryEstimate& mem) {
-  std::string out = describe_setup(s, plan);
+std::string simulate_report_text(const Estimate& e) {
+  if (!e.plan) return infeasible_text(e);
+  const StepTime& t = *e.time;
+  const MemoryEstimate& mem = *e.memory;
+  std::string out = describe_setup(e);
   const Throughput& th = t.throughput;
   out += fmt::format("\nstep time  {:.4f} s ({} model)\n", t.step_seconds,
-                     t.mode == "des" ? "discrete-event" : "analytic");
+                     t.mode == Mode::kDes ? "discrete-event" : "analytic");
   out += fmt::format("tokens/s   {:.4g}\n", th.tokens_per_second);
   out += fmt::format(
       "per GPU    model {:.1f} TFLOP/s, hardware {:.1f} TFLOP/s of {:.1f} peak "
@@ -57,10 +65,9 @@ std::string step_text(const Scenario& s, const Plan& plan, const StepSummary& t,
   out += fmt::format("\nmemory     peak {:.2f} GiB (2^30 B) on stage {} of {:.2f} GiB: {}\n",
                      mem.peak_bytes / kGiB, mem.peak_stage, mem.capacity_bytes / kGiB,
                      mem.fits ? "fits" : "does NOT fit — " + mem.reason);
-  for (const auto& r : mem.infeasible)
+  for (const auto& r : e.infeasible)
     out += fmt::format("feasible   no [{}]: {}\n", r.code, r.message);
-  for (const auto& w : s.warnings) out += "warning: " + w + "\n";
-  return out;
+  return out + warnings_text(e);
 }
 
 }  // namespace shardsim

@@ -4,7 +4,8 @@
 
 namespace shardsim {
 
-nlohmann::json chrome_trace(const StepResult& r, int stages) {
+nlohmann::json chrome_trace(const Estimate& e) {
+  const int stages = e.plan ? e.plan->pp : 0;
   nlohmann::json events = nlohmann::json::array();
   for (int st = 0; st < stages; ++st) {
     events.push_back({{"ph", "M"},
@@ -19,7 +20,7 @@ nlohmann::json chrome_trace(const StepResult& r, int stages) {
                         {"tid", k},
                         {"args", {{"name", stream_name(StreamKind(k))}}}});
   }
-  for (const auto& s : r.trace) {
+  for (const auto& s : e.timeline) {
     // Trace Event Format timestamps and durations are microseconds.
     events.push_back({{"ph", "X"},
                       {"name", s.name},
@@ -31,7 +32,7 @@ nlohmann::json chrome_trace(const StepResult& r, int stages) {
   }
   return {{"traceEvents", events},
           {"displayTimeUnit", "ms"},
-          {"otherData", {{"step_seconds", r.step_seconds}}}};
+          {"otherData", {{"step_seconds", e.time ? e.time->step_seconds : 0.0}}}};
 }
 
 }  // namespace shardsim

@@ -4,10 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "simulator/des/step_sim.h"
+#include "simulator/evaluate/estimate.h"
 
 namespace shardsim {
 
-[[nodiscard]] nlohmann::json chrome_trace(const StepResult& r, int stages);
+// REQUIRES: e came from evaluate in Mode::kDes with EvaluateOptions::timeline.
+[[nodiscard]] nlohmann::json chrome_trace(const Estimate& e);
 
 }  // namespace shardsim

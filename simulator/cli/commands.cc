@@ -5,12 +5,11 @@
 #include "reports/memory_report.h"
 #include "reports/output.h"
 #include "reports/report_common.h"
+#include "simulator/cli/evaluate_scenario.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
 #include "simulator/core/units.h"
 #include "simulator/memory/deepspeed_estimator.h"
-#include "simulator/memory/memory.h"
-#include "simulator/plan/plan.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
 
@@ -73,22 +72,10 @@ int run_memory(const MemoryArgs& a) {
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
   // DeepSpeed's closed form needs no plan: it answers for infeasible plans too.
   if (a.estimator == "deepspeed") return run_deepspeed_estimate(s, a);
-  if (!s.infeasible.empty()) return write_infeasible(s, a.common);
-  const Plan plan = make_plan(s);
-  const MemoryEstimate e = estimate_memory(s, plan);
-  if (a.common.json) {
-    nlohmann::json report = report_header(s, plan);
-    add_memory_json(e, report);
-    write_output(a.common.output, json_text(report, 2) + "\n");
-  } else {
-    write_output(a.common.output, memory_text(s, plan, e));
-  }
-  return kExitOk;  // not fitting is a result, not an error
-}
-
-int write_infeasible(const Scenario& s, const ScenarioArgs& a) {
-  write_output(a.output, a.json ? json_text(infeasible_report(s), 2) + "\n" : infeasible_text(s));
-  return kExitOk;  // a plan that cannot run is a result with its reasons
+  const Estimate e = evaluate_or_throw(s, {Mode::kMemory});
+  write_output(a.common.output,
+               a.common.json ? json_text(memory_report_json(e), 2) + "\n" : memory_report_text(e));
+  return kExitOk;  // not fitting, or a plan that cannot run, is a result with its reasons
 }
 
 int run_presets(const std::string& kind, bool json) {

@@ -40,8 +40,6 @@ struct CollectiveArgs {
 };
 
 int run_memory(const MemoryArgs& a);
-// Writes the report of a scenario whose plan cannot run (s.infeasible); exit code 0.
-int write_infeasible(const Scenario& s, const ScenarioArgs& a);
 int run_collective(const CollectiveArgs& a);
 int run_presets(const std::string& kind, bool json);
 

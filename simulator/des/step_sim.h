@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "simulator/core/diagnostics.h"
 #include "simulator/cost/step_costs.h"
 #include "simulator/cost/time_split.h"
 #include "simulator/plan/plan.h"
@@ -50,6 +51,11 @@ struct SimOptions {
 // exhaust memory: the bound keeps one simulation under about 0.5 s and 200 MB.
 inline constexpr double kMaxTasks = 1e6;
 
+// Empty when the simulation of this plan stays within kMaxTasks; else one diagnostic naming the
+// setting to change.
+[[nodiscard]] Diagnostics check_simulation_size(const Scenario& s, const Plan& plan);
+
+// REQUIRES: check_simulation_size(s, plan) is empty (InputError otherwise).
 [[nodiscard]] StepResult simulate_step(const Scenario& s, const Plan& plan, const StepCosts& costs,
                                        const SimOptions& options = {});
 

@@ -158,7 +158,9 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
                         diags, s.cluster.network);
     diags.throw_if_any();
   }
-  validate_scenario(s);  // cross-field checks; fills derived dp / nodes; throws InputError
+  resolve_world(s, diags);  // derived dp / nodes
+  diags.throw_if_any();     // the cross-field checks need dp
+  check_strategy(s).errors.throw_if_any();
   s.resolved = raw;
   return s;
 }

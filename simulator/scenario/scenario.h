@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "simulator/core/dtype.h"
-#include "simulator/core/infeasible.h"
 #include "simulator/hardware/hardware.h"
 #include "simulator/model/model_config.h"
 #include "simulator/scenario/strategy.h"
@@ -54,11 +53,10 @@ struct Scenario {
   Strategy strategy;
   ClusterConfig cluster;
   OverheadConfig overheads;
-  nlohmann::json resolved;            // the effective input (presets merged, overrides applied)
-  std::vector<std::string> warnings;  // accepted but questionable choices, for the report
-  // Valid input describing a plan that cannot run (reported as a result, not an error); when
-  // non-empty, no plan is built.
-  std::vector<Infeasibility> infeasible;
+  nlohmann::json resolved;  // the effective input (presets merged, overrides applied)
+  // Accepted but questionable input (e.g. a partly used node). The strategy's own warnings and
+  // infeasibility are found per evaluation (check_strategy in validate.h, evaluate/evaluate.h).
+  std::vector<std::string> warnings;
 };
 
 [[nodiscard]] std::string optimizer_name(Optimizer o);

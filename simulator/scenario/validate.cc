@@ -23,6 +23,8 @@ bool check_size(Diagnostics& d, const std::string& path, const std::string& what
   return false;
 }
 
+}  // namespace
+
 void resolve_world(Scenario& s, Diagnostics& d) {
   auto& p = s.strategy;
   auto& c = s.cluster;
@@ -64,6 +66,8 @@ void resolve_world(Scenario& s, Diagnostics& d) {
   }
   p.dp = int(dp);
 }
+
+namespace {
 
 void check_divides(Diagnostics& d, const std::string& path, const std::string& what,
                    std::int64_t value, const std::string& by_what, std::int64_t by) {
@@ -120,12 +124,13 @@ std::int64_t tp_stride(const Strategy& p) {
   return stride;
 }
 
-void check_parallel(Scenario& s, Diagnostics& d) {
+void check_parallel(const Scenario& s, StrategyCheck& c) {
+  Diagnostics& d = c.errors;
   const auto& p = s.strategy;
   const auto& t = s.training;
   const std::int64_t dpcp = std::int64_t(p.dp) * p.cp;
   if (p.ep > dpcp)
-    s.infeasible.push_back(
+    c.infeasible.push_back(
         {"ep_group", "/parallel/ep",
          fmt::format("the expert-parallel group (parallel.ep = {}) is larger than the "
                      "data-parallel x context-parallel ranks that can hold experts (dp*cp = {})",
@@ -165,7 +170,7 @@ void check_parallel(Scenario& s, Diagnostics& d) {
   if (interleaved && p.pp < 2)
     d.error("/parallel/pp", "the interleaved schedule needs parallel.pp > 1");
   if (interleaved && p.pp > 1 && m % p.pp != 0)
-    s.infeasible.push_back(
+    c.infeasible.push_back(
         {"interleaved_microbatches", "/training/global_batch",
          fmt::format("the interleaved schedule needs the micro-batch count m = global_batch / "
                      "(dp*micro_batch) = {} to be a multiple of pp = {}",
@@ -178,17 +183,17 @@ void check_parallel(Scenario& s, Diagnostics& d) {
             "optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offloads the sharded "
             "optimizer states), got parallel.zero = 0");
   if (s.model.moe.enabled() && p.ep > 1 && p.tp > 1 && !p.sp)
-    s.warnings.push_back(
+    c.warnings.push_back(
         "expert parallelism with tp > 1 runs with sequence parallelism in "
         "Megatron-Core; parallel.sp is off");
   if (p.zero >= 2 && p.pp > 1)
-    s.warnings.push_back(
+    c.warnings.push_back(
         fmt::format("ZeRO-{} with pipeline parallelism (pp = {}): DeepSpeed "
                     "supports only ZeRO-1 with pipelines",
                     p.zero, p.pp));
-  if (p.sp && p.tp == 1) s.warnings.push_back("parallel.sp has no effect with tp = 1");
+  if (p.sp && p.tp == 1) c.warnings.push_back("parallel.sp has no effect with tp = 1");
   if (p.tp > 1 && tp_stride(p) * p.tp > s.cluster.gpus_per_node)
-    s.warnings.push_back(
+    c.warnings.push_back(
         fmt::format("the tensor-parallel group (tp = {}, members {} ranks apart "
                     "in rank order {}) spans nodes of {} GPUs",
                     p.tp, tp_stride(p), p.rank_order, s.cluster.gpus_per_node));
@@ -240,37 +245,50 @@ void check_positions(const Scenario& s, Diagnostics& d) {
                     m.max_position, s.training.seq_len));
 }
 
-void check_precision(Scenario& s) {
+void check_precision(const Scenario& s, StrategyCheck& c) {
   const auto& peak = s.cluster.gpu.peak;
   if (s.training.precision == Dtype::kFp8 && peak.fp8 <= 0)
-    s.warnings.push_back(
+    c.warnings.push_back(
         fmt::format("{} has no FP8 tensor cores; fp8 memory is estimated as "
                     "Transformer Engine would lay it out, and its GEMMs run at "
                     "the fp16 peak",
                     s.cluster.gpu.name));
   if (s.training.precision == Dtype::kBf16 && peak.bf16 <= 0)
-    s.warnings.push_back(
+    c.warnings.push_back(
         fmt::format("{} has no bf16 tensor cores; its GEMMs are costed at the "
                     "fp16 peak",
                     s.cluster.gpu.name));
   if (s.strategy.recompute == Recompute::kSelective && s.training.flash_attention)
-    s.warnings.push_back(
+    c.warnings.push_back(
         "selective recomputation with flash attention re-runs attention in the "
         "backward pass without saving memory (flash attention stores no scores)");
 }
 
+// The degrees must fill the cluster exactly (resolve_world derived dp so at load; a strategy varied
+// afterwards is checked here). Each degree <= 2^20 and dp <= 2^24: the product fits in 64 bits
+// only when bounded first, so compare by division.
+void check_world(const Scenario& s, Diagnostics& d) {
+  const auto& p = s.strategy;
+  const std::int64_t gpus = s.cluster.gpus();
+  const std::int64_t model_ranks = std::int64_t(p.tp) * p.pp * p.cp;
+  if (p.dp >= 1 && gpus % model_ranks == 0 && gpus / model_ranks == p.dp) return;
+  d.error("/parallel/dp",
+          fmt::format("tp*pp*cp*dp = {}*{}*{}*{} must equal the cluster's {} GPUs ({} nodes x {})",
+                      p.tp, p.pp, p.cp, p.dp, gpus, s.cluster.nodes, s.cluster.gpus_per_node));
+}
+
 }  // namespace
 
-void validate_scenario(Scenario& s) {
-  Diagnostics d;
-  resolve_world(s, d);
-  d.throw_if_any();  // the remaining checks need dp
-  check_model(s, d);
-  check_parallel(s, d);
-  check_layers(s, d);
-  check_positions(s, d);
-  check_precision(s);
-  d.throw_if_any();
+StrategyCheck check_strategy(const Scenario& s) {
+  StrategyCheck c;
+  check_world(s, c.errors);
+  if (!c.errors.empty()) return c;  // the other checks divide by the degrees
+  check_model(s, c.errors);
+  check_parallel(s, c);
+  check_layers(s, c.errors);
+  check_positions(s, c.errors);
+  check_precision(s, c);
+  return c;
 }
 
 }  // namespace shardsim

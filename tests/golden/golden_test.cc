@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "reports/memory_report.h"
-#include "reports/report_common.h"
+#include "simulator/evaluate/evaluate.h"
 #include "simulator/scenario/load.h"
 
 namespace shardsim {
@@ -14,10 +14,9 @@ namespace {
 
 nlohmann::json memory_report(const std::string& example) {
   const Scenario s = load_scenario(example);
-  const Plan plan = make_plan(s);
-  nlohmann::json report = report_header(s, plan);
-  add_memory_json(estimate_memory(s, plan), report);
-  return report;
+  const Expected<Estimate> e = evaluate(s, {Mode::kMemory});
+  EXPECT_TRUE(e.ok()) << example;
+  return memory_report_json(*e);
 }
 
 class Golden : public testing::TestWithParam<std::string> {};

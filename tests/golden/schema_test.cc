@@ -5,9 +5,8 @@
 #include <filesystem>
 
 #include "reports/memory_report.h"
-#include "reports/report_common.h"
 #include "reports/step_report.h"
-#include "simulator/des/step_sim.h"
+#include "simulator/evaluate/evaluate.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
 
@@ -46,9 +45,9 @@ TEST(MemoryReportSchema, EveryExampleConforms) {
                                      "/reports/schemas/memory-report.schema.json");
   for (const auto& name : preset_names(PresetKind::kExample)) {
     const Scenario s = load_scenario(name);
-    const Plan plan = make_plan(s);
-    nlohmann::json report = report_header(s, plan);
-    add_memory_json(estimate_memory(s, plan), report);
+    const Expected<Estimate> e = evaluate(s, {Mode::kMemory});
+    ASSERT_TRUE(e.ok()) << name;
+    const nlohmann::json report = memory_report_json(*e);
     std::vector<std::string> errors;
     check(schema, report, "", errors);
     EXPECT_TRUE(errors.empty()) << name << ": " << errors.front();
@@ -60,23 +59,14 @@ TEST(SimulateReportSchema, EveryExampleConformsInBothModes) {
                                      "/reports/schemas/simulate-report.schema.json");
   for (const auto& name : preset_names(PresetKind::kExample)) {
     const Scenario s = load_scenario(name);
-    const Plan plan = make_plan(s);
-    const MemoryEstimate mem = estimate_memory(s, plan);
-    const StepCosts costs = compute_step_costs(s, plan);
-    const StepResult r = simulate_step(s, plan, costs);
-    StepSummary t{"des",
-                  r.step_seconds,
-                  r.breakdown,
-                  r.critical_stage,
-                  r.stage_end_seconds,
-                  throughput(s, plan, costs, r.step_seconds),
-                  costs.peak_flops_per_gpu};
-    nlohmann::json report = report_header(s, plan);
-    add_memory_json(mem, report);
-    add_step_json(t, mem, report);
-    std::vector<std::string> errors;
-    check(schema, report, "", errors);
-    EXPECT_TRUE(errors.empty()) << name << ": " << errors.front();
+    for (Mode mode : {Mode::kDes, Mode::kAnalytic}) {
+      const Expected<Estimate> e = evaluate(s, {mode});
+      ASSERT_TRUE(e.ok()) << name;
+      const nlohmann::json report = simulate_report_json(*e);
+      std::vector<std::string> errors;
+      check(schema, report, "", errors);
+      EXPECT_TRUE(errors.empty()) << name << " " << mode_name(mode) << ": " << errors.front();
+    }
   }
 }
 

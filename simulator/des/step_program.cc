@@ -1,0 +1,243 @@
+#include <algorithm>
+
+#include "simulator/des/step_simulation.h"
+
+namespace shardsim::des_internal {
+
+void StepSimulation::pick(int i) {
+  StageState& st = stages_[std::size_t(i)];
+  if (st.item_running || st.finalized) return;
+  if (!plan_.schedule_facts().greedy) {
+    run_program(i);
+    return;
+  }
+  // ZB-H2, greedily: a ready backward, else a forward within the in-flight limit, else a
+  // deferred weight-gradient pass.
+  if (try_backward(i) || try_forward(i)) return;
+  if (!st.weight_pending.empty()) {
+    const auto [vs, mb] = st.weight_pending.front();
+    st.weight_pending.pop_front();
+    start_item(i, Work::kBackwardWeight, vs, mb);
+    return;
+  }
+  const int total = m_ * v_;
+  if (st.f_next == total && st.b_next == total) finalize(i);
+}
+
+// ---- fixed programs (plan/schedule.h): GPipe, 1F1B, interleaved and ZB-H1 -----------------
+void StepSimulation::run_program(int i) {
+  StageState& st = stages_[std::size_t(i)];
+  if (st.program.empty())
+    st.program = stage_program(plan_.schedule, i, p_, v_, plan_.micro_batches);
+  if (st.pc == st.program.size()) {
+    finalize(i);
+    return;
+  }
+  const ProgramItem item = st.program[st.pc];
+  const auto [vs, mb] = position(i, item.k, item.pass != Work::kForward);
+  if (item.pass == Work::kForward && vs > 0 && !f_in_[idx(vs, mb)]) return;
+  if (item.pass == Work::kBackwardInput &&
+      !(vs == V_ - 1 ? f_done_[idx(vs, mb)] != 0 : b_in_[idx(vs, mb)] != 0))
+    return;
+  ++st.pc;
+  start_item(i, item.pass, vs, mb);
+}
+
+bool StepSimulation::try_forward(int i) {
+  StageState& st = stages_[std::size_t(i)];
+  if (st.f_next >= m_ * v_ || st.in_flight >= st.limit || st.holding >= hold_cap_) return false;
+  const auto [vs, mb] = position(i, st.f_next, false);
+  if (vs > 0 && !f_in_[idx(vs, mb)]) return false;
+  ++st.f_next;
+  ++st.in_flight;
+  ++st.holding;
+  start_item(i, Work::kForward, vs, mb);
+  return true;
+}
+
+bool StepSimulation::try_backward(int i) {
+  StageState& st = stages_[std::size_t(i)];
+  if (st.b_next >= m_ * v_) return false;
+  const auto [vs, mb] = position(i, st.b_next, true);
+  const bool ready = vs == V_ - 1 ? f_done_[idx(vs, mb)] != 0 : b_in_[idx(vs, mb)] != 0;
+  if (!ready) return false;
+  ++st.b_next;
+  start_item(i, Work::kBackwardInput, vs, mb);
+  return true;
+}
+
+// ---- building work items ----------------------------------------------------------------
+// One unit's time in pass w (non-ZB schedules run the weight gradient inside B).
+TimeSplit StepSimulation::pass_split(const WorkCost& wc, Work w) const {
+  if (w == Work::kForward) return wc.fwd;
+  if (w == Work::kBackwardWeight) return wc.bwd_weight;
+  TimeSplit t = wc.bwd_input;
+  if (!zb_) t += wc.bwd_weight;
+  return t;
+}
+
+// The units of one work item in execution order: the chunk's blocks (reversed in backward),
+// with the embedding before them in forward on the first virtual stage and the output layer
+// after them; -1 stands for the embedding, -2 for the output layer.
+std::vector<int> StepSimulation::item_units(int vs, int first, int last, bool forward) const {
+  std::vector<int> units;
+  if (forward && vs == 0) units.push_back(-1);
+  if (!forward && vs == V_ - 1) units.push_back(-2);
+  for (int k = 0; k <= last - first; ++k) units.push_back(forward ? first + k : last - k);
+  if (forward && vs == V_ - 1) units.push_back(-2);
+  if (!forward && vs == 0) units.push_back(-1);
+  return units;
+}
+
+void StepSimulation::start_item(int i, Work w, int vs, int mb) {
+  stages_[std::size_t(i)].item_running = true;
+  const StageChunk& chunk = plan_.stages[std::size_t(i)].chunks[std::size_t(vs / p_)];
+  const int first = chunk.first_layer, last = chunk.first_layer + chunk.layers - 1;
+  const ZeroTraits& zero = s_.strategy.zero_facts();
+  const bool zero3 = zero.gathers_params_per_layer;
+  // Gradient buckets are reduced after the last micro-batch's backward (ZeRO-2: after every
+  // micro-batch's, since its gradients are sharded), layer by layer when overlapped.
+  const bool reduce = produces_grads(w) && (mb == m_ - 1 || zero.reduces_every_microbatch);
+  const bool overlap = s_.strategy.overlap_grad_reduce;
+  const auto units = item_units(vs, first, last, w == Work::kForward);
+  const bool per_unit = zero3 || (reduce && overlap);
+  int last_task = -1;
+  if (!per_unit) {
+    TimeSplit all;
+    for (int u : units) all += pass_split(unit_cost(u).work, w);
+    last_task = add_segment(i, w, vs, mb, -1, all);
+  } else {
+    // ZeRO-3 on one data-parallel stream: unit k+1's gather is queued before unit k's
+    // reduce-scatter, so it prefetches one unit ahead (FSDP's backward prefetch).
+    const bool gathers = zero3 && w != Work::kBackwardWeight;
+    int next_gather = gathers ? add_zero3_gather(i, units.front()) : -1;
+    for (std::size_t k = 0; k < units.size(); ++k) {
+      const int u = units[k];
+      const int seg = add_segment(i, w, vs, mb, u, pass_split(unit_cost(u).work, w));
+      if (next_gather >= 0) depend(seg, next_gather);
+      next_gather = gathers && k + 1 < units.size() ? add_zero3_gather(i, units[k + 1]) : -1;
+      if (zero3 && produces_grads(w))
+        depend(add_task(i, StreamKind::kDpGather, Role::kPlain, unit_cost(u).zero3_reduce_seconds,
+                        TimeCategory::kDpComm),
+               seg);
+      if (reduce && u >= 0) add_buckets(i, u, seg);
+    }
+    last_task = last_compute_task(i);
+  }
+  std::vector<int> reductions;
+  if (reduce && !overlap) reductions = add_buckets_after_item(i, first, last, last_task);
+  // Parameters outside the blocks (embedding, output) reduce after the stage's final chunk.
+  if (reduce && vs / p_ == 0) add_buckets(i, -1, last_task);
+  // Without overlap, ZeRO-2's per-micro-batch reduction is synchronous: the stage's next item
+  // waits for it (a marker on the compute stream closes the item).
+  if (zero.reduces_every_microbatch && !reductions.empty() && mb < m_ - 1) {
+    const int marker = add_segment(i, w, vs, mb, -1, TimeSplit{});
+    for (int r : reductions) depend(marker, r);
+    last_task = marker;
+  }
+  tasks_[std::size_t(last_task)].role = Role::kItemEnd;
+  for (int k = 0; k < kStreamKinds; ++k) try_start(i, StreamKind(k));
+}
+
+// The buckets completed by `layer`'s backward (-1: those of the embedding/output parameters).
+void StepSimulation::add_buckets(int i, int layer, int after) {
+  for (const auto& b : c_.stages[std::size_t(i)].buckets)
+    if (b.trigger_layer == layer) add_bucket(i, b, after);
+}
+
+std::vector<int> StepSimulation::add_buckets_after_item(int i, int first, int last, int after) {
+  std::vector<int> ids;
+  for (const auto& b : c_.stages[std::size_t(i)].buckets)
+    if (b.trigger_layer >= first && b.trigger_layer <= last) ids.push_back(add_bucket(i, b, after));
+  return ids;
+}
+
+int StepSimulation::add_segment(int i, Work w, int vs, int mb, int layer, const TimeSplit& split) {
+  const int t =
+      add_task(i, StreamKind::kCompute, Role::kSegment, split.total(), TimeCategory::kCompute);
+  Task& task = tasks_[std::size_t(t)];
+  task.work = w;
+  task.vs = vs;
+  task.mb = mb;
+  task.layer = layer;
+  task.split = split;
+  return t;
+}
+
+int StepSimulation::add_zero3_gather(int i, int unit) {
+  const LayerCost& lc = unit_cost(unit);
+  const int gather = add_task(i, StreamKind::kDpGather, Role::kPlain, lc.zero3_gather_seconds,
+                              TimeCategory::kDpComm);
+  tasks_[std::size_t(gather)].layer = unit;
+  if (lc.zero3_h2d_seconds > 0)
+    depend(gather, add_task(i, StreamKind::kHost, Role::kPlain, lc.zero3_h2d_seconds,
+                            TimeCategory::kOffload));
+  return gather;
+}
+
+int StepSimulation::add_bucket(int i, const Bucket& b, int after) {
+  const int t = add_task(i, StreamKind::kDpReduce, Role::kPlain, b.seconds, TimeCategory::kDpComm);
+  tasks_[std::size_t(t)].layer = b.trigger_layer;
+  if (after >= 0) depend(t, after);
+  return t;
+}
+
+int StepSimulation::add_task(int i, StreamKind k, Role role, double duration, TimeCategory cat) {
+  Task t;
+  t.stage = i;
+  t.stream = k;
+  t.role = role;
+  t.duration = duration;
+  t.category = cat;
+  t.release = k == StreamKind::kCompute ? pick_release_[std::size_t(i)] : -1;
+  if (k != StreamKind::kCompute) t.split.add(cat, duration);
+  tasks_.push_back(std::move(t));
+  const int id = int(tasks_.size()) - 1;
+  stages_[std::size_t(i)].streams[std::size_t(k)].queue.push_back(id);
+  return id;
+}
+
+// `task` waits for `dep` unless dep already finished.
+void StepSimulation::depend(int task, int dep) {
+  Task& d = tasks_[std::size_t(dep)];
+  if (d.end >= 0) return;
+  d.dependents.push_back(task);
+  ++tasks_[std::size_t(task)].pending;
+}
+
+// ---- the end of a stage's step: gradient reduction, optimizer, offload ------------------
+void StepSimulation::finalize(int i) {
+  StageState& st = stages_[std::size_t(i)];
+  st.finalized = true;
+  const StageCost& sc = c_.stages[std::size_t(i)];
+  // The data-parallel streams run in order: markers behind them wait for all their work.
+  const int reduced = add_task(i, StreamKind::kDpReduce, Role::kPlain, 0, TimeCategory::kDpComm);
+  const int gathered = add_task(i, StreamKind::kDpGather, Role::kPlain, 0, TimeCategory::kDpComm);
+  depend(gathered, reduced);
+  int ready = gathered;
+  if (s_.strategy.offload_optimizer) {
+    ready = chain(i, StreamKind::kHost, sc.offload_d2h_seconds, TimeCategory::kOffload, ready);
+    ready = chain(i, StreamKind::kHost, sc.host_optimizer_seconds, TimeCategory::kOptimizer, ready);
+    ready = chain(i, StreamKind::kHost, sc.offload_h2d_seconds, TimeCategory::kOffload, ready);
+  } else {
+    ready = chain(i, StreamKind::kCompute, sc.optimizer_seconds, TimeCategory::kOptimizer, ready);
+  }
+  // ZeRO-1/2 all-gather the updated parameters; overlapped, it hides behind the next step's
+  // first forward pass (Megatron's --overlap-param-gather), so only what exceeds that is
+  // exposed at the end of this step.
+  const double gather = s_.strategy.overlap_param_gather
+                            ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds)
+                            : sc.param_gather_seconds;
+  if (gather > 0) ready = chain(i, StreamKind::kDpGather, gather, TimeCategory::kDpComm, ready);
+  const int end = add_task(i, StreamKind::kCompute, Role::kStageEnd, 0, TimeCategory::kBubble);
+  depend(end, ready);
+  for (int k = 0; k < kStreamKinds; ++k) try_start(i, StreamKind(k));
+}
+
+int StepSimulation::chain(int i, StreamKind k, double seconds, TimeCategory cat, int after) {
+  const int t = add_task(i, k, Role::kPlain, seconds, cat);
+  if (k == StreamKind::kCompute) tasks_[std::size_t(t)].split.add(cat, seconds);
+  depend(t, after);
+  return t;
+}
+}  // namespace shardsim::des_internal

@@ -1,0 +1,73 @@
+#include "simulator/evaluate/evaluate.h"
+
+#include "simulator/cost/step_costs.h"
+#include "simulator/scenario/validate.h"
+
+namespace shardsim {
+namespace {
+
+StepTime analytic_time(const Scenario& s, const Plan& plan, const StepCosts& costs) {
+  const AnalyticResult r = analytic_step(s, plan, costs);
+  StepTime t;
+  t.mode = Mode::kAnalytic;
+  t.step_seconds = r.step_seconds;
+  t.breakdown = r.breakdown;
+  t.critical_stage = r.bottleneck_stage;
+  return t;
+}
+
+StepTime des_time(const Scenario& s, const Plan& plan, const StepCosts& costs, bool timeline,
+                  std::vector<TraceSlice>& trace) {
+  StepResult r = simulate_step(s, plan, costs, {timeline});
+  StepTime t;
+  t.mode = Mode::kDes;
+  t.step_seconds = r.step_seconds;
+  t.breakdown = r.breakdown;
+  t.critical_stage = r.critical_stage;
+  t.stage_end_seconds = std::move(r.stage_end_seconds);
+  trace = std::move(r.trace);
+  return t;
+}
+
+}  // namespace
+
+std::string mode_name(Mode m) {
+  switch (m) {
+    case Mode::kMemory:
+      return "memory";
+    case Mode::kAnalytic:
+      return "analytic";
+    case Mode::kDes:
+      return "des";
+  }
+  return "analytic";
+}
+
+Expected<Estimate> evaluate(const Scenario& s, const EvaluateOptions& options) {
+  StrategyCheck check = check_strategy(s);
+  if (!check.errors.empty()) return std::move(check.errors);
+  Estimate e;
+  e.scenario = &s;
+  e.mode = options.mode;
+  e.warnings = s.warnings;
+  e.warnings.insert(e.warnings.end(), check.warnings.begin(), check.warnings.end());
+  e.infeasible = std::move(check.infeasible);
+  if (!e.infeasible.empty()) return e;  // no plan can be laid out
+  const Plan& plan = e.plan.emplace(make_plan(s));
+  const MemoryEstimate& mem = e.memory.emplace(estimate_memory(s, plan));
+  e.infeasible = mem.infeasible;
+  if (options.mode == Mode::kMemory) return e;
+  if (options.mode == Mode::kDes) {
+    Diagnostics too_big = check_simulation_size(s, plan);
+    if (!too_big.empty()) return too_big;
+  }
+  const StepCosts costs = compute_step_costs(s, plan);
+  StepTime& t = e.time.emplace(options.mode == Mode::kDes
+                                   ? des_time(s, plan, costs, options.timeline, e.timeline)
+                                   : analytic_time(s, plan, costs));
+  t.peak_flops_per_gpu = costs.peak_flops_per_gpu;
+  t.throughput = throughput(s, plan, costs, t.step_seconds);
+  return e;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,25 @@
+// The one seam every command calls: a scenario (model, training, cluster, strategy) in, an
+// Estimate or the diagnostics of bad input out. No exception crosses it for bad input or for a
+// plan that cannot run: infeasible plans are Estimates with reasons (estimate.h). Exceptions that
+// do cross are bugs (std::logic_error: exit code 3 at the CLI).
+//
+// The scenario is used as it is: search and compare vary its strategy (and micro-batch) in place
+// and call evaluate again; nothing here re-parses or copies it.
+#pragma once
+
+#include "simulator/core/expected.h"
+#include "simulator/evaluate/estimate.h"
+
+namespace shardsim {
+
+struct EvaluateOptions {
+  Mode mode = Mode::kAnalytic;
+  bool timeline = false;  // kDes: keep every task as a trace slice (Estimate::timeline)
+};
+
+// REQUIRES: `s` came from load_scenario / scenario_from_json (sections parsed, strategy.dp and
+// cluster.nodes resolved). The strategy is checked again here: a varied strategy that breaks a
+// cross-field rule gives Diagnostics naming the field.
+[[nodiscard]] Expected<Estimate> evaluate(const Scenario& s, const EvaluateOptions& options = {});
+
+}  // namespace shardsim

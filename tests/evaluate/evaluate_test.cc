@@ -1,0 +1,125 @@
+// The evaluate seam: bad or infeasible strategies come back as values (no exception), all
+// problems at once; a strategy varied in place gives what loading it would; the modes fill what
+// they promise.
+#include "simulator/evaluate/evaluate.h"
+
+#include <gtest/gtest.h>
+
+#include "simulator/cost/step_costs.h"
+#include "simulator/scenario/load.h"
+
+namespace shardsim {
+namespace {
+
+// Llama 3 8B on 8 H100 (scenarios/examples/llama3-8b-8xh100.json): 32 heads, 8 KV heads,
+// FFN 14336, 32 layers; tp 2, sp, ZeRO-1, global batch 64, micro-batch 1.
+Scenario llama8b(const std::vector<std::string>& sets = {}) {
+  return load_scenario("llama3-8b-8xh100", sets);
+}
+
+TEST(evaluate, BadVariedStrategyIsDiagnosticsListingEveryProblem) {
+  Scenario s = llama8b();
+  // On a 384-GPU cluster (48 nodes of 8), tp 3 x pp 64 x dp 2 = 384 fills it, but tp = 3 divides
+  // neither the 32 heads, the 8 KV heads, FFN 14336 (= 3 * 4778.67) nor, with sequence
+  // parallelism, the 8192-token sequence: four violations; and pp = 64 > 32 layers a fifth.
+  s.cluster.nodes = 48;
+  s.strategy.tp = 3;
+  s.strategy.pp = 64;
+  s.strategy.dp = 2;
+  const Expected<Estimate> e = evaluate(s);
+  ASSERT_FALSE(e.ok());
+  const auto& items = e.errors().items();
+  ASSERT_EQ(items.size(), 5u) << e.errors().format();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(items[std::size_t(i)].path, "/parallel/tp");
+  EXPECT_EQ(items[3].path, "/training/seq_len");
+  EXPECT_EQ(items[4].path, "/model/layers");
+}
+
+TEST(evaluate, VariedDegreesThatDoNotFillTheClusterAreDiagnostics) {
+  Scenario s = llama8b();
+  s.strategy.tp = 4;  // 4 x dp 4 = 16 GPUs on an 8-GPU node; dp not re-derived
+  const Expected<Estimate> e = evaluate(s);
+  ASSERT_FALSE(e.ok());
+  ASSERT_EQ(e.errors().items().size(), 1u);
+  EXPECT_EQ(e.errors().items()[0].path, "/parallel/dp");
+}
+
+TEST(evaluate, InfeasibleStrategyIsAnEstimateWithReasonsAndNoPlan) {
+  Scenario s = llama8b();
+  // Interleaved with pp 2, vpp 2 needs m = 64 / (dp 2 * mb 1) = 32 micro-batches to be a multiple
+  // of pp: it is; with global batch 6, m = 3 is not (Megatron's interleaving rule).
+  s.strategy.pp = 2;
+  s.strategy.vpp = 2;
+  s.strategy.dp = 2;
+  s.strategy.schedule = Schedule::kInterleaved;
+  s.training.global_batch = 6;
+  const Expected<Estimate> e = evaluate(s, {Mode::kDes});
+  ASSERT_TRUE(e.ok()) << e.errors().format();
+  EXPECT_FALSE(e->feasible());
+  ASSERT_EQ(e->infeasible.size(), 1u);
+  EXPECT_EQ(e->infeasible[0].code, "interleaved_microbatches");
+  EXPECT_FALSE(e->plan.has_value());
+  EXPECT_FALSE(e->time.has_value());
+}
+
+TEST(evaluate, StrategyVariedInPlaceEqualsLoadingIt) {
+  // Search varies the strategy of one loaded scenario; the answer must be what loading the same
+  // strategy from the file gives, bit for bit (same functions on the same values).
+  Scenario varied = llama8b();
+  varied.strategy.tp = 4;
+  varied.strategy.dp = 2;
+  varied.strategy.zero = 2;
+  const Scenario loaded = llama8b({"parallel.tp=4", "parallel.zero=2"});
+  ASSERT_EQ(loaded.strategy.dp, 2);  // 8 GPUs / tp 4
+  const auto a = evaluate(varied), b = evaluate(loaded);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->time->step_seconds, b->time->step_seconds);
+  EXPECT_EQ(a->memory->peak_bytes, b->memory->peak_bytes);
+  EXPECT_EQ(a->time->throughput.mfu, b->time->throughput.mfu);
+}
+
+TEST(evaluate, ModesFillWhatTheyPromise) {
+  const Scenario s = llama8b();
+  const auto mem = evaluate(s, {Mode::kMemory});
+  const auto ana = evaluate(s, {Mode::kAnalytic});
+  const auto des = evaluate(s, {Mode::kDes, true});
+  ASSERT_TRUE(mem.ok() && ana.ok() && des.ok());
+  EXPECT_TRUE(mem->memory.has_value());
+  EXPECT_FALSE(mem->time.has_value());
+  EXPECT_TRUE(ana->time->stage_end_seconds.empty());  // no timeline in closed form
+  EXPECT_TRUE(ana->timeline.empty());
+  EXPECT_EQ(des->time->stage_end_seconds.size(), 1u);  // pp = 1
+  EXPECT_FALSE(des->timeline.empty());
+  // Memory does not depend on the step-time mode: one function of (scenario, plan).
+  EXPECT_EQ(mem->memory->peak_bytes, des->memory->peak_bytes);
+  // The breakdown sums to the step (time_split.h's contract), in both modes.
+  EXPECT_NEAR(ana->time->breakdown.total(), ana->time->step_seconds, 1e-12);
+  EXPECT_NEAR(des->time->breakdown.total(), des->time->step_seconds, 1e-12);
+}
+
+TEST(evaluate, DesTooLargeIsDiagnosticsNamingTheBatch) {
+  // 8 GPUs, tp 2 -> dp 4; global batch 2^22 gives m = 2^20 micro-batches, 2 items each (forward
+  // and backward) = 2.1e6 items, above kMaxTasks = 1e6 tasks.
+  const Scenario s = llama8b({"training.global_batch=4194304"});
+  const auto des = evaluate(s, {Mode::kDes});
+  ASSERT_FALSE(des.ok());
+  EXPECT_EQ(des.errors().items().at(0).path, "/training/global_batch");
+  EXPECT_TRUE(evaluate(s, {Mode::kAnalytic}).ok());  // the closed form has no such bound
+}
+
+TEST(evaluate, WarningsAreTheScenariosThenTheStrategys) {
+  // 4 of the node's 8 GPUs (tp 2 x dp 2 with nodes unset): a load-time warning; sp with tp 1 a
+  // strategy warning, found again at every evaluation.
+  Scenario s = llama8b({"parallel.dp=2", "cluster.nodes=null"});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  s.strategy.tp = 1;
+  s.strategy.dp = 4;
+  const auto e = evaluate(s, {Mode::kMemory});
+  ASSERT_TRUE(e.ok());
+  ASSERT_EQ(e->warnings.size(), 2u);
+  EXPECT_EQ(e->warnings[0], s.warnings[0]);
+  EXPECT_EQ(e->warnings[1], "parallel.sp has no effect with tp = 1");
+}
+
+}  // namespace
+}  // namespace shardsim
