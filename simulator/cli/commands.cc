@@ -31,6 +31,7 @@ int run_deepspeed_estimate(const Scenario& s, const MemoryArgs& a) {
     nlohmann::json j = {
         {"schema_version", kReportSchemaVersion},
         {"tool_version", tool_version()},
+        {"build", build_json()},
         {"estimator", "deepspeed"},
         {"model",
          {{"parameters", totals.total}, {"largest_layer_parameters", totals.largest_layer}}},
