@@ -1,0 +1,49 @@
+// Small pure fits: a latency-bandwidth line t = alpha + x / beta, fitted to minimise the squared
+// relative error, and a segmented version that splits the size range where the data changes
+// regime (NCCL's LL / LL128 / Simple protocols, eager vs rendezvous MPI) instead of averaging the
+// regimes into one line. No I/O, no state.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace shardsim::calibrate {
+
+struct Sample {
+  double x = 0;  // work: bytes on the wire (bus factor x size) or bytes moved
+  double t = 0;  // measured seconds, > 0
+};
+
+// t(x) = alpha + x / beta on [x_min, x_max].
+struct LineFit {
+  double alpha = 0;  // seconds at x = 0 (latency floor), >= 0
+  double beta = 0;   // x per second at large x (bandwidth); +inf when the time does not grow
+  double x_min = 0, x_max = 0;
+  std::size_t points = 0;
+  // Normalised residual: root mean square of (predicted - measured) / measured over the points.
+  double residual = 0;
+  [[nodiscard]] double predict(double x) const;
+};
+
+// Weighted least squares of t = a + b x with weights 1 / t^2 (relative error), so the
+// microsecond points of a latency floor count as much as the second-long bandwidth points:
+//   minimise sum ((a + b x_i - t_i) / t_i)^2
+//   normal equations with w_i = 1 / t_i^2:
+//     a S_w + b S_wx = S_wt,  a S_wx + b S_wxx = S_wxt
+// Negative a or b are clamped to 0 and the other refitted alone (a physical line has both >= 0).
+// REQUIRES: at least one sample, every t > 0 and x >= 0.
+[[nodiscard]] LineFit fit_line(const std::vector<Sample>& samples);
+
+// Piecewise fit over samples sorted by x: at most `max_segments` contiguous segments of at least
+// `min_points` samples each, chosen by dynamic programming to minimise the total squared
+// relative error plus `penalty` per extra segment (in units of squared relative error), so a
+// split is kept only when a regime change pays for itself.
+// REQUIRES: samples sorted by x, size >= min_points >= 2.
+[[nodiscard]] std::vector<LineFit> fit_segments(const std::vector<Sample>& samples,
+                                                int max_segments = 3, std::size_t min_points = 4,
+                                                double penalty = 0.05);
+
+// Median of `v` (the mean of the middle two for an even count). REQUIRES: !v.empty().
+[[nodiscard]] double median(std::vector<double> v);
+
+}  // namespace shardsim::calibrate

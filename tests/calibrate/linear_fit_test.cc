@@ -1,0 +1,74 @@
+// The pure fits of calibrate/linear_fit.h on data whose answer is known by construction.
+#include "calibrate/linear_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace shardsim::calibrate {
+namespace {
+
+// t = alpha + x / beta at x = 2^3 .. 2^30 (nccl-tests' doubling sweep).
+std::vector<Sample> line(double alpha, double beta, int from = 3, int to = 30) {
+  std::vector<Sample> s;
+  for (int e = from; e <= to; ++e)
+    s.push_back({std::ldexp(1.0, e), alpha + std::ldexp(1.0, e) / beta});
+  return s;
+}
+
+TEST(fit_line, RecoversAnExactLine) {
+  // A 5 us latency and 100 GB/s: the weighted normal equations solve it exactly.
+  const LineFit f = fit_line(line(5e-6, 1e11));
+  EXPECT_NEAR(f.alpha, 5e-6, 5e-6 * 1e-9);
+  EXPECT_NEAR(f.beta, 1e11, 1e11 * 1e-9);
+  EXPECT_LT(f.residual, 1e-9);
+  EXPECT_EQ(f.points, 28u);  // 2^3 .. 2^30
+  EXPECT_DOUBLE_EQ(f.predict(1e9), 5e-6 + 1e9 / 1e11);
+}
+
+TEST(fit_line, RelativeWeightingKeepsTheLatencyFloor) {
+  // 10% noise alternating in sign on every point: an unweighted fit would let the 10 ms points
+  // swamp the 5 us floor; relative weighting keeps alpha within the noise (+-10%).
+  std::vector<Sample> s = line(5e-6, 1e11);
+  for (std::size_t i = 0; i < s.size(); ++i) s[i].t *= i % 2 ? 1.1 : 0.9;
+  const LineFit f = fit_line(s);
+  EXPECT_NEAR(f.alpha, 5e-6, 0.1 * 5e-6);
+  EXPECT_NEAR(f.beta, 1e11, 0.1 * 1e11);
+  EXPECT_NEAR(f.residual, 0.1, 0.02);  // relative errors of about +-10%
+}
+
+TEST(fit_line, ClampsToPhysicalLines) {
+  // Times that fall with size (a negative slope) fit as a flat line at the weighted mean:
+  // t = 2, 1 -> w = 1/4, 1 -> a = (2/4 + 1) / (1/4 + 1) = 1.2.
+  const LineFit f = fit_line({{1, 2}, {2, 1}});
+  EXPECT_TRUE(std::isinf(f.beta));
+  EXPECT_NEAR(f.alpha, 1.2, 1e-12);
+}
+
+TEST(fit_segments, FindsTheProtocolSwitch) {
+  // Below 64 KiB a low-latency protocol (2 us, 20 GB/s), above it a bandwidth protocol
+  // (20 us, 200 GB/s): two segments, each recovered exactly, split at the switch.
+  std::vector<Sample> s = line(2e-6, 2e10, 3, 16);
+  const auto big = line(2e-5, 2e11, 17, 30);
+  s.insert(s.end(), big.begin(), big.end());
+  const auto fits = fit_segments(s);
+  ASSERT_EQ(fits.size(), 2u);
+  EXPECT_EQ(fits[0].x_max, 65536.0);  // 2^16
+  EXPECT_NEAR(fits[0].alpha, 2e-6, 1e-12);
+  EXPECT_NEAR(fits[0].beta, 2e10, 2e10 * 1e-6);
+  EXPECT_NEAR(fits[1].alpha, 2e-5, 1e-12);
+  EXPECT_NEAR(fits[1].beta, 2e11, 2e11 * 1e-6);
+}
+
+TEST(fit_segments, KeepsOneSegmentForOneRegime) {
+  // An exact line gains nothing from a split: the penalty keeps one segment.
+  EXPECT_EQ(fit_segments(line(5e-6, 1e11)).size(), 1u);
+}
+
+TEST(median, OddAndEven) {
+  EXPECT_EQ(median({3, 1, 2}), 2);
+  EXPECT_EQ(median({4, 1, 3, 2}), 2.5);  // (2 + 3) / 2
+}
+
+}  // namespace
+}  // namespace shardsim::calibrate
