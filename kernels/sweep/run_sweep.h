@@ -53,6 +53,13 @@ struct SweepOptions {
 // the ranks agreed to start, it writes the partial samples and the error, then calls
 // MPI_Abort(MPI_COMM_WORLD, 3), which ends every rank (mpirun exits 3) rather than risk
 // MPI_Finalize waiting for a lost rank; it does not return in that case.
+// A lost rank (measured with Open MPI 4.1.4, a rank killed with SIGKILL mid-sweep): by default
+// mpirun itself ends the job at once ("process rank 1 ... exited on signal 9", mpirun exit 137),
+// and the .partial file keeps the items measured up to a second before. With
+// `mpirun --enable-recovery` the survivors carry on until their next cross-rank wait passes
+// sync_timeout_s, then report "MPI_Ibarrier failed: no answer from every rank within ..." (the
+// `error` of the .partial file) and abort; in that run mpirun still exited 0, so read `complete`
+// and `error` in the file rather than trusting mpirun's status.
 // Progress and errors go to `log` (progress from rank 0 only; errors from every rank).
 [[nodiscard]] int run_calibration_sweep(const SweepOptions& options, std::ostream& log,
                                         nlohmann::json& samples_out);
