@@ -1,0 +1,63 @@
+// MPI communicator wrapper for the calibration harness. Every MPI call is checked (the
+// communicator uses MPI_ERRORS_RETURN, so a failure returns here and becomes a CallError naming
+// the call instead of aborting inside the library). The synchronisation the timing loop needs
+// (barrier, max, all) uses non-blocking MPI and gives up after `timeout_s`, so a lost or stuck
+// rank turns into a CallError ("MPI_Ibarrier failed: no answer from every rank within 60 s")
+// rather than a hang.
+#pragma once
+
+#include <mpi.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardsim::kernels {
+
+// Throws CallError(call, MPI_Error_string(rc)) unless rc == MPI_SUCCESS.
+void check_mpi(int rc, const char* call);
+
+class Comm {
+ public:
+  // Wraps MPI_COMM_WORLD (not owned) and sets MPI_ERRORS_RETURN on it.
+  // REQUIRES: MPI is initialized.
+  [[nodiscard]] static Comm world(double timeout_s);
+
+  Comm(Comm&& other) noexcept;
+  Comm& operator=(Comm&&) = delete;
+  Comm(const Comm&) = delete;
+  ~Comm();  // MPI_Comm_free for communicators this object created
+
+  [[nodiscard]] int rank() const { return rank_; }
+  [[nodiscard]] int size() const { return size_; }
+  [[nodiscard]] MPI_Comm handle() const { return comm_; }
+  [[nodiscard]] double timeout_s() const { return timeout_s_; }
+
+  // Deadline-bounded synchronisation (see the file comment).
+  void barrier() const;
+  [[nodiscard]] double max(double value) const;  // maximum over ranks
+  [[nodiscard]] bool all(bool value) const;      // logical and over ranks
+
+  // MPI_Comm_split; std::nullopt for ranks passing color == MPI_UNDEFINED.
+  [[nodiscard]] std::optional<Comm> split(int color, int key) const;
+
+  // Node of every rank of this communicator: the lowest world rank on the same shared-memory node
+  // (MPI_Comm_split_type MPI_COMM_TYPE_SHARED), indexed by rank in this communicator.
+  [[nodiscard]] std::vector<int> node_of_rank() const;
+
+ private:
+  Comm(MPI_Comm comm, bool owned, double timeout_s);
+  void wait(MPI_Request& request, const char* call) const;
+
+  MPI_Comm comm_;
+  bool owned_;
+  double timeout_s_;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+// "Open MPI v4.1.4, package: ..." (first line of MPI_Get_library_version) and "3.1".
+[[nodiscard]] std::string mpi_library_version();
+[[nodiscard]] std::string mpi_standard_version();
+
+}  // namespace shardsim::kernels

@@ -1,0 +1,172 @@
+// The cuda backend: device selection, shared handles, the CUDA-event timer and the descriptor
+// list. COMPILED ONLY, never run (see cuda_backend.h).
+#include "kernels/cuda/cuda_backend.h"
+
+#include <chrono>
+#include <thread>
+
+#include "kernels/cuda/descriptors.h"
+#include "kernels/cuda/device_query.h"
+
+namespace shardsim::kernels::cuda {
+namespace {
+
+constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;  // 32 MiB cuBLAS(Lt) workspace
+
+// Times Instance::run with events on the backend's stream. Waits by polling cudaEventQuery with
+// the cross-rank deadline, so a hung NCCL call (a lost peer) becomes a CallError, not a hang.
+class EventTimer final : public Timer {
+ public:
+  EventTimer(const DeviceContext& ctx, double timeout_s) : ctx_(ctx), timeout_s_(timeout_s) {
+    check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
+    check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
+  }
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  ~EventTimer() override {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+
+  double time(Instance& instance, int times) override {
+    check_cuda(cudaEventRecord(start_, ctx_.stream), "cudaEventRecord");
+    instance.run(times);
+    check_cuda(cudaEventRecord(stop_, ctx_.stream), "cudaEventRecord");
+    wait();
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    return static_cast<double>(ms) * 1e-3;
+  }
+  std::string_view name() const override { return "cudaEventElapsedTime"; }
+
+ private:
+  void wait() const {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s_);
+    for (;;) {
+      const cudaError_t e = cudaEventQuery(stop_);
+      if (e == cudaSuccess) return;
+      if (e != cudaErrorNotReady) check_cuda(e, "cudaEventQuery");
+      if (std::chrono::steady_clock::now() > deadline) {
+        throw CallError("cudaEventQuery",
+                        "device work did not finish within " + std::to_string(timeout_s_) + " s");
+      }
+      std::this_thread::yield();
+    }
+  }
+
+  const DeviceContext& ctx_;
+  double timeout_s_;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(const Comm& world)
+      : ctx_(make_context()), nccl_(world), timer_(ctx_, world.timeout_s()) {}
+  ~CudaBackend() override {
+    cudaFree(ctx_.workspace);
+    cublasLtDestroy(ctx_.lt);
+    cublasDestroy(ctx_.blas);
+    cudaStreamDestroy(ctx_.stream);
+  }
+
+  std::string name() const override { return "cuda"; }
+
+  nlohmann::json context() const override {
+    const shardsim::cuda::DeviceQuery q = shardsim::cuda::query_devices(false);
+    nlohmann::json device = nullptr;
+    for (const auto& d : q.devices) {
+      if (d.index != ctx_.device) continue;
+      device = {{"index", d.index},
+                {"name", d.name},
+                {"compute_capability", std::to_string(d.compute_capability_major) + "." +
+                                           std::to_string(d.compute_capability_minor)},
+                {"memory_bytes", d.memory_bytes},
+                {"sm_count", d.sm_count}};
+    }
+    const auto v = [](const std::optional<shardsim::cuda::Version>& x, bool patch) {
+      return x ? nlohmann::json(x->to_string(patch)) : nlohmann::json(nullptr);
+    };
+    return {{"backend", "cuda"},
+            {"device", device},
+            {"timer", timer_.name()},
+            {"cuda_driver", v(q.versions.driver, false)},
+            {"cuda_runtime", v(q.versions.runtime, false)},
+            {"cublas", v(q.versions.cublas, true)},
+            {"nccl", nccl_version()},
+            {"fp8_gemm", ctx_.cc_major * 10 + ctx_.cc_minor >= 89}};
+  }
+
+  Timer& timer() override { return timer_; }
+
+  std::vector<Descriptor> descriptors(const SweepPlan& plan) override {
+    std::vector<Descriptor> out = copy_and_launch_descriptors(plan, ctx_);
+    for (auto&& more : {gemm_descriptors(plan, ctx_), memory_bound_descriptors(plan, ctx_),
+                        collective_descriptors(plan, nccl_, ctx_)}) {
+      out.insert(out.end(), more.begin(), more.end());
+    }
+    return out;
+  }
+
+ private:
+  static DeviceContext make_context() {
+    DeviceContext c;
+    check_cuda(cudaGetDevice(&c.device), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&c.cc_major, cudaDevAttrComputeCapabilityMajor, c.device),
+               "cudaDeviceGetAttribute");
+    check_cuda(cudaDeviceGetAttribute(&c.cc_minor, cudaDevAttrComputeCapabilityMinor, c.device),
+               "cudaDeviceGetAttribute");
+    check_cuda(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check_cublas(cublasCreate(&c.blas), "cublasCreate");
+    check_cublas(cublasSetStream(c.blas, c.stream), "cublasSetStream");
+    check_cublas(cublasLtCreate(&c.lt), "cublasLtCreate");
+    check_cuda(cudaMalloc(&c.workspace, kWorkspaceBytes), "cudaMalloc");
+    c.workspace_bytes = kWorkspaceBytes;
+    check_cublas(cublasSetWorkspace(c.blas, c.workspace, c.workspace_bytes), "cublasSetWorkspace");
+    return c;
+  }
+
+  DeviceContext ctx_;
+  NcclGroups nccl_;
+  EventTimer timer_;
+};
+
+}  // namespace
+
+std::vector<float> download(const DeviceContext& ctx, const float* device, std::size_t n) {
+  std::vector<float> host(n);
+  check_cuda(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize");
+  check_cuda(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost),
+             "cudaMemcpy");
+  return host;
+}
+
+void upload(const DeviceContext& ctx, float* device, const std::vector<float>& host) {
+  check_cuda(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize");
+  check_cuda(cudaMemcpy(device, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice),
+             "cudaMemcpy");
+}
+
+std::string select_device(int local_rank) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    return std::string("no CUDA device (") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) +
+           ")";
+  }
+  const int device = local_rank % count;
+  const cudaError_t s = cudaSetDevice(device);
+  if (s != cudaSuccess) {
+    return "no CUDA device (cudaSetDevice(" + std::to_string(device) + "): " + cudaGetErrorName(s) +
+           ")";
+  }
+  return "";
+}
+
+std::unique_ptr<Backend> make_cuda_backend(const Comm& world) {
+  return std::make_unique<CudaBackend>(world);
+}
+
+}  // namespace shardsim::kernels::cuda

@@ -1,0 +1,121 @@
+#include "kernels/sweep/run_sweep.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "kernels/common/backend.h"
+#include "kernels/common/comm.h"
+#include "kernels/common/errors.h"
+#include "kernels/common/timing_loop.h"
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/sweep/sweep_steps.h"
+#ifdef SHARDSIM_HAVE_CUDA
+#include "kernels/cuda/cuda_backend.h"
+#endif
+
+namespace shardsim::kernels {
+namespace {
+
+// Initialises MPI when nobody has; finalises what it initialised (see run_sweep.h for aborts).
+class MpiScope {
+ public:
+  MpiScope() {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (initialized != 0) return;
+    int provided = 0;
+    check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    owned_ = true;
+  }
+  MpiScope(const MpiScope&) = delete;
+  MpiScope& operator=(const MpiScope&) = delete;
+  ~MpiScope() {
+    if (owned_) MPI_Finalize();
+  }
+  [[nodiscard]] bool owned() const { return owned_; }
+
+ private:
+  bool owned_ = false;
+};
+
+// Index of this rank among the ranks on its node (its GPU on a multi-GPU node).
+int local_rank(const Comm& world) {
+  const std::vector<int> node = world.node_of_rank();
+  const int mine = node[static_cast<std::size_t>(world.rank())];
+  return static_cast<int>(std::count(node.begin(), node.begin() + world.rank(), mine));
+}
+
+// The backend for `options`, or an error message (every rank agrees: a rank without a device
+// makes every rank fail, with the same exit code and no hang).
+std::unique_ptr<Backend> make_backend(const SweepOptions& options, const Comm& world,
+                                      std::string& error) {
+  if (options.backend == BackendKind::kCpu) return cpu::make_cpu_backend(world);
+#ifdef SHARDSIM_HAVE_CUDA
+  const std::string mine = cuda::select_device(local_rank(world));
+  if (!world.all(mine.empty())) {
+    error = mine.empty() ? "another rank has no usable CUDA device" : mine;
+    return nullptr;
+  }
+  return cuda::make_cuda_backend(world);
+#else
+  (void)local_rank;
+  error =
+      "no CUDA device: this shardsim was built without CUDA (nvcc was not found when CMake "
+      "configured it)";
+  return nullptr;
+#endif
+}
+
+}  // namespace
+
+std::optional<std::string> build_type_refusal(std::string_view build_type) {
+  std::string lower(build_type);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower != "debug") return std::nullopt;
+  return "refusing to calibrate from a Debug build: timings of unoptimised code would be fitted "
+         "into the hardware profile; reconfigure with -DCMAKE_BUILD_TYPE=Release";
+}
+
+BuildInfo this_build() {
+#if defined(__clang__)
+  const std::string compiler = std::string("Clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  const std::string compiler = std::string("GCC ") + __VERSION__;
+#else
+  const std::string compiler = "unknown";
+#endif
+  return {SHARDSIM_BUILD_TYPE, SHARDSIM_GIT_REVISION, SHARDSIM_VERSION_STRING, compiler};
+}
+
+int run_calibration_sweep(const SweepOptions& options, std::ostream& log,
+                          nlohmann::json& samples_out) {
+  const BuildInfo build = this_build();
+  if (const auto refusal = build_type_refusal(build.build_type)) {
+    log << "error: " << *refusal << "\n";
+    return 2;
+  }
+  if (!(options.sync_timeout_s > 0)) {
+    log << "error: sync timeout must be positive seconds, got " << options.sync_timeout_s << "\n";
+    return 2;
+  }
+  std::unique_ptr<MpiScope> mpi;
+  try {
+    mpi = std::make_unique<MpiScope>();
+  } catch (const CallError& e) {
+    log << "error: " << e.what() << "\n";
+    return 3;
+  }
+  SweepRun run(options, log, samples_out, mpi->owned());
+  const int code = run.execute(build, [&](const Comm& world, std::string& error) {
+    return make_backend(options, world, error);
+  });
+  return code;
+}
+
+}  // namespace shardsim::kernels

@@ -1,0 +1,67 @@
+// Entry point of `shardsim calibrate`: runs every kernel descriptor of a backend's sweep through
+// the one timing loop and produces the samples document (kernels/common/results.h,
+// reports/schemas/calibration-samples.schema.json).
+//
+// One rank per GPU (or per CPU process), launched by mpirun or srun; a plain launch is a world of
+// one rank. Every rank runs the same descriptor sequence in lockstep; rank 0 writes the files.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/common/results.h"
+#include "kernels/common/sweep_plan.h"
+
+namespace shardsim::kernels {
+
+struct SweepOptions {
+  BackendKind backend = BackendKind::kCpu;
+  bool quick = false;  // the short sweep: CPU --quick with 2 ranks on 2 cores takes ~10-30 s
+  // Where rank 0 writes the samples document; "" writes nothing. While the sweep runs,
+  // `<samples_path>.partial` holds what was measured so far (rewritten at most every second and
+  // after the last item); it is removed after a complete run and kept, with `error` set, after a
+  // failure, so a later `fit` can read the samples already measured.
+  std::string samples_path;
+  // Only descriptors whose name contains this string (e.g. "gemm/", "collective/"); "" = all.
+  std::string name_filter;
+  // Deadline of every cross-rank wait (barrier, max over ranks): a lost or stuck rank turns into
+  // a CallError after this long instead of a hang. Default: 120 s.
+  double sync_timeout_s = 120.0;
+};
+
+// Why calibration refuses to run from this build type ("Debug": timings of unoptimised code would
+// be fitted into a hardware profile), or std::nullopt when it may run.
+[[nodiscard]] std::optional<std::string> build_type_refusal(std::string_view build_type);
+
+// The BuildInfo of this binary (compile definitions set by kernels/sweep/CMakeLists.txt).
+[[nodiscard]] BuildInfo this_build();
+
+// Runs the sweep and fills `samples_out` with the samples document (on every rank).
+// Returns the CLI exit code (DESIGN.md):
+//   0 every item measured and verified;
+//   1 every item measured but some failed verification (`verified: false` in the document);
+//   2 refused: a Debug build, or invalid options (message names the option);
+//   3 runtime failure: no CUDA device, a shardsim built without CUDA, or a failed MPI / BLAS /
+//     CUDA / cuBLAS / NCCL call or cross-rank deadline; the message names the call, and
+//     `samples_out` (and the .partial file) keeps the items measured before it, with `error` set.
+// MPI: initialised here unless the caller already did (then the caller finalises it). When this
+// function initialised MPI, the world has more than one rank and a runtime failure occurred after
+// the ranks agreed to start, it writes the partial samples and the error, then calls
+// MPI_Abort(MPI_COMM_WORLD, 3), which ends every rank (mpirun exits 3) rather than risk
+// MPI_Finalize waiting for a lost rank; it does not return in that case.
+// A lost rank (measured with Open MPI 4.1.4, a rank killed with SIGKILL mid-sweep): by default
+// mpirun itself ends the job at once ("process rank 1 ... exited on signal 9", mpirun exit 137),
+// and the .partial file keeps the items measured up to a second before. With
+// `mpirun --enable-recovery` the survivors carry on until their next cross-rank wait passes
+// sync_timeout_s, then report "MPI_Ibarrier failed: no answer from every rank within ..." (the
+// `error` of the .partial file) and abort; in that run mpirun still exited 0, so read `complete`
+// and `error` in the file rather than trusting mpirun's status.
+// Progress and errors go to `log` (progress from rank 0 only; errors from every rank).
+[[nodiscard]] int run_calibration_sweep(const SweepOptions& options, std::ostream& log,
+                                        nlohmann::json& samples_out);
+
+}  // namespace shardsim::kernels

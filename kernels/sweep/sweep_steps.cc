@@ -1,0 +1,143 @@
+#include "kernels/sweep/sweep_steps.h"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "kernels/common/errors.h"
+#include "kernels/common/timing_loop.h"
+
+namespace shardsim::kernels {
+namespace {
+
+nlohmann::json loop_json(const SweepOptions& o, const LoopConfig& c) {
+  return {{"quick", o.quick},
+          {"name_filter", o.name_filter},
+          {"sync_timeout_s", o.sync_timeout_s},
+          {"warmup_runs", c.warmup_runs},
+          {"min_repetitions", c.min_repetitions},
+          {"max_repetitions", c.max_repetitions},
+          {"min_total_s", c.min_total_s},
+          {"min_sample_s", c.min_sample_s},
+          {"samples_reduction", "max over ranks per repetition"}};
+}
+
+// "45.6 GFLOP/s", "12.3 GB/s busbw", "2.1 us/launch": the headline rate of an item.
+std::string headline(const nlohmann::json& item) {
+  const nlohmann::json& d = item["derived"];
+  if (d.contains("flops_per_second")) {
+    return fmt::format("{:.1f} GFLOP/s", d["flops_per_second"].get<double>() / 1e9);
+  }
+  if (d.contains("busbw_bytes_per_second")) {
+    return fmt::format("{:.2f} GB/s busbw", d["busbw_bytes_per_second"].get<double>() / 1e9);
+  }
+  if (d.contains("bytes_per_second")) {
+    return fmt::format("{:.2f} GB/s", d["bytes_per_second"].get<double>() / 1e9);
+  }
+  return fmt::format("{:.3f} us/launch", d.value("seconds_per_launch", 0.0) * 1e6);
+}
+
+}  // namespace
+
+SweepRun::SweepRun(const SweepOptions& options, std::ostream& log, nlohmann::json& out,
+                   bool abort_on_failure)
+    : options_(options), log_(log), out_(out), abort_on_failure_(abort_on_failure) {}
+
+int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend) {
+  std::optional<Comm> world;
+  std::unique_ptr<Backend> backend;  // declared here: alive while a failure is handled
+  try {
+    world.emplace(Comm::world(options_.sync_timeout_s));
+    rank0_ = world->rank() == 0;
+    std::string error;
+    backend = make_backend(*world, error);
+    if (!backend) {  // every rank took this decision together: nothing to abort
+      if (rank0_) log_ << "error: " << error << "\n";
+      error_ = {{"call", "backend"}, {"message", error}};
+      out_ = samples_document(context_, items_, false, error_);
+      return 3;
+    }
+    const SweepPlan plan = make_sweep_plan(options_.backend, options_.quick);
+    context_ = base_context(*world, build);
+    context_["backend"] = backend->context();
+    context_["sweep"] = loop_json(options_, plan.loop);
+    std::vector<Descriptor> all = backend->descriptors(plan);
+    std::vector<const Descriptor*> chosen;
+    for (const Descriptor& d : all) {
+      if (d.name.find(options_.name_filter) != std::string::npos) chosen.push_back(&d);
+    }
+    if (chosen.empty()) {
+      if (rank0_) log_ << "error: name filter '" << options_.name_filter << "' matches nothing\n";
+      return 2;
+    }
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      current_item_ = chosen[i]->name;
+      const Measurement m = measure(*chosen[i], backend->timer(), *world, plan.loop);
+      items_.push_back(item_json(*chosen[i], m));
+      log_item(i, chosen.size(), items_.back());
+      publish(false, false);
+    }
+    publish(true, true);
+  } catch (const CallError& e) {
+    return fail(world ? &*world : nullptr, e.call(), e.what());
+  } catch (const std::exception& e) {
+    return fail(world ? &*world : nullptr, "std::exception", e.what());
+  }
+  for (const auto& item : items_) {
+    if (!item["verified"].get<bool>()) return 1;
+  }
+  return 0;
+}
+
+void SweepRun::log_item(std::size_t index, std::size_t count, const nlohmann::json& item) {
+  if (!rank0_) return;
+  log_ << fmt::format("[{:>4}/{}] {:<48} median {:.3e} s  mad {:.1e} s  {}{}\n", index + 1, count,
+                      item["name"].get<std::string>(), item["median_s"].get<double>(),
+                      item["spread"]["mad_s"].get<double>(), headline(item),
+                      item["verified"].get<bool>() ? "" : "  VERIFICATION FAILED");
+  if (!item["verified"].get<bool>())
+    log_ << "  " << item["verification"].get<std::string>() << "\n";
+  log_.flush();
+}
+
+int SweepRun::fail(const Comm* world, const std::string& call, const std::string& message) {
+  const int rank = world != nullptr ? world->rank() : 0;
+  log_ << "error: rank " << rank << ": " << message
+       << (current_item_.empty() ? "" : " (while measuring " + current_item_ + ")") << "\n";
+  error_ = {{"call", call}, {"message", message}, {"item", current_item_}, {"rank", rank}};
+  try {
+    publish(false, true);
+    if (rank0_ && !options_.samples_path.empty()) {
+      log_ << "partial samples (" << items_.size() << " items) kept in " << options_.samples_path
+           << ".partial\n";
+    }
+  } catch (const CallError& e) {
+    log_ << "error: " << e.what() << "\n";
+  }
+  log_.flush();
+  if (abort_on_failure_ && world != nullptr && world->size() > 1) MPI_Abort(MPI_COMM_WORLD, 3);
+  return 3;
+}
+
+// Refreshes `out_`; rank 0 writes the document: the final file when complete, otherwise the
+// .partial sibling (at most once a second unless forced, so long sweeps do not rewrite it per
+// item).
+void SweepRun::publish(bool complete, bool force) {
+  out_ = samples_document(context_, items_, complete, error_);
+  if (!rank0_ || options_.samples_path.empty()) return;
+  const std::string partial = options_.samples_path + ".partial";
+  if (complete) {
+    write_json_file(options_.samples_path, out_);
+    std::remove(partial.c_str());
+    return;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_write_ < std::chrono::seconds(1)) return;
+  write_json_file(partial, out_);
+  last_write_ = now;
+}
+
+}  // namespace shardsim::kernels

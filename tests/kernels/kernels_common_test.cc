@@ -1,0 +1,177 @@
+// Unit tests of the calibration harness pieces that need no MPI peer: statistics, sweep plans,
+// collective sizes, kernel definitions, verification, and the cpu kernels run through their
+// descriptors (setup, one run, verify) exactly as the timing loop does.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernels/common/collectives.h"
+#include "kernels/common/gemm_check.h"
+#include "kernels/common/hash.h"
+#include "kernels/common/memory_ops.h"
+#include "kernels/common/stats.h"
+#include "kernels/common/sweep_plan.h"
+#include "kernels/common/timing_loop.h"
+#include "kernels/cpu/descriptors.h"
+#include "kernels/sweep/run_sweep.h"
+
+namespace sk = shardsim::kernels;
+
+TEST(KernelStats, MedianAndMad) {
+  // Odd count: sorted {1, 2, 3} -> middle 2. Even: sorted {1, 2, 3, 4} -> (2 + 3) / 2 = 2.5.
+  EXPECT_DOUBLE_EQ(sk::median({3, 1, 2}), 2.0);
+  EXPECT_DOUBLE_EQ(sk::median({4, 1, 3, 2}), 2.5);
+  // {1, 2, 3, 4, 100}: median 3, |x - 3| = {2, 1, 0, 1, 97}, whose median is 1: the outlier
+  // does not move it.
+  EXPECT_DOUBLE_EQ(sk::median_absolute_deviation({1, 2, 3, 4, 100}), 1.0);
+  const sk::Summary s = sk::summarize({1, 2, 3, 4, 100});
+  EXPECT_DOUBLE_EQ(s.min_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.max_s, 100.0);
+  EXPECT_DOUBLE_EQ(s.median_s, 3.0);
+}
+
+TEST(KernelTimingLoop, RunsPerSample) {
+  sk::LoopConfig c;
+  c.min_sample_s = 0.5;  // binary fractions, so the quotients below are exact
+  c.max_runs_per_sample = 1000;
+  EXPECT_EQ(sk::runs_per_sample(0.125, c), 4);          // 0.5 / 0.125 = 4
+  EXPECT_EQ(sk::runs_per_sample(0.1875, c), 3);         // ceil(0.5 / 0.1875) = ceil(2.67) = 3
+  EXPECT_EQ(sk::runs_per_sample(1.0, c), 1);            // a run longer than a sample: 1
+  EXPECT_EQ(sk::runs_per_sample(1.0 / 4096, c), 1000);  // 2048 clamped to the maximum
+  EXPECT_EQ(sk::runs_per_sample(0.0, c), 1000);         // unmeasurably fast: the maximum
+}
+
+TEST(KernelSweepPlan, TransformerShapesAndBackwardTransposes) {
+  sk::TransformerSweep t;
+  t.hidden = {1024};
+  t.tp = {2};
+  t.tokens = 2048;
+  const auto shapes = sk::transformer_gemm_shapes(t);
+  // 5 layer GEMMs x (fwd, bwd_data, bwd_weight) = 15, all distinct for h 1024, TP 2.
+  ASSERT_EQ(shapes.size(), 15u);
+  // QKV forward: m = tokens 2048, n = 3h/t = 3 * 1024 / 2 = 1536, k = h = 1024.
+  EXPECT_EQ(shapes[0].m, 2048);
+  EXPECT_EQ(shapes[0].n, 1536);
+  EXPECT_EQ(shapes[0].k, 1024);
+  EXPECT_EQ(shapes[0].uses.at(0), "h1024_tp2_qkv_fwd");
+  // dX = dY W^T: (m, k, n) = (2048, 1024, 1536) with B transposed.
+  EXPECT_EQ(shapes[1].n, 1024);
+  EXPECT_EQ(shapes[1].k, 1536);
+  EXPECT_TRUE(shapes[1].trans_b);
+  // dW = X^T dY: (k, n, m) = (1024, 1536, 2048) with A transposed.
+  EXPECT_EQ(shapes[2].m, 1024);
+  EXPECT_EQ(shapes[2].k, 2048);
+  EXPECT_TRUE(shapes[2].trans_a);
+  // Logits forward: n = vocab / t = 50304 / 2 = 25152.
+  EXPECT_EQ(shapes[12].n, 25152);
+
+  t.tp = {2, 2};  // the same layer twice: every shape merged, each with two uses
+  const auto merged = sk::transformer_gemm_shapes(t);
+  ASSERT_EQ(merged.size(), 15u);
+  EXPECT_EQ(merged[0].uses.size(), 2u);
+}
+
+TEST(KernelSweepPlan, CpuQuickIsScaledDown) {
+  const sk::SweepPlan p = sk::make_sweep_plan(sk::BackendKind::kCpu, true);
+  EXPECT_EQ(p.gemm_dtypes, std::vector<std::string>{"fp32"});
+  // CPU sizes are GPU sizes / 8: tokens 2048 / 8 = 256 is the m of every forward GEMM.
+  EXPECT_EQ(p.gemm_shapes.at(0).m, 256);
+  EXPECT_EQ(p.loop.min_repetitions, 3);
+}
+
+TEST(KernelCollectives, GroupSizes) {
+  EXPECT_TRUE(sk::collective_group_sizes(1).empty());
+  EXPECT_EQ(sk::collective_group_sizes(2), (std::vector<int>{2}));
+  EXPECT_EQ(sk::collective_group_sizes(6), (std::vector<int>{2, 4, 6}));  // powers of 2, then 6
+  EXPECT_EQ(sk::collective_group_sizes(8), (std::vector<int>{2, 4, 8}));
+}
+
+TEST(KernelCollectives, CountsFollowNcclTests) {
+  // AllGather, S = 1024 B, n = 2: 256 elements in all, 128 sent per rank, 256 received.
+  const sk::CollCounts ag = sk::coll_counts(sk::CollOp::kAllGather, 1024, 2);
+  EXPECT_EQ(ag.send, 128);
+  EXPECT_EQ(ag.recv, 256);
+  EXPECT_DOUBLE_EQ(ag.bytes, 1024.0);
+  // ReduceScatter, S = 1000 B, n = 3: 250 elements, 250 / 3 = 83 per rank, send 3 * 83 = 249,
+  // so the size used is 4 * 249 = 996 B (rounded down as nccl-tests does).
+  const sk::CollCounts rs = sk::coll_counts(sk::CollOp::kReduceScatter, 1000, 3);
+  EXPECT_EQ(rs.recv, 83);
+  EXPECT_EQ(rs.send, 249);
+  EXPECT_DOUBLE_EQ(rs.bytes, 996.0);
+  // busbw factors: AllReduce 2(n-1)/n = 2 * 7 / 8 = 1.75; AllGather (n-1)/n = 3/4; SendRecv 1.
+  EXPECT_DOUBLE_EQ(sk::busbw_factor(sk::CollOp::kAllReduce, 8), 1.75);
+  EXPECT_DOUBLE_EQ(sk::busbw_factor(sk::CollOp::kAllGather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(sk::busbw_factor(sk::CollOp::kSendRecv, 4), 1.0);
+}
+
+TEST(KernelCollectives, ExpectedOutputs) {
+  // Rank q sends (q + 1) + (i mod 5). AllReduce over 2 ranks: element 0 = 1 + 2 = 3;
+  // element 6 (6 mod 5 = 1) = 2 + 3 = 5.
+  const sk::CollCounts ar = sk::coll_counts(sk::CollOp::kAllReduce, 64, 2);
+  const auto sum = sk::coll_expected(sk::CollOp::kAllReduce, 0, 2, ar);
+  EXPECT_FLOAT_EQ(sum[0], 3.0f);
+  EXPECT_FLOAT_EQ(sum[6], 5.0f);
+  // SendRecv: rank 0 of 2 receives from rank 1: element 0 = 2.
+  EXPECT_FLOAT_EQ(sk::coll_expected(sk::CollOp::kSendRecv, 0, 2, ar)[0], 2.0f);
+}
+
+TEST(KernelMemoryOps, BytesMoved) {
+  const sk::MemoryShape s{2, 3};  // n = 6 elements, 3 columns
+  // layernorm reads x, writes y (2n) and reads gamma, beta (2 cols): 4 (12 + 6) = 72 bytes.
+  EXPECT_DOUBLE_EQ(sk::mem_op_bytes(sk::MemOp::kLayernorm, s), 72.0);
+  // adam reads p, g, m, v and writes p, m, v: 4 * 7 * 6 = 168 bytes.
+  EXPECT_DOUBLE_EQ(sk::mem_op_bytes(sk::MemOp::kAdam, s), 168.0);
+}
+
+TEST(KernelMemoryOps, DropoutKeepsOneMinusP) {
+  // 100000 Bernoulli(0.9) draws: standard deviation sqrt(0.9 * 0.1 / 1e5) ~ 0.00095, so 0.01 is
+  // ten standard deviations.
+  int kept = 0;
+  for (std::uint64_t i = 0; i < 100000; ++i) kept += sk::dropout_keep(i, 1234, 0.1f) ? 1 : 0;
+  EXPECT_NEAR(kept / 100000.0, 0.9, 0.01);
+}
+
+TEST(KernelVerification, CompareAndGemmCheck) {
+  EXPECT_TRUE(sk::compare({1.0f, 2.0f}, {1.0, 2.0}, 0.0, 0.0).ok);
+  EXPECT_FALSE(sk::compare({1.0f, 2.5f}, {1.0, 2.0}, 0.1, 0.0).ok);  // 0.5 > 0.1 * 2
+
+  const sk::GemmShape s{3, 2, 4, false, false, {}};
+  const sk::GemmInputs in = sk::make_gemm_inputs(s);
+  std::vector<float> c(6, 0.0f);  // a naive row-major C = A B
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      for (int p = 0; p < 4; ++p) c[i * 2 + j] += in.a[i * 4 + p] * in.b[p * 2 + j];
+    }
+  }
+  const auto at = [&](std::int64_t i, std::int64_t j) { return c[i * 2 + j]; };
+  EXPECT_TRUE(sk::check_gemm(s, in, at, 1e-6).ok);
+  c[0] += 1.0f;  // entry (0, 0) is always checked
+  EXPECT_FALSE(sk::check_gemm(s, in, at, 1e-6).ok);
+}
+
+TEST(KernelCpuBackend, EveryLocalDescriptorVerifies) {
+  sk::SweepPlan p;
+  p.gemm_shapes = {{8, 12, 16, false, false, {}}, {8, 12, 16, true, true, {}}};
+  p.memory_shapes = {{4, 96}};
+  p.copy_bytes = {4096};
+  p.launches_per_run = 8;
+  std::vector<sk::Descriptor> all = shardsim::kernels::cpu::gemm_descriptors(p);
+  for (auto& d : shardsim::kernels::cpu::memory_bound_descriptors(p)) all.push_back(d);
+  for (auto& d : shardsim::kernels::cpu::copy_and_launch_descriptors(p)) all.push_back(d);
+  // 2 GEMMs + 7 memory-bound ops + 1 memcpy + 1 launch.
+  ASSERT_EQ(all.size(), 11u);
+  for (const sk::Descriptor& d : all) {
+    const auto instance = d.setup();
+    EXPECT_FALSE(instance->verify().ok) << d.name << " verified before running";
+    instance->run(1);
+    const sk::Verification v = instance->verify();
+    EXPECT_TRUE(v.ok) << d.name << ": " << v.detail;
+  }
+}
+
+TEST(KernelSweep, DebugBuildIsRefused) {
+  EXPECT_TRUE(sk::build_type_refusal("Debug").has_value());
+  EXPECT_TRUE(sk::build_type_refusal("debug").has_value());
+  EXPECT_FALSE(sk::build_type_refusal("Release").has_value());
+  EXPECT_FALSE(sk::build_type_refusal("RelWithDebInfo").has_value());
+}
