@@ -73,7 +73,6 @@ struct MemoryBoundPoint {
 // efficiency interpolated in `gemm_points` (dtypes without points fall back to the closed form).
 // `memory_bound_points`, when present, replace memory_bound_efficiency for any kind.
 struct ComputeModel {
-  std::string kind = "roofline";
   double gemm_peak_efficiency = 0.80;        // large aligned GEMMs: fraction of the dense peak
   double gemm_tile_m = 128;                  // output tile rows (tile and wave quantization)
   double gemm_tile_n = 128;                  // output tile columns
@@ -82,6 +81,7 @@ struct ComputeModel {
   double gemm_misaligned_efficiency = 0.69;  // a dimension not a multiple of 16 bytes
   double memory_bound_efficiency = 0.85;     // fraction of HBM bandwidth streaming kernels reach
   double launch_overhead_s = 4e-6;           // per kernel, seconds
+  std::string kind = "roofline";             // "roofline" | "measured"
   std::vector<GemmPoint> gemm_points;        // kind "measured"
   std::vector<MemoryBoundPoint> memory_bound_points;  // ascending bytes
   bool operator==(const ComputeModel&) const = default;

@@ -149,7 +149,10 @@ struct Parser {
                              "Avg bus bandwidth"})
       if (line.find(mark) != std::string::npos) close_test();
     if (f.size() > 2 && f[1] == "size") close_test();
-    if (const auto op = op_from_text(line); !op.empty()) current.op = op;
+    if (const auto op = op_from_text(line); !op.empty()) {
+      close_test();  // a collective named after data rows belongs to the next test
+      current.op = op;
+    }
     if (const auto v = nccl_version(line); !v.empty()) current.nccl_version = v;
     // "#  Rank  0 Group  0 Pid  25 on HOST device 0 ...": fields 1 "Rank", 7 "on", 8 the host
     if (f.size() > 8 && f[1] == "Rank" && f[7] == "on") {

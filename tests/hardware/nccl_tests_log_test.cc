@@ -181,7 +181,7 @@ TEST(nccl_tests_log, SeveralTestsInOneFile) {
   EXPECT_EQ(tests[1].op, "alltoall");  // "# Collective test starting: alltoall_perf"
   EXPECT_EQ(tests[1].rows.size(), 10u);
   EXPECT_EQ(tests[1].nccl_version, "2.29.2");
-  EXPECT_EQ(tests[0].op, "");  // no collective named in that log nor in "combined.txt"
+  EXPECT_EQ(tests[0].op, "all_reduce");  // line 2 of that log: "...; all_reduce_perf 8B..16GB"
 }
 
 TEST(nccl_tests_log, MalformedInputIsAnErrorWithFileAndLine) {
