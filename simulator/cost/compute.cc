@@ -34,7 +34,8 @@ OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& 
 
 // Fraction of the dense peak a GEMM reaches. kind "measured" with points for the dtype: the
 // measured table at (m * batch, n, k) (batch entries share waves, so they count as rows);
-// otherwise (kind "roofline", or no points for the dtype) the closed form gemm_efficiency().total().
+// otherwise (kind "roofline", or no points for the dtype) the closed form
+// gemm_efficiency().total().
 double gemm_total_efficiency(double m, double n, double k, double batch, Dtype dtype,
                              const GpuProfile& gpu) {
   if (gpu.compute.kind == "measured")
@@ -178,7 +179,8 @@ OpCost gemm_cost(double m, double n, double k, double batch, Dtype dtype, const 
   const double bytes = (m * k + k * n) * batch * in_bytes + m * n * batch * out_bytes;
   // rate = peak(dtype) * efficiency: roofline peak_eff * quantization * k_depth * alignment, or
   // the measured table (gemm_total_efficiency)
-  const double rate = gemm_peak_flops(dtype, gpu) * gemm_total_efficiency(m, n, k, batch, dtype, gpu);
+  const double rate =
+      gemm_peak_flops(dtype, gpu) * gemm_total_efficiency(m, n, k, batch, dtype, gpu);
   return roofline(flops, rate, bytes, gpu);
 }
 

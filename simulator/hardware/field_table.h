@@ -41,7 +41,7 @@ struct Field {
   bool required = false;
   std::string_view description;
   const std::vector<std::string>* choices = nullptr;  // allowed values of a string (null: any)
-  bool omit_zero = false;                 // the writer leaves out a number equal to 0
+  bool omit_zero = false;                             // the writer leaves out a number equal to 0
 };
 
 template <class T>
@@ -105,8 +105,8 @@ json field_schema(const Field<T>& f) {
   else
     s = std::get<Nested<T>>(f.member).schema();
   if (f.choices) s["enum"] = *f.choices;
-  s["description"] = f.unit.empty() ? std::string(f.description)
-                                    : fmt::format("{} [{}]", f.description, f.unit);
+  s["description"] =
+      f.unit.empty() ? std::string(f.description) : fmt::format("{} [{}]", f.description, f.unit);
   return s;
 }
 
@@ -194,7 +194,9 @@ Nested<T> array_member(std::vector<E> T::*m, TableFn<E> table) {
             for (const auto& e : v.*m) a.push_back(write_table(table(), e));
             return a;
           },
-          [=] { return json{{"type", "array"}, {"items", table_schema(table())}}; }};
+          [=] {
+            return json{{"type", "array"}, {"items", table_schema(table())}};
+          }};
 }
 
 // An object of name -> number in [min, max]; an empty map is not written.
@@ -218,9 +220,9 @@ Nested<T> number_map(std::map<std::string, double> T::*m, double min, double max
             return json(v.*m);
           },
           [=] {
-            return json{{"type", "object"},
-                        {"additionalProperties",
-                         {{"type", "number"}, {"minimum", min}, {"maximum", max}}}};
+            return json{
+                {"type", "object"},
+                {"additionalProperties", {{"type", "number"}, {"minimum", min}, {"maximum", max}}}};
           }};
 }
 

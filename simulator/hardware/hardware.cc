@@ -43,8 +43,8 @@ void check_network(const NetworkConfig& n, const std::string& path, Diagnostics&
   for (std::size_t i = 0; i < fits.size(); ++i) {
     const std::string at = fmt::format("{}/fitted_collectives/{}", path, i);
     if (fits[i].ranks_per_node > fits[i].ranks)
-      d.error(at + "/ranks_per_node", fmt::format("must be <= ranks ({}), got {}", fits[i].ranks,
-                                                  fits[i].ranks_per_node));
+      d.error(at + "/ranks_per_node",
+              fmt::format("must be <= ranks ({}), got {}", fits[i].ranks, fits[i].ranks_per_node));
     if (fits[i].max_bytes > 0 && fits[i].min_bytes > fits[i].max_bytes)
       d.error(at + "/min_bytes", fmt::format("must be <= max_bytes ({:g}), got {:g}",
                                              fits[i].max_bytes, fits[i].min_bytes));

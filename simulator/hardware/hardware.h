@@ -26,8 +26,8 @@ struct PeakFlops {
 
 // Where a profile's numbers come from (typed; simulator/hardware/provenance.h has the tables).
 struct ProvenanceSource {
-  std::string file;         // file or URL of the measurement or document
-  int first_row = 0;        // row (line) range used, 1-based; 0 when not applicable
+  std::string file;   // file or URL of the measurement or document
+  int first_row = 0;  // row (line) range used, 1-based; 0 when not applicable
   int last_row = 0;
   std::string date;         // ISO date of the measurement or document, when known
   std::string description;  // free text: what was taken from it
@@ -82,8 +82,8 @@ struct ComputeModel {
   double memory_bound_efficiency = 0.85;     // fraction of HBM bandwidth streaming kernels reach
   double launch_overhead_s = 4e-6;           // per kernel, seconds
   std::string kind = "roofline";             // "roofline" | "measured"
-  std::vector<GemmPoint> gemm_points;        // kind "measured"
-  std::vector<MemoryBoundPoint> memory_bound_points;  // ascending bytes
+  std::vector<GemmPoint> gemm_points = {};   // kind "measured"
+  std::vector<MemoryBoundPoint> memory_bound_points = {};  // ascending bytes
   bool operator==(const ComputeModel&) const = default;
 };
 
@@ -95,7 +95,7 @@ struct FittedCollective {
   int ranks_per_node = 0;  // group ranks on each node (= ranks inside one node)
   double alpha_s = 0;      // start-up latency, seconds
   double busbw_bytes_per_second = 0;  // asymptotic nccl-tests busbw, bytes/s
-  double min_bytes = 0;    // size range of the fitted rows (0 = not recorded)
+  double min_bytes = 0;               // size range of the fitted rows (0 = not recorded)
   double max_bytes = 0;
   bool operator==(const FittedCollective&) const = default;
 };
@@ -138,8 +138,8 @@ struct GpuProfile {
   double pcie_bytes_per_second = 0;              // host link, bytes/s per direction
   double cpu_optimizer_params_per_second = 1e9;  // host Adam step throughput per GPU's share
   ComputeModel compute;
-  int default_gpus_per_node = 8;  // the DGX-class node this GPU ships in
-  std::string default_network;    // network preset name used when the scenario has none
+  int default_gpus_per_node = 8;         // the DGX-class node this GPU ships in
+  std::string default_network;           // network preset name used when the scenario has none
   std::optional<NetworkConfig> network;  // used when a scenario gives no cluster.network
   Provenance provenance;
   bool operator==(const GpuProfile&) const = default;

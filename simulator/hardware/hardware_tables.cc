@@ -84,8 +84,8 @@ const Table<ComputeModel>& compute_table() {
        "per-kernel launch and framework overhead"},
       {"gemm_points", array_member(&C::gemm_points, &gemm_point_table), "", 0, 0, false,
        "measured GEMM efficiencies (kind measured)"},
-      {"memory_bound_points", array_member(&C::memory_bound_points, &memory_bound_point_table),
-       "", 0, 0, false,
+      {"memory_bound_points", array_member(&C::memory_bound_points, &memory_bound_point_table), "",
+       0, 0, false,
        "memory-bound efficiency by bytes moved, ascending bytes; piecewise-linear in log(bytes)"},
   };
   return t;
@@ -157,8 +157,7 @@ const Table<NetworkConfig>& network_table() {
 const Table<FittedCollective>& fitted_collective_table() {
   using F = FittedCollective;
   static const Table<F> t = {
-      {"op", &F::op, "", 0, 0, true, "nccl-tests collective name",
-       &kCollectives},
+      {"op", &F::op, "", 0, 0, true, "nccl-tests collective name", &kCollectives},
       {"ranks", &F::ranks, "", 2, 1 << 24, true, "group size"},
       {"ranks_per_node", &F::ranks_per_node, "", 1, 1 << 16, true, "group ranks on each node"},
       {"alpha_s", &F::alpha_s, "s", 0, 10, true, "start-up latency"},

@@ -145,8 +145,8 @@ struct Parser {
     const auto f = fields_of(line);
     // Test boundaries: the version, start and parameter lines open a test, a column header
     // after rows opens one, and the bandwidth summary closes one.
-    for (const char* mark : {"nccl-tests version", "Collective test starting", "nThread",
-                             "Avg bus bandwidth"})
+    for (const char* mark :
+         {"nccl-tests version", "Collective test starting", "nThread", "Avg bus bandwidth"})
       if (line.find(mark) != std::string::npos) close_test();
     if (f.size() > 2 && f[1] == "size") close_test();
     if (const auto op = op_from_text(line); !op.empty()) {

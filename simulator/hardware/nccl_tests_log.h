@@ -45,12 +45,12 @@ struct NcclTestsRow {
 };
 
 struct NcclTest {
-  std::string op;             // nccl-tests name (all_reduce, all_gather, ...); empty if unknown
-  std::optional<int> ranks;   // number of "# Rank" lines, when printed
-  std::optional<int> nodes;   // distinct hosts on those lines, when printed
-  bool old_format = false;    // no root column, `error` instead of #wrong
-  std::string nccl_version;   // "2.29.2" from "# nccl-tests version ... nccl-library=22902"
-  int first_line = 0;         // first and last data row lines (1-based)
+  std::string op;            // nccl-tests name (all_reduce, all_gather, ...); empty if unknown
+  std::optional<int> ranks;  // number of "# Rank" lines, when printed
+  std::optional<int> nodes;  // distinct hosts on those lines, when printed
+  bool old_format = false;   // no root column, `error` instead of #wrong
+  std::string nccl_version;  // "2.29.2" from "# nccl-tests version ... nccl-library=22902"
+  int first_line = 0;        // first and last data row lines (1-based)
   int last_line = 0;
   std::vector<NcclTestsRow> rows;
 };

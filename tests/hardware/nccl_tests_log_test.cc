@@ -31,9 +31,9 @@ NcclTestsLog parse_file(const std::string& name) {
 struct Expected {
   std::string file;
   std::string op;
-  int rows;        // all data rows, zero-size included
-  int zero_rows;   // rows with size 0
-  int ranks;       // "# Rank" lines; 0 when the log prints none
+  int rows;       // all data rows, zero-size included
+  int zero_rows;  // rows with size 0
+  int ranks;      // "# Rank" lines; 0 when the log prints none
   bool old_format;
 };
 
@@ -86,11 +86,12 @@ TEST(nccl_tests_log, EveryShippedLogParses) {
     EXPECT_EQ(t.old_format, e.old_format) << e.file;
     // Every row is internally consistent: algbw = size / time within the printed rounding
     // (README: "Every nccl-tests data row was checked").
-    for (const auto& r : t.rows)
-      if (r.out_of_place.time_us > 0 && r.out_of_place.algbw_GBps >= 1)
-        EXPECT_NEAR(r.size_bytes / (r.out_of_place.time_us * 1e3), r.out_of_place.algbw_GBps,
-                    0.01 * r.out_of_place.algbw_GBps + 0.01)
-            << e.file << ":" << r.line;
+    for (const auto& r : t.rows) {
+      if (r.out_of_place.time_us <= 0 || r.out_of_place.algbw_GBps < 1) continue;
+      EXPECT_NEAR(r.size_bytes / (r.out_of_place.time_us * 1e3), r.out_of_place.algbw_GBps,
+                  0.01 * r.out_of_place.algbw_GBps + 0.01)
+          << e.file << ":" << r.line;
+    }
   }
 }
 
@@ -168,10 +169,10 @@ TEST(nccl_tests_log, LargestScaleLastRow) {
 TEST(nccl_tests_log, SeveralTestsInOneFile) {
   // Two logs concatenated: two tests, each with its own op, rows and version (the second's
   // "nccl-tests version" line opens it, so the version does not leak into the first).
-  const std::string text = read_text(std::string(SHARDSIM_TEST_DATA_DIR) +
-                                     "/nccl/aws-p5-h100-efa-2node_all_reduce_16.log") +
-                           read_text(std::string(SHARDSIM_TEST_DATA_DIR) +
-                                     "/nccl/h100-sxm-nvlink-1node_alltoall_8.log");
+  const std::string text =
+      read_text(std::string(SHARDSIM_TEST_DATA_DIR) +
+                "/nccl/aws-p5-h100-efa-2node_all_reduce_16.log") +
+      read_text(std::string(SHARDSIM_TEST_DATA_DIR) + "/nccl/h100-sxm-nvlink-1node_alltoall_8.log");
   const auto result = parse_nccl_tests_log(text, "combined.txt");
   ASSERT_TRUE(std::holds_alternative<NcclTestsLog>(result));
   const auto& tests = std::get<NcclTestsLog>(result).tests;
@@ -186,7 +187,8 @@ TEST(nccl_tests_log, SeveralTestsInOneFile) {
 
 TEST(nccl_tests_log, MalformedInputIsAnErrorWithFileAndLine) {
   // Line 2 is a data row with 11 fields.
-  const auto bad = parse_nccl_tests_log("# header\n 8 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0\n", "x.log");
+  const auto bad =
+      parse_nccl_tests_log("# header\n 8 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0\n", "x.log");
   ASSERT_TRUE(std::holds_alternative<NcclTestsError>(bad));
   EXPECT_EQ(std::get<NcclTestsError>(bad).text().substr(0, 8), "x.log:2:");
   // Non-numeric time in an otherwise well-formed row.
