@@ -46,8 +46,13 @@ GpuProfile load_gpu(const std::string& spec) {
   return gpu;
 }
 
-// --network, or the GPU profile's default node network.
+// --network, else the profile's own network section, else its default node network preset.
 NetworkConfig load_network(const std::string& spec, const GpuProfile& gpu) {
+  if (spec.empty() && gpu.network) {
+    NetworkConfig net = *gpu.network;
+    if (net.name.empty()) net.name = gpu.name + " profile network";
+    return net;
+  }
   const std::string name = spec.empty() ? gpu.default_network : spec;
   if (name.empty())
     throw InputError("--network", fmt::format("is required: GPU profile \"{}\" names no default "
@@ -165,8 +170,16 @@ std::string text_report(const CollectiveArgs& a, const GpuProfile& gpu, const Ne
   for (const auto& alt : p.alternatives)
     t += fmt::format("  {:<13} {:.6f} s  {:>10.1f} µs{}\n", algorithm_name(alt.algorithm),
                      alt.seconds, alt.seconds * 1e6, alt.algorithm == c.algorithm ? "  <-" : "");
-  t += fmt::format("algorithm: {} ({})\n", algorithm_name(c.algorithm),
-                   a.algorithm == "auto" ? "auto: the fastest" : "requested");
+  if (c.source == CostSource::kFitted) {
+    const FittedCollective& f = *find_fitted_collective(p.op, p.group, net);
+    t += fmt::format(
+        "source: fitted ({} ranks, {} per node: alpha {:.1f} µs, busbw {:.1f} GB/s; the formula's "
+        "algorithms above are for comparison)\n",
+        f.ranks, f.ranks_per_node, f.alpha_s * 1e6, f.busbw_bytes_per_second / kGB);
+  } else {
+    t += fmt::format("algorithm: {} ({})\n", algorithm_name(c.algorithm),
+                     a.algorithm == "auto" ? "auto: the fastest" : "requested");
+  }
   t += fmt::format("time: {:.6f} s ({:.1f} µs)\n", c.seconds, c.seconds * 1e6);
   t += fmt::format(
       "algbw: {:.1f} GB/s  busbw: {:.1f} GB/s  (GB/s = 1e9 bytes/s; busbw = algbw x {}"
@@ -187,6 +200,7 @@ nlohmann::json json_report(const CollectiveArgs& a, const GpuProfile& gpu, const
           {"tool_version", tool_version()},
           {"input",
            {{"gpu", gpu.name},
+            {"profile", profile_summary(gpu)},
             {"network", to_json(net)},
             {"op", collective_name(p.op)},
             {"bytes", a.bytes},
@@ -201,6 +215,7 @@ nlohmann::json json_report(const CollectiveArgs& a, const GpuProfile& gpu, const
             {"algbw_bytes_per_second", c.alg_bytes_per_second},
             {"busbw_bytes_per_second", c.bus_bytes_per_second},
             {"bus_factor", bus_factor(p.op, p.group.size)},
+            {"source", cost_source_name(c.source)},
             {"nodes", p.group.nodes()},
             {"ranks_per_node", std::min(p.group.size, p.group.ranks_per_node)},
             {"algorithms", alternatives}}}};

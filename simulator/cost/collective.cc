@@ -200,7 +200,32 @@ constexpr std::array<std::pair<std::string_view, CollectiveAlgorithm>, 5> kAlgor
      {"hierarchical", CollectiveAlgorithm::kHierarchical},
      {"direct", CollectiveAlgorithm::kDirect}}};
 
+// time = alpha + bus_factor(op, n) * S / busbw; algbw = S / time; busbw = algbw x factor.
+CollectiveCost fitted_cost(const FittedCollective& f, CollectiveOp op, double bytes, int ranks) {
+  CollectiveCost c;
+  c.algorithm = CollectiveAlgorithm::kAuto;
+  c.source = CostSource::kFitted;
+  c.seconds = f.alpha_s + bus_factor(op, ranks) * bytes / f.busbw_bytes_per_second;
+  c.alg_bytes_per_second = c.seconds > 0 ? bytes / c.seconds : 0;
+  c.bus_bytes_per_second = c.alg_bytes_per_second * bus_factor(op, ranks);
+  return c;
+}
+
 }  // namespace
+
+const FittedCollective* find_fitted_collective(CollectiveOp op, const GroupPlacement& group,
+                                               const NetworkConfig& net) {
+  const int per_node = local_ranks(group);
+  for (const auto& f : net.fitted_collectives)
+    if (f.op == collective_name(op) && f.ranks == group.size && f.ranks_per_node == per_node &&
+        f.busbw_bytes_per_second > 0)
+      return &f;
+  return nullptr;
+}
+
+std::string cost_source_name(CostSource s) {
+  return s == CostSource::kFitted ? "fitted" : "formula";
+}
 
 GroupPlacement place_group(int size, long long stride, int gpus_per_node) {
   require(size >= 1 && stride >= 1 && gpus_per_node >= 1,
@@ -233,6 +258,10 @@ CollectiveCost collective_cost(CollectiveOp op, double bytes, const GroupPlaceme
   const bool automatic = algorithm == CollectiveAlgorithm::kAuto;
   require(automatic || std::ranges::find(candidates, algorithm) != candidates.end(),
           "collective_cost: algorithm not supported for this collective");
+  // A fitted entry for exactly this op and placement replaces the formula (auto only).
+  const FittedCollective* fit =
+      automatic && bytes > 0 && group.size > 1 ? find_fitted_collective(op, group, net) : nullptr;
+  if (fit) return fitted_cost(*fit, op, bytes, group.size);
   // Cost every candidate (or just the requested one) and keep the fastest; ties keep the first.
   CollectiveCost best{-1, candidates.front()};
   for (const auto a : automatic ? candidates : std::vector{algorithm}) {

@@ -70,17 +70,29 @@ struct GroupPlacement {
 // REQUIRES: size >= 1, stride >= 1, gpus_per_node >= 1 (std::invalid_argument otherwise).
 [[nodiscard]] GroupPlacement place_group(int size, long long stride, int gpus_per_node);
 
+// Where a collective's time came from: the topology formula above, or a fitted entry of
+// NetworkConfig::fitted_collectives.
+enum class CostSource { kFormula, kFitted };
+
 struct CollectiveCost {
   double seconds = 0;
+  // The formula's algorithm; kAuto for a fitted time (NCCL's own choice, as measured).
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
   double alg_bytes_per_second = 0;  // bytes / seconds (nccl-tests algbw); 0 when seconds is 0
   double bus_bytes_per_second = 0;  // algbw x the collective's bus factor (nccl-tests busbw)
+  CostSource source = CostSource::kFormula;
 };
 
 // `bytes` follows nccl-tests' "size": the whole buffer for all-gather and reduce-scatter, the
 // per-rank buffer for all-reduce and broadcast, the per-rank send buffer for all-to-all, and the
 // message for send/recv. kAuto picks the fastest algorithm the collective supports (the first of
 // supported_algorithms() on a tie). A single-rank group or 0 bytes costs 0 s.
+// Fitted collectives: with kAuto, an entry of net.fitted_collectives whose (op, ranks,
+// ranks_per_node) equal (op, group.size, min(group.size, group.ranks_per_node)) exactly is used
+// instead of the formula: time = alpha_s + bus_factor(op, n) * bytes / busbw_bytes_per_second
+// (nccl-tests busbw = algbw x bus factor, inverted), source kFitted. No nearest-neighbour or
+// scaling rule: any other group (or an explicitly requested algorithm) uses the formula. Sizes
+// outside the entry's [min_bytes, max_bytes] still use it (the alpha-beta form extrapolates).
 // REQUIRES: bytes >= 0, group.size >= 1, group.ranks_per_node >= 1, and `algorithm` kAuto or one
 // of supported_algorithms(op) (std::invalid_argument otherwise).
 [[nodiscard]] CollectiveCost collective_cost(
@@ -97,6 +109,13 @@ struct CollectiveCost {
 inline constexpr double kPcieCopyEfficiency = 0.8;  // pinned-memory copies reach ~80% of the
                                                     // PCIe line rate (typical; not fitted)
 [[nodiscard]] double host_copy_seconds(double bytes, const GpuProfile& gpu);
+
+// The fitted entry collective_cost would use for (op, group), or nullptr.
+[[nodiscard]] const FittedCollective* find_fitted_collective(CollectiveOp op,
+                                                             const GroupPlacement& group,
+                                                             const NetworkConfig& net);
+// "formula" or "fitted".
+[[nodiscard]] std::string cost_source_name(CostSource s);
 
 // nccl-tests names: all_reduce, reduce_scatter, all_gather, alltoall, sendrecv, broadcast.
 [[nodiscard]] std::string collective_name(CollectiveOp op);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "simulator/hardware/measured_efficiency.h"
+
 namespace shardsim {
 namespace {
 
@@ -23,10 +25,22 @@ double divide(double x, double rate) {
 OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& gpu) {
   if (flops <= 0 && bytes <= 0) return {};
   const double compute_s = divide(flops, flop_rate);
-  // memory time = bytes / (hbm * memory_bound_efficiency)
+  // memory time = bytes / (hbm * memory_bound_efficiency(bytes)): the scalar, or the measured
+  // table over bytes moved when the profile has one (measured_efficiency.h)
   const double memory_s =
-      divide(bytes, gpu.hbm_bytes_per_second * gpu.compute.memory_bound_efficiency);
+      divide(bytes, gpu.hbm_bytes_per_second * memory_bound_efficiency(gpu.compute, bytes));
   return {std::max(compute_s, memory_s) + gpu.compute.launch_overhead_s, flops, bytes};
+}
+
+// Fraction of the dense peak a GEMM reaches. kind "measured" with points for the dtype: the
+// measured table at (m * batch, n, k) (batch entries share waves, so they count as rows);
+// otherwise (kind "roofline", or no points for the dtype) the closed form
+// gemm_efficiency().total().
+double gemm_total_efficiency(double m, double n, double k, double batch, Dtype dtype,
+                             const GpuProfile& gpu) {
+  if (gpu.compute.kind == "measured")
+    if (const auto e = measured_gemm_efficiency(gpu.compute, m * batch, n, k, dtype)) return *e;
+  return gemm_efficiency(m, n, k, batch, dtype, gpu).total();
 }
 
 OpCost operator+(const OpCost& a, const OpCost& b) {
@@ -112,7 +126,7 @@ OpCost flash_attention(const LocalShape& s, Pass pass, Dtype dtype, bool causal,
     bytes *= kBackwardBytes;
   }
   const double rate =
-      gemm_peak_flops(dtype, gpu) * gemm_efficiency(s.m, s.n, s.k, s.batch, dtype, gpu).total();
+      gemm_peak_flops(dtype, gpu) * gemm_total_efficiency(s.m, s.n, s.k, s.batch, dtype, gpu);
   // Causal masking: the kernel skips the masked half of the tiles; the count stays full.
   OpCost cost = roofline(causal ? flops / 2 : flops, rate, bytes, gpu);
   cost.flops = flops;
@@ -163,9 +177,10 @@ OpCost gemm_cost(double m, double n, double k, double batch, Dtype dtype, const 
   const double in_bytes = dtype_bytes(dtype);
   const double out_bytes = dtype == Dtype::kFp8 ? 2 : in_bytes;
   const double bytes = (m * k + k * n) * batch * in_bytes + m * n * batch * out_bytes;
-  // rate = peak(dtype) * peak_eff * quantization * k_depth * alignment
+  // rate = peak(dtype) * efficiency: roofline peak_eff * quantization * k_depth * alignment, or
+  // the measured table (gemm_total_efficiency)
   const double rate =
-      gemm_peak_flops(dtype, gpu) * gemm_efficiency(m, n, k, batch, dtype, gpu).total();
+      gemm_peak_flops(dtype, gpu) * gemm_total_efficiency(m, n, k, batch, dtype, gpu);
   return roofline(flops, rate, bytes, gpu);
 }
 
@@ -209,7 +224,12 @@ std::vector<CostModelInfo> cost_models() {
        "quantization x k/(k+k_half) x alignment, vs operand bytes at HBM x memory-bound "
        "efficiency, + launch overhead"},
       {"memory_bound",
-       "streaming kernel: bytes / (HBM bandwidth x memory_bound_efficiency) + launch"},
+       "streaming kernel: bytes / (HBM bandwidth x memory_bound_efficiency) + launch; the "
+       "efficiency is piecewise linear in log(bytes) when the profile has memory_bound_points"},
+      {"gemm_measured",
+       "compute.kind measured: GEMM efficiency by inverse-distance weighting of the 4 nearest "
+       "measured (log2 m, log2 n, log2 k) points of the dtype, query clamped to the measured "
+       "range; dtypes without points use the roofline closed form"},
       {"flash_attention",
        "fused attention: 4*s_local*s_full*head_dim*heads*batch FLOPs counted (causal not "
        "halved), half of them timed under causal masking, at its score GEMM's efficiency, Q/K/V/O "

@@ -4,6 +4,10 @@
 // The roofline of one kernel (all rates from GpuProfile, efficiencies from its ComputeModel):
 //   seconds = max(flops / (peak(dtype) * efficiency), bytes / (hbm * memory_bound_efficiency))
 //             + launch_overhead_s
+// memory_bound_efficiency is the profile's scalar, or its table over bytes moved
+// (simulator/hardware/measured_efficiency.h). With compute.kind "measured", GEMM efficiency comes
+// from the measured table of the dtype instead of gemm_efficiency() (same header); dtypes with
+// no measured point keep the closed form.
 // A kernel with no work (zero FLOPs and zero bytes, or a zero GEMM dimension) costs 0 s.
 // REQUIRES: gpu.peak.fp16 > 0 and gpu.hbm_bytes_per_second > 0 (read_gpu_profile enforces both);
 // without them a non-empty kernel costs +infinity seconds, never NaN.

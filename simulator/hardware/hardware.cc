@@ -1,33 +1,12 @@
+// Hardware profile reading, writing and schema, all driven by the field tables of
+// hardware_tables.cc; cross-field checks below.
 #include "simulator/hardware/hardware.h"
 
 #include <fmt/format.h>
 
-#include "simulator/core/json_reader.h"
+#include "simulator/hardware/hardware_tables.h"
 
 namespace shardsim {
-namespace {
-
-constexpr double kMaxFlops = 1e18;  // 1 EFLOP/s per GPU: far above any device, catches unit slips
-constexpr double kMaxBytes = 1e14;  // 100 TB of device memory
-constexpr double kMaxBandwidth = 1e14;
-
-void read_compute_model(const nlohmann::json& j, const std::string& path, Diagnostics& diags,
-                        GpuProfile& out) {
-  ComputeModel& c = out.compute;
-  ObjectReader r(j, pointer_join(path, "compute"), diags);
-  r.number("gemm_peak_efficiency", c.gemm_peak_efficiency, 0.01, 1);
-  r.number("gemm_tile_m", c.gemm_tile_m, 1, 4096);
-  r.number("gemm_tile_n", c.gemm_tile_n, 1, 4096);
-  r.integer("sm_count", c.sm_count, 1, 1 << 16);
-  r.number("gemm_k_half", c.gemm_k_half, 0, 1 << 20);
-  r.number("gemm_misaligned_efficiency", c.gemm_misaligned_efficiency, 0.01, 1);
-  r.number("memory_bound_efficiency", c.memory_bound_efficiency, 0.01, 1);
-  r.number("launch_overhead_s", c.launch_overhead_s, 0, 1);
-  r.allow("sources");
-  r.finish();
-}
-
-}  // namespace
 
 double PeakFlops::for_dtype(Dtype d) const {
   switch (d) {
@@ -43,103 +22,75 @@ double PeakFlops::for_dtype(Dtype d) const {
   return fp32;
 }
 
+void check_compute(const ComputeModel& c, const std::string& path, Diagnostics& d) {
+  if (c.kind == "measured" && c.gemm_points.empty())
+    d.error(pointer_join(path, "gemm_points"),
+            "is required when kind is \"measured\" (at least one measured GEMM)");
+  const auto& points = c.memory_bound_points;
+  for (std::size_t i = 1; i < points.size(); ++i)
+    if (points[i].bytes <= points[i - 1].bytes)
+      d.error(fmt::format("{}/memory_bound_points/{}/bytes", path, i),
+              fmt::format("must be larger than the previous point's bytes ({:g}), got {:g}",
+                          points[i - 1].bytes, points[i].bytes));
+}
+
+void check_network(const NetworkConfig& n, const std::string& path, Diagnostics& d) {
+  if (n.bandwidth_efficiency_min > n.bandwidth_efficiency_max)
+    d.error(pointer_join(path, "bandwidth_efficiency_min"),
+            fmt::format("must be <= bandwidth_efficiency_max ({}), got {}",
+                        n.bandwidth_efficiency_max, n.bandwidth_efficiency_min));
+  const auto& fits = n.fitted_collectives;
+  for (std::size_t i = 0; i < fits.size(); ++i) {
+    const std::string at = fmt::format("{}/fitted_collectives/{}", path, i);
+    if (fits[i].ranks_per_node > fits[i].ranks)
+      d.error(at + "/ranks_per_node",
+              fmt::format("must be <= ranks ({}), got {}", fits[i].ranks, fits[i].ranks_per_node));
+    if (fits[i].max_bytes > 0 && fits[i].min_bytes > fits[i].max_bytes)
+      d.error(at + "/min_bytes", fmt::format("must be <= max_bytes ({:g}), got {:g}",
+                                             fits[i].max_bytes, fits[i].min_bytes));
+    for (std::size_t j = 0; j < i; ++j)
+      if (fits[j].op == fits[i].op && fits[j].ranks == fits[i].ranks &&
+          fits[j].ranks_per_node == fits[i].ranks_per_node)
+        d.error(at, fmt::format("duplicates entry {} (same op, ranks and ranks_per_node)", j));
+  }
+}
+
 void read_gpu_profile(const nlohmann::json& j, const std::string& path, Diagnostics& diags,
                       GpuProfile& out) {
-  ObjectReader r(j, path, diags);
-  r.string("name", out.name, true);
-  r.string("description", out.description);
-  r.number("memory_bytes", out.memory_bytes, 1, kMaxBytes, true);
-  if (const auto* peak = r.object("peak_flops_per_second")) {
-    ObjectReader p(*peak, pointer_join(path, "peak_flops_per_second"), diags);
-    p.number("fp32", out.peak.fp32, 1, kMaxFlops, true);
-    p.number("tf32", out.peak.tf32, 0, kMaxFlops);
-    p.number("fp16", out.peak.fp16, 1, kMaxFlops, true);
-    p.number("bf16", out.peak.bf16, 0, kMaxFlops);
-    p.number("fp8", out.peak.fp8, 0, kMaxFlops);
-    p.finish();
-  } else if (r.ok() && !r.has("peak_flops_per_second")) {
-    diags.error(pointer_join(path, "peak_flops_per_second"), "is required but missing");
-  }
-  r.number("hbm_bytes_per_second", out.hbm_bytes_per_second, 1, kMaxBandwidth, true);
-  if (const auto* host = r.object("host")) {
-    ObjectReader h(*host, pointer_join(path, "host"), diags);
-    h.number("pcie_bytes_per_second", out.pcie_bytes_per_second, 1, kMaxBandwidth, true);
-    h.number("cpu_optimizer_params_per_second", out.cpu_optimizer_params_per_second, 1, 1e15);
-    h.finish();
-  }
-  if (const auto* compute = r.object("compute")) read_compute_model(*compute, path, diags, out);
-  if (const auto* node = r.object("node")) {
-    ObjectReader n(*node, pointer_join(path, "node"), diags);
-    n.integer("gpus_per_node", out.default_gpus_per_node, 1, 1024);
-    n.string("network", out.default_network);
-    n.finish();
-  }
-  if (const auto* prov = r.raw("provenance")) out.provenance = *prov;
-  r.finish();
+  read_table(j, path, diags, gpu_profile_table(), out);
 }
 
 void read_network_config(const nlohmann::json& j, const std::string& path, Diagnostics& diags,
                          NetworkConfig& out) {
-  ObjectReader r(j, path, diags);
-  r.string("name", out.name);
-  r.allow("description");
-  r.allow("sources");
-  r.number("intra_node_GBps", out.intra_node_GBps, 1e-3, 1e6, true);
-  r.number("intra_node_latency_us", out.intra_node_latency_us, 0, 1e6, true);
-  r.number("inter_node_Gbps", out.inter_node_Gbps, 1e-3, 1e7, true);
-  r.number("inter_node_latency_us", out.inter_node_latency_us, 0, 1e6, true);
-  r.number("intra_node_hop_latency_us", out.intra_node_hop_latency_us, 0, 1e6);
-  r.number("inter_node_hop_latency_us", out.inter_node_hop_latency_us, 0, 1e6);
-  r.number("bandwidth_efficiency_min", out.bandwidth_efficiency_min, 0.001, 1);
-  r.number("bandwidth_efficiency_max", out.bandwidth_efficiency_max, 0.001, 1);
-  r.number("bandwidth_efficiency_half_bytes", out.bandwidth_efficiency_half_bytes, 0, 1e15);
-  r.finish();
-  if (out.bandwidth_efficiency_min > out.bandwidth_efficiency_max)
-    diags.error(pointer_join(path, "bandwidth_efficiency_min"),
-                fmt::format("must be <= bandwidth_efficiency_max ({}), got {}",
-                            out.bandwidth_efficiency_max, out.bandwidth_efficiency_min));
+  read_table(j, path, diags, network_table(), out);
+  check_network(out, path, diags);
 }
 
 nlohmann::json to_json(const GpuProfile& g) {
-  nlohmann::json peak = {{"fp32", g.peak.fp32},
-                         {"tf32", g.peak.tf32},
-                         {"fp16", g.peak.fp16},
-                         {"bf16", g.peak.bf16},
-                         {"fp8", g.peak.fp8}};
-  nlohmann::json j = {
-      {"name", g.name},
-      {"description", g.description},
-      {"memory_bytes", g.memory_bytes},
-      {"peak_flops_per_second", peak},
-      {"hbm_bytes_per_second", g.hbm_bytes_per_second},
-      {"host",
-       {{"pcie_bytes_per_second", g.pcie_bytes_per_second},
-        {"cpu_optimizer_params_per_second", g.cpu_optimizer_params_per_second}}},
-      {"compute",
-       {{"gemm_peak_efficiency", g.compute.gemm_peak_efficiency},
-        {"gemm_tile_m", g.compute.gemm_tile_m},
-        {"gemm_tile_n", g.compute.gemm_tile_n},
-        {"sm_count", g.compute.sm_count},
-        {"gemm_k_half", g.compute.gemm_k_half},
-        {"gemm_misaligned_efficiency", g.compute.gemm_misaligned_efficiency},
-        {"memory_bound_efficiency", g.compute.memory_bound_efficiency},
-        {"launch_overhead_s", g.compute.launch_overhead_s}}},
-      {"node", {{"gpus_per_node", g.default_gpus_per_node}, {"network", g.default_network}}}};
-  if (!g.provenance.is_null()) j["provenance"] = g.provenance;
-  return j;
+  return write_table(gpu_profile_table(), g);
 }
 
 nlohmann::json to_json(const NetworkConfig& n) {
-  return {{"name", n.name},
-          {"intra_node_GBps", n.intra_node_GBps},
-          {"intra_node_latency_us", n.intra_node_latency_us},
-          {"inter_node_Gbps", n.inter_node_Gbps},
-          {"inter_node_latency_us", n.inter_node_latency_us},
-          {"intra_node_hop_latency_us", n.intra_node_hop_latency_us},
-          {"inter_node_hop_latency_us", n.inter_node_hop_latency_us},
-          {"bandwidth_efficiency_min", n.bandwidth_efficiency_min},
-          {"bandwidth_efficiency_max", n.bandwidth_efficiency_max},
-          {"bandwidth_efficiency_half_bytes", n.bandwidth_efficiency_half_bytes}};
+  return write_table(network_table(), n);
+}
+
+nlohmann::json hardware_profile_schema() {
+  nlohmann::json s = table_schema(gpu_profile_table());
+  s["$schema"] = "https://json-schema.org/draft/2020-12/schema";
+  s["$id"] = "https://shardsim/schemas/hardware-profile.schema.json";
+  s["title"] = "shardsim hardware profile";
+  s["description"] =
+      "One GPU's hardware profile: shipped presets, calibration output and fit output. SI units; "
+      "units in key names or in [brackets] in descriptions. Generated from the field tables in "
+      "simulator/hardware/hardware_tables.cc; do not edit by hand.";
+  return s;
+}
+
+nlohmann::json profile_summary(const GpuProfile& g) {
+  return {{"name", g.name},
+          {"fitted", g.provenance.fitted},
+          {"sources", g.provenance.sources.size()},
+          {"note", g.provenance.note}};
 }
 
 }  // namespace shardsim

@@ -2,8 +2,11 @@
 // output and `fit` output) and the network of a cluster. Values are SI: bytes, FLOP/s, bytes/s.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/dtype.h"
@@ -18,10 +21,57 @@ struct PeakFlops {
   double bf16 = 0;
   double fp8 = 0;  // 0 when the GPU has no FP8 tensor cores
   [[nodiscard]] double for_dtype(Dtype d) const;
+  bool operator==(const PeakFlops&) const = default;
+};
+
+// Where a profile's numbers come from (typed; simulator/hardware/provenance.h has the tables).
+struct ProvenanceSource {
+  std::string file;   // file or URL of the measurement or document
+  int first_row = 0;  // row (line) range used, 1-based; 0 when not applicable
+  int last_row = 0;
+  std::string date;         // ISO date of the measurement or document, when known
+  std::string description;  // free text: what was taken from it
+  bool operator==(const ProvenanceSource&) const = default;
+};
+
+// The range of one input variable a fit covered, e.g. {"bytes", 8, 1.7e10, "bytes"}.
+struct FitRange {
+  std::string name;
+  double min = 0;
+  double max = 0;
+  std::string unit;
+  bool operator==(const FitRange&) const = default;
+};
+
+struct Provenance {
+  bool fitted = false;  // true only for values fitted from measurements by shardsim
+  std::vector<ProvenanceSource> sources;
+  std::vector<FitRange> fit_ranges;
+  std::map<std::string, double> residuals;  // fit name -> normalised residual (RMS / mean)
+  std::string note;
+  bool operator==(const Provenance&) const = default;
+};
+
+// One measured GEMM shape: efficiency = achieved FLOP/s / the dtype's dense peak.
+struct GemmPoint {
+  std::string dtype = "bf16";  // fp32 | fp16 | bf16 | fp8
+  double m = 0, n = 0, k = 0;
+  double efficiency = 0;
+  bool operator==(const GemmPoint&) const = default;
+};
+
+// Memory-bound efficiency measured at a transfer size (fraction of HBM bandwidth).
+struct MemoryBoundPoint {
+  double bytes = 0;
+  double efficiency = 0;
+  bool operator==(const MemoryBoundPoint&) const = default;
 };
 
 // Efficiency terms of the compute cost model (simulator/cost/compute.h). Until a calibration run
 // fits them, presets carry documented defaults or values from published micro-benchmarks.
+// kind "roofline" (default): the closed form of simulator/cost/compute.h. kind "measured": GEMM
+// efficiency interpolated in `gemm_points` (dtypes without points fall back to the closed form).
+// `memory_bound_points`, when present, replace memory_bound_efficiency for any kind.
 struct ComputeModel {
   double gemm_peak_efficiency = 0.80;        // large aligned GEMMs: fraction of the dense peak
   double gemm_tile_m = 128;                  // output tile rows (tile and wave quantization)
@@ -31,20 +81,23 @@ struct ComputeModel {
   double gemm_misaligned_efficiency = 0.69;  // a dimension not a multiple of 16 bytes
   double memory_bound_efficiency = 0.85;     // fraction of HBM bandwidth streaming kernels reach
   double launch_overhead_s = 4e-6;           // per kernel, seconds
+  std::string kind = "roofline";             // "roofline" | "measured"
+  std::vector<GemmPoint> gemm_points = {};   // kind "measured"
+  std::vector<MemoryBoundPoint> memory_bound_points = {};  // ascending bytes
+  bool operator==(const ComputeModel&) const = default;
 };
 
-struct GpuProfile {
-  std::string name;
-  std::string description;
-  double memory_bytes = 0;                       // HBM capacity, bytes
-  PeakFlops peak;                                // dense peaks, FLOP/s
-  double hbm_bytes_per_second = 0;               // datasheet HBM bandwidth, bytes/s
-  double pcie_bytes_per_second = 0;              // host link, bytes/s per direction
-  double cpu_optimizer_params_per_second = 1e9;  // host Adam step throughput per GPU's share
-  ComputeModel compute;
-  int default_gpus_per_node = 8;  // the DGX-class node this GPU ships in
-  std::string default_network;    // network preset name used when the scenario has none
-  nlohmann::json provenance;      // {"fitted": bool, "sources": [...], ...}
+// One collective fitted from nccl-tests rows: time(S) = alpha_s + bus_factor(op, ranks) * S /
+// busbw_bytes_per_second, with S the nccl-tests size (simulator/cost/collective.h).
+struct FittedCollective {
+  std::string op;          // nccl-tests name: all_reduce, all_gather, reduce_scatter, ...
+  int ranks = 0;           // group size
+  int ranks_per_node = 0;  // group ranks on each node (= ranks inside one node)
+  double alpha_s = 0;      // start-up latency, seconds
+  double busbw_bytes_per_second = 0;  // asymptotic nccl-tests busbw, bytes/s
+  double min_bytes = 0;               // size range of the fitted rows (0 = not recorded)
+  double max_bytes = 0;
+  bool operator==(const FittedCollective&) const = default;
 };
 
 // Links of a two-level cluster; bandwidths are per GPU per direction.
@@ -69,6 +122,27 @@ struct NetworkConfig {
   double bandwidth_efficiency_min = 0.15;
   double bandwidth_efficiency_max = 0.9;
   double bandwidth_efficiency_half_bytes = 1048576;
+  std::string description;
+  // Fitted collectives: used instead of the topology formula where one matches (collective.h).
+  std::vector<FittedCollective> fitted_collectives;
+  std::optional<Provenance> provenance;
+  bool operator==(const NetworkConfig&) const = default;
+};
+
+struct GpuProfile {
+  std::string name;
+  std::string description;
+  double memory_bytes = 0;                       // HBM capacity, bytes
+  PeakFlops peak;                                // dense peaks, FLOP/s
+  double hbm_bytes_per_second = 0;               // datasheet HBM bandwidth, bytes/s
+  double pcie_bytes_per_second = 0;              // host link, bytes/s per direction
+  double cpu_optimizer_params_per_second = 1e9;  // host Adam step throughput per GPU's share
+  ComputeModel compute;
+  int default_gpus_per_node = 8;         // the DGX-class node this GPU ships in
+  std::string default_network;           // network preset name used when the scenario has none
+  std::optional<NetworkConfig> network;  // used when a scenario gives no cluster.network
+  Provenance provenance;
+  bool operator==(const GpuProfile&) const = default;
 };
 
 // Strict readers (unknown keys, wrong types and out-of-range values go to `diags`).
@@ -79,5 +153,12 @@ void read_network_config(const nlohmann::json& j, const std::string& path, Diagn
 
 [[nodiscard]] nlohmann::json to_json(const GpuProfile& g);
 [[nodiscard]] nlohmann::json to_json(const NetworkConfig& n);
+
+// JSON Schema of the hardware profile, generated from the field tables
+// (reports/schemas/hardware-profile.schema.json is this, written with 2-space indent).
+[[nodiscard]] nlohmann::json hardware_profile_schema();
+
+// What a report says about the profile: name, fitted, number of sources, note.
+[[nodiscard]] nlohmann::json profile_summary(const GpuProfile& g);
 
 }  // namespace shardsim

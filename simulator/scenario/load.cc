@@ -150,8 +150,11 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
   Diagnostics diags;
   read_scenario_sections(raw, diags, s);
   diags.throw_if_any();
-  // Network default: the GPU preset's DGX-class network.
-  if (!raw["cluster"].contains("network")) {
+  // Network default: the hardware profile's own network section, else the GPU preset's
+  // DGX-class network (node.network).
+  if (!raw["cluster"].contains("network") && s.cluster.gpu.network) {
+    s.cluster.network = *s.cluster.gpu.network;
+  } else if (!raw["cluster"].contains("network")) {
     if (s.cluster.gpu.default_network.empty())
       throw InputError("/cluster/network", "is required: the GPU profile names no default network");
     read_network_config(resolve_network_json(s.cluster.gpu.default_network), "/cluster/network",

@@ -109,5 +109,38 @@ TEST(collective_cli, BadInputNamesTheFlagAndExitsWith2) {
   }
 }
 
+// A profile file whose own network section carries a fitted all_reduce for 8 ranks on one node:
+// with no --network, that section is the network, and the report says the time is fitted:
+// 1e-5 + 1.75 x 1e9 / 4e11 = 4.385e-3 s.
+TEST(collective_cli, ProfileNetworkWithFittedEntry) {
+  std::ifstream in(std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/gpus/h100-sxm.json");
+  nlohmann::json profile = nlohmann::json::parse(in);
+  nlohmann::json net = to_json(dgx_h100());
+  net["name"] = "fitted-test";
+  net["fitted_collectives"] = {{{"op", "all_reduce"},
+                                {"ranks", 8},
+                                {"ranks_per_node", 8},
+                                {"alpha_s", 1e-5},
+                                {"busbw_bytes_per_second", 4e11}}};
+  profile["network"] = net;
+  const std::string path = std::string(SHARDSIM_BINARY) + ".fitted-profile.json";
+  std::ofstream(path) << profile.dump(2);
+  const CliRun r =
+      shardsim_collective("--gpu " + path + " --op all_reduce --bytes 1e9 --ranks 8 --json", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["collective"]["source"], "fitted");
+  EXPECT_NEAR(j["collective"]["seconds"].get<double>(), 1e-5 + 1.75 * 1e9 / 4e11, 1e-15);
+  EXPECT_EQ(j["input"]["network"]["name"], "fitted-test");
+  EXPECT_EQ(j["input"]["profile"]["fitted"], false);
+  // 16 ranks has no fitted entry: the formula, and the text says which.
+  const CliRun text =
+      shardsim_collective("--gpu " + path + " --op all_reduce --bytes 1e9 --ranks 8");
+  EXPECT_TRUE(contains(text.output, "source: fitted")) << text.output;
+  const CliRun other = shardsim_collective(
+      "--gpu " + path + " --op all_reduce --bytes 1e9 --ranks 16 --json", false);
+  EXPECT_EQ(nlohmann::json::parse(other.output)["collective"]["source"], "formula");
+}
+
 }  // namespace
 }  // namespace shardsim

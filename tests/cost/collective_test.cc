@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "simulator/cost/collective.h"
+#include "simulator/hardware/nccl_tests_log.h"
 
 namespace shardsim {
 namespace {
@@ -351,19 +352,14 @@ struct Row {
   double busbw_GBps = 0;  // out-of-place
 };
 
-// Data rows of an nccl-tests log: '#' lines skipped; columns size count type redop [root] time
-// algbw busbw ... (old nccl-tests versions have no root column: 12 fields instead of 13).
+// Data rows of an nccl-tests log through the library parser (simulator/hardware/nccl_tests_log.h).
 std::vector<Row> parse_nccl_tests(const std::string& path) {
+  const auto result = parse_nccl_tests_log(read_text(path), path);
+  if (const auto* e = std::get_if<NcclTestsError>(&result)) ADD_FAILURE() << e->text();
   std::vector<Row> rows;
-  std::istringstream lines(read_text(path));
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream fields(line);
-    std::vector<std::string> f;
-    for (std::string w; fields >> w;) f.push_back(w);
-    if (f.empty() || f[0][0] == '#' || (f.size() != 12 && f.size() != 13)) continue;
-    const std::size_t time = f.size() == 13 ? 5 : 4;
-    rows.push_back({std::stod(f[0]), std::stod(f[time + 2])});
-  }
+  if (const auto* log = std::get_if<NcclTestsLog>(&result))
+    for (const auto& test : log->tests)
+      for (const auto& r : test.rows) rows.push_back({r.size_bytes, r.out_of_place.busbw_GBps});
   return rows;
 }
 

@@ -1,0 +1,31 @@
+// Efficiencies looked up in a profile's measured tables (ComputeModel::gemm_points and
+// memory_bound_points). Pure functions; simulator/cost/compute.cc dispatches to them.
+#pragma once
+
+#include <optional>
+
+#include "simulator/core/dtype.h"
+#include "simulator/hardware/hardware.h"
+
+namespace shardsim {
+
+// GEMM efficiency of [m x k].[k x n] in `dtype` from the points of that dtype, or nullopt when
+// the dtype has none (the caller then uses the roofline closed form).
+// Interpolation: inverse-distance weighting in x = (log2 m, log2 n, log2 k) over the
+// kNearestGemmPoints nearest points of the dtype (ties: table order):
+//   x is first clamped per axis to the range the dtype's points span (outside the measured
+//   range the efficiency is that of the nearest boundary, never extrapolated);
+//   a point within 1e-9 of x gives its efficiency exactly; otherwise
+//   eff = sum_i w_i eff_i / sum_i w_i with w_i = 1 / |x - x_i|^2.
+// The result lies between the smallest and largest efficiency of the points used.
+// REQUIRES: m, n, k > 0.
+inline constexpr int kNearestGemmPoints = 4;
+[[nodiscard]] std::optional<double> measured_gemm_efficiency(const ComputeModel& c, double m,
+                                                             double n, double k, Dtype dtype);
+
+// Memory-bound efficiency of a kernel moving `bytes`: with memory_bound_points, piecewise linear
+// in ln(bytes) between the two neighbouring points, clamped to the first / last point's
+// efficiency outside their range; without points, memory_bound_efficiency.
+[[nodiscard]] double memory_bound_efficiency(const ComputeModel& c, double bytes);
+
+}  // namespace shardsim

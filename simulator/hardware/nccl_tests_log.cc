@@ -1,0 +1,206 @@
+// nccl-tests log parser (contract and accepted variants in nccl_tests_log.h).
+#include "simulator/hardware/nccl_tests_log.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <set>
+#include <sstream>
+
+namespace shardsim {
+namespace {
+
+// nccl-tests binaries `<op>_perf`; longer names first so "all_reduce" wins over "reduce".
+constexpr std::array<std::string_view, 10> kOps = {
+    "all_reduce", "reduce_scatter", "all_gather", "alltoall", "sendrecv",
+    "broadcast",  "hypercube",      "reduce",     "gather",   "scatter"};
+
+constexpr std::size_t kNewFields = 13;  // size count type redop root + 2 x (time algbw busbw check)
+constexpr std::size_t kOldFields = 12;  // no root column
+
+// Removes every mpirun --tag-output marker "[r,c]<stdout>:" / "<stderr>:" anywhere in the line.
+std::string strip_tag_output(std::string_view line) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    const auto close = line.find("]<std", i);
+    if (line[i] != '[' || close == std::string_view::npos) {
+      out += line[i++];
+      continue;
+    }
+    const auto colon = line.find(">:", close);
+    const auto inner = line.substr(i + 1, close - i - 1);
+    const bool tag = colon != std::string_view::npos && colon - close <= 8 &&
+                     inner.find_first_not_of("0123456789,") == std::string_view::npos;
+    if (!tag) {
+      out += line[i++];
+      continue;
+    }
+    i = colon + 2;
+  }
+  return out;
+}
+
+// Removes a leading srun -l prefix "<digits>: ".
+std::string strip_srun(const std::string& line) {
+  std::size_t i = line.find_first_not_of(' ');
+  if (i == std::string::npos) return line;
+  const std::size_t start = i;
+  while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+  if (i > start && i + 1 < line.size() && line[i] == ':' && line[i + 1] == ' ')
+    return line.substr(i + 2);
+  return line;
+}
+
+std::vector<std::string> fields_of(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> f;
+  for (std::string w; in >> w;) f.push_back(w);
+  return f;
+}
+
+std::optional<double> number(const std::string& s) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+bool is_integer(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+std::string op_from_text(std::string_view text) {
+  for (const auto op : kOps)
+    if (text.find(std::string(op) + "_perf") != std::string_view::npos) return std::string(op);
+  return {};
+}
+
+// "<anything>_<op>_<ranks>.log": the op between underscores.
+std::string op_from_file(const std::string& file) {
+  const std::string base = file.substr(file.find_last_of('/') + 1);
+  for (const auto op : kOps)
+    if (base.find("_" + std::string(op) + "_") != std::string::npos) return std::string(op);
+  return {};
+}
+
+// "nccl-library=22902" -> "2.29.2" (major*10000 + minor*100 + patch).
+std::string nccl_version(const std::string& line) {
+  const auto at = line.find("nccl-library=");
+  if (at == std::string::npos) return {};
+  const auto code = number(fields_of(line.substr(at + 13)).front());
+  if (!code) return {};
+  const int c = static_cast<int>(*code);
+  return fmt::format("{}.{}.{}", c / 10000, c / 100 % 100, c % 100);
+}
+
+struct Parser {
+  const std::string& file;
+  NcclTestsLog log;
+  NcclTest current;
+  std::set<std::string> hosts;
+  std::optional<NcclTestsError> error;
+
+  // Ends the current test if it has rows (a boundary before any row keeps what was read).
+  void close_test() {
+    if (current.rows.empty()) return;
+    if (current.op.empty()) current.op = op_from_file(file);
+    log.tests.push_back(std::move(current));
+    current = {};
+    hosts.clear();
+  }
+
+  std::optional<NcclTestsTiming> timing(const std::vector<std::string>& f, std::size_t at) {
+    const auto t = number(f[at]), alg = number(f[at + 1]), bus = number(f[at + 2]);
+    if (!t || !alg || !bus) return std::nullopt;
+    return NcclTestsTiming{*t, *alg, *bus, f[at + 3]};
+  }
+
+  void data_row(const std::vector<std::string>& f, int line) {
+    if (f.size() != kNewFields && f.size() != kOldFields) {
+      error = {file, line,
+               fmt::format("data row has {} fields; expected {} (size count type redop root "
+                           "time algbw busbw #wrong x2) or {} (old format, no root)",
+                           f.size(), kNewFields, kOldFields)};
+      return;
+    }
+    const bool old = f.size() == kOldFields;
+    const std::size_t t = old ? 4 : 5;
+    const auto size = number(f[0]), count = number(f[1]);
+    const auto root = old ? std::optional<double>(-1) : number(f[4]);
+    const auto oop = timing(f, t), ip = timing(f, t + 4);
+    if (!size || !count || !root || !oop || !ip) {
+      error = {file, line, "data row has a non-numeric size, count, root, time, algbw or busbw"};
+      return;
+    }
+    if (current.rows.empty()) current.first_line = line;
+    current.old_format = old;
+    current.last_line = line;
+    current.rows.push_back({*size, *count, f[2], f[3], static_cast<int>(*root), *oop, *ip, line});
+  }
+
+  void comment(const std::string& line) {
+    const auto f = fields_of(line);
+    // Test boundaries: the version, start and parameter lines open a test, a column header
+    // after rows opens one, and the bandwidth summary closes one.
+    for (const char* mark :
+         {"nccl-tests version", "Collective test starting", "nThread", "Avg bus bandwidth"})
+      if (line.find(mark) != std::string::npos) close_test();
+    if (f.size() > 2 && f[1] == "size") close_test();
+    if (const auto op = op_from_text(line); !op.empty()) {
+      close_test();  // a collective named after data rows belongs to the next test
+      current.op = op;
+    }
+    if (const auto v = nccl_version(line); !v.empty()) current.nccl_version = v;
+    // "#  Rank  0 Group  0 Pid  25 on HOST device 0 ...": fields 1 "Rank", 7 "on", 8 the host
+    if (f.size() > 8 && f[1] == "Rank" && f[7] == "on") {
+      current.ranks = current.ranks.value_or(0) + 1;
+      hosts.insert(f[8]);
+      current.nodes = static_cast<int>(hosts.size());
+    }
+  }
+
+  void line(const std::string& raw, int number) {
+    if (raw.find("NCCL INFO") != std::string::npos || raw.find("NCCL WARN") != std::string::npos)
+      return;
+    const std::string text = strip_srun(strip_tag_output(raw));
+    const auto f = fields_of(text);
+    if (f.empty()) return;
+    if (f[0][0] == '#') return comment(text);
+    if (const auto op = op_from_text(text); !op.empty() && !is_integer(f[0])) {
+      close_test();  // a shell command line starting another test
+      current.op = op;
+      return;
+    }
+    if (is_integer(f[0])) data_row(f, number);
+  }
+};
+
+}  // namespace
+
+std::string NcclTestsError::text() const {
+  return fmt::format("{}:{}: {}", file, line, message);
+}
+
+std::variant<NcclTestsLog, NcclTestsError> parse_nccl_tests_log(std::string_view text,
+                                                                const std::string& file) {
+  Parser p{file, {file, {}}, {}, {}, {}};
+  int number = 0;
+  std::size_t start = 0;
+  while (start < text.size() && !p.error) {
+    auto end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string line(text.substr(start, end - start));
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    p.line(line, ++number);
+    start = end + 1;
+  }
+  if (p.error) return *p.error;
+  p.close_test();
+  if (p.log.tests.empty()) return NcclTestsError{file, number, "no nccl-tests data rows found"};
+  return std::move(p.log);
+}
+
+}  // namespace shardsim

@@ -1,0 +1,114 @@
+// Profile-selected cost models: compute.kind "measured" (GEMM table), the memory-bound table
+// over bytes, and fitted collectives (formulas in simulator/hardware/measured_efficiency.h and
+// simulator/cost/collective.h). Round numbers throughout; the derivation precedes each check.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "simulator/cost/collective.h"
+#include "simulator/cost/compute.h"
+#include "simulator/hardware/measured_efficiency.h"
+
+namespace shardsim {
+namespace {
+
+// bf16 peak 1e15 FLOP/s, HBM 1e15 B/s (compute-bound for the GEMMs below), no launch overhead.
+GpuProfile measured_gpu() {
+  GpuProfile g;
+  g.peak = {1e14, 0, 1e15, 1e15, 0};
+  g.hbm_bytes_per_second = 1e15;
+  g.compute.launch_overhead_s = 0;
+  g.compute.kind = "measured";
+  g.compute.gemm_points = {{"bf16", 1024, 1024, 1024, 0.5}, {"bf16", 4096, 4096, 4096, 0.8}};
+  return g;
+}
+
+TEST(compute_measured, ExactPointClampAndInterpolation) {
+  const ComputeModel c = measured_gpu().compute;
+  // A measured shape gives its own efficiency.
+  EXPECT_EQ(measured_gemm_efficiency(c, 4096, 4096, 4096, Dtype::kBf16), 0.8);
+  // 8192^3 is clamped per axis to the measured range (max 4096): exactly the 4096^3 point.
+  EXPECT_EQ(measured_gemm_efficiency(c, 8192, 8192, 8192, Dtype::kBf16), 0.8);
+  // 2048^3: x = (11, 11, 11), squared distance 3 to both points -> equal weights ->
+  // (0.5 + 0.8) / 2 = 0.65.
+  EXPECT_NEAR(*measured_gemm_efficiency(c, 2048, 2048, 2048, Dtype::kBf16), 0.65, 1e-15);
+  // (1024, 1024, 4096): x = (10, 10, 12): d^2 = 4 to the first, 8 to the second ->
+  // (0.5/4 + 0.8/8) / (1/4 + 1/8) = 0.225 / 0.375 = 0.6.
+  EXPECT_NEAR(*measured_gemm_efficiency(c, 1024, 1024, 4096, Dtype::kBf16), 0.6, 1e-15);
+  // No fp16 point: no measured value.
+  EXPECT_FALSE(measured_gemm_efficiency(c, 1024, 1024, 1024, Dtype::kFp16).has_value());
+}
+
+TEST(compute_measured, GemmCostUsesTheTableAndFallsBack) {
+  const GpuProfile g = measured_gpu();
+  // 2048^3 bf16: flops 2 * 2048^3 = 17179869184 at 1e15 x 0.65 -> 17179869184 / 6.5e14 s.
+  EXPECT_NEAR(gemm_cost(2048, 2048, 2048, 1, Dtype::kBf16, g).seconds, 17179869184 / 6.5e14, 1e-18);
+  // batch 4 of 512 x 2048 x 2048 is looked up as m = 2048: the same 0.65.
+  EXPECT_NEAR(gemm_cost(512, 2048, 2048, 4, Dtype::kBf16, g).seconds, 17179869184 / 6.5e14, 1e-18);
+  // fp16 has no point: the roofline closed form, bit for bit.
+  GpuProfile roofline = g;
+  roofline.compute.kind = "roofline";
+  EXPECT_EQ(gemm_cost(2048, 2048, 2048, 1, Dtype::kFp16, g).seconds,
+            gemm_cost(2048, 2048, 2048, 1, Dtype::kFp16, roofline).seconds);
+  // kind roofline ignores the points: efficiency = gemm_efficiency(...).total().
+  const double closed = gemm_efficiency(2048, 2048, 2048, 1, Dtype::kBf16, roofline).total();
+  EXPECT_NEAR(gemm_cost(2048, 2048, 2048, 1, Dtype::kBf16, roofline).seconds,
+              17179869184 / (1e15 * closed), 1e-18);
+}
+
+TEST(compute_measured, MemoryBoundTableInLogBytes) {
+  GpuProfile g = measured_gpu();
+  g.hbm_bytes_per_second = 1e12;
+  g.compute.memory_bound_points = {{1e3, 0.2}, {1e6, 0.8}};
+  // sqrt(1e3 * 1e6) = 10^4.5 is halfway in ln(bytes): 0.2 + 0.5 x 0.6 = 0.5.
+  EXPECT_NEAR(memory_bound_efficiency(g.compute, std::pow(10, 4.5)), 0.5, 1e-12);
+  EXPECT_EQ(memory_bound_efficiency(g.compute, 10), 0.2);   // below the range: first point
+  EXPECT_EQ(memory_bound_efficiency(g.compute, 1e9), 0.8);  // above: last point
+  // 1e6 B at 1e12 B/s x 0.8 = 1.25 us.
+  EXPECT_NEAR(memory_bound_cost(1e6, g).seconds, 1.25e-6, 1e-18);
+  // Without points: the scalar memory_bound_efficiency (default 0.85).
+  g.compute.memory_bound_points.clear();
+  EXPECT_EQ(memory_bound_efficiency(g.compute, 1e6), 0.85);
+}
+
+NetworkConfig fitted_network() {
+  NetworkConfig n;
+  n.intra_node_GBps = 100;
+  n.inter_node_Gbps = 50;
+  n.intra_node_latency_us = 10;
+  n.inter_node_latency_us = 30;
+  n.fitted_collectives = {{"all_reduce", 8, 8, 1e-5, 4e11, 8, 1.7e10}};
+  return n;
+}
+
+TEST(collective_fitted, ExactMatchUsesTheFit) {
+  // 8 MiB all_reduce on 8 ranks of one node: 1e-5 + 2(8-1)/8 x 8388608 / 4e11
+  // = 1e-5 + 3.67002e-5 = 4.67002e-5 s.
+  const auto c = collective_cost(CollectiveOp::kAllReduce, 8388608, {8, 8}, fitted_network());
+  EXPECT_EQ(c.source, CostSource::kFitted);
+  EXPECT_EQ(c.algorithm, CollectiveAlgorithm::kAuto);
+  EXPECT_NEAR(c.seconds, 1e-5 + 1.75 * 8388608 / 4e11, 1e-18);
+  EXPECT_DOUBLE_EQ(c.bus_bytes_per_second, 8388608 / c.seconds * 1.75);
+  EXPECT_EQ(cost_source_name(c.source), "fitted");
+}
+
+TEST(collective_fitted, AnythingElseUsesTheFormula) {
+  const NetworkConfig fitted = fitted_network();
+  NetworkConfig plain = fitted;
+  plain.fitted_collectives.clear();
+  const auto same = [&](CollectiveOp op, GroupPlacement g, CollectiveAlgorithm a) {
+    const auto c = collective_cost(op, 8388608, g, fitted, a);
+    EXPECT_EQ(c.source, CostSource::kFormula);
+    EXPECT_EQ(c.seconds, collective_cost(op, 8388608, g, plain, a).seconds);
+  };
+  same(CollectiveOp::kAllReduce, {16, 8}, CollectiveAlgorithm::kAuto);  // other size
+  same(CollectiveOp::kAllReduce, {8, 4}, CollectiveAlgorithm::kAuto);   // other placement
+  same(CollectiveOp::kAllGather, {8, 8}, CollectiveAlgorithm::kAuto);   // other op
+  same(CollectiveOp::kAllReduce, {8, 8}, CollectiveAlgorithm::kRing);   // explicit algorithm
+  // A group of 8 with ranks_per_node 16 sits on one node with 8 per node: matches the fit.
+  EXPECT_EQ(collective_cost(CollectiveOp::kAllReduce, 1e6, {8, 16}, fitted).source,
+            CostSource::kFitted);
+}
+
+}  // namespace
+}  // namespace shardsim

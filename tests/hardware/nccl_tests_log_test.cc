@@ -1,0 +1,206 @@
+// nccl-tests log parser (simulator/hardware/nccl_tests_log.h) on every log of tests/data/nccl/.
+// Expected row counts come from the "sizes / rows" column of the shared data README's nccl-tests
+// table (../shared/data/README.md, copied files keep their `# source:` header); values are read
+// from the files at the cited lines.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "simulator/hardware/nccl_tests_log.h"
+
+namespace shardsim {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+NcclTestsLog parse_file(const std::string& name) {
+  const std::string path = std::string(SHARDSIM_TEST_DATA_DIR) + "/nccl/" + name;
+  auto result = parse_nccl_tests_log(read_text(path), name);
+  if (const auto* e = std::get_if<NcclTestsError>(&result)) ADD_FAILURE() << e->text();
+  return std::holds_alternative<NcclTestsLog>(result) ? std::get<NcclTestsLog>(result)
+                                                      : NcclTestsLog{};
+}
+
+struct Expected {
+  std::string file;
+  std::string op;
+  int rows;       // all data rows, zero-size included
+  int zero_rows;  // rows with size 0
+  int ranks;      // "# Rank" lines; 0 when the log prints none
+  bool old_format;
+};
+
+// Row counts: data README table ("8 B-16 GB, 32" -> 32 rows, "22 (+zero-size rows)" -> 22 + 7
+// zero-size rows counted in the file). README says "29 (+5 zero-size)" for the Polaris 2-node
+// all_reduce, but that file has no zero-size row (its sizes start at 4 B, line 18): the 5 belong
+// to the 8-node alltoall (24 + 5 = 29). The RTX 2080 Ti logs ("26-28") have 28 rows, 2 of them
+// zero-size for all_gather and alltoall.
+const Expected kLogs[] = {
+    {"aws-p5-h100-nvlink-1node_all_reduce_8.log", "all_reduce", 32, 0, 0, false},
+    {"aws-p5-h100-efa-2node_all_reduce_16.log", "all_reduce", 32, 0, 0, false},
+    {"aws-p5-h100-efa-2node-debuginfo_all_reduce_16.log", "all_reduce", 32, 0, 16, false},
+    {"aws-p4de-a100-efa-2node_all_reduce_16.log", "all_reduce", 29, 0, 0, false},
+    {"gcp-a3mega-h100-tcpxo-2node_all_reduce_16.log", "all_reduce", 31, 0, 16, false},
+    {"dgxa100-ib-hdr-k8s-2node_all_reduce_16.log", "all_reduce", 30, 0, 0, true},
+    {"dgxa100-ib-hdr-4node_all_reduce_32.log", "all_reduce", 13, 0, 0, true},
+    {"dgx1-v100-roce-100g-2node_all_reduce_16.log", "all_reduce", 29, 0, 0, true},
+    {"polaris-a100-slingshot-2node_all_reduce_8.log", "all_reduce", 29, 0, 8, false},
+    {"polaris-a100-slingshot-8node_all_reduce_32.log", "all_reduce", 29, 0, 32, false},
+    {"polaris-a100-slingshot-8node_all_gather_32.log", "all_gather", 29, 7, 32, false},
+    {"polaris-a100-slingshot-8node_alltoall_32.log", "alltoall", 29, 5, 32, false},
+    {"polaris-a100-slingshot-540node_all_reduce_2160.log", "all_reduce", 29, 0, 2160, false},
+    {"h100-sxm-nvlink-1node_all_reduce_8.log", "all_reduce", 10, 0, 8, false},
+    {"h100-sxm-nvlink-1node_all_gather_8.log", "all_gather", 10, 0, 8, false},
+    {"h100-sxm-nvlink-1node_reduce_scatter_8.log", "reduce_scatter", 10, 0, 8, false},
+    {"h100-sxm-nvlink-1node_alltoall_8.log", "alltoall", 10, 0, 8, false},
+    {"h100-sxm-nvlink-1node_sendrecv_8.log", "sendrecv", 10, 0, 8, false},
+    {"h100-sxm-10node_all_reduce_80.log", "all_reduce", 10, 0, 80, false},
+    {"h100-sxm-10node_all_gather_80.log", "all_gather", 10, 0, 80, false},
+    {"h100-sxm-10node_reduce_scatter_80.log", "reduce_scatter", 10, 0, 80, false},
+    {"h100-sxm-10node_alltoall_80.log", "alltoall", 10, 0, 80, false},
+    {"h100-sxm-10node_sendrecv_80.log", "sendrecv", 10, 0, 80, false},
+    {"pcie-rtx2080ti-nop2p-1node_all_reduce_2.log", "all_reduce", 28, 0, 2, false},
+    {"pcie-rtx2080ti-nop2p-1node_all_gather_2.log", "all_gather", 28, 2, 2, false},
+    {"pcie-rtx2080ti-nop2p-1node_alltoall_2.log", "alltoall", 28, 2, 2, false},
+    {"pcie-rtx5090-p2p-1node_all_reduce_8.log", "all_reduce", 25, 0, 8, false},
+};
+
+TEST(nccl_tests_log, EveryShippedLogParses) {
+  for (const auto& e : kLogs) {
+    const auto log = parse_file(e.file);
+    ASSERT_EQ(log.tests.size(), 1u) << e.file;
+    const auto& t = log.tests.front();
+    EXPECT_EQ(t.op, e.op) << e.file;
+    EXPECT_EQ(int(t.rows.size()), e.rows) << e.file;
+    int zero = 0;
+    for (const auto& r : t.rows) zero += r.size_bytes == 0;
+    EXPECT_EQ(zero, e.zero_rows) << e.file;
+    EXPECT_EQ(t.ranks.value_or(0), e.ranks) << e.file;
+    EXPECT_EQ(t.old_format, e.old_format) << e.file;
+    // Every row is internally consistent: algbw = size / time within the printed rounding
+    // (README: "Every nccl-tests data row was checked").
+    for (const auto& r : t.rows) {
+      if (r.out_of_place.time_us <= 0 || r.out_of_place.algbw_GBps < 1) continue;
+      EXPECT_NEAR(r.size_bytes / (r.out_of_place.time_us * 1e3), r.out_of_place.algbw_GBps,
+                  0.01 * r.out_of_place.algbw_GBps + 0.01)
+          << e.file << ":" << r.line;
+    }
+  }
+}
+
+TEST(nccl_tests_log, SrunPrefixRow) {
+  // aws-p4de...log line 5: "0:  8  2  float  sum  -1  164.3  0.00  0.00  0  163.3  0.00 0.00 0"
+  const auto t = parse_file("aws-p4de-a100-efa-2node_all_reduce_16.log").tests.at(0);
+  const auto& r = t.rows.front();
+  EXPECT_EQ(r.line, 5);
+  EXPECT_EQ(r.size_bytes, 8);
+  EXPECT_EQ(r.count, 2);
+  EXPECT_EQ(r.type, "float");
+  EXPECT_EQ(r.redop, "sum");
+  EXPECT_EQ(r.root, -1);
+  EXPECT_EQ(r.out_of_place.time_us, 164.3);
+  EXPECT_EQ(r.in_place.time_us, 163.3);
+  EXPECT_EQ(r.in_place.check, "0");
+}
+
+TEST(nccl_tests_log, TagOutputPrefixesInsideARow) {
+  // debuginfo log line 2938: "[1,0]<stdout>: 17179869184 4294967296 float sum -1[1,0]<stdout>:
+  // 66023 260.21 487.90 0[1,0]<stdout>: 65990 260.34 488.14 0", after ~2900 NCCL INFO lines.
+  const auto t = parse_file("aws-p5-h100-efa-2node-debuginfo_all_reduce_16.log").tests.at(0);
+  const auto& r = t.rows.back();
+  EXPECT_EQ(r.line, 2938);
+  EXPECT_EQ(r.size_bytes, 17179869184.0);
+  EXPECT_EQ(r.out_of_place.time_us, 66023);
+  EXPECT_EQ(r.out_of_place.busbw_GBps, 487.90);
+  EXPECT_EQ(r.in_place.busbw_GBps, 488.14);
+  EXPECT_EQ(t.nodes, 2);  // "# Rank" lines on test-nccl-worker-0 and -1
+}
+
+TEST(nccl_tests_log, OldFormatErrorColumn) {
+  // dgx1-v100-roce...log line 7: "8 2 float sum 2193.5 0.00 0.00 2e-07 132.2 0.00 0.00 2e-07"
+  const auto t = parse_file("dgx1-v100-roce-100g-2node_all_reduce_16.log").tests.at(0);
+  const auto& r = t.rows.front();
+  EXPECT_EQ(r.line, 7);
+  EXPECT_EQ(r.root, -1);  // no root column
+  EXPECT_EQ(r.out_of_place.time_us, 2193.5);
+  EXPECT_EQ(r.out_of_place.check, "2e-07");
+  EXPECT_EQ(r.in_place.time_us, 132.2);
+}
+
+TEST(nccl_tests_log, InPlaceNotValidatedAndVersion) {
+  // h100-sxm-nvlink-1node_sendrecv_8.log line 22: "33554432 4194304 double sum -1 422.19 79.48
+  // 79.48 0 422.04 79.51 79.51 N/A"; line 3: "nccl-library=22902" -> NCCL 2.29.2.
+  const auto t = parse_file("h100-sxm-nvlink-1node_sendrecv_8.log").tests.at(0);
+  EXPECT_EQ(t.rows.front().line, 22);
+  EXPECT_EQ(t.rows.front().type, "double");
+  EXPECT_EQ(t.rows.front().out_of_place.algbw_GBps, 79.48);
+  EXPECT_EQ(t.rows.front().in_place.check, "N/A");
+  EXPECT_EQ(t.nccl_version, "2.29.2");
+  EXPECT_EQ(t.nodes, 1);
+}
+
+TEST(nccl_tests_log, ShellPromptAndZeroSizeRows) {
+  // pcie-rtx2080ti all_gather: line 3 is a shell prompt running ./build/all_gather_perf; lines
+  // 13-14 are zero-size rows ("0 0 float none -1 0.33 0.00 0.00 0 ...").
+  const auto t = parse_file("pcie-rtx2080ti-nop2p-1node_all_gather_2.log").tests.at(0);
+  EXPECT_EQ(t.first_line, 13);
+  EXPECT_EQ(t.rows.front().size_bytes, 0);
+  EXPECT_EQ(t.rows.front().redop, "none");
+  EXPECT_EQ(t.rows.front().out_of_place.time_us, 0.33);
+}
+
+TEST(nccl_tests_log, LargestScaleLastRow) {
+  // polaris 540-node log line 2198: "1073741824 268435456 float sum -1 114623 9.37 18.73 0 ..."
+  // after 2160 "# Rank" lines on 540 hosts.
+  const auto t = parse_file("polaris-a100-slingshot-540node_all_reduce_2160.log").tests.at(0);
+  EXPECT_EQ(t.last_line, 2198);
+  EXPECT_EQ(t.rows.back().out_of_place.time_us, 114623);
+  EXPECT_EQ(t.rows.back().out_of_place.busbw_GBps, 18.73);
+  EXPECT_EQ(t.nodes, 540);
+}
+
+TEST(nccl_tests_log, SeveralTestsInOneFile) {
+  // Two logs concatenated: two tests, each with its own op, rows and version (the second's
+  // "nccl-tests version" line opens it, so the version does not leak into the first).
+  const std::string text =
+      read_text(std::string(SHARDSIM_TEST_DATA_DIR) +
+                "/nccl/aws-p5-h100-efa-2node_all_reduce_16.log") +
+      read_text(std::string(SHARDSIM_TEST_DATA_DIR) + "/nccl/h100-sxm-nvlink-1node_alltoall_8.log");
+  const auto result = parse_nccl_tests_log(text, "combined.txt");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsLog>(result));
+  const auto& tests = std::get<NcclTestsLog>(result).tests;
+  ASSERT_EQ(tests.size(), 2u);
+  EXPECT_EQ(tests[0].rows.size(), 32u);  // README: 8 B-16 GB, 32
+  EXPECT_EQ(tests[0].nccl_version, "");
+  EXPECT_EQ(tests[1].op, "alltoall");  // "# Collective test starting: alltoall_perf"
+  EXPECT_EQ(tests[1].rows.size(), 10u);
+  EXPECT_EQ(tests[1].nccl_version, "2.29.2");
+  EXPECT_EQ(tests[0].op, "all_reduce");  // line 2 of that log: "...; all_reduce_perf 8B..16GB"
+}
+
+TEST(nccl_tests_log, MalformedInputIsAnErrorWithFileAndLine) {
+  // Line 2 is a data row with 11 fields.
+  const auto bad =
+      parse_nccl_tests_log("# header\n 8 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0\n", "x.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsError>(bad));
+  EXPECT_EQ(std::get<NcclTestsError>(bad).text().substr(0, 8), "x.log:2:");
+  // Non-numeric time in an otherwise well-formed row.
+  const auto word = parse_nccl_tests_log(" 8 2 float sum -1 fast 0 0 0 1 0 0 0\n", "y.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsError>(word));
+  EXPECT_EQ(std::get<NcclTestsError>(word).line, 1);
+  // No rows at all (empty text, binary garbage) is an error, not a crash.
+  EXPECT_TRUE(std::holds_alternative<NcclTestsError>(parse_nccl_tests_log("", "e.log")));
+  std::string garbage;
+  for (int i = 0; i < 4096; ++i) garbage += static_cast<char>((i * 7919) % 256);
+  EXPECT_TRUE(std::holds_alternative<NcclTestsError>(parse_nccl_tests_log(garbage, "g.log")));
+}
+
+}  // namespace
+}  // namespace shardsim

@@ -1,0 +1,134 @@
+// Hardware profile JSON: read -> write -> read identity for every shipped preset, the committed
+// JSON Schema equals the generated one, strict errors, typed provenance and the summary.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "simulator/hardware/hardware.h"
+#include "simulator/scenario/load.h"
+#include "simulator/scenario/presets.h"
+
+namespace shardsim {
+namespace {
+
+template <class T, class Read>
+T read_ok(const nlohmann::json& j, Read read) {
+  T out;
+  Diagnostics d;
+  read(j, "", d, out);
+  EXPECT_TRUE(d.empty()) << d.format();
+  return out;
+}
+
+TEST(hardware_profile, EveryGpuPresetRoundTrips) {
+  for (const auto& name : preset_names(PresetKind::kGpu)) {
+    const auto first = read_ok<GpuProfile>(*find_preset(PresetKind::kGpu, name), read_gpu_profile);
+    const nlohmann::json written = to_json(first);
+    const auto second = read_ok<GpuProfile>(written, read_gpu_profile);
+    EXPECT_TRUE(first == second) << name;
+    EXPECT_EQ(written, to_json(second)) << name;
+    EXPECT_FALSE(first.provenance.fitted) << name;  // datasheet presets say so
+    EXPECT_FALSE(first.provenance.sources.empty()) << name;
+  }
+}
+
+TEST(hardware_profile, EveryNetworkPresetRoundTrips) {
+  for (const auto& name : preset_names(PresetKind::kCluster)) {
+    const auto first =
+        read_ok<NetworkConfig>(*find_preset(PresetKind::kCluster, name), read_network_config);
+    const auto second = read_ok<NetworkConfig>(to_json(first), read_network_config);
+    EXPECT_TRUE(first == second) << name;
+    EXPECT_EQ(to_json(first), to_json(second)) << name;
+    ASSERT_TRUE(first.provenance.has_value()) << name;
+  }
+}
+
+TEST(hardware_profile, NoPresetTextWasLost) {
+  // h100-sxm had 2 provenance sources and 5 compute.sources strings before the typed form
+  // (git history of scenarios/gpus/h100-sxm.json): 7 sources now, the compute ones prefixed.
+  const auto g = read_ok<GpuProfile>(*find_preset(PresetKind::kGpu, "h100-sxm"), read_gpu_profile);
+  ASSERT_EQ(g.provenance.sources.size(), 7u);
+  EXPECT_EQ(g.provenance.sources[2].description.rfind("compute: gemm_peak_efficiency 0.803", 0),
+            0u);
+  const auto s = profile_summary(g);
+  EXPECT_EQ(s["name"], "h100-sxm");
+  EXPECT_EQ(s["fitted"], false);
+  EXPECT_EQ(s["sources"], 7);
+}
+
+// The committed schema is the generated one. Regenerate after changing a field table:
+//   SHARDSIM_WRITE_SCHEMA=1 build/tests/hardware/profile_test --gtest_filter='*Schema*'
+// (the test then writes reports/schemas/hardware-profile.schema.json before comparing).
+TEST(hardware_profile, CommittedSchemaEqualsGenerated) {
+  const std::string path =
+      std::string(SHARDSIM_SOURCE_DIR) + "/reports/schemas/hardware-profile.schema.json";
+  const std::string generated = hardware_profile_schema().dump(2) + "\n";
+  if (std::getenv("SHARDSIM_WRITE_SCHEMA")) std::ofstream(path) << generated;
+  std::ifstream in(path);
+  std::stringstream committed;
+  committed << in.rdbuf();
+  EXPECT_EQ(committed.str(), generated) << "regenerate: SHARDSIM_WRITE_SCHEMA=1 " << path;
+}
+
+TEST(hardware_profile, SchemaComesFromTheTables) {
+  const auto s = hardware_profile_schema();
+  EXPECT_EQ(s["additionalProperties"], false);
+  EXPECT_EQ(s["properties"]["memory_bytes"]["type"], "number");
+  EXPECT_EQ(s["properties"]["compute"]["properties"]["kind"]["enum"],
+            nlohmann::json::array({"roofline", "measured"}));
+  EXPECT_EQ(s["properties"]["network"]["properties"]["fitted_collectives"]["type"], "array");
+}
+
+TEST(hardware_profile, StrictErrorsNameThePath) {
+  nlohmann::json j = *find_preset(PresetKind::kGpu, "h100-sxm");
+  j["compute"]["gemm_peak_efficency"] = 0.8;  // typo
+  j["compute"]["kind"] = "measured";          // without gemm_points
+  j["provenance"]["sources"][0]["dat"] = "2024";
+  j["network"] = {{"intra_node_GBps", 450}};  // three required keys missing
+  GpuProfile g;
+  Diagnostics d;
+  read_gpu_profile(j, "/cluster/gpu", d, g);
+  const std::string text = d.format();
+  EXPECT_NE(text.find("/cluster/gpu/compute"), std::string::npos) << text;
+  EXPECT_NE(text.find("gemm_peak_efficiency"), std::string::npos) << text;  // suggestion
+  EXPECT_NE(text.find("/cluster/gpu/compute/gemm_points"), std::string::npos) << text;
+  EXPECT_NE(text.find("/cluster/gpu/provenance/sources/0"), std::string::npos) << text;
+  EXPECT_NE(text.find("/cluster/gpu/network/inter_node_Gbps"), std::string::npos) << text;
+}
+
+TEST(hardware_profile, FittedCollectiveChecks) {
+  nlohmann::json n = *find_preset(PresetKind::kCluster, "dgx-h100");
+  const nlohmann::json fit = {{"op", "all_reduce"},
+                              {"ranks", 8},
+                              {"ranks_per_node", 16},
+                              {"alpha_s", 1.3e-5},
+                              {"busbw_bytes_per_second", 4.8e11}};
+  n["fitted_collectives"] = {fit, fit};
+  NetworkConfig net;
+  Diagnostics d;
+  read_network_config(n, "/net", d, net);
+  const std::string text = d.format();
+  // ranks_per_node 16 > ranks 8, twice; entry 1 duplicates entry 0.
+  EXPECT_NE(text.find("/net/fitted_collectives/0/ranks_per_node"), std::string::npos) << text;
+  EXPECT_NE(text.find("/net/fitted_collectives/1: duplicates entry 0"), std::string::npos) << text;
+}
+
+TEST(hardware_profile, ProfileNetworkIsTheScenarioDefault) {
+  // cluster.gpu carries a network section and cluster.network is absent: that section is used;
+  // without the section, the preset named by node.network (dgx-h100, 450 GB/s NVLink).
+  nlohmann::json gpu = *find_preset(PresetKind::kGpu, "h100-sxm");
+  nlohmann::json net = *find_preset(PresetKind::kCluster, "dgx-h100");
+  net["intra_node_GBps"] = 123;
+  const nlohmann::json scenario = {{"model", {{"preset", "llama3-8b"}}},
+                                   {"training", {{"seq_len", 4096}, {"global_batch", 64}}},
+                                   {"cluster", {{"gpu", gpu}, {"nodes", 1}}}};
+  EXPECT_EQ(scenario_from_json(scenario, "").cluster.network.intra_node_GBps, 450);
+  nlohmann::json with_net = scenario;
+  with_net["cluster"]["gpu"]["network"] = net;
+  EXPECT_EQ(scenario_from_json(with_net, "").cluster.network.intra_node_GBps, 123);
+}
+
+}  // namespace
+}  // namespace shardsim
