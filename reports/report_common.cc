@@ -10,20 +10,13 @@ namespace shardsim {
 
 namespace {
 
-// The hardware profile a report's numbers came from: its name and whether it was fitted.
-nlohmann::json profile_json(const GpuProfile& g) {
-  const auto& prov = g.provenance;
-  const bool fitted = prov.is_object() && prov.value("fitted", false);
-  return {{"name", g.name}, {"fitted", fitted}};
-}
-
 nlohmann::json base_header(const Estimate& e) {
   const Scenario& s = e.input();
   nlohmann::json j;
   j["schema_version"] = kReportSchemaVersion;
   j["tool_version"] = tool_version();
   j["build"] = build_json();
-  j["profile"] = profile_json(s.cluster.gpu);
+  j["profile"] = profile_summary(s.cluster.gpu);  // name, fitted, sources, note
   j["scenario"] = s.resolved;
   j["warnings"] = e.warnings;
   return j;
