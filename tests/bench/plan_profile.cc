@@ -20,7 +20,7 @@ namespace shardsim::bench {
     for (const auto& v : variants) {
       apply(s, v);
       const Plan plan = make_plan(s);
-      const MemoryEstimate mem = estimate_memory(s, plan);
+      const MemoryEstimate mem = estimate_memory(s, plan, MemoryDetail::kNumbers);
       const StepCosts costs = compute_step_costs(s, plan);
       const AnalyticResult a = analytic_step(s, plan, costs);
       sink += mem.peak_bytes + throughput(s, plan, costs, a.step_seconds).mfu;
