@@ -75,6 +75,9 @@ StageCost stage_cost(const Ctx& c, const PipelineStage& st, const std::vector<La
                                    ? c.s.overheads.ddp_bucket_bytes / c.grad_bytes
                                    : c.s.overheads.zero_bucket_elements;
   if (!zero3) sc.buckets.reserve(std::size_t(st.layers()) + 1);
+  struct {
+    double dense = -1, expert = -1, seconds = 0;
+  } last;
   for (auto chunk = st.chunks.rbegin(); chunk != st.chunks.rend(); ++chunk) {
     for (int l = chunk->first_layer + chunk->layers - 1; l >= chunk->first_layer; --l) {
       bucket_dense += layers[l].dense_params;
@@ -82,8 +85,10 @@ StageCost stage_cost(const Ctx& c, const PipelineStage& st, const std::vector<La
       dense += layers[l].dense_params;
       expert += layers[l].expert_params;
       if (!zero3 && bucket_dense + bucket_expert >= bucket_params) {
-        sc.buckets.push_back({l, (bucket_dense + bucket_expert) * c.grad_bytes,
-                              reduce_seconds(c, bucket_dense, bucket_expert)});
+        // Equal blocks fill equal buckets: the previous bucket's time serves again.
+        if (bucket_dense != last.dense || bucket_expert != last.expert)
+          last = {bucket_dense, bucket_expert, reduce_seconds(c, bucket_dense, bucket_expert)};
+        sc.buckets.push_back({l, (bucket_dense + bucket_expert) * c.grad_bytes, last.seconds});
         bucket_dense = bucket_expert = 0;
       }
     }

@@ -8,111 +8,18 @@
 #include "simulator/memory/activations.h"
 #include "simulator/memory/model_states.h"
 #include "simulator/memory/overheads.h"
+#include "simulator/memory/plan_facts.h"
 #include "simulator/model/ops.h"
 #include "simulator/plan/schedule.h"
 
 namespace shardsim {
 namespace {
 
-// Parameter elements on one rank, split by how ZeRO shards them.
-struct LocalParams {
-  double dense = 0, dense_gemm = 0;    // sharded over DP x CP
-  double expert = 0, expert_gemm = 0;  // sharded over DP x CP / EP
-  double largest_layer = 0;  // largest gather unit (block, embedding, output) on this rank
-  [[nodiscard]] double total() const { return dense + expert; }
-};
-
-void add_groups(const std::vector<ParamGroup>& groups, const Plan& plan, LocalParams& lp,
-                double& layer_sum) {
-  for (const auto& g : groups) {
-    double n = g.count;
-    if (g.shard == ParamShard::kTensor) n /= plan.tp;
-    if (g.shard == ParamShard::kExpert) n /= double(plan.ep) * plan.tp;
-    layer_sum += n;
-    if (g.shard == ParamShard::kExpert) {
-      lp.expert += n;
-      if (g.gemm_weight) lp.expert_gemm += n;
-    } else {
-      lp.dense += n;
-      if (g.gemm_weight) lp.dense_gemm += n;
-    }
-  }
-}
-
-// Facts of one block kind (dense or MoE) under the plan: every block of a kind holds the same
-// parameters and saves the same tensors, on every stage.
-struct KindFacts {
-  bool ready = false;
-  LocalParams params;     // one block's local parameters, split by how ZeRO shards them
-  double unit = 0;        // their sum: one ZeRO-3 gather unit
-  double saved = 0;       // activation bytes of one micro-batch (recomputation applied)
-  double saved_full = 0;  // the same without recomputation (full recomputation's working set)
-};
-
-// What every stage of the plan shares, computed once per plan.
-struct PlanFacts {
-  ActivationOptions act;
-  OpShape shape;
-  double vocab = 0;
-  KindFacts kind[2];  // [0] dense, [1] MoE
-  std::vector<ParamGroup> embedding_params, output_params;
-  double embedding_saved = 0, output_saved = 0;
-};
-
-PlanFacts plan_facts(const Scenario& s, const Plan& plan) {
-  const ModelConfig& m = s.model;
-  const auto& t = s.training;
-  PlanFacts f;
-  f.act = {plan.tp, s.strategy.sp && plan.tp > 1, s.strategy.recompute, t.precision};
-  f.shape = {double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
-             t.flash_attention};
-  f.vocab = padded_vocab(m.vocab, plan.tp);
-  ActivationOptions no_recompute = f.act;
-  no_recompute.recompute = Recompute::kNone;
-  for (int l = 0; l < m.layers && !(f.kind[0].ready && f.kind[1].ready); ++l) {
-    KindFacts& k = f.kind[m.is_moe_layer(l) ? 1 : 0];
-    if (k.ready) continue;
-    k.ready = true;
-    add_groups(layer_params(m, l), plan, k.params, k.unit);
-    const auto ops = layer_ops(m, l, f.shape);
-    k.saved = layer_activation_bytes(ops, f.shape.seq_local * f.shape.micro_batch, double(m.hidden),
-                                     f.act);
-    k.saved_full = saved_bytes(ops, no_recompute);
-  }
-  f.embedding_params = embedding_params(m, f.vocab, t.seq_len);
-  // Tied embeddings with pp > 1: the last stage keeps its own copy of the word embedding.
-  f.output_params = output_params(m, f.vocab, !m.tied_embeddings || plan.pp > 1);
-  f.embedding_saved = saved_bytes(embedding_ops(m, f.vocab, f.shape), f.act);
-  f.output_saved = saved_bytes(output_ops(m, f.vocab, f.shape), f.act);
-  return f;
-}
-
-LocalParams stage_params(const Scenario& s, const Plan& plan, const PlanFacts& f,
-                         const PipelineStage& st) {
-  LocalParams lp;
-  for (const auto& c : st.chunks) {
-    for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
-      const KindFacts& k = f.kind[s.model.is_moe_layer(l) ? 1 : 0];
-      lp.dense += k.params.dense;
-      lp.dense_gemm += k.params.dense_gemm;
-      lp.expert += k.params.expert;
-      lp.expert_gemm += k.params.expert_gemm;
-      lp.largest_layer = std::max(lp.largest_layer, k.unit);
-    }
-  }
-  // Embedding and output are gathered as units of their own under ZeRO-3 (FSDP wraps them so).
-  if (st.has_embedding) {
-    double unit = 0;
-    add_groups(f.embedding_params, plan, lp, unit);
-    lp.largest_layer = std::max(lp.largest_layer, unit);
-  }
-  if (st.has_output) {
-    double unit = 0;
-    add_groups(f.output_params, plan, lp, unit);
-    lp.largest_layer = std::max(lp.largest_layer, unit);
-  }
-  return lp;
-}
+using memory_detail::KindFacts;
+using memory_detail::LocalParams;
+using memory_detail::PlanFacts;
+using memory_detail::plan_facts;
+using memory_detail::stage_params;
 
 // Collects one rank's terms: the category sums always (in the order the terms come, as the
 // report's sums), the terms themselves with their notes only in full detail.
@@ -223,12 +130,17 @@ double chunk_activations(const Scenario& s, const PlanFacts& f, const PipelineSt
 // Peak live activations: the schedule's program (plan/schedule.h) is walked with each chunk's
 // bytes, the embedding's on the first chunk of stage 0 and the output layer's on the last chunk
 // of the last stage, so each term is counted with its own chunk's live micro-batches.
+// Per-chunk buffers reused from stage to stage.
+struct ChunkBuffers {
+  std::vector<double> layers, weight;
+};
+
 void add_activations(const Scenario& s, const Plan& plan, const PlanFacts& f,
-                     const PipelineStage& st, RankTerms& out) {
+                     const PipelineStage& st, ChunkBuffers& buf, RankTerms& out) {
   const auto& t = s.training;
   const double tokens = f.shape.seq_local * f.shape.micro_batch;
-  std::vector<double> chunks, weight;
-  chunks.reserve(st.chunks.size());
+  std::vector<double>& chunks = buf.layers;
+  std::vector<double>& weight = buf.weight;
   const double largest_block = chunk_activations(s, f, st, chunks);
   const double embedding = st.has_embedding ? f.embedding_saved : 0;
   const double output = st.has_output ? f.output_saved : 0;
@@ -290,23 +202,29 @@ void add_overheads(const Scenario& s, const Plan& plan, const PipelineStage& st,
   }
 }
 
-// One stage's rank; `gather` and `fixed` receive what check_zero3_prefetch compares.
-RankMemory estimate_rank(const Scenario& s, const Plan& plan, const PlanFacts& f,
-                         const PipelineStage& st, bool full, double& gather, double& fixed) {
-  RankMemory r;
+// One stage's rank, with what check_zero3_prefetch compares.
+struct StageMemory {
+  RankMemory rank;
+  double gather = 0, fixed = 0;
+};
+
+StageMemory estimate_rank(const Scenario& s, const Plan& plan, const PlanFacts& f,
+                          const PipelineStage& st, bool full, ChunkBuffers& buf) {
+  StageMemory out;
+  RankMemory& r = out.rank;
   r.pp_stage = st.index;
   r.layers = st.layers();
   const LocalParams lp = stage_params(s, plan, f, st);
   r.local_params = lp.total();
-  RankTerms out{r, full};
-  add_model_states(s, plan, lp, out);
-  add_activations(s, plan, f, st, out);
-  add_overheads(s, plan, st, lp, out);
+  RankTerms terms{r, full};
+  add_model_states(s, plan, lp, terms);
+  add_activations(s, plan, f, st, buf, terms);
+  add_overheads(s, plan, st, lp, terms);
   r.total_bytes =
       r.params_bytes + r.grads_bytes + r.optimizer_bytes + r.activations_bytes + r.overhead_bytes;
-  gather = out.zero3_gather;
-  fixed = out.fixed;
-  return r;
+  out.gather = terms.zero3_gather;
+  out.fixed = terms.fixed;
+  return out;
 }
 
 // Host memory of the busiest node: the sum over its GPUs of their stage's offloaded bytes. Global
@@ -373,10 +291,14 @@ MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan, MemoryDetail
   const PlanFacts f = plan_facts(s, plan);
   const std::size_t n = plan.stages.size();
   std::vector<double> host(n, 0), gather(n, 0), fixed(n, 0);
+  ChunkBuffers buf;
   e.ranks.reserve(n);
   for (const auto& st : plan.stages) {
     const auto i = std::size_t(st.index);
-    e.ranks.push_back(estimate_rank(s, plan, f, st, full, gather[i], fixed[i]));
+    StageMemory m = estimate_rank(s, plan, f, st, full, buf);
+    gather[i] = m.gather;
+    fixed[i] = m.fixed;
+    e.ranks.push_back(std::move(m.rank));
     const auto& r = e.ranks.back();
     if (r.total_bytes > e.peak_bytes) {
       e.peak_bytes = r.total_bytes;

@@ -130,16 +130,13 @@ std::vector<std::int64_t> fold_pairs_peak(std::int64_t warmup, int pp, int vpp, 
 std::vector<std::int64_t> peak_live_per_chunk(Schedule schedule, int stage, int pp, int vpp,
                                               std::int64_t micro_batches,
                                               const std::vector<double>& chunk_bytes) {
-  std::vector<std::int64_t> live(std::size_t(vpp), 0), peak = live;
   const ScheduleTraits& facts = schedule_traits(schedule);
   if (facts.greedy) {  // v = 1 (ZB schedules do not interleave): the simulation's cap
+    std::vector<std::int64_t> peak(std::size_t(vpp), 0);
     peak[0] = in_flight_chunks(schedule, stage, pp, vpp, micro_batches);
     return peak;
   }
-  if (facts.forwards_first) {
-    std::fill(peak.begin(), peak.end(), micro_batches);
-    return peak;
-  }
+  if (facts.forwards_first) return std::vector<std::int64_t>(std::size_t(vpp), micro_batches);
   const bool zb = facts.split_weight_grad;
   const std::int64_t total = micro_batches * vpp;
   if (chunk_bytes.size() == std::size_t(vpp) && exact_positive(chunk_bytes, total)) {
@@ -154,6 +151,7 @@ std::vector<std::int64_t> peak_live_per_chunk(Schedule schedule, int stage, int 
   const std::size_t steps = std::size_t(4) * std::size_t(3 * pp * vpp + 2 * pp) + 16;
   const std::vector<ProgramItem> program =
       stage_program(schedule, stage, pp, vpp, micro_batches, steps);
+  std::vector<std::int64_t> live(std::size_t(vpp), 0), peak = live;
   double bytes = 0, best = -1;
   for (std::size_t n = 0; n < program.size(); ++n) {
     const ProgramItem& it = program[n];
