@@ -17,8 +17,8 @@ namespace {
 
 using memory_detail::KindFacts;
 using memory_detail::LocalParams;
-using memory_detail::PlanFacts;
 using memory_detail::plan_facts;
+using memory_detail::PlanFacts;
 using memory_detail::stage_params;
 
 // Collects one rank's terms: the category sums always (in the order the terms come, as the
