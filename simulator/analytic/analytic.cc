@@ -58,6 +58,25 @@ StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& 
   return sw;
 }
 
+// The FLOPs of stage_work alone, summed in the same order (throughput needs no times).
+struct StageFlops {
+  double model = 0, hardware = 0;
+};
+
+StageFlops stage_flops(const StepCosts& c, const PipelineStage& st) {
+  StageFlops sf;
+  auto add = [&sf](const WorkCost& wc) {
+    sf.model += wc.model_flops;
+    sf.hardware += wc.hardware_flops;
+  };
+  for (const auto& ch : st.chunks)
+    for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
+      add(c.layers[std::size_t(l)].work);
+  if (st.has_embedding) add(c.embedding.work);
+  if (st.has_output) add(c.output.work);
+  return sf;
+}
+
 // Idle time stage i adds to the step while the pipeline fills and drains, with f, b, w its
 // forward, backward-input and backward-weight time per micro-batch (non-ZB schedules fold w into
 // b): GPipe/1F1B its whole f + b (Narayanan et al. §2.2); interleaved a v-th of it; ZB-H1
@@ -175,9 +194,9 @@ Throughput throughput(const Scenario& s, const Plan& plan, const StepCosts& c, d
   if (step <= 0) return t;
   double model = 0, hardware = 0;  // per GPU per step: every rank of a stage does the same work
   for (const auto& st : plan.stages) {
-    const StageWork sw = stage_work(plan, c, st, false);
-    model += sw.model_flops;
-    hardware += sw.hardware_flops;
+    const StageFlops sf = stage_flops(c, st);
+    model += sf.model;
+    hardware += sf.hardware;
   }
   const double m = double(plan.micro_batches);
   model *= m / plan.pp;

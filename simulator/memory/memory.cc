@@ -8,79 +8,55 @@
 #include "simulator/memory/activations.h"
 #include "simulator/memory/model_states.h"
 #include "simulator/memory/overheads.h"
+#include "simulator/memory/plan_facts.h"
 #include "simulator/model/ops.h"
 #include "simulator/plan/schedule.h"
 
 namespace shardsim {
 namespace {
 
-// Parameter elements on one rank, split by how ZeRO shards them.
-struct LocalParams {
-  double dense = 0, dense_gemm = 0;    // sharded over DP x CP
-  double expert = 0, expert_gemm = 0;  // sharded over DP x CP / EP
-  double largest_layer = 0;  // largest gather unit (block, embedding, output) on this rank
-  [[nodiscard]] double total() const { return dense + expert; }
+using memory_detail::KindFacts;
+using memory_detail::LocalParams;
+using memory_detail::plan_facts;
+using memory_detail::PlanFacts;
+using memory_detail::stage_params;
+
+// Collects one rank's terms: the category sums always (in the order the terms come, as the
+// report's sums), the terms themselves with their notes only in full detail.
+struct RankTerms {
+  RankMemory& r;
+  bool full = true;
+  double zero3_gather = 0;  // overhead.zero3_buffers
+  double fixed = 0;         // model states and overheads other than gathers and fragmentation
+
+  template <class Note>
+  void add(const char* name, MemoryCategory c, double bytes, Note&& note) {
+    if (bytes == 0) return;
+    category(c) += bytes;
+    if (full) r.terms.push_back({name, c, bytes, note()});
+  }
+  double& category(MemoryCategory c) {
+    switch (c) {
+      case MemoryCategory::kParams:
+        return r.params_bytes;
+      case MemoryCategory::kGrads:
+        return r.grads_bytes;
+      case MemoryCategory::kOptimizer:
+        return r.optimizer_bytes;
+      case MemoryCategory::kActivations:
+        return r.activations_bytes;
+      case MemoryCategory::kOverhead:
+        break;
+    }
+    return r.overhead_bytes;
+  }
 };
 
-void add_groups(const std::vector<ParamGroup>& groups, const Plan& plan, LocalParams& lp,
-                double& layer_sum) {
-  for (const auto& g : groups) {
-    double n = g.count;
-    if (g.shard == ParamShard::kTensor) n /= plan.tp;
-    if (g.shard == ParamShard::kExpert) n /= double(plan.ep) * plan.tp;
-    layer_sum += n;
-    if (g.shard == ParamShard::kExpert) {
-      lp.expert += n;
-      if (g.gemm_weight) lp.expert_gemm += n;
-    } else {
-      lp.dense += n;
-      if (g.gemm_weight) lp.dense_gemm += n;
-    }
-  }
+auto text(const char* note) {
+  return [note] { return std::string(note); };
 }
 
-LocalParams stage_params(const Scenario& s, const Plan& plan, const PipelineStage& st) {
-  const ModelConfig& m = s.model;
-  const double vocab = padded_vocab(m.vocab, plan.tp);
-  LocalParams lp;
-  // Blocks of one kind (dense / MoE) hold the same parameters: split each kind once.
-  LocalParams kind[2];
-  double kind_total[2] = {-1, -1};
-  for (const auto& c : st.chunks) {
-    for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
-      const int k = m.is_moe_layer(l) ? 1 : 0;
-      if (kind_total[k] < 0) {
-        kind_total[k] = 0;
-        add_groups(layer_params(m, l), plan, kind[k], kind_total[k]);
-      }
-      lp.dense += kind[k].dense;
-      lp.dense_gemm += kind[k].dense_gemm;
-      lp.expert += kind[k].expert;
-      lp.expert_gemm += kind[k].expert_gemm;
-      lp.largest_layer = std::max(lp.largest_layer, kind_total[k]);
-    }
-  }
-  // Embedding and output are gathered as units of their own under ZeRO-3 (FSDP wraps them so).
-  if (st.has_embedding) {
-    double unit = 0;
-    add_groups(embedding_params(m, vocab, s.training.seq_len), plan, lp, unit);
-    lp.largest_layer = std::max(lp.largest_layer, unit);
-  }
-  // Tied embeddings with pp > 1: the last stage keeps its own copy of the word embedding.
-  if (st.has_output) {
-    double unit = 0;
-    add_groups(output_params(m, vocab, !m.tied_embeddings || plan.pp > 1), plan, lp, unit);
-    lp.largest_layer = std::max(lp.largest_layer, unit);
-  }
-  return lp;
-}
-
-void add_term(RankMemory& r, std::string name, MemoryCategory c, double bytes, std::string note) {
-  if (bytes == 0) return;
-  r.terms.push_back({std::move(name), c, bytes, std::move(note)});
-}
-
-void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp, RankMemory& r) {
+void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp, RankTerms& out) {
   const auto& t = s.training;
   const auto& p = s.strategy;
   const auto dense_b = state_bytes_per_param(t.precision, t.grad_dtype, t.optimizer, false);
@@ -96,16 +72,23 @@ void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp
     states.grads += part.grads;
     states.optimizer += part.optimizer;
   }
-  std::string zero = p.zero == 0
-                         ? std::string("not sharded (ZeRO-0)")
-                         : fmt::format("ZeRO-{} over {} ranks", p.zero, plan.dense_shard_degree());
-  if (p.zero > 0 && lp.expert > 0)
-    zero += fmt::format(" ({} for experts)", plan.expert_shard_degree());
-  std::string b = fmt::format("{} B/param params, {} B grads, {} B optimizer", dense_b.params,
-                              dense_b.grads, dense_b.optimizer);
-  if (t.precision == Dtype::kFp8)
-    b += fmt::format(" ({} B/param params for matmul weights: FP8 copy and transpose)",
-                     gemm_b.params);
+  auto zero = [&] {
+    std::string z = p.zero == 0
+                        ? std::string("not sharded (ZeRO-0)")
+                        : fmt::format("ZeRO-{} over {} ranks", p.zero, plan.dense_shard_degree());
+    if (p.zero > 0 && lp.expert > 0)
+      z += fmt::format(" ({} for experts)", plan.expert_shard_degree());
+    return z;
+  };
+  auto per_param = [&] {
+    std::string b = fmt::format("{} B/param params, {} B grads, {} B optimizer", dense_b.params,
+                                dense_b.grads, dense_b.optimizer);
+    if (t.precision == Dtype::kFp8)
+      b += fmt::format(" ({} B/param params for matmul weights: FP8 copy and transpose)",
+                       gemm_b.params);
+    return b;
+  };
+  RankMemory& r = out.r;
   if (p.offload_optimizer) {
     // ZeRO-Offload: optimizer states and the FP32 gradient partition live in host memory; with
     // ZeRO >= 2 the GPU keeps only the low-precision gradient buckets (overheads).
@@ -118,149 +101,137 @@ void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp
     r.host_bytes += states.params;
     states.params = 0;
   }
-  add_term(r, "params", MemoryCategory::kParams, states.params, zero + "; " + b);
-  add_term(r, "grads", MemoryCategory::kGrads, states.grads, zero);
-  add_term(r, "optimizer", MemoryCategory::kOptimizer, states.optimizer,
-           fmt::format("{} ({})", optimizer_name(t.optimizer), zero));
+  out.add("params", MemoryCategory::kParams, states.params,
+          [&] { return zero() + "; " + per_param(); });
+  out.add("grads", MemoryCategory::kGrads, states.grads, zero);
+  out.add("optimizer", MemoryCategory::kOptimizer, states.optimizer,
+          [&] { return fmt::format("{} ({})", optimizer_name(t.optimizer), zero()); });
 }
 
-// Saved bytes of one micro-batch of each of the stage's chunks (blocks of one kind, dense or
-// MoE, save the same tensors: each kind is costed once), and the largest block without
-// recomputation (full recomputation's working set).
-struct ChunkActivations {
-  std::vector<double> layers;  // per chunk
+// Saved bytes of one micro-batch of each of the stage's chunks (blocks of one kind save the same
+// tensors), and the largest block without recomputation (full recomputation's working set).
+// `layers` is the caller's buffer, one entry per chunk.
+double chunk_activations(const Scenario& s, const PlanFacts& f, const PipelineStage& st,
+                         std::vector<double>& layers) {
   double largest_block = 0;
-};
-
-ChunkActivations chunk_activations(const Scenario& s, const PipelineStage& st,
-                                   const ActivationOptions& o, const OpShape& shape) {
-  const auto& m = s.model;
-  ActivationOptions no_recompute = o;
-  no_recompute.recompute = Recompute::kNone;
-  double kind_bytes[2] = {-1, -1}, kind_full[2] = {0, 0};
-  ChunkActivations out;
+  layers.clear();
   for (const auto& c : st.chunks) {
     double bytes = 0;
     for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
-      const int kind = m.is_moe_layer(l) ? 1 : 0;
-      if (kind_bytes[kind] < 0) {
-        const auto ops = layer_ops(m, l, shape);
-        kind_bytes[kind] =
-            layer_activation_bytes(ops, shape.seq_local * shape.micro_batch, double(m.hidden), o);
-        kind_full[kind] = saved_bytes(ops, no_recompute);
-      }
-      bytes += kind_bytes[kind];
-      out.largest_block = std::max(out.largest_block, kind_full[kind]);
+      const KindFacts& k = f.kind[s.model.is_moe_layer(l) ? 1 : 0];
+      bytes += k.saved;
+      largest_block = std::max(largest_block, k.saved_full);
     }
-    out.layers.push_back(bytes);
+    layers.push_back(bytes);
   }
-  return out;
+  return largest_block;
 }
 
 // Peak live activations: the schedule's program (plan/schedule.h) is walked with each chunk's
 // bytes, the embedding's on the first chunk of stage 0 and the output layer's on the last chunk
 // of the last stage, so each term is counted with its own chunk's live micro-batches.
-void add_activations(const Scenario& s, const Plan& plan, const PipelineStage& st, RankMemory& r) {
-  const auto& m = s.model;
+// Per-chunk buffers reused from stage to stage.
+struct ChunkBuffers {
+  std::vector<double> layers, weight;
+};
+
+void add_activations(const Scenario& s, const Plan& plan, const PlanFacts& f,
+                     const PipelineStage& st, ChunkBuffers& buf, RankTerms& out) {
   const auto& t = s.training;
-  const ActivationOptions o{plan.tp, s.strategy.sp && plan.tp > 1, s.strategy.recompute,
-                            t.precision};
-  const OpShape shape{double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
-                      t.flash_attention};
-  const double tokens = shape.seq_local * shape.micro_batch;
-  const double vocab = padded_vocab(m.vocab, plan.tp);
-  const ChunkActivations chunks = chunk_activations(s, st, o, shape);
-  const double embedding = st.has_embedding ? saved_bytes(embedding_ops(m, vocab, shape), o) : 0;
-  const double output = st.has_output ? saved_bytes(output_ops(m, vocab, shape), o) : 0;
+  const double tokens = f.shape.seq_local * f.shape.micro_batch;
+  std::vector<double>& chunks = buf.layers;
+  std::vector<double>& weight = buf.weight;
+  const double largest_block = chunk_activations(s, f, st, chunks);
+  const double embedding = st.has_embedding ? f.embedding_saved : 0;
+  const double output = st.has_output ? f.output_saved : 0;
   // The output layer's tensors (mostly the fp32 logits) serve the loss and the backward-input
   // pass, which on the last stage follows its forward at once, also under the zero-bubble
   // schedules that keep other activations until W: one micro-batch live.
   const bool zb = plan.schedule_facts().split_weight_grad;
-  std::vector<double> weight = chunks.layers;
+  weight = chunks;
   weight.front() += embedding;
   if (!zb) weight.back() += output;
   const auto live =
       peak_live_per_chunk(plan.schedule, st.index, plan.pp, plan.vpp, plan.micro_batches, weight);
   double layers = 0, live_total = 0;
   for (std::size_t c = 0; c < live.size(); ++c) {
-    layers += double(live[c]) * chunks.layers[c];
+    layers += double(live[c]) * chunks[c];
     live_total += double(live[c]);
   }
-  r.in_flight_microbatches = live_total / plan.vpp;
-  add_term(
-      r, "activations.layers", MemoryCategory::kActivations, layers,
-      fmt::format("{} layers, {} chunk micro-batches live at the peak ({}), {} per "
-                  "micro-batch of the stage",
-                  st.layers(), live_total, schedule_name(plan.schedule),
-                  format_gib(std::accumulate(chunks.layers.begin(), chunks.layers.end(), 0.0))));
+  out.r.in_flight_microbatches = live_total / plan.vpp;
+  out.add("activations.layers", MemoryCategory::kActivations, layers, [&] {
+    return fmt::format(
+        "{} layers, {} chunk micro-batches live at the peak ({}), {} per "
+        "micro-batch of the stage",
+        st.layers(), live_total, schedule_name(plan.schedule),
+        format_gib(std::accumulate(chunks.begin(), chunks.end(), 0.0)));
+  });
   if (s.strategy.recompute == Recompute::kFull && st.layers() > 0)
-    add_term(r, "activations.recompute_working_set", MemoryCategory::kActivations,
-             chunks.largest_block, "one block's activations rebuilt during its backward pass");
+    out.add("activations.recompute_working_set", MemoryCategory::kActivations, largest_block,
+            text("one block's activations rebuilt during its backward pass"));
   if (st.has_embedding)
-    add_term(r, "activations.embedding", MemoryCategory::kActivations,
-             embedding * double(live.front()), "token ids (int64) and embedding dropout mask");
+    out.add("activations.embedding", MemoryCategory::kActivations, embedding * double(live.front()),
+            text("token ids (int64) and embedding dropout mask"));
   if (st.has_output) {
-    add_term(r, "activations.output", MemoryCategory::kActivations,
-             output * double(zb ? std::min<std::int64_t>(1, live.back()) : live.back()),
-             "final norm and output-projection inputs, fp32 logits for the loss");
+    out.add("activations.output", MemoryCategory::kActivations,
+            output * double(zb ? std::min<std::int64_t>(1, live.back()) : live.back()),
+            text("final norm and output-projection inputs, fp32 logits for the loss"));
     // The low-precision logits the output GEMM writes before the fp32 loss, one micro-batch.
-    add_term(r, "activations.logits_buffer", MemoryCategory::kActivations,
-             tokens * vocab / plan.tp * saved_bytes_per_element(ActKind::kActivation, t.precision),
-             "output-projection result before its fp32 cast (one micro-batch)");
+    out.add("activations.logits_buffer", MemoryCategory::kActivations,
+            tokens * f.vocab / plan.tp * saved_bytes_per_element(ActKind::kActivation, t.precision),
+            text("output-projection result before its fp32 cast (one micro-batch)"));
   }
 }
 
-void sum_terms(RankMemory& r) {
-  for (const auto& t : r.terms) {
-    double* slot = nullptr;
-    switch (t.category) {
-      case MemoryCategory::kParams:
-        slot = &r.params_bytes;
-        break;
-      case MemoryCategory::kGrads:
-        slot = &r.grads_bytes;
-        break;
-      case MemoryCategory::kOptimizer:
-        slot = &r.optimizer_bytes;
-        break;
-      case MemoryCategory::kActivations:
-        slot = &r.activations_bytes;
-        break;
-      case MemoryCategory::kOverhead:
-        slot = &r.overhead_bytes;
-        break;
-    }
-    *slot += t.bytes;
-  }
-  r.total_bytes =
-      r.params_bytes + r.grads_bytes + r.optimizer_bytes + r.activations_bytes + r.overhead_bytes;
-}
-
-RankMemory estimate_rank(const Scenario& s, const Plan& plan, const PipelineStage& st) {
-  RankMemory r;
-  r.pp_stage = st.index;
-  r.layers = st.layers();
-  const LocalParams lp = stage_params(s, plan, st);
-  r.local_params = lp.total();
-  add_model_states(s, plan, lp, r);
-  add_activations(s, plan, st, r);
-  double activations = 0;
-  for (const auto& t : r.terms)
-    if (t.category == MemoryCategory::kActivations) activations += t.bytes;
+void add_overheads(const Scenario& s, const Plan& plan, const PipelineStage& st,
+                   const LocalParams& lp, RankTerms& out) {
+  RankMemory& r = out.r;
   bool moe_layers = false;
   for (const auto& c : st.chunks)
     for (int l = c.first_layer; l < c.first_layer + c.layers; ++l)
       moe_layers = moe_layers || s.model.is_moe_layer(l);
-  for (auto& t : overhead_terms(s, plan, {lp.total(), lp.largest_layer, activations, moe_layers}))
-    add_term(r, std::move(t.name), MemoryCategory::kOverhead, t.bytes, std::move(t.note));
-  sum_terms(r);
-  return r;
+  out.fixed = r.params_bytes + r.grads_bytes + r.optimizer_bytes;
+  const RankFootprint footprint{lp.total(), lp.largest_layer, r.activations_bytes, moe_layers};
+  for (const OverheadTerm& t : overhead_terms(s, plan, footprint, out.full)) {
+    if (t.bytes == 0) continue;
+    out.add(t.name.data(), MemoryCategory::kOverhead, t.bytes, [&] { return t.note; });
+    if (t.name == "overhead.zero3_buffers")
+      out.zero3_gather = t.bytes;
+    else if (t.name != "overhead.fragmentation")
+      out.fixed += t.bytes;
+  }
+}
+
+// One stage's rank, with what check_zero3_prefetch compares.
+struct StageMemory {
+  RankMemory rank;
+  double gather = 0, fixed = 0;
+};
+
+StageMemory estimate_rank(const Scenario& s, const Plan& plan, const PlanFacts& f,
+                          const PipelineStage& st, bool full, ChunkBuffers& buf) {
+  StageMemory out;
+  RankMemory& r = out.rank;
+  r.pp_stage = st.index;
+  r.layers = st.layers();
+  const LocalParams lp = stage_params(s, plan, f, st);
+  r.local_params = lp.total();
+  RankTerms terms{r, full};
+  add_model_states(s, plan, lp, terms);
+  add_activations(s, plan, f, st, buf, terms);
+  add_overheads(s, plan, st, lp, terms);
+  r.total_bytes =
+      r.params_bytes + r.grads_bytes + r.optimizer_bytes + r.activations_bytes + r.overhead_bytes;
+  out.gather = terms.zero3_gather;
+  out.fixed = terms.fixed;
+  return out;
 }
 
 // Host memory of the busiest node: the sum over its GPUs of their stage's offloaded bytes. Global
 // rank r sits on node r / gpus_per_node and in pipeline stage (r / stride_pp) % pp; the layout
 // repeats every stride_pp * pp ranks, so the nodes covering one period (plus one) suffice.
 double busiest_node_host_bytes(const Plan& plan, const std::vector<double>& host) {
+  if (std::all_of(host.begin(), host.end(), [](double b) { return b == 0; })) return 0;
   const long long gpn = plan.gpus_per_node;
   const long long period = plan.stride_pp * plan.pp;
   // Node n starts at rank n*gpn; starts repeat modulo `period` every period/gcd(period, gpn)
@@ -278,21 +249,16 @@ double busiest_node_host_bytes(const Plan& plan, const std::vector<double>& host
 
 // ZeRO-3 must hold its gathered units and prefetch bucket next to the sharded states and the
 // fixed overheads; when even that exceeds the GPU, no micro-batch size can make the plan run.
-void check_zero3_prefetch(MemoryEstimate& e) {
-  for (const auto& r : e.ranks) {
-    double gather = 0, fixed = r.params_bytes + r.grads_bytes + r.optimizer_bytes;
-    for (const auto& t : r.terms) {
-      if (t.name == "overhead.zero3_buffers")
-        gather = t.bytes;
-      else if (t.category == MemoryCategory::kOverhead && t.name != "overhead.fragmentation")
-        fixed += t.bytes;
-    }
-    if (gather > 0 && gather + fixed > e.capacity_bytes) {
+// `gather` and `fixed` per stage, from estimate_rank.
+void check_zero3_prefetch(MemoryEstimate& e, const std::vector<double>& gather,
+                          const std::vector<double>& fixed) {
+  for (std::size_t i = 0; i < e.ranks.size(); ++i) {
+    if (gather[i] > 0 && gather[i] + fixed[i] > e.capacity_bytes) {
       e.infeasible.push_back(
           {"zero3_prefetch", "/overheads/zero3_prefetch_elements",
            fmt::format("stage {}: ZeRO-3 gather buffers of {} do not fit beside {} of sharded "
                        "states and fixed overheads in {}",
-                       r.pp_stage, format_gib(gather), format_gib(fixed),
+                       e.ranks[i].pp_stage, format_gib(gather[i]), format_gib(fixed[i]),
                        format_gib(e.capacity_bytes))});
       return;
     }
@@ -317,19 +283,28 @@ std::string category_name(MemoryCategory c) {
   return "overhead";
 }
 
-MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan) {
+MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan, MemoryDetail detail) {
+  const bool full = detail == MemoryDetail::kFull;
   MemoryEstimate e;
-  e.parameters = count_parameters(s.model, s.training.seq_len);
+  if (full) e.parameters = count_parameters(s.model, s.training.seq_len);
   e.capacity_bytes = s.cluster.gpu.memory_bytes;
-  std::vector<double> host(plan.stages.size(), 0);
+  const PlanFacts f = plan_facts(s, plan);
+  const std::size_t n = plan.stages.size();
+  std::vector<double> host(n, 0), gather(n, 0), fixed(n, 0);
+  ChunkBuffers buf;
+  e.ranks.reserve(n);
   for (const auto& st : plan.stages) {
-    e.ranks.push_back(estimate_rank(s, plan, st));
+    const auto i = std::size_t(st.index);
+    StageMemory m = estimate_rank(s, plan, f, st, full, buf);
+    gather[i] = m.gather;
+    fixed[i] = m.fixed;
+    e.ranks.push_back(std::move(m.rank));
     const auto& r = e.ranks.back();
     if (r.total_bytes > e.peak_bytes) {
       e.peak_bytes = r.total_bytes;
       e.peak_stage = r.pp_stage;
     }
-    host[std::size_t(r.pp_stage)] = r.host_bytes;
+    host[i] = r.host_bytes;
   }
   e.host_bytes_per_node = busiest_node_host_bytes(plan, host);
   e.fits = e.peak_bytes <= e.capacity_bytes;
@@ -339,7 +314,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan) {
                            format_gib(e.capacity_bytes), e.capacity_bytes / 1e9);
     e.infeasible.push_back({"memory", "/cluster/gpu", e.reason});
   }
-  check_zero3_prefetch(e);
+  check_zero3_prefetch(e, gather, fixed);
   return e;
 }
 

@@ -47,7 +47,14 @@ struct MemoryEstimate {
   std::vector<Infeasibility> infeasible;
 };
 
-[[nodiscard]] MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan);
+// How much of the estimate to build. kFull: everything, each rank's terms with their notes
+// (reports). kNumbers: the same numbers (every RankMemory total, peak, fits, reason, infeasible,
+// host bytes) without RankMemory::terms (left empty) and without `parameters` (left zero: a
+// property of the model, count_parameters once), for searches that evaluate many strategies.
+enum class MemoryDetail { kNumbers, kFull };
+
+[[nodiscard]] MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan,
+                                             MemoryDetail detail = MemoryDetail::kFull);
 
 [[nodiscard]] std::string category_name(MemoryCategory c);
 

@@ -12,39 +12,60 @@ int communicator_count(const Plan& plan) {
          int(plan.pp > 1);
 }
 
-std::vector<OverheadTerm> overhead_terms(const Scenario& s, const Plan& plan,
-                                         const RankFootprint& f) {
+namespace {
+
+// Appends a term; its note is formatted only when notes were asked for.
+template <class Note>
+void push(OverheadTerms& out, bool notes, std::string_view name, double bytes, Note&& note) {
+  OverheadTerm& t = out.items[out.count++];
+  t.name = name;
+  t.bytes = bytes;
+  if (notes) t.note = note();
+}
+
+}  // namespace
+
+OverheadTerms overhead_terms(const Scenario& s, const Plan& plan, const RankFootprint& f,
+                             bool notes) {
   const OverheadConfig& o = s.overheads;
   const auto& t = s.training;
-  const auto b = state_bytes_per_param(t.precision, t.grad_dtype, t.optimizer, false);
-  std::vector<OverheadTerm> terms;
-  terms.push_back({"overhead.cuda_context", o.cuda_context_bytes,
-                   "CUDA context and loaded kernels (overheads.cuda_context_bytes)"});
-  terms.push_back({"overhead.gemm_workspace", o.gemm_workspace_bytes,
-                   "cuBLAS workspace (overheads.gemm_workspace_bytes)"});
+  OverheadTerms terms;
+  auto add = [&](std::string_view name, double bytes, auto&& note) {
+    push(terms, notes, name, bytes, note);
+  };
+  auto text = [](const char* note) { return [note] { return std::string(note); }; };
+  add("overhead.cuda_context", o.cuda_context_bytes,
+      text("CUDA context and loaded kernels (overheads.cuda_context_bytes)"));
+  add("overhead.gemm_workspace", o.gemm_workspace_bytes,
+      text("cuBLAS workspace (overheads.gemm_workspace_bytes)"));
   const int comms = communicator_count(plan);
-  terms.push_back(
-      {"overhead.nccl", comms * o.nccl_bytes_per_communicator,
-       fmt::format("{} communicator(s) x overheads.nccl_bytes_per_communicator", comms)});
+  add("overhead.nccl", comms * o.nccl_bytes_per_communicator, [&] {
+    return fmt::format("{} communicator(s) x overheads.nccl_bytes_per_communicator", comms);
+  });
   const ZeroTraits& zero = s.strategy.zero_facts();
   const bool data_parallel = plan.dense_shard_degree() > 1;
   if (!zero.reduce_scatters_grads && data_parallel)
-    terms.push_back({"overhead.ddp_bucket", o.ddp_bucket_bytes,
-                     "gradient all-reduce bucket (overheads.ddp_bucket_bytes)"});
+    add("overhead.ddp_bucket", o.ddp_bucket_bytes,
+        text("gradient all-reduce bucket (overheads.ddp_bucket_bytes)"));
+  const auto b = state_bytes_per_param(t.precision, t.grad_dtype, t.optimizer, false);
   if (zero.gathers_params_after_step && data_parallel) {
     const double elems = std::min(o.zero_bucket_elements, f.local_params);
-    terms.push_back({"overhead.zero_buckets", elems * (b.grads + b.params),
-                     fmt::format("reduce and all-gather buckets of {:.3g} elements "
-                                 "(overheads.zero_bucket_elements, capped at the rank's params)",
-                                 elems)});
+    add("overhead.zero_buckets", elems * (b.grads + b.params), [&] {
+      return fmt::format(
+          "reduce and all-gather buckets of {:.3g} elements "
+          "(overheads.zero_bucket_elements, capped at the rank's params)",
+          elems);
+    });
   }
   if (zero.gathers_params_per_layer) {
     const double prefetch = std::min(o.zero3_prefetch_elements, f.local_params);
     const double gathered = (f.largest_layer + prefetch) * b.params + f.largest_layer * b.grads;
-    terms.push_back({"overhead.zero3_buffers", gathered,
-                     fmt::format("largest unit gathered ({:.3g} params) + prefetch bucket "
-                                 "({:.3g}) + its gradient reduce-scatter buffer",
-                                 f.largest_layer, prefetch)});
+    add("overhead.zero3_buffers", gathered, [&] {
+      return fmt::format(
+          "largest unit gathered ({:.3g} params) + prefetch bucket "
+          "({:.3g}) + its gradient reduce-scatter buffer",
+          f.largest_layer, prefetch);
+    });
   }
   const auto& m = s.model;
   if (f.moe_layers && plan.ep > 1) {
@@ -52,13 +73,13 @@ std::vector<OverheadTerm> overhead_terms(const Scenario& s, const Plan& plan,
     // received tokens are then gathered over TP, so the receive side holds all of them).
     const double act = activation_bytes(t.precision);
     const double tokens = double(t.seq_len) / plan.cp * double(t.micro_batch);
-    terms.push_back({"overhead.moe_dispatch", 2 * tokens * m.moe.top_k * double(m.hidden) * act,
-                     "expert-parallel all-to-all send and receive buffers (one micro-batch)"});
+    add("overhead.moe_dispatch", 2 * tokens * m.moe.top_k * double(m.hidden) * act,
+        text("expert-parallel all-to-all send and receive buffers (one micro-batch)"));
   }
-  terms.push_back({"overhead.fragmentation", o.fragmentation_fraction * f.activations,
-                   fmt::format("allocator slack: {} x activations "
-                               "(overheads.fragmentation_fraction)",
-                               o.fragmentation_fraction)});
+  add("overhead.fragmentation", o.fragmentation_fraction * f.activations, [&] {
+    return fmt::format("allocator slack: {} x activations (overheads.fragmentation_fraction)",
+                       o.fragmentation_fraction);
+  });
   return terms;
 }
 

@@ -2,8 +2,10 @@
 // term (scenario section "overheads"; defaults in scenario.h's OverheadConfig).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include "simulator/plan/plan.h"
 #include "simulator/scenario/scenario.h"
@@ -11,9 +13,17 @@
 namespace shardsim {
 
 struct OverheadTerm {
-  std::string name;
+  std::string_view name;  // a string literal
   double bytes = 0;
-  std::string note;
+  std::string note;  // empty unless notes were asked for
+};
+
+// At most the eight terms listed below, in that order, held in place (no allocation).
+struct OverheadTerms {
+  std::array<OverheadTerm, 8> items;
+  std::size_t count = 0;
+  [[nodiscard]] const OverheadTerm* begin() const { return items.data(); }
+  [[nodiscard]] const OverheadTerm* end() const { return items.data() + count; }
 };
 
 struct RankFootprint {
@@ -28,9 +38,9 @@ struct RankFootprint {
 // reduce and all-gather buckets, capped at the rank's parameters), zero3_buffers (ZeRO-3: the
 // largest unit gathered plus the prefetch bucket, and its gradient reduce-scatter buffer),
 // moe_dispatch (EP > 1: all-to-all send and receive buffers of one micro-batch's routed tokens),
-// fragmentation (fraction of activations).
-[[nodiscard]] std::vector<OverheadTerm> overhead_terms(const Scenario& s, const Plan& plan,
-                                                       const RankFootprint& f);
+// fragmentation (fraction of activations). `notes`: also write each term's note (reports).
+[[nodiscard]] OverheadTerms overhead_terms(const Scenario& s, const Plan& plan,
+                                           const RankFootprint& f, bool notes = true);
 
 // Communicators of size > 1 a rank belongs to.
 [[nodiscard]] int communicator_count(const Plan& plan);

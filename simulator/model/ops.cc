@@ -14,14 +14,12 @@ SavedTensor core(std::string_view name, double elements, ActKind kind = ActKind:
   return {name, elements, kind, ActShard::kTensor, true};
 }
 
-Op gemm(std::string_view name, double m, double n, double k, TpSplit split,
-        std::vector<SavedTensor> saves) {
+Op gemm(std::string_view name, double m, double n, double k, TpSplit split, SavedTensors saves) {
   Op op{name, OpKind::kGemm, m, n, k, 1, 0, split, std::move(saves)};
   return op;
 }
 
-Op memop(std::string_view name, OpKind kind, double elements, TpSplit split,
-         std::vector<SavedTensor> saves) {
+Op memop(std::string_view name, OpKind kind, double elements, TpSplit split, SavedTensors saves) {
   return Op{name, kind, 0, 0, 0, 1, elements, split, std::move(saves)};
 }
 
@@ -116,7 +114,7 @@ void add_mla_attention(const ModelConfig& m, const OpShape& s, std::vector<Op>& 
   const double dqk = double(c.qk_nope_head_dim + c.qk_rope_head_dim);
   const double kv_down = double(c.kv_lora_rank + c.qk_rope_head_dim);
   double q_in = h;
-  std::vector<SavedTensor> input_saves = {seq("attention_input", t * h, ActKind::kGemmInput)};
+  SavedTensors input_saves = {seq("attention_input", t * h, ActKind::kGemmInput)};
   if (c.q_lora_rank > 0) {
     q_in = double(c.q_lora_rank);
     ops.push_back(gemm("q_down_projection", t, q_in, h, TpSplit::kNone, input_saves));
@@ -162,7 +160,7 @@ void add_mlp(const ModelConfig& m, std::vector<Op>& ops, const MlpNames& names, 
   const double h = double(m.hidden);
   const bool swiglu = m.ffn_type == FfnType::kSwiglu;
   const double fc1_out = swiglu ? 2 * f : f;
-  std::vector<SavedTensor> in;
+  SavedTensors in;
   if (input_saved) in.push_back(seq(names.fc1_input, tokens * h, ActKind::kGemmInput));
   Op fc1 = gemm(names.fc1, tokens, fc1_out, h, TpSplit::kColumn, std::move(in));
   fc1.kind = gemm_kind;
@@ -208,6 +206,7 @@ std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
   const double t = s.seq_local * s.micro_batch;
   const double h = double(m.hidden);
   std::vector<Op> ops;
+  ops.reserve(32);
   // Pre-norm block: norm keeps its input (Korthikanti's 2sbh per LayerNorm).
   ops.push_back(memop("attention_norm", OpKind::kNorm, t * h, TpSplit::kSequence,
                       {seq("attention_norm_input", t * h)}));

@@ -5,7 +5,11 @@
 // each op is stated by `split` (ops) and `shard` (saved tensors).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
 
 #include <string_view>
 #include <vector>
@@ -39,6 +43,32 @@ struct SavedTensor {
   bool attention_core = false;  // dropped (recomputed) under selective recomputation
 };
 
+// The tensors one op saves, held in place (no allocation): at most four (flash attention keeps
+// q, k, v and the softmax statistics).
+class SavedTensors {
+ public:
+  static constexpr std::size_t kCapacity = 4;
+  SavedTensors() = default;
+  SavedTensors(std::initializer_list<SavedTensor> items) {
+    for (const auto& t : items) push_back(t);
+  }
+  // Throws std::length_error beyond kCapacity (an op list bug).
+  void push_back(const SavedTensor& t) {
+    if (count_ == kCapacity) throw std::length_error("an op saves more than four tensors");
+    items_[count_++] = t;
+  }
+  void clear() { count_ = 0; }
+  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] bool empty() const { return count_ == 0; }
+  [[nodiscard]] const SavedTensor& operator[](std::size_t i) const { return items_[i]; }
+  [[nodiscard]] const SavedTensor* begin() const { return items_.data(); }
+  [[nodiscard]] const SavedTensor* end() const { return items_.data() + count_; }
+
+ private:
+  std::array<SavedTensor, kCapacity> items_{};
+  std::size_t count_ = 0;
+};
+
 enum class OpKind {
   kGemm,            // dense matmul [m x k] x [k x n]
   kExpertGemm,      // grouped expert matmul; m = routed tokens over all experts
@@ -70,7 +100,7 @@ struct Op {
   double batch = 1;            // batched GEMMs: number of independent products
   double elements = 0;         // memory-bound ops: elements touched (input size)
   TpSplit split = TpSplit::kNone;
-  std::vector<SavedTensor> saves;
+  SavedTensors saves;
 };
 
 // Token geometry of one micro-batch on one context-parallel rank.

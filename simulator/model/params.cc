@@ -10,17 +10,29 @@ double norm_params(const ModelConfig& m, double width) {
   return m.norm == NormType::kLayerNorm ? 2 * width : width;  // gamma (+ beta)
 }
 
+// Names of one MLP's parameter groups (dense, routed experts, shared experts).
+struct MlpParamNames {
+  std::string_view fc1_weight, fc2_weight, fc1_bias, fc2_bias;
+};
+constexpr MlpParamNames kDenseMlp = {"mlp.fc1.weight", "mlp.fc2.weight", "mlp.fc1.bias",
+                                     "mlp.fc2.bias"};
+constexpr MlpParamNames kExpertMlp = {"moe.experts.fc1.weight", "moe.experts.fc2.weight",
+                                      "moe.experts.fc1.bias", "moe.experts.fc2.bias"};
+constexpr MlpParamNames kSharedMlp = {"moe.shared_experts.fc1.weight",
+                                      "moe.shared_experts.fc2.weight",
+                                      "moe.shared_experts.fc1.bias", "moe.shared_experts.fc2.bias"};
+
 // fc1 (+gate) and fc2 weights and biases of one MLP of width f.
-void add_mlp_params(const ModelConfig& m, std::vector<ParamGroup>& g, const std::string& prefix,
+void add_mlp_params(const ModelConfig& m, std::vector<ParamGroup>& g, const MlpParamNames& names,
                     double f, ParamShard shard, double copies) {
   const double h = double(m.hidden);
   const double fc1_out = m.ffn_type == FfnType::kSwiglu ? 2 * f : f;
-  g.push_back({prefix + "fc1.weight", copies * h * fc1_out, shard, true});
-  g.push_back({prefix + "fc2.weight", copies * f * h, shard, true});
+  g.push_back({names.fc1_weight, copies * h * fc1_out, shard, true});
+  g.push_back({names.fc2_weight, copies * f * h, shard, true});
   if (m.bias) {
-    g.push_back({prefix + "fc1.bias", copies * fc1_out, shard, false});
+    g.push_back({names.fc1_bias, copies * fc1_out, shard, false});
     // Row-parallel bias: replicated over TP (experts keep theirs with the expert).
-    g.push_back({prefix + "fc2.bias", copies * h,
+    g.push_back({names.fc2_bias, copies * h,
                  shard == ParamShard::kExpert ? shard : ParamShard::kReplicated, false});
   }
 }
@@ -64,6 +76,7 @@ double padded_vocab(std::int64_t vocab, int tp, int multiple) {
 std::vector<ParamGroup> layer_params(const ModelConfig& m, int layer) {
   const double h = double(m.hidden);
   std::vector<ParamGroup> g;
+  g.reserve(16);
   g.push_back({"attention_norm", norm_params(m, h), ParamShard::kReplicated, false});
   if (m.attention == AttentionType::kMla)
     add_mla_params(m, g);
@@ -71,15 +84,14 @@ std::vector<ParamGroup> layer_params(const ModelConfig& m, int layer) {
     add_standard_attention_params(m, g);
   g.push_back({"mlp_norm", norm_params(m, h), ParamShard::kReplicated, false});
   if (!m.is_moe_layer(layer)) {
-    add_mlp_params(m, g, "mlp.", double(m.effective_ffn_hidden()), ParamShard::kTensor, 1);
+    add_mlp_params(m, g, kDenseMlp, double(m.effective_ffn_hidden()), ParamShard::kTensor, 1);
     return g;
   }
   g.push_back({"moe.router.weight", h * m.moe.experts, ParamShard::kReplicated, true});
-  add_mlp_params(m, g, "moe.experts.", double(m.moe.expert_ffn_hidden), ParamShard::kExpert,
+  add_mlp_params(m, g, kExpertMlp, double(m.moe.expert_ffn_hidden), ParamShard::kExpert,
                  m.moe.experts);
   if (m.moe.shared_experts > 0) {
-    add_mlp_params(m, g, "moe.shared_experts.",
-                   double(m.moe.shared_experts) * double(m.moe.expert_ffn_hidden),
+    add_mlp_params(m, g, kSharedMlp, double(m.moe.shared_experts) * double(m.moe.expert_ffn_hidden),
                    ParamShard::kTensor, 1);
   }
   return g;
@@ -117,8 +129,10 @@ ParamTotals count_parameters(const ModelConfig& m, std::int64_t seq_len) {
   t.embedding = embed + (m.tied_embeddings ? 0 : vocab * double(m.hidden));
   t.total = embed + sum_params(out);
   t.active = t.total;
+  std::vector<ParamGroup> kind[2];  // blocks of one kind (dense, MoE) hold the same groups
   for (int l = 0; l < m.layers; ++l) {
-    const auto groups = layer_params(m, l);
+    auto& groups = kind[m.is_moe_layer(l) ? 1 : 0];
+    if (groups.empty()) groups = layer_params(m, l);
     const double layer_total = sum_params(groups);
     t.total += layer_total;
     t.largest_layer = std::max(t.largest_layer, layer_total);

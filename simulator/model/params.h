@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "simulator/model/model_config.h"
@@ -17,7 +18,7 @@ enum class ParamShard {
 };
 
 struct ParamGroup {
-  std::string name;
+  std::string_view name;  // a string literal (static storage): groups are cheap to build
   double count = 0;
   ParamShard shard = ParamShard::kTensor;
   bool gemm_weight = false;  // a matmul weight (FP8 training keeps an FP8 copy of these)

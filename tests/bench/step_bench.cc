@@ -4,7 +4,9 @@
 
 #include "simulator/analytic/analytic.h"
 #include "simulator/des/step_sim.h"
+#include "simulator/memory/memory.h"
 #include "simulator/scenario/load.h"
+#include "tests/bench/strategy_set.h"
 
 namespace shardsim {
 namespace {
@@ -56,6 +58,72 @@ void BM_AnalyticFromCosts(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_AnalyticFromCosts)->Unit(benchmark::kMicrosecond);
+
+// What a search evaluates per plan in analytic mode, the scenario loaded once and only the
+// strategy varying: plan, memory, step costs, analytic step time and throughput. Cycles over
+// every valid strategy of bench::strategy_set; time per iteration is time per plan.
+void BM_EvaluateAnalyticParts(benchmark::State& state, const char* scenario) {
+  Scenario s = load_scenario(scenario);
+  const std::vector<bench::Variant> variants = bench::strategy_set(s);
+  std::size_t i = 0;
+  for (auto _ : state) {
+    bench::apply(s, variants[i]);
+    i = i + 1 == variants.size() ? 0 : i + 1;
+    const Plan plan = make_plan(s);
+    const MemoryEstimate mem = estimate_memory(s, plan, MemoryDetail::kNumbers);
+    const StepCosts costs = compute_step_costs(s, plan);
+    const AnalyticResult r = analytic_step(s, plan, costs);
+    const Throughput t = throughput(s, plan, costs, r.step_seconds);
+    benchmark::DoNotOptimize(mem.peak_bytes);
+    benchmark::DoNotOptimize(t.mfu);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["strategies"] = double(variants.size());
+}
+BENCHMARK_CAPTURE(BM_EvaluateAnalyticParts, gpt3, "gpt3-175b-1536xa100")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_EvaluateAnalyticParts, llama3_8b, "llama3-8b-8xh100")
+    ->Unit(benchmark::kMicrosecond);
+
+// The same chain one part at a time (0 plan, 1 memory numbers, 2 step costs, 3 analytic +
+// throughput; 4 memory with every term and note, as the reports ask), the inputs of the timed part
+// prepared per strategy outside the loop.
+void BM_EvaluatePart(benchmark::State& state, const char* scenario) {
+  Scenario s = load_scenario(scenario);
+  const std::vector<bench::Variant> variants = bench::strategy_set(s);
+  std::vector<Plan> plans;
+  std::vector<StepCosts> costs;
+  for (const auto& v : variants) {
+    bench::apply(s, v);
+    plans.push_back(make_plan(s));
+    costs.push_back(compute_step_costs(s, plans.back()));
+  }
+  const int part = int(state.range(0));
+  std::size_t i = 0;
+  for (auto _ : state) {
+    bench::apply(s, variants[i]);
+    const Plan& plan = plans[i];
+    if (part == 0) {
+      benchmark::DoNotOptimize(make_plan(s).gpus);
+    } else if (part == 1 || part == 4) {
+      const auto detail = part == 1 ? MemoryDetail::kNumbers : MemoryDetail::kFull;
+      benchmark::DoNotOptimize(estimate_memory(s, plan, detail).peak_bytes);
+    } else if (part == 2) {
+      benchmark::DoNotOptimize(compute_step_costs(s, plan).p2p_seconds);
+    } else if (part == 3) {
+      const AnalyticResult r = analytic_step(s, plan, costs[i]);
+      benchmark::DoNotOptimize(throughput(s, plan, costs[i], r.step_seconds).mfu);
+    }
+    i = i + 1 == variants.size() ? 0 : i + 1;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK_CAPTURE(BM_EvaluatePart, gpt3, "gpt3-175b-1536xa100")
+    ->DenseRange(0, 4)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_EvaluatePart, llama3_8b, "llama3-8b-8xh100")
+    ->DenseRange(0, 4)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace shardsim

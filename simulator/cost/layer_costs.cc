@@ -1,0 +1,249 @@
+// Per-layer costs of compute_step_costs: each op's compute on one rank, and the tensor-, context-
+// and expert-parallel communication a layer exposes (step_costs_detail.h).
+#include <algorithm>
+
+#include "simulator/cost/step_costs_detail.h"
+#include "simulator/model/ops.h"
+#include "simulator/model/params.h"
+
+namespace shardsim::step_costs_detail {
+namespace {
+
+bool is_attention_core(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kAttentionScore:
+    case OpKind::kAttentionValue:
+    case OpKind::kFlashAttention:
+    case OpKind::kSoftmax:
+      return true;
+    default:
+      return std::any_of(op.saves.begin(), op.saves.end(),
+                         [](const SavedTensor& t) { return t.attention_core; });
+  }
+}
+
+bool is_gemm(const Op& op) {
+  return op.kind == OpKind::kGemm || op.kind == OpKind::kExpertGemm;
+}
+
+// Megatron TP per layer and pass: two all-reduces of the s*b*h activations, or with sequence
+// parallelism two all-gathers plus two reduce-scatters of the same (whole) buffer.
+double tp_layer_comm(const Ctx& c) {
+  if (c.plan.tp <= 1) return 0;
+  const double bytes =
+      c.shape.seq_local * c.shape.micro_batch * double(c.s.model.hidden) * c.act_bytes;
+  if (c.op.sp)
+    return 2 * (coll(c, CollectiveOp::kAllGather, bytes, c.tp) +
+                coll(c, CollectiveOp::kReduceScatter, bytes, c.tp));
+  return 2 * coll(c, CollectiveOp::kAllReduce, bytes, c.tp);
+}
+
+// Exposed TP time of a layer's backward pass, following Megatron-LM's asynchronous TP
+// communication in the column-parallel layers (QKV, fc1): without SP their input-gradient
+// all-reduces (2) run while the weight-gradient GEMMs compute; with SP the input is all-gathered
+// again (2) while the data-gradient GEMMs run and the input gradient is reduce-scattered (2)
+// while the weight-gradient GEMMs run, and the row-parallel layers all-gather their output
+// gradient (2) before computing, exposed.
+double tp_backward_exposed(const Ctx& c, double col_dgrad, double col_wgrad) {
+  if (c.plan.tp <= 1) return 0;
+  const double bytes =
+      c.shape.seq_local * c.shape.micro_batch * double(c.s.model.hidden) * c.act_bytes;
+  if (!c.op.sp)
+    return std::max(0.0, 2 * coll(c, CollectiveOp::kAllReduce, bytes, c.tp) - col_wgrad);
+  const double ag = 2 * coll(c, CollectiveOp::kAllGather, bytes, c.tp);
+  const double rs = 2 * coll(c, CollectiveOp::kReduceScatter, bytes, c.tp);
+  return ag + std::max(0.0, ag - col_dgrad) + std::max(0.0, rs - col_wgrad);
+}
+
+// Context parallel ring attention: cp - 1 exchanges of this rank's K and V (heads split by TP).
+double cp_ring_seconds(const Ctx& c) {
+  if (c.plan.cp <= 1) return 0;
+  const auto& m = c.s.model;
+  const double kv_width = m.attention == AttentionType::kMla
+                              ? double(m.heads) * double(m.mla.qk_nope_head_dim +
+                                                         m.mla.qk_rope_head_dim + m.mla.v_head_dim)
+                              : 2.0 * m.effective_kv_heads() * double(m.effective_head_dim());
+  const double bytes = c.shape.seq_local * c.shape.micro_batch * kv_width * c.act_bytes / c.plan.tp;
+  return (c.plan.cp - 1) * coll(c, CollectiveOp::kSendRecv, bytes, c.cp);
+}
+
+// MoE dispatch or combine (Megatron-Core's all-to-all dispatcher): each rank sends its own
+// tokens' top-k copies of width h over the EP group (a TP rank's sequence shard under SP), and
+// with TP the received tokens are then all-gathered over the TP group (the combine
+// reduce-scatters them back), so the experts see all of them on every TP rank.
+double ep_all_to_all(const Ctx& c) {
+  const double tokens = c.shape.seq_local * c.shape.micro_batch / (c.op.sp ? c.plan.tp : 1);
+  return coll(c, CollectiveOp::kAllToAll,
+              tokens * c.s.model.moe.top_k * double(c.s.model.hidden) * c.act_bytes, c.ep);
+}
+
+// The TP all-gather (dispatch) or reduce-scatter (combine) of the routed tokens under SP.
+double moe_tp_exchange(const Ctx& c, CollectiveOp op) {
+  if (c.plan.tp <= 1 || !c.op.sp) return 0;
+  const double routed = c.shape.seq_local * c.shape.micro_batch * c.s.model.moe.top_k;
+  return coll(c, op, routed * double(c.s.model.hidden) * c.act_bytes, c.tp);
+}
+
+struct OpSums {
+  double gemm_fwd = 0, gemm_bwd = 0, core_fwd = 0, core_bwd = 0, core_flops = 0;
+  double fwd_compute = 0, fwd_flops = 0;
+  double col_dgrad = 0, col_wgrad = 0;  // column-parallel GEMMs' backward (QKV, fc1, ...)
+};
+
+OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
+  OpSums sum;
+  const GpuProfile& gpu = c.s.cluster.gpu;
+  for (const auto& op : ops) {
+    const OpCost f = op_cost(op, Pass::kForward, c.op, gpu);
+    const OpCost bi = op_cost(op, Pass::kBackwardInput, c.op, gpu);
+    const OpCost bw = op_cost(op, Pass::kBackwardWeight, c.op, gpu);
+    w.fwd.add(TimeCategory::kCompute, f.seconds);
+    w.bwd_input.add(TimeCategory::kCompute, bi.seconds);
+    w.bwd_weight.add(TimeCategory::kCompute, bw.seconds);
+    // Megatron's convention: backward = 2x forward. Flash attention's backward executes 2.5x (it
+    // recomputes the scores): the extra half is hardware work, not model work.
+    const double executed = f.flops + bi.flops + bw.flops;
+    double model = op.kind == OpKind::kFlashAttention ? 3 * f.flops : executed;
+    // GEMMs that TP does not split (router, MLA down projections) run on every TP rank; each
+    // rank's share of the model's work is 1/tp of them.
+    if (op.split == TpSplit::kNone && is_gemm(op)) model /= c.plan.tp;
+    w.model_flops += model;
+    w.hardware_flops += executed;
+    sum.fwd_compute += f.seconds;
+    sum.fwd_flops += f.flops;
+    if (is_gemm(op)) {
+      sum.gemm_fwd += f.seconds;
+      sum.gemm_bwd += bi.seconds + bw.seconds;
+      if (op.split == TpSplit::kColumn) {
+        sum.col_dgrad += bi.seconds;
+        sum.col_wgrad += bw.seconds;
+      }
+    }
+    if (is_attention_core(op)) {
+      sum.core_fwd += f.seconds;
+      sum.core_bwd += bi.seconds;
+      sum.core_flops += f.flops;
+    }
+  }
+  return sum;
+}
+
+void split_params(const Ctx& c, int layer, LayerCost& lc) {
+  for (const auto& g : layer_params(c.s.model, layer)) {
+    if (g.shard == ParamShard::kExpert)
+      lc.expert_params += g.count / (double(c.plan.ep) * c.plan.tp);
+    else
+      lc.dense_params += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
+  }
+}
+
+void add_zero3(const Ctx& c, LayerCost& lc) {
+  if (!c.s.strategy.zero_facts().gathers_params_per_layer) return;
+  lc.zero3_gather_seconds =
+      coll(c, CollectiveOp::kAllGather, lc.dense_params * c.param_bytes, c.dp) +
+      coll(c, CollectiveOp::kAllGather, lc.expert_params * c.param_bytes, c.edp);
+  lc.zero3_reduce_seconds =
+      coll(c, CollectiveOp::kReduceScatter, lc.dense_params * c.grad_bytes, c.dp) +
+      coll(c, CollectiveOp::kReduceScatter, lc.expert_params * c.grad_bytes, c.edp);
+  if (c.s.strategy.offload_params) {
+    const double shard = lc.dense_params / c.dp.size + lc.expert_params / c.edp.size;
+    lc.zero3_h2d_seconds = host_copy_seconds(shard * c.param_bytes, c.s.cluster.gpu);
+  }
+}
+
+}  // namespace
+
+LayerCost layer_cost(const Ctx& c, int layer) {
+  LayerCost lc;
+  WorkCost& w = lc.work;
+  const OpSums sum = add_op_costs(c, layer_ops(c.s.model, layer, c.shape), w);
+  // TP collectives: the forward's are exposed unless TP communication overlap (userbuffers) hides
+  // them behind the pass's GEMMs; the backward's follow Megatron's asynchronous scheme.
+  const double tp = tp_layer_comm(c);
+  const bool overlap = c.s.strategy.overlap_tp_comm;
+  const double tp_fwd = overlap ? std::max(0.0, tp - sum.gemm_fwd) : tp;
+  // Under the zero-bubble schedules the weight-gradient GEMMs run later, in their own W pass:
+  // nothing of theirs is there to hide the input-gradient collectives.
+  const bool zb = c.s.strategy.schedule_facts().split_weight_grad;
+  const double tp_bwd_async = tp_backward_exposed(c, sum.col_dgrad, zb ? 0 : sum.col_wgrad);
+  const double tp_bwd =
+      overlap ? std::min(tp_bwd_async, std::max(0.0, tp - sum.gemm_bwd)) : tp_bwd_async;
+  w.fwd.add(TimeCategory::kTpComm, tp_fwd);
+  w.bwd_input.add(TimeCategory::kTpComm, tp_bwd);
+  // CP ring exchange overlaps the attention it feeds; backward moves K, V and their gradients.
+  const double cp = cp_ring_seconds(c);
+  const double cp_fwd = std::max(0.0, cp - sum.core_fwd);
+  w.fwd.add(TimeCategory::kCpComm, cp_fwd);
+  w.bwd_input.add(TimeCategory::kCpComm, std::max(0.0, 2 * cp - sum.core_bwd));
+  // EP dispatch and combine, forward and backward.
+  const bool moe = c.s.model.is_moe_layer(layer);
+  const double ep = moe ? 2 * ep_all_to_all(c) : 0;
+  w.fwd.add(TimeCategory::kEpComm, ep);
+  w.bwd_input.add(TimeCategory::kEpComm, ep);
+  const double moe_tp = moe ? moe_tp_exchange(c, CollectiveOp::kAllGather) +
+                                  moe_tp_exchange(c, CollectiveOp::kReduceScatter)
+                            : 0;
+  w.fwd.add(TimeCategory::kTpComm, moe_tp);
+  w.bwd_input.add(TimeCategory::kTpComm, moe_tp);
+  // Recomputation in the backward pass (HFU counts it, MFU does not).
+  if (c.s.strategy.recompute == Recompute::kSelective) {
+    w.bwd_input.add(TimeCategory::kRecompute, sum.core_fwd);
+    w.hardware_flops += sum.core_flops;
+  } else if (c.s.strategy.recompute == Recompute::kFull) {
+    w.bwd_input.add(TimeCategory::kRecompute, sum.fwd_compute);
+    w.bwd_input.add(TimeCategory::kTpComm, tp_fwd);
+    w.bwd_input.add(TimeCategory::kCpComm, cp_fwd);
+    w.bwd_input.add(TimeCategory::kEpComm, ep);
+    w.hardware_flops += sum.fwd_flops;
+  }
+  split_params(c, layer, lc);
+  add_zero3(c, lc);
+  return lc;
+}
+
+namespace {
+
+// One s*b*h activation collective over the TP group (0 without TP).
+double tp_hidden(const Ctx& c, CollectiveOp op) {
+  if (c.plan.tp <= 1) return 0;
+  return coll(c, op,
+              c.shape.seq_local * c.shape.micro_batch * double(c.s.model.hidden) * c.act_bytes,
+              c.tp);
+}
+
+}  // namespace
+
+LayerCost embedding_cost(const Ctx& c, double vocab) {
+  LayerCost lc;
+  WorkCost& w = lc.work;
+  add_op_costs(c, embedding_ops(c.s.model, vocab, c.shape), w);
+  // Vocabulary-parallel lookup: the partial embeddings are summed over TP, an all-reduce, or with
+  // SP a reduce-scatter into the sequence-parallel region.
+  w.fwd.add(TimeCategory::kTpComm,
+            tp_hidden(c, c.op.sp ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce));
+  for (const auto& g : embedding_params(c.s.model, vocab, c.s.training.seq_len))
+    lc.dense_params += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
+  add_zero3(c, lc);
+  return lc;
+}
+
+LayerCost output_cost(const Ctx& c, double vocab) {
+  LayerCost lc;
+  WorkCost& w = lc.work;
+  add_op_costs(c, output_ops(c.s.model, vocab, c.shape), w);
+  // The output projection is column-parallel: with SP its input is all-gathered and its input
+  // gradient reduce-scattered; without SP the input gradient is all-reduced.
+  if (c.op.sp) {
+    w.fwd.add(TimeCategory::kTpComm, tp_hidden(c, CollectiveOp::kAllGather));
+    w.bwd_input.add(TimeCategory::kTpComm, tp_hidden(c, CollectiveOp::kReduceScatter));
+  } else {
+    w.bwd_input.add(TimeCategory::kTpComm, tp_hidden(c, CollectiveOp::kAllReduce));
+  }
+  const auto& m = c.s.model;
+  for (const auto& g : output_params(m, vocab, !m.tied_embeddings || c.plan.pp > 1))
+    lc.dense_params += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
+  add_zero3(c, lc);
+  return lc;
+}
+
+}  // namespace shardsim::step_costs_detail

@@ -1,0 +1,118 @@
+// Per-stage costs of compute_step_costs: gradient buckets and their reduction, ZeRO parameter
+// gathers, data-parallel wire bytes, the optimizer step and offload copies (step_costs_detail.h).
+#include <algorithm>
+
+#include "simulator/cost/step_costs_detail.h"
+#include "simulator/model/params.h"
+
+namespace shardsim::step_costs_detail {
+namespace {
+
+// Parameters of the stage beyond its blocks: embedding (first) and output (last) layers.
+void extra_params(const Ctx& c, const PipelineStage& st, double vocab, double& first_bucket,
+                  double& last_bucket) {
+  auto local = [&](const std::vector<ParamGroup>& groups) {
+    double n = 0;
+    for (const auto& g : groups)
+      n += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
+    return n;
+  };
+  const auto& m = c.s.model;
+  if (st.has_output)
+    first_bucket += local(output_params(m, vocab, !m.tied_embeddings || c.plan.pp > 1));
+  if (st.has_embedding) last_bucket += local(embedding_params(m, vocab, c.s.training.seq_len));
+}
+
+double reduce_seconds(const Ctx& c, double dense, double expert) {
+  const CollectiveOp op =
+      c.zero->reduce_scatters_grads ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
+  return coll(c, op, dense * c.grad_bytes, c.dp) + coll(c, op, expert * c.grad_bytes, c.edp);
+}
+
+// Optimizer bytes touched per parameter: the gradient read; the FP32 master copy and each FP32
+// moment (Adam: 2, SGD: 1) read and written; mixed precision also writes the low-precision copy.
+double optimizer_bytes_per_param(const Ctx& c) {
+  const auto& t = c.s.training;
+  const double moments = t.optimizer == Optimizer::kSgd ? 8 : 16;
+  const double master = 8;
+  if (t.precision == Dtype::kFp32) return c.grad_bytes + master + moments;  // params are master
+  return c.grad_bytes + master + moments + c.param_bytes;
+}
+
+// Bytes one GPU puts on the wire for data parallelism per step: nccl-tests bus factor x size.
+// DDP all-reduces the gradients (2(n-1)/n); ZeRO-1/2 reduce-scatter them and all-gather the
+// parameters ((n-1)/n each); ZeRO-3 gathers each layer's parameters in forward and backward and
+// reduce-scatters its gradients, every micro-batch.
+double dp_wire_bytes(const Ctx& c, double dense, double expert) {
+  const int n = c.dp.size, ne = c.edp.size;
+  const ZeroTraits& zero = *c.zero;
+  if (!zero.reduce_scatters_grads)
+    return bus_factor(CollectiveOp::kAllReduce, n) * dense * c.grad_bytes +
+           bus_factor(CollectiveOp::kAllReduce, ne) * expert * c.grad_bytes;
+  const double rs = bus_factor(CollectiveOp::kReduceScatter, n) * dense * c.grad_bytes +
+                    bus_factor(CollectiveOp::kReduceScatter, ne) * expert * c.grad_bytes;
+  const double ag = bus_factor(CollectiveOp::kAllGather, n) * dense * c.param_bytes +
+                    bus_factor(CollectiveOp::kAllGather, ne) * expert * c.param_bytes;
+  const double m = double(c.plan.micro_batches);
+  const double reduced = zero.reduces_every_microbatch ? rs * m : rs;  // sharded grads
+  if (zero.gathers_params_per_layer) return reduced + 2 * ag * m;      // forward and backward
+  return reduced + ag;                                                 // after the step
+}
+
+}  // namespace
+
+StageCost stage_cost(const Ctx& c, const PipelineStage& st, const std::vector<LayerCost>& layers,
+                     double vocab) {
+  StageCost sc;
+  double dense = 0, expert = 0, first_extra = 0, last_extra = 0;
+  extra_params(c, st, vocab, first_extra, last_extra);
+  double bucket_dense = first_extra, bucket_expert = 0;
+  const ZeroTraits& zero = *c.zero;
+  const bool zero3 = zero.gathers_params_per_layer;
+  // Bucket size, as the memory model's overheads: DDP's bucket bytes, DeepSpeed's ZeRO-1/2
+  // bucket elements.
+  const double bucket_params = !zero.reduce_scatters_grads
+                                   ? c.s.overheads.ddp_bucket_bytes / c.grad_bytes
+                                   : c.s.overheads.zero_bucket_elements;
+  if (!zero3) sc.buckets.reserve(std::size_t(st.layers()) + 1);
+  struct {
+    double dense = -1, expert = -1, seconds = 0;
+  } last;
+  for (auto chunk = st.chunks.rbegin(); chunk != st.chunks.rend(); ++chunk) {
+    for (int l = chunk->first_layer + chunk->layers - 1; l >= chunk->first_layer; --l) {
+      bucket_dense += layers[l].dense_params;
+      bucket_expert += layers[l].expert_params;
+      dense += layers[l].dense_params;
+      expert += layers[l].expert_params;
+      if (!zero3 && bucket_dense + bucket_expert >= bucket_params) {
+        // Equal blocks fill equal buckets: the previous bucket's time serves again.
+        if (bucket_dense != last.dense || bucket_expert != last.expert)
+          last = {bucket_dense, bucket_expert, reduce_seconds(c, bucket_dense, bucket_expert)};
+        sc.buckets.push_back({l, (bucket_dense + bucket_expert) * c.grad_bytes, last.seconds});
+        bucket_dense = bucket_expert = 0;
+      }
+    }
+  }
+  dense += first_extra + last_extra;
+  bucket_dense += last_extra;
+  if (!zero3 && bucket_dense + bucket_expert > 0)
+    sc.buckets.push_back({-1, (bucket_dense + bucket_expert) * c.grad_bytes,
+                          reduce_seconds(c, bucket_dense, bucket_expert)});
+  sc.dp_wire_bytes = dp_wire_bytes(c, dense, expert);
+  if (zero.gathers_params_after_step)
+    sc.param_gather_seconds = coll(c, CollectiveOp::kAllGather, dense * c.param_bytes, c.dp) +
+                              coll(c, CollectiveOp::kAllGather, expert * c.param_bytes, c.edp);
+  const double shard =
+      zero.shards_optimizer ? dense / c.dp.size + expert / c.edp.size : dense + expert;
+  const GpuProfile& gpu = c.s.cluster.gpu;
+  if (c.s.strategy.offload_optimizer) {
+    sc.offload_d2h_seconds = host_copy_seconds(shard * c.grad_bytes, gpu);
+    sc.host_optimizer_seconds = shard / gpu.cpu_optimizer_params_per_second;
+    sc.offload_h2d_seconds = host_copy_seconds(shard * c.param_bytes, gpu);
+  } else {
+    sc.optimizer_seconds = optimizer_step_cost(shard, optimizer_bytes_per_param(c), gpu).seconds;
+  }
+  return sc;
+}
+
+}  // namespace shardsim::step_costs_detail

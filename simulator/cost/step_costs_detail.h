@@ -1,0 +1,52 @@
+// Internals of compute_step_costs (step_costs.h), shared by its three files: step_costs.cc
+// (context, collective memo, assembly), layer_costs.cc (per-layer compute and the TP/CP/EP
+// communication inside a layer) and stage_costs.cc (data-parallel buckets, ZeRO gathers,
+// optimizer and offload per pipeline stage). Not for other users.
+#pragma once
+
+#include <vector>
+
+#include "simulator/cost/collective.h"
+#include "simulator/cost/compute.h"
+#include "simulator/cost/step_costs.h"
+
+namespace shardsim::step_costs_detail {
+
+// What every cost of one (scenario, plan) shares.
+struct Ctx {
+  const Scenario& s;
+  const Plan& plan;
+  OpContext op;
+  OpShape shape;
+  double act_bytes = 2;    // bytes per activation element
+  double param_bytes = 2;  // bytes per parameter communicated
+  double grad_bytes = 2;
+  GroupPlacement tp, cp, ep, dp, edp, pp;
+  // Memo of collective times: stages repeat the same bucket sizes (analytic fast path).
+  struct Memo {
+    CollectiveOp op;
+    double bytes;
+    int size, ranks_per_node;
+    double seconds;
+  };
+  mutable std::vector<Memo> memo;
+  mutable std::size_t last_hit = 0;  // stages repeat the last size: look there first
+  const ZeroTraits* zero = nullptr;  // s.strategy.zero_facts()
+};
+
+[[nodiscard]] Ctx make_ctx(const Scenario& s, const Plan& plan);
+
+// Seconds of one collective of `bytes` over `g` (0 for a group of one or no bytes), memoised.
+[[nodiscard]] double coll(const Ctx& c, CollectiveOp op, double bytes, const GroupPlacement& g);
+
+// One transformer block (blocks of one kind cost the same), the input embedding and the output
+// layer (final norm, logits, loss), per micro-batch on one rank.
+[[nodiscard]] LayerCost layer_cost(const Ctx& c, int layer);
+[[nodiscard]] LayerCost embedding_cost(const Ctx& c, double vocab);
+[[nodiscard]] LayerCost output_cost(const Ctx& c, double vocab);
+
+// Stage `st`'s data-parallel, optimizer and offload costs from its layers' parameters.
+[[nodiscard]] StageCost stage_cost(const Ctx& c, const PipelineStage& st,
+                                   const std::vector<LayerCost>& layers, double vocab);
+
+}  // namespace shardsim::step_costs_detail

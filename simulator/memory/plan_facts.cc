@@ -1,0 +1,82 @@
+#include "simulator/memory/plan_facts.h"
+
+#include <algorithm>
+
+namespace shardsim::memory_detail {
+namespace {
+
+void add_groups(const std::vector<ParamGroup>& groups, const Plan& plan, LocalParams& lp,
+                double& layer_sum) {
+  for (const auto& g : groups) {
+    double n = g.count;
+    if (g.shard == ParamShard::kTensor) n /= plan.tp;
+    if (g.shard == ParamShard::kExpert) n /= double(plan.ep) * plan.tp;
+    layer_sum += n;
+    if (g.shard == ParamShard::kExpert) {
+      lp.expert += n;
+      if (g.gemm_weight) lp.expert_gemm += n;
+    } else {
+      lp.dense += n;
+      if (g.gemm_weight) lp.dense_gemm += n;
+    }
+  }
+}
+
+}  // namespace
+
+PlanFacts plan_facts(const Scenario& s, const Plan& plan) {
+  const ModelConfig& m = s.model;
+  const auto& t = s.training;
+  PlanFacts f;
+  f.act = {plan.tp, s.strategy.sp && plan.tp > 1, s.strategy.recompute, t.precision};
+  f.shape = {double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
+             t.flash_attention};
+  f.vocab = padded_vocab(m.vocab, plan.tp);
+  ActivationOptions no_recompute = f.act;
+  no_recompute.recompute = Recompute::kNone;
+  for (int l = 0; l < m.layers && !(f.kind[0].ready && f.kind[1].ready); ++l) {
+    KindFacts& k = f.kind[m.is_moe_layer(l) ? 1 : 0];
+    if (k.ready) continue;
+    k.ready = true;
+    add_groups(layer_params(m, l), plan, k.params, k.unit);
+    const auto ops = layer_ops(m, l, f.shape);
+    k.saved = layer_activation_bytes(ops, f.shape.seq_local * f.shape.micro_batch, double(m.hidden),
+                                     f.act);
+    k.saved_full = saved_bytes(ops, no_recompute);
+  }
+  f.embedding_params = embedding_params(m, f.vocab, t.seq_len);
+  // Tied embeddings with pp > 1: the last stage keeps its own copy of the word embedding.
+  f.output_params = output_params(m, f.vocab, !m.tied_embeddings || plan.pp > 1);
+  f.embedding_saved = saved_bytes(embedding_ops(m, f.vocab, f.shape), f.act);
+  f.output_saved = saved_bytes(output_ops(m, f.vocab, f.shape), f.act);
+  return f;
+}
+
+LocalParams stage_params(const Scenario& s, const Plan& plan, const PlanFacts& f,
+                         const PipelineStage& st) {
+  LocalParams lp;
+  for (const auto& c : st.chunks) {
+    for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
+      const KindFacts& k = f.kind[s.model.is_moe_layer(l) ? 1 : 0];
+      lp.dense += k.params.dense;
+      lp.dense_gemm += k.params.dense_gemm;
+      lp.expert += k.params.expert;
+      lp.expert_gemm += k.params.expert_gemm;
+      lp.largest_layer = std::max(lp.largest_layer, k.unit);
+    }
+  }
+  // Embedding and output are gathered as units of their own under ZeRO-3 (FSDP wraps them so).
+  if (st.has_embedding) {
+    double unit = 0;
+    add_groups(f.embedding_params, plan, lp, unit);
+    lp.largest_layer = std::max(lp.largest_layer, unit);
+  }
+  if (st.has_output) {
+    double unit = 0;
+    add_groups(f.output_params, plan, lp, unit);
+    lp.largest_layer = std::max(lp.largest_layer, unit);
+  }
+  return lp;
+}
+
+}  // namespace shardsim::memory_detail

@@ -1,0 +1,52 @@
+// What every pipeline stage of a plan shares for the memory model (memory.cc), computed once per
+// plan: each block kind's local parameters and saved activations, the embedding and output
+// layers' parameter groups and saved bytes; and a stage's local parameters from them.
+// Internal to simulator/memory.
+#pragma once
+
+#include <vector>
+
+#include "simulator/memory/activations.h"
+#include "simulator/model/ops.h"
+#include "simulator/model/params.h"
+#include "simulator/plan/plan.h"
+#include "simulator/scenario/scenario.h"
+
+namespace shardsim::memory_detail {
+
+// Parameter elements on one rank, split by how ZeRO shards them.
+struct LocalParams {
+  double dense = 0, dense_gemm = 0;    // sharded over DP x CP
+  double expert = 0, expert_gemm = 0;  // sharded over DP x CP / EP
+  double largest_layer = 0;  // largest gather unit (block, embedding, output) on this rank
+  [[nodiscard]] double total() const { return dense + expert; }
+};
+
+// Facts of one block kind (dense or MoE) under the plan: every block of a kind holds the same
+// parameters and saves the same tensors, on every stage.
+struct KindFacts {
+  bool ready = false;
+  LocalParams params;     // one block's local parameters, split by how ZeRO shards them
+  double unit = 0;        // their sum: one ZeRO-3 gather unit
+  double saved = 0;       // activation bytes of one micro-batch (recomputation applied)
+  double saved_full = 0;  // the same without recomputation (full recomputation's working set)
+};
+
+// What every stage of the plan shares, computed once per plan.
+struct PlanFacts {
+  ActivationOptions act;
+  OpShape shape;
+  double vocab = 0;
+  KindFacts kind[2];  // [0] dense, [1] MoE
+  std::vector<ParamGroup> embedding_params, output_params;
+  double embedding_saved = 0, output_saved = 0;
+};
+
+[[nodiscard]] PlanFacts plan_facts(const Scenario& s, const Plan& plan);
+
+// The local parameters of stage `st`: its blocks, plus the embedding (first stage) and output
+// (last stage) layers.
+[[nodiscard]] LocalParams stage_params(const Scenario& s, const Plan& plan, const PlanFacts& f,
+                                       const PipelineStage& st);
+
+}  // namespace shardsim::memory_detail

@@ -1,0 +1,42 @@
+// Repeatable instruction counts of the per-plan analytic chain (plan, memory, step costs,
+// analytic step, throughput) over bench::strategy_set, for callgrind:
+//   valgrind --tool=callgrind --toggle-collect='*run_rounds*'
+//     ./build/tests/bench/plan_profile gpt3-175b-1536xa100 10  (one line)
+// Ir of run_rounds / (rounds x strategies) is the instruction count per plan.
+#include <cstdio>
+#include <cstdlib>
+
+#include "simulator/analytic/analytic.h"
+#include "simulator/memory/memory.h"
+#include "simulator/scenario/load.h"
+#include "tests/bench/strategy_set.h"
+
+namespace shardsim::bench {
+
+// Not inlined, so that callgrind can collect exactly this function.
+[[gnu::noinline]] double run_rounds(Scenario& s, const std::vector<Variant>& variants, int rounds) {
+  double sink = 0;
+  for (int r = 0; r < rounds; ++r) {
+    for (const auto& v : variants) {
+      apply(s, v);
+      const Plan plan = make_plan(s);
+      const MemoryEstimate mem = estimate_memory(s, plan, MemoryDetail::kNumbers);
+      const StepCosts costs = compute_step_costs(s, plan);
+      const AnalyticResult a = analytic_step(s, plan, costs);
+      sink += mem.peak_bytes + throughput(s, plan, costs, a.step_seconds).mfu;
+    }
+  }
+  return sink;
+}
+
+}  // namespace shardsim::bench
+
+int main(int argc, char** argv) {
+  using namespace shardsim;
+  Scenario s = load_scenario(argc > 1 ? argv[1] : "gpt3-175b-1536xa100");
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 10;
+  const auto variants = bench::strategy_set(s);
+  const double sink = bench::run_rounds(s, variants, rounds);
+  std::printf("%zu strategies x %d rounds = %zu plans (checksum %.6g)\n", variants.size(), rounds,
+              variants.size() * std::size_t(rounds), sink);
+}
