@@ -54,7 +54,7 @@ Expected<Estimate> evaluate(const Scenario& s, const EvaluateOptions& options) {
   e.infeasible = std::move(check.infeasible);
   if (!e.infeasible.empty()) return e;  // no plan can be laid out
   const Plan& plan = e.plan.emplace(make_plan(s));
-  const MemoryEstimate& mem = e.memory.emplace(estimate_memory(s, plan));
+  const MemoryEstimate& mem = e.memory.emplace(estimate_memory(s, plan, options.memory_detail));
   e.infeasible = mem.infeasible;
   if (options.mode == Mode::kMemory) return e;
   if (options.mode == Mode::kDes) {

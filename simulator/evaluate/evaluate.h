@@ -15,6 +15,9 @@ namespace shardsim {
 struct EvaluateOptions {
   Mode mode = Mode::kAnalytic;
   bool timeline = false;  // kDes: keep every task as a trace slice (Estimate::timeline)
+  // kFull: every memory term with its note (reports). kNumbers: totals, peak and feasibility
+  // only, no per-term notes and MemoryEstimate::parameters left 0 (search loops).
+  MemoryDetail memory_detail = MemoryDetail::kFull;
 };
 
 // REQUIRES: `s` came from load_scenario / scenario_from_json (sections parsed, strategy.dp and

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "simulator/core/diagnostics.h"
 #include "simulator/scenario/scenario.h"
 #include "simulator/scenario/validate.h"
 
@@ -30,18 +29,16 @@ inline std::vector<Variant> strategy_set(const Scenario& base) {
           p.tp = tp;
           p.pp = pp;
           p.zero = zero;
-          p.dp = 0;  // derived from the cluster
+          const std::int64_t model_ranks = std::int64_t(tp) * pp * p.cp;
+          if (s.cluster.gpus() % model_ranks != 0) continue;
+          p.dp = int(s.cluster.gpus() / model_ranks);  // what resolve_world derives
           if (pp == 1 && p.schedule_facts().virtual_stages) {
             p.schedule = Schedule::k1F1B;
             p.vpp = 1;
           }
           s.training.micro_batch = mb;
-          try {
-            validate_scenario(s);
-          } catch (const InputError&) {
-            continue;
-          }
-          if (s.infeasible.empty()) out.push_back({s.strategy, mb});
+          const StrategyCheck check = check_strategy(s);
+          if (check.errors.empty() && check.infeasible.empty()) out.push_back({s.strategy, mb});
         }
   return out;
 }
