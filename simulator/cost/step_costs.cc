@@ -50,6 +50,37 @@ Ctx make_ctx(const Scenario& s, const Plan& plan) {
   return c;
 }
 
+// Stages whose costs are equal by construction: the same embedding/output role, the same chunk
+// sizes and, position by position, the same kind of block (dense or MoE). stage_cost reads only
+// those (through per-kind layer costs), so b's StageCost is a's with every bucket's trigger layer
+// moved from a's chunk to the same place in b's.
+bool same_stage_shape(const ModelConfig& m, const PipelineStage& a, const PipelineStage& b) {
+  if (a.has_embedding != b.has_embedding || a.has_output != b.has_output ||
+      a.chunks.size() != b.chunks.size())
+    return false;
+  for (std::size_t c = 0; c < a.chunks.size(); ++c) {
+    const StageChunk &x = a.chunks[c], &y = b.chunks[c];
+    if (x.layers != y.layers) return false;
+    for (int k = 0; k < x.layers; ++k)
+      if (m.is_moe_layer(x.first_layer + k) != m.is_moe_layer(y.first_layer + k)) return false;
+  }
+  return true;
+}
+
+StageCost moved_stage_cost(StageCost sc, const PipelineStage& from, const PipelineStage& to) {
+  for (Bucket& b : sc.buckets) {
+    if (b.trigger_layer < 0) continue;
+    for (std::size_t c = 0; c < from.chunks.size(); ++c) {
+      const StageChunk& f = from.chunks[c];
+      if (b.trigger_layer >= f.first_layer && b.trigger_layer < f.first_layer + f.layers) {
+        b.trigger_layer += to.chunks[c].first_layer - f.first_layer;
+        break;
+      }
+    }
+  }
+  return sc;
+}
+
 }  // namespace step_costs_detail
 
 WorkCost& WorkCost::operator+=(const WorkCost& o) {
@@ -84,8 +115,15 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan) {
     if (first_of_kind[k] >= 0)
       kind_fwd[k] = out.layers[std::size_t(first_of_kind[k])].work.fwd.total();
   out.stages.reserve(plan.stages.size());
+  std::vector<const PipelineStage*> costed;  // stages of distinct shape, costed in full
   for (const auto& st : plan.stages) {
-    out.stages.push_back(stage_cost(c, st, out.layers, vocab));
+    // Middle stages usually repeat one shape: cost it once (bit-identical, see same_stage_shape).
+    const PipelineStage* twin = nullptr;
+    for (const PipelineStage* a : costed)
+      if (same_stage_shape(s.model, *a, st)) twin = a;
+    if (!twin) costed.push_back(&st);
+    out.stages.push_back(twin ? moved_stage_cost(out.stages[std::size_t(twin->index)], *twin, st)
+                              : stage_cost(c, st, out.layers, vocab));
     double fwd = (st.has_embedding ? out.embedding.work.fwd.total() : 0) +
                  (st.has_output ? out.output.work.fwd.total() : 0);
     for (const auto& ch : st.chunks)

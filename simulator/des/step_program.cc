@@ -79,8 +79,9 @@ TimeSplit StepSimulation::pass_split(const WorkCost& wc, Work w) const {
 // The units of one work item in execution order: the chunk's blocks (reversed in backward),
 // with the embedding before them in forward on the first virtual stage and the output layer
 // after them; -1 stands for the embedding, -2 for the output layer.
-std::vector<int> StepSimulation::item_units(int vs, int first, int last, bool forward) const {
-  std::vector<int> units;
+const std::vector<int>& StepSimulation::item_units(int vs, int first, int last, bool forward) {
+  std::vector<int>& units = units_;  // reused: one item is built at a time
+  units.clear();
   if (forward && vs == 0) units.push_back(-1);
   if (!forward && vs == V_ - 1) units.push_back(-2);
   for (int k = 0; k <= last - first; ++k) units.push_back(forward ? first + k : last - k);
@@ -99,7 +100,7 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
   // micro-batch's, since its gradients are sharded), layer by layer when overlapped.
   const bool reduce = produces_grads(w) && (mb == m_ - 1 || zero.reduces_every_microbatch);
   const bool overlap = s_.strategy.overlap_grad_reduce;
-  const auto units = item_units(vs, first, last, w == Work::kForward);
+  const std::vector<int>& units = item_units(vs, first, last, w == Work::kForward);
   const bool per_unit = zero3 || (reduce && overlap);
   int last_task = -1;
   if (!per_unit) {

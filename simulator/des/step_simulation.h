@@ -103,7 +103,8 @@ class StepSimulation {
   // The units of one work item in execution order: the chunk's blocks (reversed in backward),
   // with the embedding before them in forward on the first virtual stage and the output layer
   // after them; -1 stands for the embedding, -2 for the output layer.
-  std::vector<int> item_units(int vs, int first, int last, bool forward) const;
+  // Fills and returns units_ (valid until the next call).
+  const std::vector<int>& item_units(int vs, int first, int last, bool forward);
 
   const LayerCost& unit_cost(int unit) const {
     if (unit == -1) return c_.embedding;
@@ -175,6 +176,7 @@ class StepSimulation {
   // than the schedule's first stage (Qi et al.: ZB-H1 peaks at 1F1B's p, ZB-H2 at about 2p).
   int hold_cap_ = 1;
   std::vector<Task> tasks_;
+  std::vector<int> units_;  // item_units scratch
   std::vector<StageState> stages_;
   std::vector<std::uint8_t> f_in_, b_in_, f_done_;
   // Per stage: the latest arrival, which releases the work it enables (gap attribution).

@@ -1,13 +1,12 @@
-// Repeatable instruction counts of the per-plan analytic chain (plan, memory, step costs,
-// analytic step, throughput) over bench::strategy_set, for callgrind:
+// Repeatable instruction counts of evaluate() in analytic mode (plan, memory numbers, step
+// costs, analytic step, throughput) over bench::strategy_set, for callgrind:
 //   valgrind --tool=callgrind --toggle-collect='*run_rounds*'
 //     ./build/tests/bench/plan_profile gpt3-175b-1536xa100 10  (one line)
 // Ir of run_rounds / (rounds x strategies) is the instruction count per plan.
 #include <cstdio>
 #include <cstdlib>
 
-#include "simulator/analytic/analytic.h"
-#include "simulator/memory/memory.h"
+#include "simulator/evaluate/evaluate.h"
 #include "simulator/scenario/load.h"
 #include "tests/bench/strategy_set.h"
 
@@ -19,11 +18,8 @@ namespace shardsim::bench {
   for (int r = 0; r < rounds; ++r) {
     for (const auto& v : variants) {
       apply(s, v);
-      const Plan plan = make_plan(s);
-      const MemoryEstimate mem = estimate_memory(s, plan, MemoryDetail::kNumbers);
-      const StepCosts costs = compute_step_costs(s, plan);
-      const AnalyticResult a = analytic_step(s, plan, costs);
-      sink += mem.peak_bytes + throughput(s, plan, costs, a.step_seconds).mfu;
+      const Expected<Estimate> e = evaluate(s, {Mode::kAnalytic, false, MemoryDetail::kNumbers});
+      sink += e->memory->peak_bytes + e->time->throughput.mfu;
     }
   }
   return sink;

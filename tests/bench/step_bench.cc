@@ -4,6 +4,7 @@
 
 #include "simulator/analytic/analytic.h"
 #include "simulator/des/step_sim.h"
+#include "simulator/evaluate/evaluate.h"
 #include "simulator/memory/memory.h"
 #include "simulator/scenario/load.h"
 #include "tests/bench/strategy_set.h"
@@ -59,31 +60,38 @@ void BM_AnalyticFromCosts(benchmark::State& state) {
 }
 BENCHMARK(BM_AnalyticFromCosts)->Unit(benchmark::kMicrosecond);
 
-// What a search evaluates per plan in analytic mode, the scenario loaded once and only the
-// strategy varying: plan, memory, step costs, analytic step time and throughput. Cycles over
-// every valid strategy of bench::strategy_set; time per iteration is time per plan.
-void BM_EvaluateAnalyticParts(benchmark::State& state, const char* scenario) {
+// Issue 7's targets, through the seam itself: evaluate() in analytic mode <= 5 us per plan
+// including memory, with the scenario loaded once and only the strategy varying (cycling over
+// every valid strategy of bench::strategy_set, so no two consecutive plans are the same); time
+// per iteration is time per plan. Memory at MemoryDetail::kNumbers, as a search asks for it.
+void BM_evaluate_analytic(benchmark::State& state, const char* scenario) {
   Scenario s = load_scenario(scenario);
   const std::vector<bench::Variant> variants = bench::strategy_set(s);
+  const EvaluateOptions options{Mode::kAnalytic, false, MemoryDetail::kNumbers};
   std::size_t i = 0;
   for (auto _ : state) {
     bench::apply(s, variants[i]);
     i = i + 1 == variants.size() ? 0 : i + 1;
-    const Plan plan = make_plan(s);
-    const MemoryEstimate mem = estimate_memory(s, plan, MemoryDetail::kNumbers);
-    const StepCosts costs = compute_step_costs(s, plan);
-    const AnalyticResult r = analytic_step(s, plan, costs);
-    const Throughput t = throughput(s, plan, costs, r.step_seconds);
-    benchmark::DoNotOptimize(mem.peak_bytes);
-    benchmark::DoNotOptimize(t.mfu);
+    const Expected<Estimate> e = evaluate(s, options);
+    benchmark::DoNotOptimize(e->time->throughput.mfu);
   }
   state.SetItemsProcessed(state.iterations());
   state.counters["strategies"] = double(variants.size());
 }
-BENCHMARK_CAPTURE(BM_EvaluateAnalyticParts, gpt3, "gpt3-175b-1536xa100")
+BENCHMARK_CAPTURE(BM_evaluate_analytic, gpt3, "gpt3-175b-1536xa100")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_evaluate_analytic, llama3_8b, "llama3-8b-8xh100")
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_EvaluateAnalyticParts, llama3_8b, "llama3-8b-8xh100")
-    ->Unit(benchmark::kMicrosecond);
+
+// evaluate() in DES mode on the shipped GPT-3 175B example (1,536 A100s: TP 8, PP 16
+// interleaved v = 2, 128 micro-batches): target <= 2 ms.
+void BM_evaluate_des(benchmark::State& state) {
+  const Scenario s = load_scenario("gpt3-175b-1536xa100");
+  for (auto _ : state) {
+    const Expected<Estimate> e = evaluate(s, {Mode::kDes});
+    benchmark::DoNotOptimize(e->time->step_seconds);
+  }
+}
+BENCHMARK(BM_evaluate_des)->Unit(benchmark::kMillisecond);
 
 // The same chain one part at a time (0 plan, 1 memory numbers, 2 step costs, 3 analytic +
 // throughput; 4 memory with every term and note, as the reports ask), the inputs of the timed part
