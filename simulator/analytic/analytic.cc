@@ -27,7 +27,7 @@ void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int v, bool
   if (st.has_embedding) unit(c.embedding);
   for (const auto& ch : st.chunks)
     for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
-      unit(c.layers[std::size_t(l)]);
+      unit(c.layer(l));
   if (st.has_output) unit(c.output);
   const double f = sw.f.total(), b = sw.b.total(), w = sw.w.total();
   const double lead = v * std::max(0.0, first);
@@ -51,7 +51,7 @@ StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& 
   };
   for (const auto& ch : st.chunks)
     for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
-      add(c.layers[std::size_t(l)].work);
+      add(c.layer(l).work);
   if (st.has_embedding) add(c.embedding.work);
   if (st.has_output) add(c.output.work);
   if (zero3) add_zero3_exposure(c, st, plan.vpp, plan.schedule_facts().split_weight_grad, sw);
@@ -71,7 +71,7 @@ StageFlops stage_flops(const StepCosts& c, const PipelineStage& st) {
   };
   for (const auto& ch : st.chunks)
     for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
-      add(c.layers[std::size_t(l)].work);
+      add(c.layer(l).work);
   if (st.has_embedding) add(c.embedding.work);
   if (st.has_output) add(c.output.work);
   return sf;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "simulator/hardware/measured_efficiency.h"
@@ -47,8 +48,15 @@ OpCost operator+(const OpCost& a, const OpCost& b) {
   return {a.seconds + b.seconds, a.flops + b.flops, a.bytes + b.bytes};
 }
 
+// dim * bytes is not a whole multiple of 16 bytes. GEMM dimensions are whole numbers below 2^53
+// and element sizes are 1, 2 or 4 bytes, so below 2^62 the product is an exact integer and an
+// integer remainder gives fmod's answer without its cost; anything else (fractions, huge values)
+// takes fmod.
 bool misaligned(double dim, double bytes_per_element) {
-  return std::fmod(dim * bytes_per_element, kAlignmentBytes) != 0;
+  const double x = dim * bytes_per_element;
+  if (x >= 0 && x < 0x1p62 && x == double(std::int64_t(x)))
+    return std::int64_t(x) % std::int64_t(kAlignmentBytes) != 0;
+  return std::fmod(x, kAlignmentBytes) != 0;
 }
 
 // Attention runs in bf16 under fp8 training; otherwise in the training precision.

@@ -61,8 +61,7 @@ double dp_wire_bytes(const Ctx& c, double dense, double expert) {
 
 }  // namespace
 
-StageCost stage_cost(const Ctx& c, const PipelineStage& st, const std::vector<LayerCost>& layers,
-                     double vocab) {
+StageCost stage_cost(const Ctx& c, const PipelineStage& st, const StepCosts& costs, double vocab) {
   StageCost sc;
   double dense = 0, expert = 0, first_extra = 0, last_extra = 0;
   extra_params(c, st, vocab, first_extra, last_extra);
@@ -80,10 +79,11 @@ StageCost stage_cost(const Ctx& c, const PipelineStage& st, const std::vector<La
   } last;
   for (auto chunk = st.chunks.rbegin(); chunk != st.chunks.rend(); ++chunk) {
     for (int l = chunk->first_layer + chunk->layers - 1; l >= chunk->first_layer; --l) {
-      bucket_dense += layers[l].dense_params;
-      bucket_expert += layers[l].expert_params;
-      dense += layers[l].dense_params;
-      expert += layers[l].expert_params;
+      const LayerCost& lc = costs.layer(l);
+      bucket_dense += lc.dense_params;
+      bucket_expert += lc.expert_params;
+      dense += lc.dense_params;
+      expert += lc.expert_params;
       if (!zero3 && bucket_dense + bucket_expert >= bucket_params) {
         // Equal blocks fill equal buckets: the previous bucket's time serves again.
         if (bucket_dense != last.dense || bucket_expert != last.expert)

@@ -83,6 +83,12 @@ StageCost moved_stage_cost(StageCost sc, const PipelineStage& from, const Pipeli
 
 }  // namespace step_costs_detail
 
+void StepCosts::set_layers(std::vector<LayerCost> per_layer) {
+  kinds = std::move(per_layer);
+  layer_kind.resize(kinds.size());
+  for (std::size_t l = 0; l < kinds.size(); ++l) layer_kind[l] = std::uint32_t(l);
+}
+
 WorkCost& WorkCost::operator+=(const WorkCost& o) {
   fwd += o.fwd;
   bwd_input += o.bwd_input;
@@ -97,12 +103,15 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan) {
   const Ctx c = make_ctx(s, plan);
   StepCosts out;
   const double vocab = padded_vocab(s.model.vocab, plan.tp);
-  out.layers.reserve(std::size_t(s.model.layers));
-  int first_of_kind[2] = {-1, -1};  // layers of one kind (dense, MoE) cost the same
+  out.layer_kind.resize(std::size_t(s.model.layers));
+  int kind_index[2] = {-1, -1};  // layers of one kind (dense, MoE) cost the same
   for (int l = 0; l < s.model.layers; ++l) {
-    int& first = first_of_kind[s.model.is_moe_layer(l) ? 1 : 0];
-    out.layers.push_back(first >= 0 ? out.layers[std::size_t(first)] : layer_cost(c, l));
-    if (first < 0) first = l;
+    int& k = kind_index[s.model.is_moe_layer(l) ? 1 : 0];
+    if (k < 0) {
+      k = int(out.kinds.size());
+      out.kinds.push_back(layer_cost(c, l));
+    }
+    out.layer_kind[std::size_t(l)] = std::uint32_t(k);
   }
   out.embedding = embedding_cost(c, vocab);
   out.output = output_cost(c, vocab);
@@ -112,8 +121,7 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan) {
   // One forward of each kind of block (the same for every block of the kind).
   double kind_fwd[2] = {0, 0};
   for (int k = 0; k < 2; ++k)
-    if (first_of_kind[k] >= 0)
-      kind_fwd[k] = out.layers[std::size_t(first_of_kind[k])].work.fwd.total();
+    if (kind_index[k] >= 0) kind_fwd[k] = out.kinds[std::size_t(kind_index[k])].work.fwd.total();
   out.stages.reserve(plan.stages.size());
   std::vector<const PipelineStage*> costed;  // stages of distinct shape, costed in full
   for (const auto& st : plan.stages) {
@@ -123,7 +131,7 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan) {
       if (same_stage_shape(s.model, *a, st)) twin = a;
     if (!twin) costed.push_back(&st);
     out.stages.push_back(twin ? moved_stage_cost(out.stages[std::size_t(twin->index)], *twin, st)
-                              : stage_cost(c, st, out.layers, vocab));
+                              : stage_cost(c, st, out, vocab));
     double fwd = (st.has_embedding ? out.embedding.work.fwd.total() : 0) +
                  (st.has_output ? out.output.work.fwd.total() : 0);
     for (const auto& ch : st.chunks)

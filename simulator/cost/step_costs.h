@@ -4,6 +4,7 @@
 // and offload copies, and FLOP counts. Both the DES and the analytic model consume this.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "simulator/cost/time_split.h"
@@ -49,12 +50,21 @@ struct StageCost {
 };
 
 struct StepCosts {
-  std::vector<LayerCost> layers;  // indexed by model layer
-  LayerCost embedding;            // first stage, per micro-batch (with its ZeRO-3 traffic)
-  LayerCost output;               // last stage: final norm, logits, loss
-  double p2p_seconds = 0;         // one micro-batch's activations between adjacent stages
-  std::vector<StageCost> stages;  // indexed by pipeline stage
-  double peak_flops_per_gpu = 0;  // dense peak for the training precision (MFU denominator)
+  // Blocks of one kind (dense, MoE) cost the same: one LayerCost per kind, and model layer l
+  // costs kinds[layer_kind[l]] (layer(l)). Hand-built costs may give every layer its own kind
+  // (set_layers).
+  std::vector<LayerCost> kinds;
+  std::vector<std::uint32_t> layer_kind;  // indexed by model layer
+  LayerCost embedding;                    // first stage, per micro-batch (with its ZeRO-3 traffic)
+  LayerCost output;                       // last stage: final norm, logits, loss
+  double p2p_seconds = 0;                 // one micro-batch's activations between adjacent stages
+  std::vector<StageCost> stages;          // indexed by pipeline stage
+  double peak_flops_per_gpu = 0;          // dense peak for the training precision (MFU denominator)
+
+  [[nodiscard]] const LayerCost& layer(int l) const { return kinds[layer_kind[std::size_t(l)]]; }
+  [[nodiscard]] int layer_count() const { return int(layer_kind.size()); }
+  // One kind per layer, in order.
+  void set_layers(std::vector<LayerCost> per_layer);
 };
 
 [[nodiscard]] StepCosts compute_step_costs(const Scenario& s, const Plan& plan);

@@ -46,7 +46,7 @@ struct Ctx {
 [[nodiscard]] LayerCost output_cost(const Ctx& c, double vocab);
 
 // Stage `st`'s data-parallel, optimizer and offload costs from its layers' parameters.
-[[nodiscard]] StageCost stage_cost(const Ctx& c, const PipelineStage& st,
-                                   const std::vector<LayerCost>& layers, double vocab);
+[[nodiscard]] StageCost stage_cost(const Ctx& c, const PipelineStage& st, const StepCosts& costs,
+                                   double vocab);
 
 }  // namespace shardsim::step_costs_detail

@@ -109,7 +109,7 @@ class StepSimulation {
   const LayerCost& unit_cost(int unit) const {
     if (unit == -1) return c_.embedding;
     if (unit == -2) return c_.output;
-    return c_.layers[std::size_t(unit)];
+    return c_.layer(unit);
   }
 
   void start_item(int i, Work w, int vs, int mb);

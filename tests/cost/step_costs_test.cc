@@ -39,7 +39,7 @@ double flops_per_gpu(const Scenario& s, double(WorkCost::*field)) {
   const Plan plan = make_plan(s);
   const StepCosts c = compute_step_costs(s, plan);
   double per_mb = c.embedding.work.*field + c.output.work.*field;
-  for (const auto& l : c.layers) per_mb += l.work.*field;
+  for (int l = 0; l < c.layer_count(); ++l) per_mb += c.layer(l).work.*field;
   return per_mb * double(plan.micro_batches);
 }
 
@@ -123,20 +123,20 @@ TEST(step_comm, TensorParallelCollectivesPerLayer) {
     const double fwd = sp ? 2 * (ag + rs) : 2 * ar;
     const double bwd = sp ? 2 * ag + std::max(0.0, 2 * ag - dgrad) + std::max(0.0, 2 * rs - wgrad)
                           : std::max(0.0, 2 * ar - wgrad);
-    EXPECT_DOUBLE_EQ(c.layers[0].work.fwd[TimeCategory::kTpComm], fwd) << "sp " << sp;
-    EXPECT_DOUBLE_EQ(c.layers[0].work.bwd_input[TimeCategory::kTpComm], bwd) << "sp " << sp;
+    EXPECT_DOUBLE_EQ(c.layer(0).work.fwd[TimeCategory::kTpComm], fwd) << "sp " << sp;
+    EXPECT_DOUBLE_EQ(c.layer(0).work.bwd_input[TimeCategory::kTpComm], bwd) << "sp " << sp;
   }
 }
 
 TEST(step_comm, FullRecomputeRepeatsTheForwardInBackward) {
   const Scenario s = scenario_from_json(gpt(2, "full"), "");
   const StepCosts c = compute_step_costs(s, make_plan(s));
-  const WorkCost& w = c.layers[0].work;
+  const WorkCost& w = c.layer(0).work;
   EXPECT_DOUBLE_EQ(w.bwd_input[TimeCategory::kRecompute], w.fwd[TimeCategory::kCompute]);
   // The recomputed forward's TP collectives run again, on top of the backward's own.
   const Scenario none = scenario_from_json(gpt(2, "none"), "");
   const double backward_own =
-      compute_step_costs(none, make_plan(none)).layers[0].work.bwd_input[TimeCategory::kTpComm];
+      compute_step_costs(none, make_plan(none)).layer(0).work.bwd_input[TimeCategory::kTpComm];
   EXPECT_DOUBLE_EQ(w.bwd_input[TimeCategory::kTpComm], w.fwd[TimeCategory::kTpComm] + backward_own);
 }
 

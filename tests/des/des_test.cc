@@ -25,12 +25,13 @@ Scenario pipeline(int pp, int vpp, int m, const std::string& schedule) {
 
 StepCosts uniform(const Plan& plan, int layers, double f, double b, double w) {
   StepCosts c;
-  c.layers.resize(std::size_t(layers));
-  for (auto& l : c.layers) {
+  std::vector<LayerCost> per_layer(static_cast<std::size_t>(layers));
+  for (auto& l : per_layer) {
     l.work.fwd.add(TimeCategory::kCompute, f);
     l.work.bwd_input.add(TimeCategory::kCompute, b);
     l.work.bwd_weight.add(TimeCategory::kCompute, w);
   }
+  c.set_layers(std::move(per_layer));
   c.stages.resize(std::size_t(plan.pp));
   return c;
 }

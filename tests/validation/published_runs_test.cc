@@ -92,7 +92,7 @@ double layer_seconds(const char* recompute, bool sp) {
                       {"cluster", {{"gpu", "a100-sxm-80gb"}, {"nodes", 1}}}};
   const Scenario s = scenario_from_json(j, "");
   const StepCosts costs = compute_step_costs(s, make_plan(s));
-  const WorkCost& w = costs.layers[0].work;
+  const WorkCost& w = costs.layer(0).work;
   return w.fwd.total() + w.bwd_input.total() + w.bwd_weight.total();
 }
 
