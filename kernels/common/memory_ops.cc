@@ -193,4 +193,14 @@ Verification compare(const std::vector<float>& got, const std::vector<double>& e
   return {true, s.str()};
 }
 
+Descriptor memory_bound_descriptor(MemOp op, MemoryShape s) {
+  Descriptor d;
+  d.kind = Kind::kMemoryBound;
+  d.name = "memory_bound/" + std::string(mem_op_name(op)) + "/" + std::to_string(s.rows) + "x" +
+           std::to_string(s.cols);
+  d.params = {{"op", mem_op_name(op)}, {"rows", s.rows}, {"cols", s.cols}, {"dtype", "fp32"}};
+  d.work.bytes = mem_op_bytes(op, s);
+  return d;
+}
+
 }  // namespace shardsim::kernels

@@ -44,6 +44,10 @@ struct MemOpConstants {
 //   cols.
 [[nodiscard]] double mem_op_bytes(MemOp op, MemoryShape shape);
 
+// The descriptor of `op` on `shape` (kind, name, params, bytes moved) without its setup, which
+// each backend adds: both backends name and count the same work.
+[[nodiscard]] Descriptor memory_bound_descriptor(MemOp op, MemoryShape shape);
+
 // Host data for one op: inputs in the order of the kernel's arguments and the reference output.
 //   layernorm {x, gamma, beta}; rmsnorm {x, gamma}; softmax, gelu {x}; swiglu {gate, up};
 //   dropout_residual {x, residual}; adam {param, grad, m, v} (updated in place).

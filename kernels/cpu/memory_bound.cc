@@ -127,12 +127,7 @@ std::vector<Descriptor> memory_bound_descriptors(const SweepPlan& plan) {
   std::vector<Descriptor> out;
   for (const MemoryShape& s : plan.memory_shapes) {
     for (const MemOp op : kAllMemOps) {
-      Descriptor d;
-      d.kind = Kind::kMemoryBound;
-      d.name = "memory_bound/" + std::string(mem_op_name(op)) + "/" + std::to_string(s.rows) + "x" +
-               std::to_string(s.cols);
-      d.params = {{"op", mem_op_name(op)}, {"rows", s.rows}, {"cols", s.cols}, {"dtype", "fp32"}};
-      d.work.bytes = mem_op_bytes(op, s);
+      Descriptor d = memory_bound_descriptor(op, s);
       d.setup = [op, s] { return std::make_unique<MemOpInstance>(op, s); };
       out.push_back(std::move(d));
     }

@@ -26,8 +26,7 @@ void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int v, bool
   };
   if (st.has_embedding) unit(c.embedding);
   for (const auto& ch : st.chunks)
-    for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
-      unit(c.layer(l));
+    for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) unit(c.layer(l));
   if (st.has_output) unit(c.output);
   const double f = sw.f.total(), b = sw.b.total(), w = sw.w.total();
   const double lead = v * std::max(0.0, first);
@@ -40,20 +39,25 @@ void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int v, bool
   }
 }
 
+// Calls fn with one micro-batch's work of every unit of stage `st`, in one fixed order (the
+// chunks' blocks, then the embedding, then the output layer), so sums over it are reproducible.
+template <class Fn>
+void for_each_unit_work(const StepCosts& c, const PipelineStage& st, Fn&& fn) {
+  for (const auto& ch : st.chunks)
+    for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) fn(c.layer(l).work);
+  if (st.has_embedding) fn(c.embedding.work);
+  if (st.has_output) fn(c.output.work);
+}
+
 StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& st, bool zero3) {
   StageWork sw;
-  auto add = [&sw](const WorkCost& wc) {
+  for_each_unit_work(c, st, [&sw](const WorkCost& wc) {
     sw.f += wc.fwd;
     sw.b += wc.bwd_input;
     sw.w += wc.bwd_weight;
     sw.model_flops += wc.model_flops;
     sw.hardware_flops += wc.hardware_flops;
-  };
-  for (const auto& ch : st.chunks)
-    for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
-      add(c.layer(l).work);
-  if (st.has_embedding) add(c.embedding.work);
-  if (st.has_output) add(c.output.work);
+  });
   if (zero3) add_zero3_exposure(c, st, plan.vpp, plan.schedule_facts().split_weight_grad, sw);
   return sw;
 }
@@ -65,15 +69,10 @@ struct StageFlops {
 
 StageFlops stage_flops(const StepCosts& c, const PipelineStage& st) {
   StageFlops sf;
-  auto add = [&sf](const WorkCost& wc) {
+  for_each_unit_work(c, st, [&sf](const WorkCost& wc) {
     sf.model += wc.model_flops;
     sf.hardware += wc.hardware_flops;
-  };
-  for (const auto& ch : st.chunks)
-    for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
-      add(c.layer(l).work);
-  if (st.has_embedding) add(c.embedding.work);
-  if (st.has_output) add(c.output.work);
+  });
   return sf;
 }
 
