@@ -198,6 +198,7 @@ nlohmann::json json_report(const CollectiveArgs& a, const GpuProfile& gpu, const
   const auto& c = p.chosen;
   return {{"schema_version", kReportSchemaVersion},
           {"tool_version", tool_version()},
+          {"build", build_json()},
           {"input",
            {{"gpu", gpu.name},
             {"profile", profile_summary(gpu)},
