@@ -73,3 +73,19 @@ TEST(cli_fit, NothingToFitIsUsageError) {
 }
 
 }  // namespace
+
+namespace {
+
+// Without a CUDA device (this CI machine) calibrate --backend cuda exits 3 with "no CUDA device"
+// and writes no profile; on a GPU machine it must succeed (exit 0).
+TEST(cli_calibrate, CudaWithoutDeviceExitsThree) {
+  const fs::path out = cli_test::scratch_dir() / "cuda.json";
+  const auto r =
+      cli_test::shardsim({"calibrate", "--backend", "cuda", "--quick", "-o", out.string()});
+  if (r.exit_code == 0) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(cli_test::contains(r.err, "no CUDA device")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
