@@ -171,11 +171,13 @@ std::string text_report(const CollectiveArgs& a, const GpuProfile& gpu, const Ne
     t += fmt::format("  {:<13} {:.6f} s  {:>10.1f} µs{}\n", algorithm_name(alt.algorithm),
                      alt.seconds, alt.seconds * 1e6, alt.algorithm == c.algorithm ? "  <-" : "");
   if (c.source == CostSource::kFitted) {
-    const FittedCollective& f = *find_fitted_collective(p.op, p.group, net);
+    const FittedCollective& f = *find_fitted_collective(p.op, p.group, net, a.bytes);
     t += fmt::format(
-        "source: fitted ({} ranks, {} per node: alpha {:.1f} µs, busbw {:.1f} GB/s; the formula's "
-        "algorithms above are for comparison)\n",
-        f.ranks, f.ranks_per_node, f.alpha_s * 1e6, f.busbw_bytes_per_second / kGB);
+        "source: fitted ({} ranks, {} per node, segment {:g}-{:g} bytes: alpha {:.1f} µs, busbw "
+        "{:.1f} "
+        "GB/s; the formula's algorithms above are for comparison)\n",
+        f.ranks, f.ranks_per_node, f.min_bytes, f.max_bytes, f.alpha_s * 1e6,
+        f.busbw_bytes_per_second / kGB);
   } else {
     t += fmt::format("algorithm: {} ({})\n", algorithm_name(c.algorithm),
                      a.algorithm == "auto" ? "auto: the fastest" : "requested");

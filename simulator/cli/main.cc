@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "simulator/cli/commands.h"
+#include "simulator/cli/fit_command.h"
 #include "simulator/cli/simulate_command.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/cost/compute.h"
@@ -35,6 +36,32 @@ void add_collective_options(CLI::App* cmd, shardsim::cli::CollectiveArgs& a) {
   cmd->add_option("--algorithm", a.algorithm, "auto|ring|tree|hierarchical|direct (default auto)");
   cmd->add_flag("--json", a.json, "write the JSON report (SI units)");
   cmd->add_option("-o,--output", a.output, "write the report to FILE instead of stdout");
+}
+
+void add_calibrate_options(CLI::App* cmd, shardsim::cli::CalibrateArgs& a) {
+  cmd->add_option("--backend", a.backend, "cpu or cuda")
+      ->required()
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_flag("--quick", a.quick, "the short sweep (CPU, 2 ranks: under a minute)");
+  cmd->add_option("--base", a.base, "GPU preset or profile JSON the fit starts from");
+  cmd->add_option("-o,--output", a.output, "profile JSON to write (samples: PROFILE.samples.json)")
+      ->required();
+}
+
+void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {
+  cmd->add_option("--nccl-tests", a.nccl_logs, "nccl-tests output (repeatable; one fabric)")
+      ->allow_extra_args(false);
+  cmd->add_option("--gemm", a.gemm_csvs, "GEMM CSV: m,n,k,dtype,tflops[,batch,gpu] (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--samples", a.samples, "calibration samples JSON (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--base", a.base, "GPU preset or profile JSON to update");
+  cmd->add_option("--gemm-device", a.gemm_device, "use only GEMM CSV rows whose device has this");
+  cmd->add_option("--ranks", a.ranks, "rank count of the logs (checked against them)");
+  cmd->add_option("--gpus-per-node", a.gpus_per_node,
+                  "ranks per node when a log prints no hosts (default: the base profile's)");
+  cmd->add_option("-o,--output", a.output, "profile JSON to write")->required();
+  cmd->add_flag("--json", a.json, "JSON fit report on stdout");
 }
 
 // Commands of later issues: present in --help, refusing to pretend (exit 2).
@@ -83,8 +110,15 @@ int main(int argc, char** argv) {
   simulate->footer(cost_model_table());
   add_unavailable(app, "search", "search parallel strategies", unavailable);
   add_unavailable(app, "compare", "compare scenario variants", unavailable);
-  add_unavailable(app, "calibrate", "measure kernels and fit a hardware profile", unavailable);
-  add_unavailable(app, "fit", "fit a hardware profile from measurements", unavailable);
+  shardsim::cli::CalibrateArgs cal;
+  auto* calibrate = app.add_subcommand(
+      "calibrate",
+      "measure kernels (under mpirun/srun for collectives) and fit a hardware profile");
+  add_calibrate_options(calibrate, cal);
+  shardsim::cli::FitArgs fit;
+  auto* fit_cmd = app.add_subcommand(
+      "fit", "fit a hardware profile from nccl-tests logs, GEMM CSVs and calibration samples");
+  add_fit_options(fit_cmd, fit);
   add_unavailable(app, "validate", "compare predictions with measurements", unavailable);
   shardsim::cli::CollectiveArgs coll;
   auto* collective = app.add_subcommand(
@@ -110,6 +144,8 @@ int main(int argc, char** argv) {
     if (*presets) return shardsim::cli::run_presets(preset_kind, presets_json);
     if (*collective) return shardsim::cli::run_collective(coll);
     if (*simulate) return shardsim::cli::run_simulate(sim);
+    if (*calibrate) return shardsim::cli::run_calibrate(cal);
+    if (*fit_cmd) return shardsim::cli::run_fit(fit);
   } catch (const shardsim::InputError& e) {
     std::cerr << e.what();
     return shardsim::kExitBadInput;

@@ -214,13 +214,22 @@ CollectiveCost fitted_cost(const FittedCollective& f, CollectiveOp op, double by
 }  // namespace
 
 const FittedCollective* find_fitted_collective(CollectiveOp op, const GroupPlacement& group,
-                                               const NetworkConfig& net) {
+                                               const NetworkConfig& net, double bytes) {
   const int per_node = local_ranks(group);
+  std::vector<const FittedCollective*> segments;  // entries of this key, ascending min_bytes
   for (const auto& f : net.fitted_collectives)
     if (f.op == collective_name(op) && f.ranks == group.size && f.ranks_per_node == per_node &&
         f.busbw_bytes_per_second > 0)
-      return &f;
-  return nullptr;
+      segments.push_back(&f);
+  if (segments.empty()) return nullptr;
+  std::ranges::sort(segments, {}, &FittedCollective::min_bytes);
+  // The first segment whose range reaches `bytes`, or whose gap to the next one is crossed
+  // above the geometric mean of the gap's ends; the last one otherwise.
+  for (std::size_t i = 0; i + 1 < segments.size(); ++i) {
+    const double hi = segments[i]->max_bytes, next_lo = segments[i + 1]->min_bytes;
+    if (bytes <= hi || bytes * bytes < hi * next_lo) return segments[i];
+  }
+  return segments.back();
 }
 
 std::string cost_source_name(CostSource s) {
@@ -259,8 +268,9 @@ CollectiveCost collective_cost(CollectiveOp op, double bytes, const GroupPlaceme
   require(automatic || std::ranges::find(candidates, algorithm) != candidates.end(),
           "collective_cost: algorithm not supported for this collective");
   // A fitted entry for exactly this op and placement replaces the formula (auto only).
-  const FittedCollective* fit =
-      automatic && bytes > 0 && group.size > 1 ? find_fitted_collective(op, group, net) : nullptr;
+  const FittedCollective* fit = automatic && bytes > 0 && group.size > 1
+                                    ? find_fitted_collective(op, group, net, bytes)
+                                    : nullptr;
   if (fit) return fitted_cost(*fit, op, bytes, group.size);
   // Cost every candidate (or just the requested one) and keep the fastest; ties keep the first.
   CollectiveCost best{-1, candidates.front()};

@@ -91,8 +91,14 @@ struct CollectiveCost {
 // ranks_per_node) equal (op, group.size, min(group.size, group.ranks_per_node)) exactly is used
 // instead of the formula: time = alpha_s + bus_factor(op, n) * bytes / busbw_bytes_per_second
 // (nccl-tests busbw = algbw x bus factor, inverted), source kFitted. No nearest-neighbour or
-// scaling rule: any other group (or an explicitly requested algorithm) uses the formula. Sizes
-// outside the entry's [min_bytes, max_bytes] still use it (the alpha-beta form extrapolates).
+// scaling rule: any other group (or an explicitly requested algorithm) uses the formula.
+// Segments: several entries may share one key when their [min_bytes, max_bytes] ranges are
+// disjoint (the profile reader checks this); each is one regime of the measured curve (NCCL's
+// LL / LL128 / Simple protocols, ring vs tree). The entry whose range contains `bytes` is used;
+// below the lowest range the lowest segment, above the highest range the highest; in a gap
+// between two ranges the nearer one in log(bytes) (the gap splits at the geometric mean of its
+// ends). A single entry (or one without a recorded range) covers every size: the alpha-beta form
+// extrapolates.
 // REQUIRES: bytes >= 0, group.size >= 1, group.ranks_per_node >= 1, and `algorithm` kAuto or one
 // of supported_algorithms(op) (std::invalid_argument otherwise).
 [[nodiscard]] CollectiveCost collective_cost(
@@ -110,10 +116,12 @@ inline constexpr double kPcieCopyEfficiency = 0.8;  // pinned-memory copies reac
                                                     // PCIe line rate (typical; not fitted)
 [[nodiscard]] double host_copy_seconds(double bytes, const GpuProfile& gpu);
 
-// The fitted entry collective_cost would use for (op, group), or nullptr.
+// The fitted entry collective_cost would use for (op, group) at nccl-tests size `bytes` (the
+// segment rule above), or nullptr when no entry has this op and placement.
 [[nodiscard]] const FittedCollective* find_fitted_collective(CollectiveOp op,
                                                              const GroupPlacement& group,
-                                                             const NetworkConfig& net);
+                                                             const NetworkConfig& net,
+                                                             double bytes);
 // "formula" or "fitted".
 [[nodiscard]] std::string cost_source_name(CostSource s);
 

@@ -34,6 +34,17 @@ void check_compute(const ComputeModel& c, const std::string& path, Diagnostics& 
                           points[i - 1].bytes, points[i].bytes));
 }
 
+namespace {
+
+// Two entries of one (op, ranks, ranks_per_node) are segments of one curve when both record a
+// size range (max_bytes > 0) and the ranges do not overlap (simulator/cost/collective.h).
+bool disjoint_segments(const FittedCollective& a, const FittedCollective& b) {
+  if (a.max_bytes <= 0 || b.max_bytes <= 0) return false;
+  return a.max_bytes < b.min_bytes || b.max_bytes < a.min_bytes;
+}
+
+}  // namespace
+
 void check_network(const NetworkConfig& n, const std::string& path, Diagnostics& d) {
   if (n.bandwidth_efficiency_min > n.bandwidth_efficiency_max)
     d.error(pointer_join(path, "bandwidth_efficiency_min"),
@@ -50,8 +61,10 @@ void check_network(const NetworkConfig& n, const std::string& path, Diagnostics&
                                              fits[i].max_bytes, fits[i].min_bytes));
     for (std::size_t j = 0; j < i; ++j)
       if (fits[j].op == fits[i].op && fits[j].ranks == fits[i].ranks &&
-          fits[j].ranks_per_node == fits[i].ranks_per_node)
-        d.error(at, fmt::format("duplicates entry {} (same op, ranks and ranks_per_node)", j));
+          fits[j].ranks_per_node == fits[i].ranks_per_node && !disjoint_segments(fits[j], fits[i]))
+        d.error(at, fmt::format("duplicates entry {} (same op, ranks and ranks_per_node; segments "
+                                "of one key need disjoint [min_bytes, max_bytes] ranges)",
+                                j));
   }
 }
 

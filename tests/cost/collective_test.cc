@@ -295,6 +295,30 @@ TEST(collective, UnsupportedAlgorithmIsRejected) {
                std::invalid_argument);
 }
 
+// Fitted segments of one key: the entry whose range holds S; below all ranges the first, above
+// all the last; in a gap the nearer range in log(bytes) (split at the geometric mean).
+TEST(collective, FittedSegmentsPickTheRangeOfTheSize) {
+  NetworkConfig net = test_network();
+  // sendrecv, 2 ranks on one node: bus factor 1, so t = alpha + S / busbw.
+  net.fitted_collectives = {{"sendrecv", 2, 2, 10 * kUs, 1e9, 1024, 16384},
+                            {"sendrecv", 2, 2, 50 * kUs, 1e10, 65536, 1e9}};
+  const GroupPlacement g{2, 2};
+  const auto t = [&](double s) { return collective_cost(CollectiveOp::kSendRecv, s, g, net); };
+  // In the first range: 10 us + 8192 / 1e9 s = 18.192 us.
+  EXPECT_NEAR(t(8192).seconds, 10 * kUs + 8192 / 1e9, 1e-12);
+  EXPECT_EQ(t(8192).source, CostSource::kFitted);
+  // Below every range (8 B): the first segment, 10 us + 8e-9 s.
+  EXPECT_NEAR(t(8).seconds, 10 * kUs + 8 / 1e9, 1e-12);
+  // Above every range (4e9 B): the last, 50 us + 0.4 s.
+  EXPECT_NEAR(t(4e9).seconds, 50 * kUs + 0.4, 1e-9);
+  // Gap 16384..65536 splits at sqrt(16384 * 65536) = 32768: 20000 B -> first, 40000 B -> last.
+  EXPECT_NEAR(t(20000).seconds, 10 * kUs + 20000 / 1e9, 1e-12);
+  EXPECT_NEAR(t(40000).seconds, 50 * kUs + 40000 / 1e10, 1e-12);
+  // Another placement has no entry: the formula.
+  EXPECT_EQ(collective_cost(CollectiveOp::kSendRecv, 8192, {2, 1}, net).source,
+            CostSource::kFormula);
+}
+
 TEST(collective, NamesRoundTripAndAliases) {
   for (auto op : kOps) EXPECT_EQ(collective_from_name(collective_name(op)), op);
   EXPECT_EQ(collective_from_name("all_to_all"), CollectiveOp::kAllToAll);

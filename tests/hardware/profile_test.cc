@@ -115,6 +115,34 @@ TEST(hardware_profile, FittedCollectiveChecks) {
   EXPECT_NE(text.find("/net/fitted_collectives/1: duplicates entry 0"), std::string::npos) << text;
 }
 
+TEST(hardware_profile, FittedSegmentsWithDisjointRangesAreAllowed) {
+  // Two segments of one key with ranges [8, 4096] and [8192, 1e9] are one curve (collective.h);
+  // a third overlapping [4096, 8192] duplicates both.
+  nlohmann::json n = *find_preset(PresetKind::kCluster, "dgx-h100");
+  nlohmann::json a = {{"op", "all_reduce"},
+                      {"ranks", 8},
+                      {"ranks_per_node", 8},
+                      {"alpha_s", 1.3e-5},
+                      {"busbw_bytes_per_second", 1e10},
+                      {"min_bytes", 8},
+                      {"max_bytes", 4096}};
+  nlohmann::json b = a, c = a;
+  b["min_bytes"] = 8192;
+  b["max_bytes"] = 1e9;
+  n["fitted_collectives"] = {a, b};
+  NetworkConfig net;
+  Diagnostics d;
+  read_network_config(n, "/net", d, net);
+  EXPECT_TRUE(d.empty()) << d.format();
+  c["min_bytes"] = 4096;
+  c["max_bytes"] = 8192;
+  n["fitted_collectives"] = {a, b, c};
+  Diagnostics d2;
+  read_network_config(n, "/net", d2, net);
+  EXPECT_NE(d2.format().find("/net/fitted_collectives/2: duplicates entry 0"), std::string::npos)
+      << d2.format();
+}
+
 TEST(hardware_profile, ProfileNetworkIsTheScenarioDefault) {
   // cluster.gpu carries a network section and cluster.network is absent: that section is used;
   // without the section, the preset named by node.network (dgx-h100, 450 GB/s NVLink).

@@ -1,0 +1,179 @@
+#include "calibrate/collective_fit.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "calibrate/linear_fit.h"
+#include "simulator/cost/collective.h"
+
+namespace shardsim::calibrate {
+namespace {
+
+constexpr int kMaxSegments = 4;
+constexpr double kSplitPenalty = 0.02;  // squared relative error a split must save
+constexpr double kFlatBusbw = 1e14;     // busbw of a segment whose time does not grow
+constexpr double kPercent = 100;
+
+// "<anything>_<N>.log" -> N, else 0.
+int ranks_from_file_name(const std::string& file) {
+  const std::string suffix = ".log";
+  if (file.size() <= suffix.size() || !file.ends_with(suffix)) return 0;
+  const std::string stem = file.substr(0, file.size() - suffix.size());
+  const auto underscore = stem.find_last_of('_');
+  if (underscore == std::string::npos || underscore + 1 == stem.size()) return 0;
+  const std::string digits = stem.substr(underscore + 1);
+  if (digits.size() > 7 ||
+      !std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; }))
+    return 0;
+  return std::stoi(digits);
+}
+
+// The rank count of `test` in `file`, or an error text.
+std::variant<int, std::string> resolve_ranks(const NcclTest& test, const std::string& file,
+                                             const PlacementHints& hints) {
+  int ranks = test.ranks.value_or(0);
+  const char* how = "\"# Rank\" lines";
+  if (ranks == 0) {
+    ranks = ranks_from_file_name(file);
+    how = "the file name's _<N>.log suffix";
+  }
+  if (ranks > 0 && hints.ranks > 0 && ranks != hints.ranks)
+    return fmt::format("{}: the log has {} ranks ({}) but --ranks is {}", file, ranks, how,
+                       hints.ranks);
+  if (ranks == 0) ranks = hints.ranks;
+  if (ranks < 2)
+    return fmt::format(
+        "{}: cannot tell the rank count (no \"# Rank\" lines, no \"_<N>.log\" "
+        "suffix); pass --ranks N",
+        file);
+  return ranks;
+}
+
+// Rows with size > 0 and a positive time, ascending size, first row of a repeated size.
+void add_rows(const NcclTest& test, MeasuredCollective& m) {
+  std::vector<const NcclTestsRow*> rows;
+  for (const auto& r : test.rows)
+    if (r.size_bytes > 0 && r.out_of_place.time_us > 0) rows.push_back(&r);
+  std::ranges::stable_sort(rows, {}, &NcclTestsRow::size_bytes);
+  for (const auto* r : rows) {
+    if (!m.bytes.empty() && m.bytes.back() == r->size_bytes) continue;
+    m.bytes.push_back(r->size_bytes);
+    m.seconds.push_back(r->out_of_place.time_us * 1e-6);
+    m.lines.push_back(r->line);
+  }
+}
+
+CollectiveOp op_of(const std::string& name) {
+  return collective_from_name(name).value_or(CollectiveOp::kAllReduce);
+}
+
+SegmentFit to_segment(const MeasuredCollective& m, const LineFit& line, double factor) {
+  SegmentFit s;
+  s.entry.op = m.op;
+  s.entry.ranks = m.ranks;
+  s.entry.ranks_per_node = m.ranks_per_node;
+  s.entry.alpha_s = line.alpha;
+  s.entry.busbw_bytes_per_second =
+      std::isinf(line.beta) ? kFlatBusbw : std::min(line.beta, kFlatBusbw);
+  s.entry.min_bytes = line.x_min / factor;
+  s.entry.max_bytes = line.x_max / factor;
+  s.residual = line.residual;
+  s.points = line.points;
+  return s;
+}
+
+// The rows of `m` at indices i with i % 2 == parity.
+MeasuredCollective every_other(const MeasuredCollective& m, std::size_t parity) {
+  MeasuredCollective out = m;
+  out.bytes.clear();
+  out.seconds.clear();
+  out.lines.clear();
+  for (std::size_t i = parity; i < m.bytes.size(); i += 2) {
+    out.bytes.push_back(m.bytes[i]);
+    out.seconds.push_back(m.seconds[i]);
+    out.lines.push_back(m.lines[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
+    const NcclTestsLog& log, const PlacementHints& hints) {
+  std::vector<MeasuredCollective> out;
+  for (const auto& test : log.tests) {
+    if (test.op.empty() || !collective_from_name(test.op))
+      return fmt::format(
+          "{}:{}: the test names no known collective (name the file "
+          "<name>_<op>_<ranks>.log)",
+          log.file, test.first_line);
+    auto ranks = resolve_ranks(test, log.file, hints);
+    if (auto* e = std::get_if<std::string>(&ranks)) return *e;
+    MeasuredCollective m;
+    m.file = log.file;
+    m.op = collective_name(op_of(test.op));
+    m.ranks = std::get<int>(ranks);
+    const int nodes = test.nodes.value_or(0);
+    m.ranks_per_node = nodes > 0 ? (m.ranks + nodes - 1) / nodes
+                                 : std::min(m.ranks, std::max(1, hints.gpus_per_node));
+    add_rows(test, m);
+    if (m.bytes.size() < 2)
+      return fmt::format("{}:{}: fewer than 2 rows with size > 0 to fit", log.file,
+                         test.first_line);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+CollectiveFit fit_collective(const MeasuredCollective& m) {
+  const double factor = bus_factor(op_of(m.op), m.ranks);
+  std::vector<Sample> samples;
+  for (std::size_t i = 0; i < m.bytes.size(); ++i)
+    samples.push_back({factor * m.bytes[i], m.seconds[i]});
+  // Rows per segment: 4 with 24 rows or more, 3 with 12 or more, else 2 (a sparse sweep, e.g.
+  // 10 sizes 2x apart, has too few rows per regime for more).
+  const std::size_t n = samples.size();
+  const std::size_t min_points = n >= 24 ? 4 : n >= 12 ? 3 : 2;
+  const int max_segments = int(std::min<std::size_t>(kMaxSegments, n / min_points));
+  const auto lines = max_segments >= 2
+                         ? fit_segments(samples, max_segments, min_points, kSplitPenalty)
+                         : std::vector<LineFit>{fit_line(samples)};
+  CollectiveFit fit;
+  double sum_sq = 0;
+  for (const auto& line : lines) {
+    fit.segments.push_back(to_segment(m, line, factor));
+    sum_sq += line.residual * line.residual * double(line.points);
+  }
+  fit.residual = std::sqrt(sum_sq / double(samples.size()));
+  return fit;
+}
+
+double predict_fitted(const std::vector<SegmentFit>& segments, double bytes) {
+  NetworkConfig net;
+  for (const auto& s : segments) net.fitted_collectives.push_back(s.entry);
+  const auto& e = segments.front().entry;
+  const GroupPlacement group{e.ranks, e.ranks_per_node};
+  return collective_cost(op_of(e.op), bytes, group, net).seconds;
+}
+
+double held_out_median_pct(const MeasuredCollective& m) {
+  const CollectiveFit fit = fit_collective(every_other(m, 0));
+  const MeasuredCollective odd = every_other(m, 1);
+  std::vector<double> errors;
+  for (std::size_t i = 0; i < odd.bytes.size(); ++i) {
+    const double predicted = predict_fitted(fit.segments, odd.bytes[i]);
+    errors.push_back(std::abs(predicted - odd.seconds[i]) / odd.seconds[i] * kPercent);
+  }
+  return median(errors);
+}
+
+std::vector<FittedCollective> entries(const CollectiveFit& f) {
+  std::vector<FittedCollective> out;
+  for (const auto& s : f.segments) out.push_back(s.entry);
+  return out;
+}
+
+}  // namespace shardsim::calibrate

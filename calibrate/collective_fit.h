@@ -1,0 +1,74 @@
+// Per-log collective fits: nccl-tests rows of one collective, group size and placement ->
+// latency/bandwidth segments (FittedCollective entries, simulator/cost/collective.h), and the
+// held-out check (fit on every other size, predict the rest). Pure functions, no I/O.
+#pragma once
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "simulator/hardware/hardware.h"
+#include "simulator/hardware/nccl_tests_log.h"
+
+namespace shardsim::calibrate {
+
+// One collective measured at several sizes on one placement (one nccl-tests test).
+struct MeasuredCollective {
+  std::string file;             // the log it came from
+  std::string op;               // nccl-tests name (all_reduce, ...)
+  int ranks = 0;                // group size
+  int ranks_per_node = 0;       // ranks on each node
+  std::vector<double> bytes;    // nccl-tests size, ascending, > 0
+  std::vector<double> seconds;  // out-of-place time of the same row
+  std::vector<int> lines;       // 1-based line of each row in `file`
+};
+
+// Where the rank count and placement of a log come from when the log does not print them.
+struct PlacementHints {
+  int ranks = 0;          // --ranks N (0 = not given): must agree with the log when both exist
+  int gpus_per_node = 8;  // ranks per node when the log prints no "# Rank ... on HOST" lines
+};
+
+// The collectives of one parsed log. Ranks: the log's "# Rank" lines, else the "_<N>.log" suffix
+// of the file name (the naming of tests/data/nccl), else hints.ranks; hints.ranks must agree
+// with the first two when given. ranks_per_node: ranks / distinct hosts when printed, else
+// min(ranks, hints.gpus_per_node). Zero-size rows (nothing to time but the launch) are skipped;
+// rows are sorted by size, a repeated size keeps its first row. Returns an error text ("FILE: ...")
+// when the rank count is unknown, disagrees with hints.ranks, or a test names no collective.
+[[nodiscard]] std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
+    const NcclTestsLog& log, const PlacementHints& hints);
+
+// One fitted segment and how well it fits its rows.
+struct SegmentFit {
+  FittedCollective entry;  // alpha_s, busbw, [min_bytes, max_bytes] of its rows
+  double residual = 0;     // RMS relative error of its rows
+  std::size_t points = 0;
+};
+
+struct CollectiveFit {
+  std::vector<SegmentFit> segments;  // ascending sizes, disjoint ranges
+  double residual = 0;               // RMS relative error over all rows
+};
+
+// Segmented latency/bandwidth fit, per segment (simulator/cost/collective.h's fitted form):
+//   t(S) = alpha + f(op, n) * S / busbw,   f = nccl-tests bus factor
+// fitted with calibrate::fit_segments on x = f * S (beta = busbw), minimising the squared
+// relative error, at most 4 segments of >= 4 rows, a split kept when it lowers the summed
+// squared relative error by more than 0.02. The segments are the regimes the data shows (the
+// small-message latency floor, LL / LL128 / Simple protocol changes) rather than one average.
+// REQUIRES: m has >= 2 rows. A segment whose time does not grow with size gets busbw 1e14 B/s.
+[[nodiscard]] CollectiveFit fit_collective(const MeasuredCollective& m);
+
+// Predicted seconds at size S from fitted segments through collective_cost (the segment rule of
+// simulator/cost/collective.h). REQUIRES: segments non-empty.
+[[nodiscard]] double predict_fitted(const std::vector<SegmentFit>& segments, double bytes);
+
+// Held-out check: fit on rows 0, 2, 4, ... (ascending size), predict rows 1, 3, 5, ...;
+// returns the median of |predicted - measured| / measured over the predicted rows, in percent.
+// REQUIRES: >= 4 rows.
+[[nodiscard]] double held_out_median_pct(const MeasuredCollective& m);
+
+// The FittedCollective entries of a fit (for NetworkConfig::fitted_collectives).
+[[nodiscard]] std::vector<FittedCollective> entries(const CollectiveFit& f);
+
+}  // namespace shardsim::calibrate

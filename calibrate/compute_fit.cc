@@ -1,0 +1,196 @@
+#include "calibrate/compute_fit.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "calibrate/linear_fit.h"
+
+namespace shardsim::calibrate {
+namespace {
+
+constexpr double kTera = 1e12;
+
+std::vector<std::string> split_csv(std::string_view line) {
+  std::vector<std::string> out(1);
+  for (char c : line) {
+    if (c == ',')
+      out.emplace_back();
+    else if (c != '\r')
+      out.back() += c;
+  }
+  return out;
+}
+
+std::optional<std::string> canonical_dtype(const std::string& d) {
+  static const std::map<std::string, std::string> kNames = {
+      {"fp32", "fp32"},    {"float32", "fp32"}, {"float", "fp32"}, {"fp16", "fp16"},
+      {"float16", "fp16"}, {"half", "fp16"},    {"bf16", "bf16"},  {"bfloat16", "bf16"},
+      {"fp8", "fp8"},      {"fp8e4m3", "fp8"},  {"fp8e5m2", "fp8"}};
+  const auto it = kNames.find(d);
+  if (it == kNames.end()) return std::nullopt;
+  return it->second;
+}
+
+// Index of the first of `names` among the columns, or -1.
+int column(const std::vector<std::string>& header, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == n) return int(i);
+  return -1;
+}
+
+std::optional<double> number(const std::string& s) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used != s.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// The dense peak of a canonical dtype name (0 when the profile has none).
+double peak_of(const PeakFlops& p, const std::string& dtype) {
+  if (dtype == "fp16") return p.fp16;
+  if (dtype == "bf16") return p.bf16;
+  if (dtype == "fp8") return p.fp8;
+  return p.fp32;
+}
+
+struct Columns {
+  int m = -1, n = -1, k = -1, tflops = -1, dtype = -1, batch = -1, device = -1;
+};
+
+std::variant<Columns, std::string> find_columns(const std::vector<std::string>& h) {
+  Columns c{
+      column(h, {"m", "best_m"}),           column(h, {"n", "best_n"}), column(h, {"k", "best_k"}),
+      column(h, {"tflops", "mamf_tflops"}), column(h, {"dtype"}),       column(h, {"batch"}),
+      column(h, {"gpu", "accelerator"})};
+  if (c.m < 0 || c.n < 0 || c.k < 0 || c.tflops < 0 || c.dtype < 0)
+    return std::string(
+        "needs columns m, n, k, tflops and dtype (or best_m, best_n, best_k, "
+        "mamf_tflops)");
+  return c;
+}
+
+// One data row, or an error message (without the file:line prefix).
+std::variant<GemmMeasurement, std::string> parse_row(const std::vector<std::string>& f,
+                                                     const Columns& c) {
+  const int need = std::max({c.m, c.n, c.k, c.tflops, c.dtype, c.batch, c.device});
+  if (int(f.size()) <= need)
+    return fmt::format("expected at least {} fields, got {}", need + 1, f.size());
+  const auto dtype = canonical_dtype(f[c.dtype]);
+  if (!dtype) return fmt::format("unknown dtype \"{}\" (fp32, fp16, bf16, fp8)", f[c.dtype]);
+  const auto m = number(f[c.m]), n = number(f[c.n]), k = number(f[c.k]);
+  const auto t = number(f[c.tflops]);
+  const auto b = c.batch >= 0 ? number(f[c.batch]) : std::optional<double>(1);
+  if (!m || !n || !k || !t || !b || *m < 1 || *n < 1 || *k < 1 || *t <= 0 || *b < 1)
+    return std::string("m, n, k, batch must be numbers >= 1 and tflops > 0");
+  return GemmMeasurement{*dtype, *m * *b, *n, *k, *t * kTera, 0};
+}
+
+}  // namespace
+
+std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(std::string_view text,
+                                                                       const std::string& file,
+                                                                       const std::string& device) {
+  std::vector<GemmMeasurement> out;
+  std::optional<Columns> cols;
+  std::set<std::string> devices;
+  int line_no = 0;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (line.empty() || line.front() == '#' || line == "\r") continue;
+    const auto fields = split_csv(line);
+    if (!cols) {
+      auto c = find_columns(fields);
+      if (auto* e = std::get_if<std::string>(&c))
+        return fmt::format("{}:{}: {}", file, line_no, *e);
+      cols = std::get<Columns>(c);
+      continue;
+    }
+    if (cols->device >= 0 && int(fields.size()) > cols->device) {
+      if (!device.empty() && fields[cols->device].find(device) == std::string::npos) continue;
+      devices.insert(fields[cols->device]);
+    }
+    auto row = parse_row(fields, *cols);
+    if (auto* e = std::get_if<std::string>(&row))
+      return fmt::format("{}:{}: {}", file, line_no, *e);
+    out.push_back(std::get<GemmMeasurement>(row));
+    out.back().line = line_no;
+  }
+  if (devices.size() > 1)
+    return fmt::format(
+        "{}: rows of {} devices; choose one with --gemm-device (a part of its "
+        "name)",
+        file, devices.size());
+  if (out.empty())
+    return fmt::format("{}: no GEMM rows{}", file,
+                       device.empty() ? "" : " for device \"" + device + "\"");
+  return out;
+}
+
+std::variant<std::vector<GemmPoint>, std::string> gemm_points(
+    const std::vector<GemmMeasurement>& rows, const PeakFlops& peak, const std::string& file) {
+  std::vector<GemmPoint> out;
+  for (const auto& r : rows) {
+    const double p = peak_of(peak, r.dtype);
+    if (p <= 0) return fmt::format("{}:{}: the base profile has no {} peak", file, r.line, r.dtype);
+    const double eff = r.flops_per_second / p;
+    if (eff > 1)
+      return fmt::format(
+          "{}:{}: {:.1f} TFLOP/s exceeds the base profile's {} peak {:.1f} TFLOP/s "
+          "(wrong --base or --gemm-device?)",
+          file, r.line, r.flops_per_second / kTera, r.dtype, p / kTera);
+    out.push_back({r.dtype, r.m, r.n, r.k, eff});
+  }
+  return out;
+}
+
+DeviceFits fit_device(const nlohmann::json& samples) {
+  DeviceFits f;
+  std::map<double, double> best_at;  // memory-bound bytes -> best rate
+  std::vector<std::pair<double, double>> rates;
+  std::vector<double> launches;
+  int index = 0;
+  for (const auto& item : samples.at("items")) {
+    const std::string kind = item.at("kind");
+    const auto& d = item.at("derived");
+    const auto& p = item.at("params");
+    if (kind == "gemm") {
+      const double rate = d.at("flops_per_second");
+      const std::string dtype = canonical_dtype(p.at("dtype")).value_or("fp32");
+      f.gemms.push_back({dtype, p.at("m"), p.at("n"), p.at("k"), rate, index});
+      if (dtype == "fp32") f.best_gemm_fp32 = std::max(f.best_gemm_fp32, rate);
+    } else if (kind == "memory_bound") {
+      const double bytes = item.at("work").at("bytes"), rate = d.at("bytes_per_second");
+      best_at[bytes] = std::max(best_at[bytes], rate);
+      rates.emplace_back(bytes, rate);
+      f.hbm_bytes_per_second = std::max(f.hbm_bytes_per_second, rate);
+    } else if (kind == "launch") {
+      launches.push_back(d.at("seconds_per_launch"));
+    } else if (kind == "copy") {
+      f.copy_bytes_per_second =
+          std::max(f.copy_bytes_per_second, d.at("bytes_per_second").get<double>());
+    }
+    ++index;
+  }
+  for (const auto& [bytes, rate] : best_at)
+    f.memory_bound_points.push_back({bytes, std::max(1e-4, rate / f.hbm_bytes_per_second)});
+  double sum_sq = 0;
+  for (const auto& [bytes, rate] : rates) sum_sq += std::pow(rate / best_at[bytes] - 1, 2);
+  if (!rates.empty()) f.memory_bound_residual = std::sqrt(sum_sq / double(rates.size()));
+  if (!launches.empty()) f.launch_overhead_s = median(launches);
+  return f;
+}
+
+}  // namespace shardsim::calibrate

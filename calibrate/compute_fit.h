@@ -1,0 +1,57 @@
+// Compute and host fits: GEMM efficiency over shape and dtype (the "measured" compute model),
+// memory-bound bandwidth over bytes, launch overhead and host-copy bandwidth, from calibration
+// samples (reports/schemas/calibration-samples.schema.json) or GEMM CSVs. Pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "simulator/hardware/hardware.h"
+
+namespace shardsim::calibrate {
+
+// One measured GEMM: FLOP/s achieved on an (m, n, k) product of `dtype`.
+struct GemmMeasurement {
+  std::string dtype;  // fp32 | fp16 | bf16 | fp8
+  double m = 0, n = 0, k = 0;
+  double flops_per_second = 0;
+  int line = 0;  // CSV line or sample item index
+};
+
+// GEMM CSV (the columns of ../shared/data/gemm): `#` lines are the source header; the first other
+// line names the columns. Needed: m, n, k (or best_m, best_n, best_k), tflops (or mamf_tflops),
+// dtype; optional batch (m is multiplied by it: b independent products of m rows) and a device
+// column (gpu or accelerator). Rows whose device does not contain `device` are skipped ("" keeps
+// all; a CSV with several devices then needs one). dtype names: fp32/float32, fp16/float16,
+// bf16/bfloat16, fp8/fp8e4m3/fp8e5m2. Errors name "FILE:LINE".
+[[nodiscard]] std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(
+    std::string_view text, const std::string& file, const std::string& device);
+
+// GemmPoints: efficiency = flops_per_second / peak.for_dtype(dtype). A measurement above the
+// peak or of a dtype with no peak is an error naming the row.
+[[nodiscard]] std::variant<std::vector<GemmPoint>, std::string> gemm_points(
+    const std::vector<GemmMeasurement>& rows, const PeakFlops& peak, const std::string& file);
+
+// Fits of one samples document's non-collective items.
+struct DeviceFits {
+  std::vector<GemmMeasurement> gemms;                 // kind gemm
+  double best_gemm_fp32 = 0;                          // best fp32 GEMM FLOP/s measured
+  double hbm_bytes_per_second = 0;                    // best memory_bound bytes_per_second
+  std::vector<MemoryBoundPoint> memory_bound_points;  // per size: best rate / the best, ascending
+  double launch_overhead_s = 0;      // median seconds_per_launch of the launch items
+  double copy_bytes_per_second = 0;  // host copy: best bytes_per_second of the copy items
+  double memory_bound_residual = 0;  // spread of the ops at one size: RMS (rate/best - 1)
+};
+
+// Memory-bound bandwidth over bytes: B = max over items of bytes_per_second; each size's point
+//   efficiency(bytes) = max over ops at that size of bytes_per_second / B
+// (piecewise-linear in log(bytes) between points, simulator/hardware/measured_efficiency.h).
+// Launch overhead: median of the launch items' seconds_per_launch. Host copy: the best copy
+// rate (kind copy; host_to_device on cuda, host_to_host on cpu).
+[[nodiscard]] DeviceFits fit_device(const nlohmann::json& samples);
+
+}  // namespace shardsim::calibrate

@@ -1,0 +1,116 @@
+#include "calibrate/topology_fit.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "calibrate/linear_fit.h"
+#include "calibrate/nelder_mead.h"
+#include "simulator/cost/collective.h"
+
+namespace shardsim::calibrate {
+namespace {
+
+constexpr int kEvaluations = 4000;
+constexpr double kStep = 0.5;           // initial simplex step in log space (x 1.65)
+constexpr double kMinLatencyUs = 0.01;  // floor before taking logs of a latency
+constexpr double kPercent = 100;
+
+// The fitted members of NetworkConfig, in the order of the parameter vector.
+constexpr std::array<double NetworkConfig::*, 8> kParams = {
+    &NetworkConfig::intra_node_GBps,           &NetworkConfig::inter_node_Gbps,
+    &NetworkConfig::intra_node_latency_us,     &NetworkConfig::inter_node_latency_us,
+    &NetworkConfig::intra_node_hop_latency_us, &NetworkConfig::inter_node_hop_latency_us,
+    &NetworkConfig::bandwidth_efficiency_min,  &NetworkConfig::bandwidth_efficiency_half_bytes};
+
+// Upper bounds of the fitted members (the profile reader's ranges): the fit stays readable.
+constexpr std::array<double, 8> kMax = {1e6, 1e7, 1e6, 1e6, 1e6, 1e6, 1, 1e15};
+
+// The indices of kParams the logs constrain: the inter-node ones (1, 3, 5) only when some log
+// crosses nodes, the intra-node ones only when some log has two ranks on a node.
+std::vector<std::size_t> free_params(const std::vector<MeasuredCollective>& logs) {
+  bool inter = false, intra = false;
+  for (const auto& m : logs) {
+    inter = inter || m.ranks > m.ranks_per_node;
+    intra = intra || m.ranks_per_node > 1;
+  }
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < kParams.size(); ++i) {
+    const bool is_inter = i == 1 || i == 3 || i == 5, is_intra = i == 0 || i == 2 || i == 4;
+    if ((is_inter && !inter) || (is_intra && !intra)) continue;
+    out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<double> to_params(const NetworkConfig& n, const std::vector<std::size_t>& free) {
+  std::vector<double> x;
+  for (auto i : free) x.push_back(std::log(std::max(n.*kParams[i], kMinLatencyUs)));
+  return x;
+}
+
+NetworkConfig from_params(const std::vector<double>& x, const std::vector<std::size_t>& free,
+                          const NetworkConfig& base) {
+  NetworkConfig n = base;
+  n.fitted_collectives.clear();
+  for (std::size_t j = 0; j < free.size(); ++j)
+    n.*kParams[free[j]] = std::min(std::exp(x[j]), kMax[free[j]]);
+  n.bandwidth_efficiency_min = std::min(n.bandwidth_efficiency_min, n.bandwidth_efficiency_max);
+  return n;
+}
+
+// Relative errors (predicted - measured) / measured of the formula on one log.
+std::vector<double> relative_errors(const MeasuredCollective& m, const NetworkConfig& net) {
+  const auto op = collective_from_name(m.op).value_or(CollectiveOp::kAllReduce);
+  const GroupPlacement group{m.ranks, m.ranks_per_node};
+  std::vector<double> out;
+  for (std::size_t i = 0; i < m.bytes.size(); ++i) {
+    const double t = collective_cost(op, m.bytes[i], group, net).seconds;
+    out.push_back((t - m.seconds[i]) / m.seconds[i]);
+  }
+  return out;
+}
+
+double objective(const std::vector<MeasuredCollective>& logs, const NetworkConfig& net) {
+  double total = 0;
+  for (const auto& m : logs) {
+    double sum = 0;
+    for (double e : relative_errors(m, net)) sum += e * e;
+    total += sum / double(m.bytes.size());
+  }
+  return total / double(logs.size());
+}
+
+}  // namespace
+
+std::vector<LogError> topology_errors(const std::vector<MeasuredCollective>& logs,
+                                      const NetworkConfig& net) {
+  NetworkConfig formula = net;
+  formula.fitted_collectives.clear();
+  std::vector<LogError> out;
+  for (const auto& m : logs) {
+    std::vector<double> pct;
+    for (double e : relative_errors(m, formula)) pct.push_back(std::abs(e) * kPercent);
+    out.push_back({m.file, m.op, m.ranks, m.ranks_per_node, median(pct),
+                   *std::ranges::max_element(pct), pct.size()});
+  }
+  return out;
+}
+
+TopologyFit fit_topology(const std::vector<MeasuredCollective>& logs, const NetworkConfig& base) {
+  const auto free = free_params(logs);
+  const auto f = [&](const std::vector<double>& x) {
+    return objective(logs, from_params(x, free, base));
+  };
+  const std::vector<double> start = to_params(base, free);
+  const auto best = nelder_mead(f, start, std::vector<double>(start.size(), kStep), kEvaluations);
+  TopologyFit fit;
+  fit.net = from_params(best.x, free, base);
+  fit.net.fitted_collectives = base.fitted_collectives;
+  fit.errors = topology_errors(logs, fit.net);
+  fit.residual = std::sqrt(best.value);
+  fit.evaluations = best.evaluations;
+  return fit;
+}
+
+}  // namespace shardsim::calibrate

@@ -1,0 +1,52 @@
+// Topology-model fit: the NetworkConfig parameters of simulator/cost/collective.h (link
+// bandwidths, base and per-hop latencies, the bandwidth-efficiency curve) fitted jointly over all
+// nccl-tests logs of one fabric, so that group sizes and node counts not in the logs are
+// predicted by the formula rather than by a per-log curve. Pure functions, deterministic.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "calibrate/collective_fit.h"
+#include "simulator/hardware/hardware.h"
+
+namespace shardsim::calibrate {
+
+// How well a network predicts one log: |predicted - measured| / measured over its rows, percent.
+struct LogError {
+  std::string file;
+  std::string op;
+  int ranks = 0;
+  int ranks_per_node = 0;
+  double median_pct = 0;
+  double max_pct = 0;
+  std::size_t rows = 0;
+};
+
+struct TopologyFit {
+  NetworkConfig net;             // the base network with the fitted parameters
+  std::vector<LogError> errors;  // per fitted log
+  double residual = 0;           // RMS relative error, logs weighted equally
+  int evaluations = 0;
+};
+
+// Fitted parameters, in log space (all positive): intra_node_GBps, inter_node_Gbps,
+// intra_node_latency_us, inter_node_latency_us, intra/inter_node_hop_latency_us,
+// bandwidth_efficiency_min and bandwidth_efficiency_half_bytes. bandwidth_efficiency_max stays at
+// the base value: it only scales the link bandwidths (B * eff_max is what large messages see),
+// so fitting both would leave the pair undetermined. eff_min is capped at eff_max.
+// Objective (minimised by Nelder-Mead from the base network's values, 4000 evaluations):
+//   E = (1 / L) sum_logs (1 / R_l) sum_rows ((t_pred - t_meas) / t_meas)^2
+// with t_pred = collective_cost(op, S, {ranks, ranks_per_node}, net) of the formula (fitted
+// collectives are cleared while fitting). Parameters no log constrains stay at the base values:
+// the inter-node ones when no log crosses nodes, the intra-node ones when no log has two ranks on
+// a node. Each is capped at the profile reader's upper bound.
+// REQUIRES: at least one log with rows.
+[[nodiscard]] TopologyFit fit_topology(const std::vector<MeasuredCollective>& logs,
+                                       const NetworkConfig& base);
+
+// Errors of `net`'s formula (fitted collectives ignored) on each log.
+[[nodiscard]] std::vector<LogError> topology_errors(const std::vector<MeasuredCollective>& logs,
+                                                    const NetworkConfig& net);
+
+}  // namespace shardsim::calibrate

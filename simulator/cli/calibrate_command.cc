@@ -1,0 +1,68 @@
+// shardsim calibrate: runs the kernel sweep (kernels/sweep/run_sweep.h), fits a profile from its
+// samples (calibrate/profile_fit.h) and writes it. Under mpirun/srun every rank measures; the
+// first rank writes the samples and the profile.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "calibrate/profile_fit.h"
+#include "kernels/sweep/run_sweep.h"
+#include "simulator/cli/fit_command.h"
+#include "simulator/core/diagnostics.h"
+
+namespace shardsim::cli {
+namespace {
+
+// PROFILE.json -> PROFILE.samples.json (PROFILE -> PROFILE.samples.json without an extension).
+std::string samples_path(const std::string& profile) {
+  std::filesystem::path p(profile);
+  if (p.extension() == ".json") p.replace_extension();
+  return p.string() + ".samples.json";
+}
+
+// This process's rank as the launcher states it (Open MPI, PMI/PMIx launchers, Slurm); 0 for a
+// plain launch. MPI itself is finalised by the sweep before the fit runs.
+int launcher_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  return 0;
+}
+
+// The CPU backend's device memory: physical RAM / ranks per node.
+double host_memory_share(const nlohmann::json& samples) {
+  const double ram = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  const int per_node = samples.at("context").at("mpi").value("ranks_per_node", 1);
+  return ram / std::max(1, per_node);
+}
+
+}  // namespace
+
+int run_calibrate(const CalibrateArgs& a) {
+  if (a.output.empty()) throw InputError("-o", "is required (the profile JSON to write)");
+  GpuProfile base = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
+  kernels::SweepOptions options;
+  options.backend = a.backend == "cuda" ? kernels::BackendKind::kCuda : kernels::BackendKind::kCpu;
+  options.quick = a.quick;
+  options.samples_path = samples_path(a.output);
+  nlohmann::json samples;
+  const int rc = kernels::run_calibration_sweep(options, std::cerr, samples);
+  if (rc != kExitOk) {
+    if (rc == kExitCheckFailed)
+      std::cerr << "error: some kernels failed verification (see " << options.samples_path
+                << "); no profile written\n";
+    return rc;
+  }
+  if (launcher_rank() != 0) return kExitOk;
+  const bool cpu = options.backend == kernels::BackendKind::kCpu;
+  const double memory = cpu ? host_memory_share(samples) : 0.0;
+  const GpuProfile g =
+      calibrate::profile_from_samples(samples, base, {options.samples_path, memory});
+  write_profile(g, a.output);
+  std::cerr << fmt::format("calibrate: wrote {} (samples: {})\n", a.output, options.samples_path);
+  return kExitOk;
+}
+
+}  // namespace shardsim::cli

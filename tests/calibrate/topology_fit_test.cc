@@ -1,0 +1,82 @@
+// The topology-model fit on one fabric (ALCF Polaris: 4x A100 per node, Slingshot-11): fitted on
+// the shared Polaris logs, checked on published Polaris logs that are not in ../shared
+// (tests/data/nccl/heldout, source headers in the files).
+#include "calibrate/topology_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "tests/calibrate/nccl_test_data.h"
+
+namespace shardsim::calibrate {
+namespace {
+
+using test::kNcclDir;
+using test::load_log;
+
+// Start values: the dgx-a100 cluster preset (scenarios/clusters/dgx-a100.json: 300 GB/s NVLink,
+// 15 us, 200 Gb/s, 38.6 us) with the NetworkConfig defaults for hops and efficiency. Polaris
+// nodes have 4 A100s and one 200 Gb/s Slingshot NIC per GPU.
+NetworkConfig start_network() {
+  NetworkConfig n;
+  n.name = "polaris-start";
+  n.intra_node_GBps = 300;
+  n.intra_node_latency_us = 15.0;
+  n.inter_node_Gbps = 200;
+  n.inter_node_latency_us = 38.6;
+  return n;
+}
+
+std::vector<MeasuredCollective> polaris_shared() {
+  std::vector<MeasuredCollective> out;
+  for (const char* f : {"polaris-a100-slingshot-2node_all_reduce_8.log",
+                        "polaris-a100-slingshot-8node_all_reduce_32.log",
+                        "polaris-a100-slingshot-8node_all_gather_32.log",
+                        "polaris-a100-slingshot-8node_alltoall_32.log",
+                        "polaris-a100-slingshot-540node_all_reduce_2160.log"})
+    for (auto& m : load_log(kNcclDir / f)) out.push_back(std::move(m));
+  return out;
+}
+
+void print(const char* title, const std::vector<LogError>& errors) {
+  std::printf("%s\n%-52s %5s %4s %9s %9s\n", title, "log", "ranks", "ppn", "median", "max");
+  for (const auto& e : errors)
+    std::printf("%-52s %5d %4d %8.1f%% %8.1f%%\n", e.file.c_str(), e.ranks, e.ranks_per_node,
+                e.median_pct, e.max_pct);
+}
+
+TEST(topology_fit, PolarisFitPredictsHeldOutNodeCounts) {
+  const auto shared = polaris_shared();
+  ASSERT_EQ(shared.size(), 5u);
+  const TopologyFit fit = fit_topology(shared, start_network());
+  print("fitted (shared Polaris logs):", fit.errors);
+  std::printf(
+      "net: NVLink %.1f GB/s, NIC %.1f Gbit/s, lat %.1f/%.1f us, hops %.2f/%.2f us, "
+      "eff %.3f..%.3f half %.0f B\n",
+      fit.net.intra_node_GBps, fit.net.inter_node_Gbps, fit.net.intra_node_latency_us,
+      fit.net.inter_node_latency_us, fit.net.intra_node_hop_latency_us,
+      fit.net.inter_node_hop_latency_us, fit.net.bandwidth_efficiency_min,
+      fit.net.bandwidth_efficiency_max, fit.net.bandwidth_efficiency_half_bytes);
+  std::vector<MeasuredCollective> held;
+  for (const auto& p : test::logs_in(kNcclDir / "heldout"))
+    for (auto& m : load_log(p)) held.push_back(std::move(m));
+  ASSERT_EQ(held.size(), 2u);
+  const auto errors = topology_errors(held, fit.net);
+  print("held out (not in ../shared):", errors);
+  // Honest tolerances, not the 5%: the topology formula (ring/tree/hierarchical with one
+  // saturating efficiency curve) has no LL/LL128/Simple protocol steps, so per-log medians on the
+  // fitted logs are 6-37% and the held-out predictions reach these (measured 54% at 1024 ranks,
+  // where NCCL 2.21 of that run also differs from the 2.18 of the fit; 38% for all_gather on 2
+  // nodes). The bounds guard against a regression, they do not claim the target is met.
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_LE(errors[0].median_pct, 60.0) << errors[0].file;
+  EXPECT_LE(errors[1].median_pct, 45.0) << errors[1].file;
+  // The fit must beat the unfitted start on the logs it saw.
+  const auto before = topology_errors(shared, start_network());
+  for (std::size_t i = 0; i < shared.size(); ++i)
+    EXPECT_LE(fit.errors[i].median_pct, before[i].median_pct) << fit.errors[i].file;
+}
+
+}  // namespace
+}  // namespace shardsim::calibrate

@@ -1,0 +1,61 @@
+// The loop on the CPU backend: `mpirun -np 2 shardsim calibrate --backend cpu --quick
+// -o p.json` in under a minute, then p.json as cluster.gpu of a simulation.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+int run(const std::string& cmd) {
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(calibrate_mpi, CpuQuickTwoRanksThenSimulate) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("shardsim_calibrate_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path profile = dir / "p.json", log = dir / "calibrate.log";
+  const std::string cmd = std::string(SHARDSIM_MPIEXEC) +
+                          " --allow-run-as-root --oversubscribe -np 2 " SHARDSIM_BINARY
+                          " calibrate --backend cpu --quick -o " +
+                          profile.string() + " 2> " + log.string();
+  const auto start = std::chrono::steady_clock::now();
+  const int rc = run(cmd);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("calibrate cpu --quick, 2 ranks: %.1f s\n", wall);
+  ASSERT_EQ(rc, 0) << slurp(log);
+  EXPECT_LT(wall, 60.0);  // the bound on a 2-core CI machine
+  EXPECT_TRUE(fs::exists(dir / "p.samples.json"));
+  const auto p = nlohmann::json::parse(slurp(profile));
+  EXPECT_TRUE(p["provenance"]["fitted"].get<bool>());
+  EXPECT_EQ(p["compute"]["kind"], "measured");
+  // Two ranks measure 2-rank collectives: at least one fitted segment per measured op.
+  EXPECT_FALSE(p["network"]["fitted_collectives"].empty());
+  const fs::path report = dir / "sim.json";
+  const int sim = run(std::string(SHARDSIM_BINARY) +
+                      " simulate llama3-8b-8xh100 --set cluster.gpu=" + profile.string() +
+                      " --json -o " + report.string() + " 2>> " + log.string());
+  ASSERT_EQ(sim, 0) << slurp(log);
+  const auto r = nlohmann::json::parse(slurp(report));
+  EXPECT_GT(r["time"]["step_seconds"].get<double>(), 0);
+  fs::remove_all(dir);
+}
+
+}  // namespace

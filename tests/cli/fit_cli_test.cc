@@ -1,0 +1,91 @@
+// shardsim fit end to end: a profile from shared nccl-tests logs and a GEMM CSV, usable by
+// `shardsim collective`; malformed logs and rank mismatches exit 2 naming file, line, numbers.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/cli/cli_runner.h"
+
+namespace {
+
+using namespace cli_test;
+const fs::path kNccl = fs::path(SHARDSIM_TEST_DATA_DIR) / "nccl";
+const fs::path kGemm = fs::path(SHARDSIM_TEST_DATA_DIR) / "gemm";
+
+TEST(cli_fit, LogsAndGemmCsvMakeAUsableProfile) {
+  const fs::path out = scratch_dir() / "fit_polaris.json";
+  const auto r = shardsim(
+      {"fit", "--nccl-tests", (kNccl / "polaris-a100-slingshot-2node_all_reduce_8.log").string(),
+       "--nccl-tests", (kNccl / "polaris-a100-slingshot-8node_all_reduce_32.log").string(),
+       "--gemm", (kGemm / "azure_cublaslt_gemm_a100_h100_h200.csv").string(), "--gemm-device",
+       "A100", "--base", "a100-sxm-80gb", "--json", "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(r.out);
+  ASSERT_EQ(report["logs"].size(), 2u);
+  for (const auto& log : report["logs"]) {
+    EXPECT_FALSE(log["segments"].empty());
+    EXPECT_GE(log["held_out_median_abs_pct_error"].get<double>(), 0);
+  }
+  EXPECT_FALSE(has_null(report));
+  const json profile = json::parse(read_file(out));
+  EXPECT_TRUE(profile["provenance"]["fitted"].get<bool>());
+  EXPECT_EQ(profile["compute"]["kind"], "measured");
+  // 8 A100 rows in the CSV (1024^3 ... 802816x192x768), fp16 against the 312 TFLOP/s peak.
+  EXPECT_EQ(profile["compute"]["gemm_points"].size(), 8u);
+  // The fitted profile predicts a Polaris placement: 8 ranks, 4 per node (from the log's hosts).
+  const auto c = shardsim({"collective", "--gpu", out.string(), "--op", "all_reduce", "--bytes",
+                           "1e9", "--ranks", "8", "--gpus-per-node", "4", "--json"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const double t = json::parse(c.out)["collective"]["seconds"];
+  // polaris-a100-slingshot-2node_all_reduce_8.log at 1073741824 B, out-of-place: 52079 us
+  // (busbw 36.08 GB/s); in the bandwidth regime 1e9 B takes ~52079 us x 1e9 / 2^30 = 48.5 ms.
+  EXPECT_NEAR(t, 52079e-6 * 1e9 / 1073741824, 0.05 * 48.5e-3);
+}
+
+TEST(cli_fit, MalformedLogNamesFileAndLine) {
+  const fs::path bad = scratch_dir() / "bad_all_reduce_8.log";
+  std::ofstream(bad) << "# nThread 1\n"
+                        "#  size count type redop root time algbw busbw #wrong time algbw busbw "
+                        "#wrong\n"
+                        "   1024   256 float sum -1 12.0 zz 0.1 0 12.0 0.1 0.1 0\n";
+  const fs::path out = scratch_dir() / "never.json";
+  const auto r =
+      shardsim({"fit", "--nccl-tests", bad.string(), "--base", "h100-sxm", "-o", out.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, bad.string() + ":3:")) << r.err;  // the data row is line 3
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(cli_fit, RanksDisagreeingWithTheLogIsAnError) {
+  // The log prints 16 "# Rank" lines (2 nodes x 8 H100).
+  const auto r = shardsim(
+      {"fit", "--nccl-tests", (kNccl / "gcp-a3mega-h100-tcpxo-2node_all_reduce_16.log").string(),
+       "--ranks", "8", "--base", "h100-sxm", "-o", (scratch_dir() / "never2.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "16 ranks")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--ranks is 8")) << r.err;
+}
+
+TEST(cli_fit, NothingToFitIsUsageError) {
+  const auto r = shardsim({"fit", "--base", "h100-sxm", "-o", (scratch_dir() / "n.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "nothing to fit")) << r.err;
+}
+
+}  // namespace
+
+namespace {
+
+// Without a CUDA device (this CI machine) calibrate --backend cuda exits 3 with "no CUDA device"
+// and writes no profile; on a GPU machine it must succeed (exit 0).
+TEST(cli_calibrate, CudaWithoutDeviceExitsThree) {
+  const fs::path out = cli_test::scratch_dir() / "cuda.json";
+  const auto r =
+      cli_test::shardsim({"calibrate", "--backend", "cuda", "--quick", "-o", out.string()});
+  if (r.exit_code == 0) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(cli_test::contains(r.err, "no CUDA device")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
