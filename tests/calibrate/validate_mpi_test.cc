@@ -101,8 +101,13 @@ TEST(ValidateMpi, QuickCpuRunReportsEveryKeyWithFiniteErrors) {
   std::cout << "held-out median error " << held << " %, composite step error " << step_err
             << " % (measured " << step["measured_seconds"] << " s, predicted "
             << step["predicted_seconds"] << " s)\n";
-  // Bounds: see the README section "Validating predictions" for the figures measured on the
-  // 2-core CI machine; the targets are held-out median <= 10 % and step <= 15 %.
+  // Bounds (CMake definitions), looser than the targets (held-out median <= 10 %, step
+  // <= 15 %), from three sweep + validate runs on the shared 2-core development machine
+  // (README "Validating predictions"): held-out median 2.3 % and 8.5 % on a quiet machine but
+  // 19.2 % with other builds running, so 25 % leaves room for that noise; the composite step was
+  // under-predicted by 24-37 % every time (a model gap, not noise: the 42 MB gradient all-reduce
+  // and the 297 MB Adam pass lie far beyond the quick sweep's 4 MiB collectives and ~4 MB
+  // memory-bound kernels), so 50 % catches a broken pipeline without pretending to the target.
   EXPECT_LE(held, SHARDSIM_HELD_OUT_BOUND_PCT);
   EXPECT_LE(step_err, SHARDSIM_STEP_BOUND_PCT);
 }
