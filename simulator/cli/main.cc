@@ -6,6 +6,7 @@
 #include "simulator/cli/commands.h"
 #include "simulator/cli/fit_command.h"
 #include "simulator/cli/simulate_command.h"
+#include "simulator/cli/validate_command.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/cost/compute.h"
 
@@ -119,7 +120,16 @@ int main(int argc, char** argv) {
   auto* fit_cmd = app.add_subcommand(
       "fit", "fit a hardware profile from nccl-tests logs, GEMM CSVs and calibration samples");
   add_fit_options(fit_cmd, fit);
-  add_unavailable(app, "validate", "compare predictions with measurements", unavailable);
+  shardsim::cli::ValidateArgs val;
+  auto* validate = app.add_subcommand(
+      "validate", "measure a composite training step and kernels, compare with predictions");
+  validate->add_option("--profile", val.profile, "hardware profile JSON")->required();
+  validate->add_option("--backend", val.backend, "cpu or cuda")
+      ->required()
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  validate->add_flag("--quick", val.quick, "shorter timing (about 20 s with 2 ranks on 2 cores)");
+  validate->add_flag("--json", val.json, "write the JSON report (SI units)");
+  validate->add_option("-o,--output", val.output, "write the report to FILE instead of stdout");
   shardsim::cli::CollectiveArgs coll;
   auto* collective = app.add_subcommand(
       "collective", "predicted time of one collective (nccl-tests size, algbw and busbw)");
@@ -146,6 +156,7 @@ int main(int argc, char** argv) {
     if (*simulate) return shardsim::cli::run_simulate(sim);
     if (*calibrate) return shardsim::cli::run_calibrate(cal);
     if (*fit_cmd) return shardsim::cli::run_fit(fit);
+    if (*validate) return shardsim::cli::run_validate(val);
   } catch (const shardsim::InputError& e) {
     std::cerr << e.what();
     return shardsim::kExitBadInput;

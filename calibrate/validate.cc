@@ -1,0 +1,244 @@
+// Measurement and prediction of `shardsim validate` (contracts in validate.h).
+#include "calibrate/validate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "calibrate/linear_fit.h"
+#include "kernels/common/sweep_plan.h"
+#include "kernels/common/timing_loop.h"
+#include "simulator/cost/collective.h"
+#include "simulator/cost/compute.h"
+#include "simulator/evaluate/evaluate.h"
+#include "simulator/scenario/load.h"
+
+namespace shardsim::calibrate {
+namespace {
+
+using kernels::BackendKind;
+using kernels::GemmShape;
+using kernels::MemoryShape;
+using nlohmann::json;
+
+constexpr std::int64_t kKiB = 1024;
+
+// Sizes measured now. Held-out sizes sit between or beside the sweep's (validate.h); the fitted
+// ones repeat sweep sizes, to show the interpolation error apart from the extrapolation error.
+kernels::SweepPlan item_plan(bool quick) {
+  kernels::SweepPlan p;
+  p.backend = BackendKind::kCpu;
+  p.gemm_dtypes = {"fp32"};
+  p.gemm_shapes = {
+      {256, 256, 64, false, true, {"attention_scores"}},  // Q.K^T of one head, s 256, d 64
+      {256, 64, 256, false, false, {"attention_values"}},
+      {384, 384, 384, false, false, {"square"}},
+      {256, 768, 384, false, false, {"h384_qkv_fwd"}},
+      {256, 384, 1536, false, false, {"h384_fc2_fwd"}},
+      {384, 1536, 256, true, false, {"h384_fc1_bwd_weight"}},
+      {256, 1536, 512, false, false, {"h512_qkv_fwd"}},
+      {256, 512, 2048, false, false, {"h512_fc2_fwd"}},
+      {512, 1536, 256, true, false, {"h512_qkv_bwd_weight"}},
+      {256, 256, 256, false, false, {"square"}},
+  };
+  p.memory_shapes = {{256, 1024}, {512, 1024}};
+  if (!quick) p.memory_shapes.push_back({1024, 1024});
+  p.collective_bytes = {12 * kKiB, 192 * kKiB, 256 * kKiB, 3 * kKiB * kKiB};
+  p.loop.warmup_runs = 2;
+  p.loop.min_repetitions = quick ? 5 : 9;
+  p.loop.max_repetitions = quick ? 15 : 30;
+  p.loop.min_total_s = quick ? 0.05 : 0.2;
+  return p;
+}
+
+// Memory-bound ops reported (the others of the family are skipped to keep the run short).
+bool wanted_memory_op(const json& params, bool held_out) {
+  const std::string op = params.value("op", "");
+  if (held_out) return op == "layernorm" || op == "softmax" || op == "gelu" || op == "adam";
+  return op == "layernorm" || op == "gelu";
+}
+
+// Every size any cpu sweep plan (quick or full) measures: what a profile can have been fitted on.
+struct SweepSizes {
+  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool>> gemms;
+  std::set<std::pair<std::int64_t, std::int64_t>> memory;
+  std::set<double> collective;
+};
+
+SweepSizes sweep_sizes() {
+  SweepSizes s;
+  for (const bool quick : {true, false}) {
+    const auto plan = kernels::make_sweep_plan(BackendKind::kCpu, quick);
+    for (const GemmShape& g : plan.gemm_shapes)
+      s.gemms.insert({g.m, g.n, g.k, g.trans_a, g.trans_b});
+    for (const MemoryShape& m : plan.memory_shapes) s.memory.insert({m.rows, m.cols});
+    for (const auto b : plan.collective_bytes) s.collective.insert(double(b));
+  }
+  return s;
+}
+
+bool is_held_out(const kernels::Descriptor& d, const SweepSizes& s) {
+  const json& p = d.params;
+  switch (d.kind) {
+    case kernels::Kind::kGemm:
+      return !s.gemms.contains({p.at("m"), p.at("n"), p.at("k"), p.at("trans_a"), p.at("trans_b")});
+    case kernels::Kind::kMemoryBound:
+      return !s.memory.contains({p.at("rows"), p.at("cols")});
+    default:
+      return !s.collective.contains(d.work.bytes);
+  }
+}
+
+// The profile's prediction of one item (nccl-tests size for collectives).
+double predict_item(const kernels::Descriptor& d, const GpuProfile& g, int ranks_per_node) {
+  const json& p = d.params;
+  switch (d.kind) {
+    case kernels::Kind::kGemm:
+      return gemm_cost(p.at("m"), p.at("n"), p.at("k"), 1, Dtype::kFp32, g).seconds;
+    case kernels::Kind::kMemoryBound:
+      return memory_bound_cost(d.work.bytes, g).seconds;
+    default: {
+      const int ranks = p.at("ranks");
+      const NetworkConfig net = g.network.value_or(NetworkConfig{});
+      return collective_cost(CollectiveOp::kAllReduce, d.work.bytes,
+                             {ranks, std::min(ranks, ranks_per_node)}, net)
+          .seconds;
+    }
+  }
+}
+
+// The descriptors to measure: gemm and memory-bound items, and all-reduces over the whole world.
+std::vector<kernels::Descriptor> item_descriptors(kernels::Backend& backend,
+                                                  const kernels::SweepPlan& plan, int world,
+                                                  const SweepSizes& sizes) {
+  std::vector<kernels::Descriptor> out;
+  for (auto& d : backend.descriptors(plan)) {
+    const bool keep =
+        d.kind == kernels::Kind::kGemm ||
+        (d.kind == kernels::Kind::kMemoryBound &&
+         wanted_memory_op(d.params, is_held_out(d, sizes))) ||
+        (d.kind == kernels::Kind::kCollective && d.params.value("op", "") == "all_reduce" &&
+         d.params.value("ranks", 0) == world);
+    if (keep) out.push_back(std::move(d));
+  }
+  return out;
+}
+
+double median_of(const std::vector<ValidationItem>& items, bool held_out) {
+  std::vector<double> v;
+  for (const auto& i : items)
+    if (i.held_out == held_out) v.push_back(i.abs_pct_error);
+  return v.empty() ? 0.0 : median(v);
+}
+
+int ranks_on_node_of_rank0(const kernels::Comm& world) {
+  const auto node = world.node_of_rank();
+  return int(std::count(node.begin(), node.end(), node.front()));
+}
+
+}  // namespace
+
+kernels::cpu::CompositeConfig composite_config(bool quick) {
+  kernels::cpu::CompositeConfig c;
+  c.warmup_steps = quick ? 2 : 3;
+  c.timed_steps = quick ? 7 : 15;
+  return c;
+}
+
+json composite_scenario(const kernels::cpu::CompositeConfig& c, int ranks, int ranks_per_node,
+                        const GpuProfile& profile) {
+  const double grad_bytes = 4 * kernels::cpu::composite_parameters(c);
+  const int per_node = std::min(ranks, ranks_per_node);
+  return {
+      {"name", "validate-composite-cpu"},
+      {"description", "the composite workload of shardsim validate (kernels/cpu/composite.h)"},
+      {"model",
+       {{"layers", c.layers},
+        {"hidden", c.hidden},
+        {"heads", c.heads},
+        {"ffn_hidden", c.ffn_hidden},
+        {"vocab", c.vocab},
+        {"ffn_type", "gelu"},
+        {"norm", "layernorm"},
+        {"position", "learned"},
+        {"tied_embeddings", false},
+        {"bias", false},
+        {"dropout", false}}},
+      {"training",
+       {{"seq_len", c.seq_len},
+        {"micro_batch", c.micro_batch},
+        {"global_batch", ranks * c.micro_batch},
+        {"precision", "fp32"},
+        {"optimizer", "adam"},
+        {"flash_attention", false},
+        {"recompute", "none"}}},
+      {"parallel",
+       {{"tp", 1}, {"pp", 1}, {"dp", ranks}, {"zero", 0}, {"overlap_grad_reduce", false}}},
+      // One all-reduce of every gradient after the backward pass: one bucket holds them all. No
+      // CUDA context, NCCL buffers or cuBLAS workspace on a CPU.
+      {"overheads",
+       {{"ddp_bucket_bytes", grad_bytes},
+        {"cuda_context_bytes", 0},
+        {"nccl_bytes_per_communicator", 0},
+        {"gemm_workspace_bytes", 0}}},
+      {"cluster",
+       {{"gpu", to_json(profile)},
+        {"gpus_per_node", per_node},
+        {"nodes", (ranks + per_node - 1) / per_node}}},
+  };
+}
+
+StepPrediction predict_step(const json& scenario) {
+  const Scenario s = scenario_from_json(scenario, "");
+  StepPrediction p;
+  for (const Mode mode : {Mode::kDes, Mode::kAnalytic}) {
+    const Expected<Estimate> e = evaluate(s, {mode, false, MemoryDetail::kNumbers});
+    if (!e) throw std::runtime_error("evaluate rejected the composite scenario");
+    if (!e->time) throw std::runtime_error("evaluate gave no step time for the composite scenario");
+    (mode == Mode::kDes ? p.des_seconds : p.analytic_seconds) = e->time->step_seconds;
+  }
+  return p;
+}
+
+double abs_pct_error(double predicted, double measured) {
+  if (!(measured > 0)) return std::numeric_limits<double>::infinity();
+  return 100.0 * std::fabs(predicted - measured) / measured;
+}
+
+ValidationResult run_validation(bool quick, const GpuProfile& profile, kernels::Backend& backend,
+                                const kernels::Comm& world) {
+  ValidationResult r;
+  r.ranks = world.size();
+  r.ranks_per_node = ranks_on_node_of_rank0(world);
+  const SweepSizes sizes = sweep_sizes();
+  const kernels::SweepPlan plan = item_plan(quick);
+  for (const auto& d : item_descriptors(backend, plan, world.size(), sizes)) {
+    const kernels::Measurement m = kernels::measure(d, backend.timer(), world, plan.loop);
+    if (!m.verification.ok)
+      throw std::runtime_error(d.name + " failed verification: " + m.verification.detail);
+    ValidationItem it{d.name,
+                      std::string(kernels::kind_name(d.kind)),
+                      m.summary.median_s,
+                      predict_item(d, profile, r.ranks_per_node),
+                      0,
+                      is_held_out(d, sizes)};
+    it.abs_pct_error = abs_pct_error(it.predicted_seconds, it.measured_seconds);
+    r.items.push_back(it);
+  }
+  r.composite = composite_config(quick);
+  const kernels::cpu::CompositeResult c = kernels::cpu::run_composite(r.composite, world);
+  r.scenario = composite_scenario(r.composite, r.ranks, r.ranks_per_node, profile);
+  const StepPrediction p = predict_step(r.scenario);
+  r.scenario["cluster"]["gpu"] = profile.name;  // the report names the profile, not all of it
+  r.step = {c.step_seconds,     p.des_seconds, abs_pct_error(p.des_seconds, c.step_seconds),
+            p.analytic_seconds, c.samples_s,   c.verified,
+            c.verification};
+  r.held_out_median_abs_pct_error = median_of(r.items, true);
+  r.fitted_median_abs_pct_error = median_of(r.items, false);
+  return r;
+}
+
+}  // namespace shardsim::calibrate

@@ -1,0 +1,86 @@
+// `shardsim validate`: measure a composite training step and single kernels with the backend's
+// kernels, predict the same with a hardware profile through the simulator, report the errors.
+//
+// Step: kernels/cpu/composite.h runs the workload; composite_scenario() describes the same work
+// as a Scenario (model dims, fp32, Adam, dp = ranks, tp = pp = 1, unfused attention, one
+// gradient all-reduce after the backward pass, the profile as cluster.gpu and its fitted network)
+// and evaluate() predicts its step time (DES; the analytic figure is reported too).
+// Items: GEMMs, memory-bound kernels and all-reduces measured now with the cpu backend's
+// descriptors through the one timing loop, predicted by gemm_cost / memory_bound_cost /
+// collective_cost. held_out: the size is not one the profile was fitted on (a GEMM shape absent
+// from gemm_points, memory-bound bytes absent from memory_bound_points, a collective size that
+// is no power of two, which no sweep uses).
+// Error: abs_pct_error = 100 |predicted - measured| / measured.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/common/backend.h"
+#include "kernels/common/comm.h"
+#include "kernels/cpu/composite.h"
+#include "simulator/hardware/hardware.h"
+
+namespace shardsim::calibrate {
+
+struct ValidationItem {
+  std::string name;
+  std::string kind;  // gemm, memory_bound, collective
+  double measured_seconds = 0;
+  double predicted_seconds = 0;
+  double abs_pct_error = 0;
+  bool held_out = false;
+};
+
+struct ValidationStep {
+  double measured_seconds = 0;
+  double predicted_seconds = 0;  // DES
+  double abs_pct_error = 0;
+  double predicted_analytic_seconds = 0;
+  std::vector<double> samples_s;
+  bool verified = false;
+  std::string verification;
+};
+
+struct ValidationResult {
+  std::vector<ValidationItem> items;
+  ValidationStep step;
+  double held_out_median_abs_pct_error = 0;  // over items with held_out; 0 when none
+  double fitted_median_abs_pct_error = 0;    // over the others
+  kernels::cpu::CompositeConfig composite;
+  nlohmann::json scenario;  // what evaluate() was given (the profile abbreviated to its name)
+  int ranks = 1;
+  int ranks_per_node = 1;
+};
+
+// The composite workload for `quick` (shorter timing) or the full run.
+[[nodiscard]] kernels::cpu::CompositeConfig composite_config(bool quick);
+
+// The Scenario JSON of the composite step on `ranks` ranks, `ranks_per_node` per node.
+[[nodiscard]] nlohmann::json composite_scenario(const kernels::cpu::CompositeConfig& c, int ranks,
+                                                int ranks_per_node, const GpuProfile& profile);
+
+// Predicted step seconds of `scenario` in DES and analytic mode. Throws InputError for a scenario
+// the loader rejects, std::runtime_error when the plan is infeasible (with the reasons).
+struct StepPrediction {
+  double des_seconds = 0;
+  double analytic_seconds = 0;
+};
+[[nodiscard]] StepPrediction predict_step(const nlohmann::json& scenario);
+
+// 100 |predicted - measured| / measured; +infinity for measured <= 0.
+[[nodiscard]] double abs_pct_error(double predicted, double measured);
+
+// Runs everything on every rank of `world` in lockstep (collective). Throws CallError.
+[[nodiscard]] ValidationResult run_validation(bool quick, const GpuProfile& profile,
+                                              kernels::Backend& backend,
+                                              const kernels::Comm& world);
+
+// Report: {schema_version, tool_version, profile, composite, validation: {items, step,
+// held_out_median_abs_pct_error, ...}} (reports/schemas/validation-report.schema.json).
+[[nodiscard]] nlohmann::json validation_json(const ValidationResult& r, const GpuProfile& profile);
+[[nodiscard]] std::string validation_text(const ValidationResult& r, const GpuProfile& profile);
+
+}  // namespace shardsim::calibrate

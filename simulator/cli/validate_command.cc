@@ -1,0 +1,123 @@
+// shardsim validate (validate_command.h): argument checks, profile loading, MPI set-up, report.
+#include "simulator/cli/validate_command.h"
+
+#include <mpi.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "calibrate/validate.h"
+#include "kernels/common/errors.h"
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/sweep/run_sweep.h"
+#include "reports/build_info.h"
+#include "reports/output.h"
+#include "simulator/core/diagnostics.h"
+#include "simulator/scenario/load.h"
+
+namespace shardsim::cli {
+namespace {
+
+constexpr int kValidationSchemaVersion = 1;
+constexpr double kSyncTimeoutS = 120;  // a lost rank turns into an error after this long
+
+// The profile named by --profile, every problem prefixed with the flag and the file.
+GpuProfile load_profile(const std::string& path) {
+  if (path.empty()) throw InputError("--profile", "is required (a hardware profile JSON)");
+  nlohmann::json j;
+  try {
+    j = read_json_file(path);
+  } catch (const InputError& e) {
+    throw InputError("--profile " + path, e.items().front().message);
+  }
+  Diagnostics d;
+  GpuProfile g;
+  read_gpu_profile(j, "", d, g);
+  if (!d.empty()) {
+    std::vector<Diagnostic> items;
+    for (const auto& e : d.items())
+      items.push_back({"--profile " + path + ": " + e.path, e.message});
+    throw InputError(items);
+  }
+  return g;
+}
+
+void check_output_path(const std::string& out) {
+  if (out.empty() || out == "-") return;
+  const auto dir = std::filesystem::path(out).parent_path();
+  if (!dir.empty() && !std::filesystem::is_directory(dir))
+    throw InputError("-o", "directory " + dir.string() + " does not exist");
+}
+
+// Initialises MPI unless already done; finalises what it initialised.
+class MpiScope {
+ public:
+  MpiScope() {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (initialized != 0) return;
+    int provided = 0;
+    kernels::check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided),
+                       "MPI_Init_thread");
+    owned_ = true;
+  }
+  MpiScope(const MpiScope&) = delete;
+  MpiScope& operator=(const MpiScope&) = delete;
+  ~MpiScope() {
+    if (owned_) MPI_Finalize();
+  }
+
+ private:
+  bool owned_ = false;
+};
+
+std::string report(const calibrate::ValidationResult& r, const GpuProfile& g, bool json) {
+  if (!json) return calibrate::validation_text(r, g);
+  nlohmann::json j = {{"schema_version", kValidationSchemaVersion},
+                      {"tool_version", tool_version()},
+                      {"build", build_json()}};
+  j.update(calibrate::validation_json(r, g));
+  return j.dump(2) + "\n";
+}
+
+// Measures and predicts on every rank; rank 0 writes the report. Returns the exit code.
+int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
+  MpiScope mpi;
+  const kernels::Comm world = kernels::Comm::world(kSyncTimeoutS);
+  try {
+    const auto backend = kernels::cpu::make_cpu_backend(world);
+    const calibrate::ValidationResult r = calibrate::run_validation(a.quick, g, *backend, world);
+    if (world.rank() == 0) write_output(a.output, report(r, g, a.json));
+    return r.step.verified ? kExitOk : kExitCheckFailed;
+  } catch (const std::exception& e) {
+    // A failed MPI / BLAS call, a lost rank, or a kernel that failed verification: say which,
+    // and end every rank rather than leave one waiting in MPI_Finalize.
+    std::cerr << "error: rank " << world.rank() << ": " << e.what() << "\n";
+    if (world.size() > 1) MPI_Abort(MPI_COMM_WORLD, kExitRuntime);
+    return kExitRuntime;
+  }
+}
+
+}  // namespace
+
+int run_validate(const ValidateArgs& a) {
+  if (const auto refusal = kernels::build_type_refusal(kernels::this_build().build_type)) {
+    std::cerr << "error: " << *refusal << "\n";
+    return kExitBadInput;
+  }
+  const GpuProfile g = load_profile(a.profile);
+  check_output_path(a.output);
+  if (a.backend == "cuda") {
+    std::cerr << "error: validate --backend cuda: the composite workload is not implemented for "
+                 "cuda (only cpu); no CUDA measurement was attempted\n";
+    return kExitRuntime;
+  }
+  try {
+    return measure_and_report(a, g);
+  } catch (const kernels::CallError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitRuntime;
+  }
+}
+
+}  // namespace shardsim::cli
