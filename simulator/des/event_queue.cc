@@ -10,15 +10,14 @@ namespace {
 struct Later {
   bool operator()(const EventQueue::Event& a, const EventQueue::Event& b) const {
     if (a.time != b.time) return a.time > b.time;
-    if (a.klass != b.klass) return a.klass > b.klass;
-    return a.seq > b.seq;
+    return a.order > b.order;
   }
 };
 
 }  // namespace
 
 void EventQueue::push(double time, int id, int klass) {
-  heap_.push_back({time, klass, next_seq_++, id});
+  heap_.push_back({time, (std::uint64_t(klass) << kSeqBits) | next_seq_++, id});
   std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 

@@ -91,6 +91,7 @@ const std::vector<int>& StepSimulation::item_units(int vs, int first, int last, 
 }
 
 void StepSimulation::start_item(int i, Work w, int vs, int mb) {
+  touched_ = 0;
   stages_[std::size_t(i)].item_running = true;
   const StageChunk& chunk = plan_.stages[std::size_t(i)].chunks[std::size_t(vs / p_)];
   const int first = chunk.first_layer, last = chunk.first_layer + chunk.layers - 1;
@@ -137,7 +138,7 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
     last_task = marker;
   }
   tasks_[std::size_t(last_task)].role = Role::kItemEnd;
-  for (int k = 0; k < kStreamKinds; ++k) try_start(i, StreamKind(k));
+  start_touched(i);
 }
 
 // The buckets completed by `layer`'s backward (-1: those of the embedding/output parameters).
@@ -195,6 +196,7 @@ int StepSimulation::add_task(int i, StreamKind k, Role role, double duration, Ti
   tasks_.push_back(std::move(t));
   const int id = int(tasks_.size()) - 1;
   stages_[std::size_t(i)].streams[std::size_t(k)].queue.push_back(id);
+  touched_ |= 1u << unsigned(k);
   return id;
 }
 
@@ -208,6 +210,7 @@ void StepSimulation::depend(int task, int dep) {
 
 // ---- the end of a stage's step: gradient reduction, optimizer, offload ------------------
 void StepSimulation::finalize(int i) {
+  touched_ = 0;
   StageState& st = stages_[std::size_t(i)];
   st.finalized = true;
   const StageCost& sc = c_.stages[std::size_t(i)];
@@ -232,7 +235,7 @@ void StepSimulation::finalize(int i) {
   if (gather > 0) ready = chain(i, StreamKind::kDpGather, gather, TimeCategory::kDpComm, ready);
   const int end = add_task(i, StreamKind::kCompute, Role::kStageEnd, 0, TimeCategory::kBubble);
   depend(end, ready);
-  for (int k = 0; k < kStreamKinds; ++k) try_start(i, StreamKind(k));
+  start_touched(i);
 }
 
 int StepSimulation::chain(int i, StreamKind k, double seconds, TimeCategory cat, int after) {
@@ -241,4 +244,12 @@ int StepSimulation::chain(int i, StreamKind k, double seconds, TimeCategory cat,
   depend(t, after);
   return t;
 }
+// Only streams that received a task since touched_ was cleared can start one now (an untouched
+// stream's try_start is a no-op); they are tried in stream order, as trying all of them would.
+void StepSimulation::start_touched(int i) {
+  for (int k = 0; k < kStreamKinds; ++k)
+    if (touched_ & (1u << unsigned(k))) try_start(i, StreamKind(k));
+  touched_ = 0;
+}
+
 }  // namespace shardsim::des_internal

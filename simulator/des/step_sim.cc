@@ -29,7 +29,7 @@ StepResult StepSimulation::run() {
   for (int i = 0; i < p_; ++i) pick(i);
   while (!q_.empty()) {
     const EventQueue::Event e = q_.pop();
-    if (e.klass == kPickEvent)
+    if (e.klass() == kPickEvent)
       pick(e.id);
     else
       complete(e.id);

@@ -113,6 +113,7 @@ class StepSimulation {
   }
 
   void start_item(int i, Work w, int vs, int mb);
+  void start_touched(int i);
 
   int last_compute_task(int i) const {
     return stages_[std::size_t(i)].streams[std::size_t(StreamKind::kCompute)].queue.back();
@@ -177,6 +178,7 @@ class StepSimulation {
   int hold_cap_ = 1;
   std::vector<Task> tasks_;
   std::vector<int> units_;  // item_units scratch
+  unsigned touched_ = 0;    // bit k: stream k received a task (start_item, finalize)
   std::vector<StageState> stages_;
   std::vector<std::uint8_t> f_in_, b_in_, f_done_;
   // Per stage: the latest arrival, which releases the work it enables (gap attribution).
