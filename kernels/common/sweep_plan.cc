@@ -1,5 +1,7 @@
 #include "kernels/common/sweep_plan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -63,8 +65,7 @@ std::vector<GemmShape> transformer_gemm_shapes(const TransformerSweep& sweep) {
                                  {"mlp_down", h, ffn / t},
                                  {"logits", sweep.vocab / s / t, h}};
       for (const LayerGemm& g : layer) {
-        const std::string use =
-            "h" + std::to_string(h_full) + "_tp" + std::to_string(t) + "_" + g.op;
+        const std::string use = fmt::format("h{}_tp{}_{}", h_full, t, g.op);
         add_shape(out, index, {m, g.n, g.k, false, false, {use + "_fwd"}});
         add_shape(out, index, {m, g.k, g.n, false, true, {use + "_bwd_data"}});
         add_shape(out, index, {g.k, g.n, m, true, false, {use + "_bwd_weight"}});

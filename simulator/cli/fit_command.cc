@@ -197,9 +197,27 @@ void write_profile(const GpuProfile& g, const std::string& path) {
   write_output(path, j.dump(2) + "\n");
 }
 
+// A fitted profile says so everywhere a report looks: fitted, a note naming what was fitted and
+// what kept the base's values, and a name that is not the base preset's (a report naming
+// "a100-sxm-80gb" must mean the datasheet preset).
+void mark_fitted(const FitArgs& a, const std::string& base_name, GpuProfile& g) {
+  g.provenance.fitted = true;
+  std::string what =
+      fmt::format("{} nccl-tests log(s), {} GEMM table(s), {} calibration sample file(s)",
+                  a.nccl_logs.size(), a.gemm_csvs.size(), a.samples.size());
+  g.provenance.note =
+      base_name.empty() ? "fitted by shardsim fit from " + what
+                        : fmt::format(
+                              "fitted by shardsim fit from {} onto base profile '{}'; values these "
+                              "measurements do not cover keep the base's",
+                              what, base_name);
+  if (!base_name.empty() && g.name == base_name) g.name = base_name + "-fitted";
+}
+
 int run_fit(const FitArgs& a) {
   check_args(a);
   GpuProfile g = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
+  const std::string base_name = a.base.empty() ? std::string() : g.name;
   fit_samples(a, g);
   fit_gemms(a, g);
   const int per_node = a.gpus_per_node > 0 ? a.gpus_per_node : g.default_gpus_per_node;
@@ -226,7 +244,7 @@ int run_fit(const FitArgs& a) {
     net.provenance = prov;
     g.network = net;
   }
-  g.provenance.fitted = true;
+  mark_fitted(a, base_name, g);
   const auto* t = topo ? &*topo : nullptr;
   std::cout << (a.json ? report_json(logs, t).dump(2) + "\n" : report_text(logs, t));
   write_profile(g, a.output);

@@ -82,7 +82,7 @@ std::string op_from_text(std::string_view text) {
 std::string op_from_file(const std::string& file) {
   const std::string base = file.substr(file.find_last_of('/') + 1);
   for (const auto op : kOps)
-    if (base.find("_" + std::string(op) + "_") != std::string::npos) return std::string(op);
+    if (base.find(fmt::format("_{}_", op)) != std::string::npos) return std::string(op);
   return {};
 }
 

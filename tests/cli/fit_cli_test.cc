@@ -29,6 +29,13 @@ TEST(cli_fit, LogsAndGemmCsvMakeAUsableProfile) {
   EXPECT_FALSE(has_null(report));
   const json profile = json::parse(read_file(out));
   EXPECT_TRUE(profile["provenance"]["fitted"].get<bool>());
+  // Nothing in the fitted profile still claims to be the datasheet preset: its own name, and a
+  // note naming what was fitted (2 logs, 1 table) onto which base.
+  EXPECT_EQ(profile["name"], "a100-sxm-80gb-fitted");
+  const std::string note = profile["provenance"]["note"];
+  EXPECT_NE(note.find("2 nccl-tests log(s), 1 GEMM table(s)"), std::string::npos) << note;
+  EXPECT_NE(note.find("'a100-sxm-80gb'"), std::string::npos) << note;
+  EXPECT_EQ(note.find("not fitted"), std::string::npos) << note;
   EXPECT_EQ(profile["compute"]["kind"], "measured");
   // 8 A100 rows in the CSV (1024^3 ... 802816x192x768), fp16 against the 312 TFLOP/s peak.
   EXPECT_EQ(profile["compute"]["gemm_points"].size(), 8u);
