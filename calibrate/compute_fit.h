@@ -22,7 +22,7 @@ struct GemmMeasurement {
   int line = 0;  // CSV line or sample item index
 };
 
-// GEMM CSV (the columns of ../shared/data/gemm): `#` lines are the source header; the first other
+// GEMM CSV (the columns of the shared GEMM data set): `#` lines are the source header; the first other
 // line names the columns. Needed: m, n, k (or best_m, best_n, best_k), tflops (or mamf_tflops),
 // dtype; optional batch (m is multiplied by it: b independent products of m rows) and a device
 // column (gpu or accelerator). Rows whose device does not contain `device` are skipped ("" keeps

@@ -1,5 +1,5 @@
 // Segmented collective fits on the shared nccl-tests logs (tests/data/nccl, copied from
-// ../shared/data/nccl-tests with their source headers) and the held-out target: fit on
+// the shared nccl-tests data set with their source headers) and the held-out target: fit on
 // every other size, predict the rest, median |error| <= 5% per log.
 #include "calibrate/collective_fit.h"
 

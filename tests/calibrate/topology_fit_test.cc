@@ -1,5 +1,5 @@
 // The topology-model fit on one fabric (ALCF Polaris: 4x A100 per node, Slingshot-11): fitted on
-// the shared Polaris logs, checked on published Polaris logs that are not in ../shared
+// the shared Polaris logs, checked on published Polaris logs that are not in the shared data set
 // (tests/data/nccl/heldout, source headers in the files).
 #include "calibrate/topology_fit.h"
 
@@ -63,7 +63,7 @@ TEST(topology_fit, PolarisFitPredictsHeldOutNodeCounts) {
     for (auto& m : load_log(p)) held.push_back(std::move(m));
   ASSERT_EQ(held.size(), 2u);
   const auto errors = topology_errors(held, fit.net);
-  print("held out (not in ../shared):", errors);
+  print("held out (not in the shared data set):", errors);
   // Honest tolerances, not the 5%: the topology formula (ring/tree/hierarchical with one
   // saturating efficiency curve) has no LL/LL128/Simple protocol steps, so per-log medians on the
   // fitted logs are 6-37% and the held-out predictions reach these (measured 54% at 1024 ranks,

@@ -16,47 +16,28 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+
 #include <string>
+#include "tests/common/process_util.h"
 
 namespace {
 
+using shardsim::test_util::check_required;
+using shardsim::test_util::run;
+using shardsim::test_util::slurp;
+
+std::string mpirun(int np) {
+  return shardsim::test_util::mpirun(SHARDSIM_MPIEXEC, np);
+}
+
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-int run(const std::string& cmd) {
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 fs::path scratch(const std::string& name) {
   const fs::path dir =
       fs::temp_directory_path() / ("shardsim_validate_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir / name;
-}
-
-std::string mpirun(int np) {
-  return std::string(SHARDSIM_MPIEXEC) + " --allow-run-as-root --oversubscribe -np " +
-         std::to_string(np) + " ";
-}
-
-void check_required(const json& schema, const json& doc, const std::string& path,
-                    std::vector<std::string>& missing) {
-  if (schema.contains("required") && doc.is_object())
-    for (const auto& key : schema["required"])
-      if (!doc.contains(key.get<std::string>()))
-        missing.push_back(path + "/" + key.get<std::string>());
-  if (schema.contains("properties") && doc.is_object())
-    for (const auto& [key, sub] : schema["properties"].items())
-      if (doc.contains(key)) check_required(sub, doc[key], path + "/" + key, missing);
-  if (schema.contains("items") && doc.is_array())
-    for (std::size_t i = 0; i < doc.size(); ++i)
-      check_required(schema["items"], doc[i], path + "/" + std::to_string(i), missing);
 }
 
 // A profile from a fresh `shardsim calibrate --backend cpu --quick` with 2 ranks (sweep and fit;

@@ -12,29 +12,24 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/common/process_util.h"
+
 namespace {
 
+using shardsim::test_util::check_required;
+using shardsim::test_util::run;
+using shardsim::test_util::slurp;
+
 namespace fs = std::filesystem;
-
-int run(const std::string& cmd) {
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 TEST(calibrate_mpi, CpuQuickTwoRanksThenSimulate) {
   const fs::path dir =
       fs::temp_directory_path() / ("shardsim_calibrate_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path profile = dir / "p.json", log = dir / "calibrate.log";
-  const std::string cmd = std::string(SHARDSIM_MPIEXEC) +
-                          " --allow-run-as-root --oversubscribe -np 2 " SHARDSIM_BINARY
-                          " calibrate --backend cpu --quick -o " +
-                          profile.string() + " 2> " + log.string();
+  const std::string cmd = shardsim::test_util::mpirun(SHARDSIM_MPIEXEC, 2) + SHARDSIM_BINARY +
+                          " calibrate --backend cpu --quick -o " + profile.string() + " 2> " +
+                          log.string();
   const auto start = std::chrono::steady_clock::now();
   const int rc = run(cmd);
   const double wall =

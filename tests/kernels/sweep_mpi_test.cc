@@ -14,43 +14,16 @@
 #include <sys/wait.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/common/process_util.h"
+
 namespace {
+
+using shardsim::test_util::check_required;
+using shardsim::test_util::run;
+using shardsim::test_util::slurp;
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// Runs a shell command; returns its exit status (-1 when it did not exit normally).
-int run(const std::string& cmd) {
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Every key `schema` lists as required is present in `doc`, recursively through `properties`
-// and array `items`. Appends the JSON path of each missing key to `missing`.
-void check_required(const json& schema, const json& doc, const std::string& path,
-                    std::vector<std::string>& missing) {
-  if (schema.contains("required") && doc.is_object()) {
-    for (const auto& key : schema["required"]) {
-      if (!doc.contains(key.get<std::string>()))
-        missing.push_back(path + "/" + key.get<std::string>());
-    }
-  }
-  if (schema.contains("properties") && doc.is_object()) {
-    for (const auto& [key, sub] : schema["properties"].items()) {
-      if (doc.contains(key)) check_required(sub, doc[key], path + "/" + key, missing);
-    }
-  }
-  if (schema.contains("items") && doc.is_array()) {
-    for (std::size_t i = 0; i < doc.size(); ++i) {
-      check_required(schema["items"], doc[i], path + "/" + std::to_string(i), missing);
-    }
-  }
-}
 
 fs::path scratch(const std::string& name) {
   const fs::path dir =
@@ -63,10 +36,9 @@ fs::path scratch(const std::string& name) {
 
 TEST(CalibrationSweep, CpuQuickUnderMpirunTwoRanks) {
   const fs::path out = scratch("samples.json");
-  const std::string cmd = std::string(SHARDSIM_MPIEXEC) +
-                          " --allow-run-as-root --oversubscribe -np 2 " SHARDSIM_SWEEP_BINARY
-                          " --backend cpu --quick -o " +
-                          out.string() + " 2> " + out.string() + ".log";
+  const std::string cmd = shardsim::test_util::mpirun(SHARDSIM_MPIEXEC, 2) + SHARDSIM_SWEEP_BINARY +
+                          " --backend cpu --quick -o " + out.string() + " 2> " + out.string() +
+                          ".log";
   const auto start = std::chrono::steady_clock::now();
   const int rc = run(cmd);
   const double wall =
