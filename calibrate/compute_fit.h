@@ -22,11 +22,11 @@ struct GemmMeasurement {
   int line = 0;  // CSV line or sample item index
 };
 
-// GEMM CSV (the columns of the shared GEMM data set): `#` lines are the source header; the first other
-// line names the columns. Needed: m, n, k (or best_m, best_n, best_k), tflops (or mamf_tflops),
-// dtype; optional batch (m is multiplied by it: b independent products of m rows) and a device
-// column (gpu or accelerator). Rows whose device does not contain `device` are skipped ("" keeps
-// all; a CSV with several devices then needs one). dtype names: fp32/float32, fp16/float16,
+// GEMM CSV (the columns of the shared GEMM data set): `#` lines are the source header; the first
+// other line names the columns. Needed: m, n, k (or best_m, best_n, best_k), tflops (or
+// mamf_tflops), dtype; optional batch (m is multiplied by it: b independent products of m rows) and
+// a device column (gpu or accelerator). Rows whose device does not contain `device` are skipped (""
+// keeps all; a CSV with several devices then needs one). dtype names: fp32/float32, fp16/float16,
 // bf16/bfloat16, fp8/fp8e4m3/fp8e5m2. Errors name "FILE:LINE".
 [[nodiscard]] std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(
     std::string_view text, const std::string& file, const std::string& device);

@@ -1,7 +1,7 @@
 // nccl-tests log parser (simulator/hardware/nccl_tests_log.h) on every log of tests/data/nccl/.
 // Expected row counts come from the "sizes / rows" column of the shared data README's nccl-tests
-// table (the shared data set's README.md, copied files keep their `# source:` header); values are read
-// from the files at the cited lines.
+// table (the shared data set's README.md, copied files keep their `# source:` header); values are
+// read from the files at the cited lines.
 #include <gtest/gtest.h>
 
 #include <fstream>
