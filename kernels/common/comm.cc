@@ -125,4 +125,17 @@ std::string mpi_standard_version() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
+MpiScope::MpiScope() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized != 0) return;
+  int provided = 0;
+  check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  owned_ = true;
+}
+
+MpiScope::~MpiScope() {
+  if (owned_) MPI_Finalize();
+}
+
 }  // namespace shardsim::kernels

@@ -17,6 +17,20 @@ namespace shardsim::kernels {
 // Throws CallError(call, MPI_Error_string(rc)) unless rc == MPI_SUCCESS.
 void check_mpi(int rc, const char* call);
 
+// Initialises MPI when nobody has; finalises what it initialised (run_sweep.h says how failures
+// abort instead). A launch without mpirun is a world of one rank.
+class MpiScope {
+ public:
+  MpiScope();
+  MpiScope(const MpiScope&) = delete;
+  MpiScope& operator=(const MpiScope&) = delete;
+  ~MpiScope();
+  [[nodiscard]] bool owned() const { return owned_; }
+
+ private:
+  bool owned_ = false;
+};
+
 class Comm {
  public:
   // Wraps MPI_COMM_WORLD (not owned) and sets MPI_ERRORS_RETURN on it.

@@ -21,28 +21,6 @@
 namespace shardsim::kernels {
 namespace {
 
-// Initialises MPI when nobody has; finalises what it initialised (see run_sweep.h for aborts).
-class MpiScope {
- public:
-  MpiScope() {
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (initialized != 0) return;
-    int provided = 0;
-    check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
-    owned_ = true;
-  }
-  MpiScope(const MpiScope&) = delete;
-  MpiScope& operator=(const MpiScope&) = delete;
-  ~MpiScope() {
-    if (owned_) MPI_Finalize();
-  }
-  [[nodiscard]] bool owned() const { return owned_; }
-
- private:
-  bool owned_ = false;
-};
-
 // Index of this rank among the ranks on its node (its GPU on a multi-GPU node).
 int local_rank(const Comm& world) {
   const std::vector<int> node = world.node_of_rank();

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "calibrate/validate.h"
+#include "kernels/common/comm.h"
 #include "kernels/common/errors.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/sweep/run_sweep.h"
@@ -49,28 +50,6 @@ void check_output_path(const std::string& out) {
     throw InputError("-o", "directory " + dir.string() + " does not exist");
 }
 
-// Initialises MPI unless already done; finalises what it initialised.
-class MpiScope {
- public:
-  MpiScope() {
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (initialized != 0) return;
-    int provided = 0;
-    kernels::check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided),
-                       "MPI_Init_thread");
-    owned_ = true;
-  }
-  MpiScope(const MpiScope&) = delete;
-  MpiScope& operator=(const MpiScope&) = delete;
-  ~MpiScope() {
-    if (owned_) MPI_Finalize();
-  }
-
- private:
-  bool owned_ = false;
-};
-
 std::string report(const calibrate::ValidationResult& r, const GpuProfile& g, bool json) {
   if (!json) return calibrate::validation_text(r, g);
   nlohmann::json j = {{"schema_version", kValidationSchemaVersion},
@@ -82,7 +61,7 @@ std::string report(const calibrate::ValidationResult& r, const GpuProfile& g, bo
 
 // Measures and predicts on every rank; rank 0 writes the report. Returns the exit code.
 int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
-  MpiScope mpi;
+  kernels::MpiScope mpi;
   const kernels::Comm world = kernels::Comm::world(kSyncTimeoutS);
   try {
     const auto backend = kernels::cpu::make_cpu_backend(world);
