@@ -14,6 +14,8 @@ constexpr std::int64_t kMaxGpus = std::int64_t{1} << 24;
 // Largest pipeline accepted: 4,096 (virtual) stages, far above any published run; reports list
 // every stage, so this bounds their size.
 constexpr std::int64_t kMaxChunks = 4096;
+// Largest single parallel degree, as the scenario reader accepts (sections.cc).
+constexpr int kMaxDegree = 1 << 20;
 
 bool check_size(Diagnostics& d, const std::string& path, const std::string& what,
                 std::int64_t value) {
@@ -269,6 +271,20 @@ void check_precision(const Scenario& s, StrategyCheck& c) {
 // only when bounded first, so compare by division.
 void check_world(const Scenario& s, Diagnostics& d) {
   const auto& p = s.strategy;
+  // The reader enforces degrees >= 1; a strategy varied in code is checked again before any
+  // product or division uses them.
+  for (const auto& [name, v] : {std::pair{"tp", p.tp},
+                                {"pp", p.pp},
+                                {"vpp", p.vpp},
+                                {"cp", p.cp},
+                                {"ep", p.ep},
+                                {"dp", p.dp}})
+    if (v < 1 || v > kMaxDegree)
+      d.error(std::string("/parallel/") + name,
+              fmt::format("must be in [1, {}], got {}", kMaxDegree, v));
+  if (s.training.micro_batch < 1)
+    d.error("/training/micro_batch", fmt::format("must be >= 1, got {}", s.training.micro_batch));
+  if (!d.empty()) return;
   const std::int64_t gpus = s.cluster.gpus();
   const std::int64_t model_ranks = std::int64_t(p.tp) * p.pp * p.cp;
   if (p.dp >= 1 && gpus % model_ranks == 0 && gpus / model_ranks == p.dp) return;

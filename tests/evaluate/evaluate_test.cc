@@ -44,6 +44,19 @@ TEST(evaluate, VariedDegreesThatDoNotFillTheClusterAreDiagnostics) {
   EXPECT_EQ(e.errors().items()[0].path, "/parallel/dp");
 }
 
+TEST(evaluate, ZeroDegreesSetInCodeAreDiagnosticsNotADivisionByZero) {
+  Scenario s = llama8b();
+  s.strategy.tp = 0;
+  s.strategy.pp = 0;
+  s.training.micro_batch = 0;  // search varies it too; the checks divide by it
+  const Expected<Estimate> e = evaluate(s);
+  ASSERT_FALSE(e.ok());
+  ASSERT_EQ(e.errors().items().size(), 3u) << e.errors().format();
+  EXPECT_EQ(e.errors().items()[0].path, "/parallel/tp");
+  EXPECT_EQ(e.errors().items()[1].path, "/parallel/pp");
+  EXPECT_EQ(e.errors().items()[2].path, "/training/micro_batch");
+}
+
 TEST(evaluate, InfeasibleStrategyIsAnEstimateWithReasonsAndNoPlan) {
   Scenario s = llama8b();
   // Interleaved with pp 2, vpp 2 needs m = 64 / (dp 2 * mb 1) = 32 micro-batches to be a multiple
