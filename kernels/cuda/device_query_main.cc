@@ -12,13 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/cuda/device_query.h"
+#include "simulator/core/units.h"
 
 namespace {
 
 namespace sc = shardsim::cuda;
 
 constexpr int kSchemaVersion = 1;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 struct Options {
   bool json = false;
@@ -97,7 +97,7 @@ void print_device(std::ostream& out, const sc::DeviceInfo& d) {
       << "  compute capability   " << d.compute_capability_major << "."
       << d.compute_capability_minor << "\n"
       << "  memory               " << d.memory_bytes << " bytes (" << std::fixed
-      << std::setprecision(1) << static_cast<double>(d.memory_bytes) / kGiB << " GiB)\n"
+      << std::setprecision(1) << static_cast<double>(d.memory_bytes) / shardsim::kGiB << " GiB)\n"
       << "  SMs                  " << d.sm_count << "\n"
       << "  memory clock         " << std::setprecision(3)
       << static_cast<double>(d.memory_clock_hz) / 1e9 << " GHz, bus " << d.memory_bus_width_bits

@@ -11,14 +11,13 @@
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
 #include "simulator/core/strings.h"
+#include "simulator/core/units.h"
 #include "simulator/cost/collective.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
 
 namespace shardsim::cli {
 namespace {
-
-constexpr double kGB = 1e9;  // GB/s = 1e9 bytes/s
 
 // Problems of a JSON file named by a flag: "--gpu my.json: /memory_bytes: ...".
 void throw_with_flag(const Diagnostics& d, const std::string& flag, const std::string& file) {

@@ -23,13 +23,13 @@
 #include <utility>
 #include <vector>
 
+#include "simulator/core/units.h"
 #include "simulator/cost/collective.h"
 #include "simulator/hardware/nccl_tests_log.h"
 
 namespace shardsim {
 namespace {
 
-constexpr double kMiB = 1048576;
 constexpr double kUs = 1e-6;
 
 NetworkConfig test_network() {
