@@ -82,7 +82,7 @@ nlohmann::json report_header(const Estimate& e) {
 std::string describe_setup(const Estimate& e) {
   const Scenario& s = e.input();
   const Plan& plan = *e.plan;
-  const auto& p = s.strategy;
+  const Strategy& p = e.strategy;
   const auto& t = s.training;
   std::string out = fmt::format("scenario  {}\n", s.name.empty() ? "(unnamed)" : s.name);
   out += fmt::format("model     {}: {} layers, hidden {}, {} heads ({} kv), vocab {}\n",
@@ -103,9 +103,8 @@ std::string describe_setup(const Estimate& e) {
   out += fmt::format(
       "training  {} x {} tokens per step, micro-batch {} (m = {} per DP rank), {}, "
       "{}, recompute {}, flash attention {}\n",
-      t.global_batch, t.seq_len, t.micro_batch, plan.micro_batches, dtype_name(t.precision),
-      optimizer_name(t.optimizer), recompute_name(s.strategy.recompute),
-      t.flash_attention ? "on" : "off");
+      t.global_batch, t.seq_len, e.micro_batch, plan.micro_batches, dtype_name(t.precision),
+      optimizer_name(t.optimizer), recompute_name(p.recompute), t.flash_attention ? "on" : "off");
   return out;
 }
 

@@ -173,14 +173,14 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   r.breakdown.add(TimeCategory::kBubble, bubble);
   r.breakdown.add(TimeCategory::kPpComm,
                   p > 1 ? pipeline_transfers(plan.schedule, p, plan.vpp, m, c.p2p_seconds) : 0);
-  r.breakdown.add(
-      TimeCategory::kDpComm,
-      exposed_dp(s, plan, c, r.bottleneck_stage,
-                 // gradients appear during the weight passes (ZB: only those)
-                 zb ? sw.w.total() : sw.b.total() + sw.w.total(),
-                 // GPipe runs every forward first: only backwards follow a reduction
-                 plan.schedule == Schedule::kGpipe ? sw.b.total() + sw.w.total()
-                                                   : sw.f.total() + sw.b.total() + sw.w.total()));
+  r.breakdown.add(TimeCategory::kDpComm,
+                  exposed_dp(s, plan, c, r.bottleneck_stage,
+                             // gradients appear during the weight passes (ZB: only those)
+                             zb ? sw.w.total() : sw.b.total() + sw.w.total(),
+                             // GPipe runs every forward first: only backwards follow a reduction
+                             plan.schedule_facts().forwards_first
+                                 ? sw.b.total() + sw.w.total()
+                                 : sw.f.total() + sw.b.total() + sw.w.total()));
   const StageCost& sc = c.stages[std::size_t(r.bottleneck_stage)];
   r.breakdown.add(TimeCategory::kOptimizer, sc.optimizer_seconds + sc.host_optimizer_seconds);
   r.breakdown.add(TimeCategory::kOffload, sc.offload_d2h_seconds + sc.offload_h2d_seconds);

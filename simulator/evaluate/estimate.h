@@ -3,6 +3,7 @@
 // run, the reasons. Writers (reports/) take an Estimate, never its pieces.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,10 +34,12 @@ struct StepTime {
 };
 
 struct Estimate {
-  // The scenario evaluated. REQUIRES: it outlives the Estimate (writers read its model, cluster
-  // and resolved input through this pointer).
+  // The scenario evaluated: its model, training, cluster and resolved input. REQUIRES: it outlives
+  // the Estimate. Its strategy may change afterwards (a search varies it in place), so what was
+  // evaluated is kept here by value, and writers read these two, not the scenario's.
   const Scenario* scenario = nullptr;
-  Mode mode = Mode::kAnalytic;
+  Strategy strategy;
+  std::int64_t micro_batch = 1;
   std::vector<std::string> warnings;      // the scenario's, then the strategy's
   std::vector<Infeasibility> infeasible;  // why the plan cannot run; empty when it can
   std::optional<Plan> plan;               // absent when the strategy cannot be laid out

@@ -48,7 +48,8 @@ Expected<Estimate> evaluate(const Scenario& s, const EvaluateOptions& options) {
   if (!check.errors.empty()) return std::move(check.errors);
   Estimate e;
   e.scenario = &s;
-  e.mode = options.mode;
+  e.strategy = s.strategy;
+  e.micro_batch = s.training.micro_batch;
   e.warnings = s.warnings;
   e.warnings.insert(e.warnings.end(), check.warnings.begin(), check.warnings.end());
   e.infeasible = std::move(check.infeasible);

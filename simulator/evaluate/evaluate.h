@@ -24,5 +24,7 @@ struct EvaluateOptions {
 // cluster.nodes resolved). The strategy is checked again here: a varied strategy that breaks a
 // cross-field rule gives Diagnostics naming the field.
 [[nodiscard]] Expected<Estimate> evaluate(const Scenario& s, const EvaluateOptions& options = {});
+// An Estimate points at its scenario: evaluating a temporary would leave it dangling.
+Expected<Estimate> evaluate(Scenario&&, const EvaluateOptions& = {}) = delete;
 
 }  // namespace shardsim

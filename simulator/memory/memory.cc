@@ -73,10 +73,10 @@ void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp
     states.optimizer += part.optimizer;
   }
   auto zero = [&] {
-    std::string z = p.zero == 0
+    std::string z = !p.zero_facts().shards_optimizer
                         ? std::string("not sharded (ZeRO-0)")
                         : fmt::format("ZeRO-{} over {} ranks", p.zero, plan.dense_shard_degree());
-    if (p.zero > 0 && lp.expert > 0)
+    if (p.zero_facts().shards_optimizer && lp.expert > 0)
       z += fmt::format(" ({} for experts)", plan.expert_shard_degree());
     return z;
   };

@@ -85,12 +85,12 @@ enum class OpKind {
   kElementwise,  // residual adds, rotary embedding
 };
 
-// How tensor parallelism splits an op's work.
 // The three kinds of work of a training step: forward, backward-input (B) and backward-weight (W)
 // (Qi et al. split the backward pass in two; other schedules run W inside B). Shared by the cost
 // models (cost/compute.h) and the schedule programs (plan/schedule.h).
 enum class Pass : std::uint8_t { kForward, kBackwardInput, kBackwardWeight };
 
+// How tensor parallelism splits an op's work.
 enum class TpSplit { kNone, kColumn, kRow, kHeads, kSequence };
 
 struct Op {

@@ -6,7 +6,7 @@ namespace shardsim {
 namespace {
 
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;  // sequences, tokens: generous bound
-constexpr int kMaxDegree = 1 << 20;                        // any parallel degree
+constexpr int kMaxDegree = kMaxParallelDegree;
 
 const std::vector<std::pair<std::string, Dtype>> kPrecisions = {
     {"fp32", Dtype::kFp32}, {"fp16", Dtype::kFp16}, {"bf16", Dtype::kBf16}, {"fp8", Dtype::kFp8}};

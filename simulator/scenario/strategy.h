@@ -1,8 +1,8 @@
 // The parallel strategy of a training run: how the model is split over GPUs (degrees, sequence
 // parallelism, ZeRO stage, offload), how the pipeline is scheduled, which communication overlaps,
 // and what is recomputed. A plain value: search and compare vary it over a fixed model and cluster.
-// Facts that follow from a schedule or a ZeRO stage live in plan/schedule.h and plan/zero.h, not
-// here and not in their users.
+// Facts that follow from a schedule or a ZeRO stage are the trait tables below (ScheduleTraits,
+// ZeroTraits); counts that depend on the stage and micro-batches are in plan/schedule.h.
 #pragma once
 
 #include <string>
@@ -11,6 +11,13 @@ namespace shardsim {
 
 enum class Recompute { kNone, kSelective, kFull };
 enum class Schedule { kGpipe, k1F1B, kInterleaved, kZbH1, kZbH2 };
+inline constexpr int kRecomputeCount = 3;
+inline constexpr int kScheduleCount = 5;
+inline constexpr int kZeroStages = 4;  // 0..3
+
+// Largest parallel degree a scenario may give (tp, pp, vpp, cp, ep, and dp when given); a dp
+// derived from the GPU count may reach the GPU limit of validate.cc (2^24).
+inline constexpr int kMaxParallelDegree = 1 << 20;
 
 // What a pipeline schedule is, defined once; every layer asks these instead of testing the enum.
 // Sources: Narayanan et al. 2021 §2.2 (GPipe, 1F1B, interleaved); Qi et al. 2024 (ZB-H1, ZB-H2).

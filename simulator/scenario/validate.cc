@@ -14,8 +14,6 @@ constexpr std::int64_t kMaxGpus = std::int64_t{1} << 24;
 // Largest pipeline accepted: 4,096 (virtual) stages, far above any published run; reports list
 // every stage, so this bounds their size.
 constexpr std::int64_t kMaxChunks = 4096;
-// Largest single parallel degree, as the scenario reader accepts (sections.cc).
-constexpr int kMaxDegree = 1 << 20;
 
 bool check_size(Diagnostics& d, const std::string& path, const std::string& what,
                 std::int64_t value) {
@@ -188,7 +186,7 @@ void check_parallel(const Scenario& s, StrategyCheck& c) {
     c.warnings.push_back(
         "expert parallelism with tp > 1 runs with sequence parallelism in "
         "Megatron-Core; parallel.sp is off");
-  if (p.zero >= 2 && p.pp > 1)
+  if (p.zero_facts().shards_grads && p.pp > 1)
     c.warnings.push_back(
         fmt::format("ZeRO-{} with pipeline parallelism (pp = {}): DeepSpeed "
                     "supports only ZeRO-1 with pipelines",
@@ -273,21 +271,28 @@ void check_world(const Scenario& s, Diagnostics& d) {
   const auto& p = s.strategy;
   // The reader enforces degrees >= 1; a strategy varied in code is checked again before any
   // product or division uses them.
-  for (const auto& [name, v] : {std::pair{"tp", p.tp},
-                                {"pp", p.pp},
-                                {"vpp", p.vpp},
-                                {"cp", p.cp},
-                                {"ep", p.ep},
-                                {"dp", p.dp}})
-    if (v < 1 || v > kMaxDegree)
-      d.error(std::string("/parallel/") + name,
-              fmt::format("must be in [1, {}], got {}", kMaxDegree, v));
+  const std::int64_t max_dp = kMaxGpus;  // derived dp reaches the GPU limit, not the degree one
+  for (const auto& [name, v, max] : {std::tuple{"tp", p.tp, std::int64_t{kMaxParallelDegree}},
+                                     {"pp", p.pp, kMaxParallelDegree},
+                                     {"vpp", p.vpp, kMaxParallelDegree},
+                                     {"cp", p.cp, kMaxParallelDegree},
+                                     {"ep", p.ep, kMaxParallelDegree},
+                                     {"dp", p.dp, max_dp}})
+    if (v < 1 || v > max)
+      d.error(std::string("/parallel/") + name, fmt::format("must be in [1, {}], got {}", max, v));
+  // Enumerations set in code index the trait tables: out of range is an error, not a read past.
+  if (p.zero < 0 || p.zero >= kZeroStages)
+    d.error("/parallel/zero", fmt::format("must be 0, 1, 2 or 3, got {}", p.zero));
+  if (int(p.schedule) < 0 || int(p.schedule) >= kScheduleCount)
+    d.error("/parallel/schedule", fmt::format("unknown schedule value {}", int(p.schedule)));
+  if (int(p.recompute) < 0 || int(p.recompute) >= kRecomputeCount)
+    d.error("/training/recompute", fmt::format("unknown recompute value {}", int(p.recompute)));
   if (s.training.micro_batch < 1)
     d.error("/training/micro_batch", fmt::format("must be >= 1, got {}", s.training.micro_batch));
   if (!d.empty()) return;
   const std::int64_t gpus = s.cluster.gpus();
   const std::int64_t model_ranks = std::int64_t(p.tp) * p.pp * p.cp;
-  if (p.dp >= 1 && gpus % model_ranks == 0 && gpus / model_ranks == p.dp) return;
+  if (gpus % model_ranks == 0 && gpus / model_ranks == p.dp) return;
   d.error("/parallel/dp",
           fmt::format("tp*pp*cp*dp = {}*{}*{}*{} must equal the cluster's {} GPUs ({} nodes x {})",
                       p.tp, p.pp, p.cp, p.dp, gpus, s.cluster.nodes, s.cluster.gpus_per_node));

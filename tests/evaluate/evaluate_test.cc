@@ -57,6 +57,41 @@ TEST(evaluate, ZeroDegreesSetInCodeAreDiagnosticsNotADivisionByZero) {
   EXPECT_EQ(e.errors().items()[2].path, "/training/micro_batch");
 }
 
+TEST(evaluate, EnumerationsSetOutOfRangeInCodeAreDiagnostics) {
+  // They index the trait tables (strategy.cc): out of range must be an error, not a read past.
+  Scenario s = llama8b();
+  s.strategy.zero = 5;
+  s.strategy.schedule = static_cast<Schedule>(9);
+  const Expected<Estimate> e = evaluate(s);
+  ASSERT_FALSE(e.ok());
+  ASSERT_EQ(e.errors().items().size(), 2u) << e.errors().format();
+  EXPECT_EQ(e.errors().items()[0].path, "/parallel/zero");
+  EXPECT_EQ(e.errors().items()[1].path, "/parallel/schedule");
+}
+
+TEST(evaluate, DerivedDataParallelismMayExceedTheDegreeLimit) {
+  // 2^18 nodes x 8 GPUs with tp 1 derive dp = 2^21, above the 2^20 limit on a degree given in the
+  // file but within the 2^24-GPU limit on a derived one; global batch 2^22 = 2 sequences per rank.
+  const Scenario s = llama8b({"cluster.nodes=262144", "parallel.tp=1", "parallel.zero=0",
+                              "training.global_batch=4194304"});
+  ASSERT_EQ(s.strategy.dp, 1 << 21);
+  EXPECT_TRUE(evaluate(s, {Mode::kMemory}).ok());
+}
+
+TEST(evaluate, AnEstimateKeepsTheStrategyItEvaluated) {
+  // A search varies the scenario in place after each call; an Estimate it keeps must still
+  // describe its own strategy (tp 2, micro-batch 1), not the scenario's current one.
+  Scenario s = llama8b();
+  const Expected<Estimate> first = evaluate(s, {Mode::kMemory});
+  ASSERT_TRUE(first.ok());
+  s.strategy.tp = 4;
+  s.strategy.dp = 2;
+  s.training.micro_batch = 2;
+  EXPECT_EQ(first->strategy.tp, 2);
+  EXPECT_EQ(first->micro_batch, 1);
+  EXPECT_EQ(first->plan->tp, first->strategy.tp);
+}
+
 TEST(evaluate, InfeasibleStrategyIsAnEstimateWithReasonsAndNoPlan) {
   Scenario s = llama8b();
   // Interleaved with pp 2, vpp 2 needs m = 64 / (dp 2 * mb 1) = 32 micro-batches to be a multiple
