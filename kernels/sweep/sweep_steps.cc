@@ -64,6 +64,7 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
     context_ = base_context(*world, build);
     context_["backend"] = backend->context();
     context_["sweep"] = loop_json(options_, plan.loop);
+    publish(false);  // the .partial exists (no items yet) from the start of the measurements
     std::vector<Descriptor> all = backend->descriptors(plan);
     std::vector<const Descriptor*> chosen;
     for (const Descriptor& d : all) {
@@ -78,9 +79,9 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
       const Measurement m = measure(*chosen[i], backend->timer(), *world, plan.loop);
       items_.push_back(item_json(*chosen[i], m));
       log_item(i, chosen.size(), items_.back());
-      publish(false, false);
+      publish(false);
     }
-    publish(true, true);
+    publish(true);
   } catch (const CallError& e) {
     return fail(world ? &*world : nullptr, e.call(), e.what());
   } catch (const std::exception& e) {
@@ -109,7 +110,16 @@ int SweepRun::fail(const Comm* world, const std::string& call, const std::string
        << (current_item_.empty() ? "" : " (while measuring " + current_item_ + ")") << "\n";
   error_ = {{"call", call}, {"message", message}, {"item", current_item_}, {"rank", rank}};
   try {
-    publish(false, true);
+    publish(false);
+    if (!options_.samples_path.empty()) {
+      // Every failing rank writes its own error file before MPI_Abort: when rank 0 is not the one
+      // that failed, the abort may end it before it learns the error, so its .partial would keep
+      // `error: null`; this file names the failing call regardless.
+      const std::string error_path =
+          options_.samples_path + ".rank" + std::to_string(rank) + ".error";
+      write_json_file(error_path, error_);
+      log_ << "error of rank " << rank << " written to " << error_path << "\n";
+    }
     if (rank0_ && !options_.samples_path.empty()) {
       log_ << "partial samples (" << items_.size() << " items) kept in " << options_.samples_path
            << ".partial\n";
@@ -123,9 +133,9 @@ int SweepRun::fail(const Comm* world, const std::string& call, const std::string
 }
 
 // Refreshes `out_`; rank 0 writes the document: the final file when complete, otherwise the
-// .partial sibling (at most once a second unless forced, so long sweeps do not rewrite it per
-// item).
-void SweepRun::publish(bool complete, bool force) {
+// .partial sibling (after every item, so it is current whenever another rank's failure aborts
+// rank 0; one small JSON file per item costs far less than the item's measurement).
+void SweepRun::publish(bool complete) {
   out_ = samples_document(context_, items_, complete, error_);
   if (!rank0_ || options_.samples_path.empty()) return;
   const std::string partial = options_.samples_path + ".partial";
@@ -134,10 +144,7 @@ void SweepRun::publish(bool complete, bool force) {
     std::remove(partial.c_str());
     return;
   }
-  const auto now = std::chrono::steady_clock::now();
-  if (!force && now - last_write_ < std::chrono::seconds(1)) return;
   write_json_file(partial, out_);
-  last_write_ = now;
 }
 
 }  // namespace shardsim::kernels
