@@ -3,6 +3,8 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include <fmt/format.h>
@@ -40,6 +42,21 @@ std::string headline(const nlohmann::json& item) {
   return fmt::format("{:.3f} us/launch", d.value("seconds_per_launch", 0.0) * 1e6);
 }
 
+// Why rank 0 could not write the samples document at `path` ("" when it can, or no path):
+// probes the temporary file that write_json_file() renames into place.
+std::string output_problem(const std::string& path) {
+  if (path.empty()) return "";
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return "is a directory, not a file";
+  const std::string probe_path = path + ".tmp";
+  {
+    std::ofstream probe(probe_path);
+    if (!probe) return "cannot create " + probe_path + " (does its directory exist?)";
+  }
+  std::remove(probe_path.c_str());
+  return "";
+}
+
 }  // namespace
 
 SweepRun::SweepRun(const SweepOptions& options, std::ostream& log, nlohmann::json& out,
@@ -52,6 +69,12 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
   try {
     world.emplace(Comm::world(options_.sync_timeout_s));
     rank0_ = world->rank() == 0;
+    // Checked before measuring (rank 0 writes the file; every rank takes its answer).
+    const std::string bad_output = rank0_ ? output_problem(options_.samples_path) : "";
+    if (!world->all(bad_output.empty())) {
+      if (rank0_) log_ << "error: -o " << options_.samples_path << ": " << bad_output << "\n";
+      return 2;
+    }
     std::string error;
     backend = make_backend(*world, error);
     if (!backend) {  // every rank took this decision together: nothing to abort
@@ -64,16 +87,18 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
     context_ = base_context(*world, build);
     context_["backend"] = backend->context();
     context_["sweep"] = loop_json(options_, plan.loop);
-    publish(false);  // the .partial exists (no items yet) from the start of the measurements
     std::vector<Descriptor> all = backend->descriptors(plan);
     std::vector<const Descriptor*> chosen;
     for (const Descriptor& d : all) {
       if (d.name.find(options_.name_filter) != std::string::npos) chosen.push_back(&d);
     }
     if (chosen.empty()) {
-      if (rank0_) log_ << "error: name filter '" << options_.name_filter << "' matches nothing\n";
+      if (rank0_) {
+        log_ << "error: --filter '" << options_.name_filter << "' matches no item of this sweep\n";
+      }
       return 2;
     }
+    publish(false);  // the .partial exists (no items yet) from the start of the measurements
     for (std::size_t i = 0; i < chosen.size(); ++i) {
       current_item_ = chosen[i]->name;
       const Measurement m = measure(*chosen[i], backend->timer(), *world, plan.loop);

@@ -110,7 +110,22 @@ TEST(CalibrationSweep, OtherRankFailureNamesTheCall) {
 TEST(CalibrationSweep, BadOptionsExitTwo) {
   EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend tpu 2>/dev/null"), 2);
   EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --sync-timeout -1 2>/dev/null"), 2);
-  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --filter no-such-item 2>/dev/null"), 2);
+  const fs::path log = scratch("bad_options.log");
+  const std::string to_log = " 2> " + log.string();
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --filter no-such-item" + to_log), 2);
+  EXPECT_NE(slurp(log).find("--filter"), std::string::npos) << slurp(log);
+  // A bad -o is refused before measuring (exit 2, not 3 after the sweep): a missing directory,
+  // and a directory given as the file.
+  const std::string missing = (scratch("no_such_dir") / "samples.json").string();
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --quick -o " + missing + to_log), 2);
+  EXPECT_NE(slurp(log).find("-o " + missing), std::string::npos) << slurp(log);
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --quick -o " +
+                scratch("x").parent_path().string() + to_log),
+            2);
+  EXPECT_NE(slurp(log).find("is a directory"), std::string::npos) << slurp(log);
+  // Not a number: a one-line message, not CLI11's 300-digit range of a positive double.
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --sync-timeout abc" + to_log), 2);
+  EXPECT_LT(slurp(log).size(), 300u) << slurp(log);
 }
 
 TEST(CalibrationSweep, CudaWithoutDeviceExitsThree) {
