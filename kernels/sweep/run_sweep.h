@@ -26,7 +26,8 @@ struct SweepOptions {
   // rewritten after every item); it is removed after a complete run and kept after a failure, so
   // a later `fit` can read the samples already measured. Its `error` is set when rank 0 failed;
   // every rank that fails also writes `<samples_path>.rank<N>.error` (JSON: call, message, item,
-  // rank) before aborting, since MPI_Abort may end rank 0 before it learns another rank's error.
+  // rank) before aborting, since MPI_Abort may end rank 0 before it learns another rank's error
+  // (each rank removes its own stale error file when it starts).
   std::string samples_path;
   // Only descriptors whose name contains this string (e.g. "gemm/", "collective/"); "" = all.
   std::string name_filter;

@@ -57,6 +57,11 @@ std::string output_problem(const std::string& path) {
   return "";
 }
 
+// `<samples_path>.rank<N>.error`: the error of rank N after a failure (run_sweep.h).
+std::string error_path(const std::string& samples_path, int rank) {
+  return samples_path + ".rank" + std::to_string(rank) + ".error";
+}
+
 }  // namespace
 
 SweepRun::SweepRun(const SweepOptions& options, std::ostream& log, nlohmann::json& out,
@@ -69,6 +74,9 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
   try {
     world.emplace(Comm::world(options_.sync_timeout_s));
     rank0_ = world->rank() == 0;
+    if (!options_.samples_path.empty()) {  // an error file of an earlier run would mislead
+      std::remove(error_path(options_.samples_path, world->rank()).c_str());
+    }
     // Checked before measuring (rank 0 writes the file; every rank takes its answer).
     const std::string bad_output = rank0_ ? output_problem(options_.samples_path) : "";
     if (!world->all(bad_output.empty())) {
@@ -140,10 +148,9 @@ int SweepRun::fail(const Comm* world, const std::string& call, const std::string
       // Every failing rank writes its own error file before MPI_Abort: when rank 0 is not the one
       // that failed, the abort may end it before it learns the error, so its .partial would keep
       // `error: null`; this file names the failing call regardless.
-      const std::string error_path =
-          options_.samples_path + ".rank" + std::to_string(rank) + ".error";
-      write_json_file(error_path, error_);
-      log_ << "error of rank " << rank << " written to " << error_path << "\n";
+      const std::string error_file = error_path(options_.samples_path, rank);
+      write_json_file(error_file, error_);
+      log_ << "error of rank " << rank << " written to " << error_file << "\n";
     }
     if (rank0_ && !options_.samples_path.empty()) {
       log_ << "partial samples (" << items_.size() << " items) kept in " << options_.samples_path

@@ -110,7 +110,9 @@ TEST(KernelSweepPlan, CpuDescriptorNamesAreUnique) {
       collectives += d.kind == sk::Kind::kCollective ? 1 : 0;
     }
     // Quick: 1 KiB..4 MiB by 16 = 4 sizes, no rounding collisions: 3 groups x 5 ops x 4 sizes.
-    if (quick) EXPECT_EQ(collectives, 60);
+    if (quick) {
+      EXPECT_EQ(collectives, 60);
+    }
   }
 }
 
