@@ -32,11 +32,19 @@ void add_shape(
   out.push_back(std::move(shape));
 }
 
-// Square GEMMs n = k = m for an efficiency-versus-size curve.
-std::vector<GemmShape> square_shapes(const std::vector<std::int64_t>& sizes) {
-  std::vector<GemmShape> out;
-  for (const std::int64_t s : sizes) out.push_back({s, s, s, false, false, {"square"}});
-  return out;
+using ShapeIndex =
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool>, std::size_t>;
+
+// Square GEMMs n = k = m for an efficiency-versus-size curve, appended to `shapes` through
+// add_shape: a square that is also a layer GEMM gets the use "square" instead of a second entry
+// (descriptor names, which are built from the shape, must be unique per sweep).
+void add_square_shapes(std::vector<GemmShape>& shapes, const std::vector<std::int64_t>& sizes) {
+  ShapeIndex index;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const GemmShape& g = shapes[i];
+    index.emplace(std::make_tuple(g.m, g.n, g.k, g.trans_a, g.trans_b), i);
+  }
+  for (const std::int64_t s : sizes) add_shape(shapes, index, {s, s, s, false, false, {"square"}});
 }
 
 LoopConfig quick_loop() {
@@ -95,7 +103,7 @@ SweepPlan make_sweep_plan(BackendKind backend, bool quick) {
   p.backend = backend;
   p.quick = quick;
   TransformerSweep t;
-  std::vector<GemmShape> squares;
+  std::vector<std::int64_t> squares;
   if (backend == BackendKind::kCpu) {
     t.scale_down = 8;
     t.hidden = quick ? std::vector<std::int64_t>{1024, 4096}
@@ -103,7 +111,7 @@ SweepPlan make_sweep_plan(BackendKind backend, bool quick) {
     t.tp = quick ? std::vector<std::int64_t>{1, 4} : std::vector<std::int64_t>{1, 2, 4, 8};
     t.tokens = 2048;
     p.gemm_dtypes = {"fp32"};
-    squares = square_shapes(quick ? geometric(64, 256, 4) : geometric(64, 1024, 2));
+    squares = quick ? geometric(64, 256, 4) : geometric(64, 1024, 2);
     p.memory_shapes = quick ? std::vector<MemoryShape>{{64, 1024}, {512, 1024}}
                             : std::vector<MemoryShape>{{64, 1024}, {512, 1024}, {2048, 2048}};
     p.copy_bytes = quick ? geometric(4 * kKiB, 16 * kMiB, 16) : geometric(4 * kKiB, 64 * kMiB, 4);
@@ -116,7 +124,7 @@ SweepPlan make_sweep_plan(BackendKind backend, bool quick) {
     t.tokens = 4096;
     p.gemm_dtypes = quick ? std::vector<std::string>{"fp32", "bf16"}
                           : std::vector<std::string>{"fp32", "tf32", "fp16", "bf16", "fp8"};
-    squares = square_shapes(quick ? geometric(512, 8192, 4) : geometric(256, 16384, 2));
+    squares = quick ? geometric(512, 8192, 4) : geometric(256, 16384, 2);
     p.memory_shapes = quick ? std::vector<MemoryShape>{{4096, 4096}}
                             : std::vector<MemoryShape>{{1024, 1024}, {4096, 4096}, {8192, 8192}};
     p.copy_bytes =
@@ -125,7 +133,7 @@ SweepPlan make_sweep_plan(BackendKind backend, bool quick) {
     p.launches_per_run = 256;
   }
   p.gemm_shapes = transformer_gemm_shapes(t);
-  p.gemm_shapes.insert(p.gemm_shapes.end(), squares.begin(), squares.end());
+  add_square_shapes(p.gemm_shapes, squares);
   if (quick) p.loop = quick_loop();
   return p;
 }

@@ -42,7 +42,7 @@ struct Measurement {
                                   const LoopConfig& config);
 
 // runs_per_sample for a run lasting `one_run_s`: ceil(min_sample_s / one_run_s) clamped to
-// [1, max_runs_per_sample]; 1 when one_run_s <= 0 is not measurable.
+// [1, max_runs_per_sample]; max_runs_per_sample when one_run_s <= 0 (too short to measure).
 [[nodiscard]] int runs_per_sample(double one_run_s, const LoopConfig& config);
 
 }  // namespace shardsim::kernels

@@ -2,6 +2,8 @@
 // received against coll_expected(); every MPI call is checked (the communicator returns errors).
 #include <climits>
 #include <cstring>
+#include <set>
+#include <string>
 
 #include "kernels/common/errors.h"
 #include "kernels/common/memory_ops.h"
@@ -81,6 +83,7 @@ class MpiCollectiveInstance final : public Instance {
 std::vector<Descriptor> collective_descriptors(const SweepPlan& plan,
                                                const std::vector<CollectiveGroup>& groups) {
   std::vector<Descriptor> out;
+  std::set<std::string> names;
   for (const CollectiveGroup& g : groups) {
     for (const CollOp op : kAllCollOps) {
       for (const std::int64_t bytes : plan.collective_bytes) {
@@ -89,6 +92,9 @@ std::vector<Descriptor> collective_descriptors(const SweepPlan& plan,
         d.kind = Kind::kCollective;
         d.name = "collective/mpi/" + std::string(coll_op_name(op)) + "/g" + std::to_string(g.size) +
                  "/" + std::to_string(static_cast<std::int64_t>(c.bytes));
+        // Small sizes round to the same bytes actually used (counts of whole floats per
+        // peer): keep the first descriptor of a name, names are unique per sweep.
+        if (!names.insert(d.name).second) continue;
         d.params = g.params();
         d.params.update({{"op", coll_op_name(op)},
                          {"bytes", c.bytes},

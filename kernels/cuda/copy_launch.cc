@@ -35,9 +35,20 @@ class CopyInstance final : public Instance {
         check_(n_),
         dev_a_(n_),
         dev_b_(n_) {
+    // host_ holds the reference pattern. Only the source gets the pattern and the destination
+    // is cleared, so verify() can fail when the copy did not happen.
     for (std::size_t i = 0; i < n_; ++i) host_.get()[i] = static_cast<unsigned char>(mix64(i));
-    // The source of every direction holds the pattern before the first run.
-    check_cuda(cudaMemcpy(dev_a_.get(), host_.get(), n_, cudaMemcpyHostToDevice), "cudaMemcpy");
+    if (dir_ != "host_to_device") {  // the source is dev_a_
+      check_cuda(cudaMemcpy(dev_a_.get(), host_.get(), n_, cudaMemcpyHostToDevice), "cudaMemcpy");
+    }
+    if (dst_on_host()) {
+      std::memset(check_.get(), 0, n_);
+    } else {
+      check_cuda(cudaMemset(dst(), 0, n_), "cudaMemset");
+    }
+    // cudaMemset runs on the legacy default stream, which does not order the non-blocking
+    // ctx_.stream: finish it before the first run.
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   }
 
   void run(int times) override {
@@ -49,12 +60,16 @@ class CopyInstance final : public Instance {
 
   Verification verify() override {
     check_cuda(cudaStreamSynchronize(ctx_.stream), "cudaStreamSynchronize");
-    check_cuda(cudaMemcpy(check_.get(), dst(), n_, cudaMemcpyDefault), "cudaMemcpy");
+    // device_to_host copied into check_ itself; otherwise read the device destination back.
+    if (!dst_on_host()) {
+      check_cuda(cudaMemcpy(check_.get(), dst(), n_, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    }
     const bool ok = std::memcmp(check_.get(), host_.get(), n_) == 0;
     return {ok, ok ? "destination equals source" : "destination differs from source"};
   }
 
  private:
+  [[nodiscard]] bool dst_on_host() const { return dir_ == "device_to_host"; }
   [[nodiscard]] void* src() const {
     return dir_ == "host_to_device" ? static_cast<void*>(host_.get()) : dev_a_.get();
   }
@@ -75,7 +90,11 @@ class CopyInstance final : public Instance {
 class LaunchInstance final : public Instance {
  public:
   LaunchInstance(int launches, const DeviceContext& ctx)
-      : launches_(launches), ctx_(ctx), flag_(sizeof(int)) {}
+      : launches_(launches), ctx_(ctx), flag_(sizeof(int)) {
+    // A flag left at 1 by chance must not pass verify() without a run.
+    check_cuda(cudaMemset(flag_.get(), 0, sizeof(int)), "cudaMemset");
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  }
   void run(int times) override {
     for (int t = 0; t < times; ++t) {
       check_cuda(launch_empty(launches_, static_cast<int*>(flag_.get()), ++runs_, ctx_.stream),
@@ -85,6 +104,9 @@ class LaunchInstance final : public Instance {
   // The kernel stores its run number: after one run the flag is 1.
   Verification verify() override {
     int flag = 0;
+    // The launches went to the non-blocking ctx_.stream, which cudaMemcpy (legacy default
+    // stream) does not wait for.
+    check_cuda(cudaStreamSynchronize(ctx_.stream), "cudaStreamSynchronize");
     check_cuda(cudaMemcpy(&flag, flag_.get(), sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy");
     return {flag == 1, "flag after one run: " + std::to_string(flag)};
   }

@@ -2,7 +2,9 @@
 // cublasLtMatmul for fp8 (e4m3 inputs, bf16 output, TN layout as cuBLASLt requires).
 // Row-major C (m x n) = op(A) op(B) is computed as column-major C^T = op(B)^T op(A)^T, so the
 // cuBLAS call takes B first. COMPILED ONLY, never run (see cuda_backend.h).
+#include <map>
 #include <memory>
+#include <string>
 
 #include "kernels/common/gemm_check.h"
 #include "kernels/cuda/descriptors.h"
@@ -155,6 +157,7 @@ std::vector<Descriptor> gemm_descriptors(const SweepPlan& plan, const DeviceCont
   // fp8 needs compute capability 8.9 (Ada) or newer.
   const bool has_fp8 = ctx.cc_major * 10 + ctx.cc_minor >= 89;
   std::vector<Descriptor> out;
+  std::map<std::string, std::size_t> index;  // descriptor name -> position in `out`
   for (const std::string& dtype : plan.gemm_dtypes) {
     if (dtype == "fp8" && !has_fp8) continue;
     for (GemmShape s : plan.gemm_shapes) {
@@ -171,6 +174,12 @@ std::vector<Descriptor> gemm_descriptors(const SweepPlan& plan, const DeviceCont
                   {"trans_b", s.trans_b},
                   {"uses", s.uses},
                   {"library", dtype == "fp8" ? "cublasLt" : "cublas"}};
+      // fp8 forces layout nt, so shapes differing only in layout share a name: keep the first
+      // descriptor of a name and add the later shape's uses to it.
+      if (const auto [it, fresh] = index.emplace(d.name, out.size()); !fresh) {
+        for (const std::string& use : s.uses) out[it->second].params["uses"].push_back(use);
+        continue;
+      }
       d.work.flops =
           2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
       const DeviceContext* c = &ctx;

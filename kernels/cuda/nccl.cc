@@ -3,6 +3,8 @@
 // AlltoAll is n ncclSend/ncclRecv pairs in one group, as nccl-tests does. COMPILED ONLY, never
 // run (see cuda_backend.h).
 #include <memory>
+#include <set>
+#include <string>
 
 #include "kernels/common/memory_ops.h"
 #include "kernels/cuda/descriptors.h"
@@ -111,6 +113,7 @@ NcclGroups::~NcclGroups() {
 std::vector<Descriptor> collective_descriptors(const SweepPlan& plan, const NcclGroups& groups,
                                                const DeviceContext& ctx) {
   std::vector<Descriptor> out;
+  std::set<std::string> names;
   for (std::size_t i = 0; i < groups.groups().size(); ++i) {
     const CollectiveGroup* g = &groups.groups()[i];
     void* comm = groups.nccl(i);
@@ -121,6 +124,9 @@ std::vector<Descriptor> collective_descriptors(const SweepPlan& plan, const Nccl
         d.kind = Kind::kCollective;
         d.name = "collective/nccl/" + std::string(coll_op_name(op)) + "/g" +
                  std::to_string(g->size) + "/" + std::to_string(static_cast<std::int64_t>(c.bytes));
+        // Small sizes round to the same bytes actually used (counts of whole floats per
+        // peer): keep the first descriptor of a name, names are unique per sweep.
+        if (!names.insert(d.name).second) continue;
         d.params = g->params();
         d.params.update({{"op", coll_op_name(op)},
                          {"bytes", c.bytes},

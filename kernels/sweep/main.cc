@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   app.add_option("--filter", options.name_filter, "only items whose name contains this");
   app.add_option("--sync-timeout", options.sync_timeout_s,
                  "seconds a rank waits for the others before giving up (default 120)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1e-3, 86400.0));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

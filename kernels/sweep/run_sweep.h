@@ -22,9 +22,12 @@ struct SweepOptions {
   BackendKind backend = BackendKind::kCpu;
   bool quick = false;  // the short sweep: CPU --quick with 2 ranks on 2 cores takes ~10-30 s
   // Where rank 0 writes the samples document; "" writes nothing. While the sweep runs,
-  // `<samples_path>.partial` holds what was measured so far (rewritten at most every second and
-  // after the last item); it is removed after a complete run and kept, with `error` set, after a
-  // failure, so a later `fit` can read the samples already measured.
+  // `<samples_path>.partial` holds what was measured so far (written before the first item and
+  // rewritten after every item); it is removed after a complete run and kept after a failure, so
+  // a later `fit` can read the samples already measured. Its `error` is set when rank 0 failed;
+  // every rank that fails also writes `<samples_path>.rank<N>.error` (JSON: call, message, item,
+  // rank) before aborting, since MPI_Abort may end rank 0 before it learns another rank's error
+  // (each rank removes its own stale error file when it starts).
   std::string samples_path;
   // Only descriptors whose name contains this string (e.g. "gemm/", "collective/"); "" = all.
   std::string name_filter;
@@ -47,7 +50,8 @@ struct SweepOptions {
 //   2 refused: a Debug build, or invalid options (message names the option);
 //   3 runtime failure: no CUDA device, a shardsim built without CUDA, or a failed MPI / BLAS /
 //     CUDA / cuBLAS / NCCL call or cross-rank deadline; the message names the call, and
-//     `samples_out` (and the .partial file) keeps the items measured before it, with `error` set.
+//     `samples_out` (and the .partial file) keeps the items measured before it, with `error` set
+//     on the failing rank; the failing rank's `.rank<N>.error` file names the call (see above).
 // MPI: initialised here unless the caller already did (then the caller finalises it). When this
 // function initialised MPI, the world has more than one rank and a runtime failure occurred after
 // the ranks agreed to start, it writes the partial samples and the error, then calls
@@ -55,7 +59,7 @@ struct SweepOptions {
 // MPI_Finalize waiting for a lost rank; it does not return in that case.
 // A lost rank (measured with Open MPI 4.1.4, a rank killed with SIGKILL mid-sweep): by default
 // mpirun itself ends the job at once ("process rank 1 ... exited on signal 9", mpirun exit 137),
-// and the .partial file keeps the items measured up to a second before. With
+// and the .partial file keeps the items measured before the kill. With
 // `mpirun --enable-recovery` the survivors carry on until their next cross-rank wait passes
 // sync_timeout_s, then report "MPI_Ibarrier failed: no answer from every rank within ..." (the
 // `error` of the .partial file) and abort; in that run mpirun still exited 0, so read `complete`

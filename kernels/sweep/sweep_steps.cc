@@ -3,6 +3,8 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include <fmt/format.h>
@@ -40,6 +42,26 @@ std::string headline(const nlohmann::json& item) {
   return fmt::format("{:.3f} us/launch", d.value("seconds_per_launch", 0.0) * 1e6);
 }
 
+// Why rank 0 could not write the samples document at `path` ("" when it can, or no path):
+// probes the temporary file that write_json_file() renames into place.
+std::string output_problem(const std::string& path) {
+  if (path.empty()) return "";
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return "is a directory, not a file";
+  const std::string probe_path = path + ".tmp";
+  {
+    std::ofstream probe(probe_path);
+    if (!probe) return "cannot create " + probe_path + " (does its directory exist?)";
+  }
+  std::remove(probe_path.c_str());
+  return "";
+}
+
+// `<samples_path>.rank<N>.error`: the error of rank N after a failure (run_sweep.h).
+std::string error_path(const std::string& samples_path, int rank) {
+  return samples_path + ".rank" + std::to_string(rank) + ".error";
+}
+
 }  // namespace
 
 SweepRun::SweepRun(const SweepOptions& options, std::ostream& log, nlohmann::json& out,
@@ -52,6 +74,15 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
   try {
     world.emplace(Comm::world(options_.sync_timeout_s));
     rank0_ = world->rank() == 0;
+    if (!options_.samples_path.empty()) {  // an error file of an earlier run would mislead
+      std::remove(error_path(options_.samples_path, world->rank()).c_str());
+    }
+    // Checked before measuring (rank 0 writes the file; every rank takes its answer).
+    const std::string bad_output = rank0_ ? output_problem(options_.samples_path) : "";
+    if (!world->all(bad_output.empty())) {
+      if (rank0_) log_ << "error: -o " << options_.samples_path << ": " << bad_output << "\n";
+      return 2;
+    }
     std::string error;
     backend = make_backend(*world, error);
     if (!backend) {  // every rank took this decision together: nothing to abort
@@ -70,17 +101,20 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
       if (d.name.find(options_.name_filter) != std::string::npos) chosen.push_back(&d);
     }
     if (chosen.empty()) {
-      if (rank0_) log_ << "error: name filter '" << options_.name_filter << "' matches nothing\n";
+      if (rank0_) {
+        log_ << "error: --filter '" << options_.name_filter << "' matches no item of this sweep\n";
+      }
       return 2;
     }
+    publish(false);  // the .partial exists (no items yet) from the start of the measurements
     for (std::size_t i = 0; i < chosen.size(); ++i) {
       current_item_ = chosen[i]->name;
       const Measurement m = measure(*chosen[i], backend->timer(), *world, plan.loop);
       items_.push_back(item_json(*chosen[i], m));
       log_item(i, chosen.size(), items_.back());
-      publish(false, false);
+      publish(false);
     }
-    publish(true, true);
+    publish(true);
   } catch (const CallError& e) {
     return fail(world ? &*world : nullptr, e.call(), e.what());
   } catch (const std::exception& e) {
@@ -109,7 +143,15 @@ int SweepRun::fail(const Comm* world, const std::string& call, const std::string
        << (current_item_.empty() ? "" : " (while measuring " + current_item_ + ")") << "\n";
   error_ = {{"call", call}, {"message", message}, {"item", current_item_}, {"rank", rank}};
   try {
-    publish(false, true);
+    publish(false);
+    if (!options_.samples_path.empty()) {
+      // Every failing rank writes its own error file before MPI_Abort: when rank 0 is not the one
+      // that failed, the abort may end it before it learns the error, so its .partial would keep
+      // `error: null`; this file names the failing call regardless.
+      const std::string error_file = error_path(options_.samples_path, rank);
+      write_json_file(error_file, error_);
+      log_ << "error of rank " << rank << " written to " << error_file << "\n";
+    }
     if (rank0_ && !options_.samples_path.empty()) {
       log_ << "partial samples (" << items_.size() << " items) kept in " << options_.samples_path
            << ".partial\n";
@@ -123,9 +165,9 @@ int SweepRun::fail(const Comm* world, const std::string& call, const std::string
 }
 
 // Refreshes `out_`; rank 0 writes the document: the final file when complete, otherwise the
-// .partial sibling (at most once a second unless forced, so long sweeps do not rewrite it per
-// item).
-void SweepRun::publish(bool complete, bool force) {
+// .partial sibling (after every item, so it is current whenever another rank's failure aborts
+// rank 0; one small JSON file per item costs far less than the item's measurement).
+void SweepRun::publish(bool complete) {
   out_ = samples_document(context_, items_, complete, error_);
   if (!rank0_ || options_.samples_path.empty()) return;
   const std::string partial = options_.samples_path + ".partial";
@@ -134,10 +176,7 @@ void SweepRun::publish(bool complete, bool force) {
     std::remove(partial.c_str());
     return;
   }
-  const auto now = std::chrono::steady_clock::now();
-  if (!force && now - last_write_ < std::chrono::seconds(1)) return;
   write_json_file(partial, out_);
-  last_write_ = now;
 }
 
 }  // namespace shardsim::kernels

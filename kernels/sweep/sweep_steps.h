@@ -3,7 +3,6 @@
 // exit code 3 with the failing call named. Internal to kernels/sweep.
 #pragma once
 
-#include <chrono>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -35,7 +34,7 @@ class SweepRun {
   void measure_all(Backend& backend, const Comm& world);
   void log_item(std::size_t index, std::size_t count, const nlohmann::json& item);
   int fail(const Comm* world, const std::string& call, const std::string& message);
-  void publish(bool complete, bool force);
+  void publish(bool complete);
 
   const SweepOptions& options_;
   std::ostream& log_;
@@ -46,7 +45,6 @@ class SweepRun {
   nlohmann::json items_ = nlohmann::json::array();
   nlohmann::json error_ = nullptr;
   std::string current_item_;
-  std::chrono::steady_clock::time_point last_write_{};
 };
 
 }  // namespace shardsim::kernels

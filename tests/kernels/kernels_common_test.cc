@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "kernels/common/collectives.h"
 #include "kernels/common/gemm_check.h"
@@ -77,6 +81,61 @@ TEST(KernelSweepPlan, CpuQuickIsScaledDown) {
   // CPU sizes are GPU sizes / 8: tokens 2048 / 8 = 256 is the m of every forward GEMM.
   EXPECT_EQ(p.gemm_shapes.at(0).m, 256);
   EXPECT_EQ(p.loop.min_repetitions, 3);
+}
+
+// descriptor.h promises unique names per sweep. Before the fix the CPU full plan had two
+// "gemm/fp32/256x256x256/nn": hidden 2048 / 8 = 256 at TP 1 gives attn_out (m 256, n h 256,
+// k h/t 256), the same as the square 256. Its collectives start at 8 bytes: in a group of 8 an
+// allgather of 8 bytes (2 floats) rounds up to one float per peer, 8 x 4 = 32 bytes received,
+// the same as the 32-byte size.
+TEST(KernelSweepPlan, CpuDescriptorNamesAreUnique) {
+  for (const bool quick : {true, false}) {
+    const sk::SweepPlan p = sk::make_sweep_plan(sk::BackendKind::kCpu, quick);
+    // Groups of 2, 4 and 8 ranks (a world of 8); the descriptors only read their sizes.
+    std::vector<sk::CollectiveGroup> groups(3);
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      groups[i].size = 2 << i;
+      groups[i].groups = 8 / groups[i].size;
+      groups[i].nodes = 1;
+      groups[i].ranks_per_node = groups[i].size;
+    }
+    std::vector<sk::Descriptor> all = shardsim::kernels::cpu::gemm_descriptors(p);
+    for (auto& d : shardsim::kernels::cpu::memory_bound_descriptors(p)) all.push_back(d);
+    for (auto& d : shardsim::kernels::cpu::copy_and_launch_descriptors(p)) all.push_back(d);
+    for (auto& d : shardsim::kernels::cpu::collective_descriptors(p, groups)) all.push_back(d);
+    std::set<std::string> names;
+    int collectives = 0;
+    for (const sk::Descriptor& d : all) {
+      EXPECT_TRUE(names.insert(d.name).second) << (quick ? "quick: " : "full: ") << d.name;
+      collectives += d.kind == sk::Kind::kCollective ? 1 : 0;
+    }
+    // Quick: 1 KiB..4 MiB by 16 = 4 sizes, no rounding collisions: 3 groups x 5 ops x 4 sizes.
+    if (quick) {
+      EXPECT_EQ(collectives, 60);
+    }
+  }
+}
+
+// GEMM names (CPU and CUDA alike) are dtype plus (m, n, k, trans_a, trans_b) of this
+// backend-independent shape list, so each key must appear once in every plan; a square equal to
+// a layer GEMM (CPU full: 256x256x256, see above) is merged into it, keeping the use "square".
+TEST(KernelSweepPlan, GemmShapesAreUniqueAndSquaresKept) {
+  for (const sk::BackendKind b : {sk::BackendKind::kCpu, sk::BackendKind::kCuda}) {
+    for (const bool quick : {true, false}) {
+      const sk::SweepPlan p = sk::make_sweep_plan(b, quick);
+      std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool>> keys;
+      int squares = 0;
+      for (const sk::GemmShape& g : p.gemm_shapes) {
+        EXPECT_TRUE(keys.emplace(g.m, g.n, g.k, g.trans_a, g.trans_b).second)
+            << g.m << "x" << g.n << "x" << g.k;
+        for (const std::string& use : g.uses) squares += use == "square" ? 1 : 0;
+      }
+      // Every square size keeps its "square" use, merged or not: CPU quick 64, 256 (2 sizes),
+      // CPU full 64..1024 by 2 (5), GPU quick 512..8192 by 4 (3), GPU full 256..16384 by 2 (7).
+      const int expected = b == sk::BackendKind::kCpu ? (quick ? 2 : 5) : (quick ? 3 : 7);
+      EXPECT_EQ(squares, expected);
+    }
+  }
 }
 
 TEST(KernelCollectives, GroupSizes) {

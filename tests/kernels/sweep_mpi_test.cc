@@ -76,10 +76,56 @@ TEST(CalibrationSweep, CpuQuickUnderMpirunTwoRanks) {
   EXPECT_EQ(collectives, 20);
 }
 
+// The reviewer's reproduction: MPMD, rank 1 with a 1 ms cross-rank deadline (rank 0 keeps the
+// default 120 s). Rank 1 gives up at its first wait that rank 0 is more than 1 ms late for, then
+// MPI_Aborts, which ends rank 0 before it hears the error. The failing call must still reach a
+// file: rank 1's own `.rank1.error`, and the samples measured before stay in the `.partial`.
+TEST(CalibrationSweep, OtherRankFailureNamesTheCall) {
+  const fs::path out = scratch("mpmd.json");
+  const std::string args =
+      std::string(" --backend cpu --quick --filter collective/ -o ") + out.string();
+  const std::string cmd = shardsim::test_util::mpirun(SHARDSIM_MPIEXEC, 1) + SHARDSIM_SWEEP_BINARY +
+                          args + " : -np 1 " SHARDSIM_SWEEP_BINARY + args +
+                          " --sync-timeout 0.001 2> " + out.string() + ".log";
+  const int rc = run(cmd);
+  const std::string log = slurp(out.string() + ".log");
+  if (rc == 0) GTEST_SKIP() << "rank 0 was never 1 ms late for rank 1 in this run";
+  ASSERT_EQ(rc, 3) << log;  // MPI_Abort(MPI_COMM_WORLD, 3): mpirun passes the 3 on
+  const fs::path error_file = out.string() + ".rank1.error";
+  ASSERT_TRUE(fs::exists(error_file)) << log;
+  const json error = json::parse(slurp(error_file));
+  EXPECT_EQ(error["rank"], 1);
+  EXPECT_FALSE(error["call"].get<std::string>().empty()) << error.dump();
+  EXPECT_NE(error["message"].get<std::string>().find("within"), std::string::npos)
+      << error.dump();  // the deadline message: "no answer from every rank within ..."
+  // Rank 0 writes the .partial before its first item (rank 1 may fail even earlier, while the
+  // ranks set up, so it is not required); when present it is marked incomplete.
+  if (fs::exists(out.string() + ".partial")) {
+    const json partial = json::parse(slurp(out.string() + ".partial"));
+    EXPECT_EQ(partial["complete"], false);
+  }
+  EXPECT_FALSE(fs::exists(out));  // never complete
+}
+
 TEST(CalibrationSweep, BadOptionsExitTwo) {
   EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend tpu 2>/dev/null"), 2);
   EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --sync-timeout -1 2>/dev/null"), 2);
-  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --filter no-such-item 2>/dev/null"), 2);
+  const fs::path log = scratch("bad_options.log");
+  const std::string to_log = " 2> " + log.string();
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --filter no-such-item" + to_log), 2);
+  EXPECT_NE(slurp(log).find("--filter"), std::string::npos) << slurp(log);
+  // A bad -o is refused before measuring (exit 2, not 3 after the sweep): a missing directory,
+  // and a directory given as the file.
+  const std::string missing = (scratch("no_such_dir") / "samples.json").string();
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --quick -o " + missing + to_log), 2);
+  EXPECT_NE(slurp(log).find("-o " + missing), std::string::npos) << slurp(log);
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --quick -o " +
+                scratch("x").parent_path().string() + to_log),
+            2);
+  EXPECT_NE(slurp(log).find("is a directory"), std::string::npos) << slurp(log);
+  // Not a number: a one-line message, not CLI11's 300-digit range of a positive double.
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --sync-timeout abc" + to_log), 2);
+  EXPECT_LT(slurp(log).size(), 300u) << slurp(log);
 }
 
 TEST(CalibrationSweep, CudaWithoutDeviceExitsThree) {
