@@ -123,6 +123,22 @@ TEST(cli_fit, TwoLogsOfTheSameCollectiveAreRefused) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+TEST(cli_fit, BaseNamingAnUnknownNetworkPresetExitsTwo) {
+  // h100-sxm with node.network changed to a name no preset has: base_network() used to
+  // dereference the missing preset.
+  json base =
+      json::parse(read_file(fs::path(SHARDSIM_SOURCE_DIR) / "scenarios/gpus/h100-sxm.json"));
+  base["node"]["network"] = "no-such-net";
+  const fs::path path = scratch_dir() / "badnet.json";
+  std::ofstream(path) << base.dump();
+  const auto r =
+      shardsim({"fit", "--nccl-tests", (kNccl / "h100-sxm-nvlink-1node_all_reduce_8.log").string(),
+                "--base", path.string(), "-o", (scratch_dir() / "never_net.json").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "--base")) << r.err;
+  EXPECT_TRUE(contains(r.err, "no-such-net")) << r.err;
+}
+
 // A cpu-backend samples document with the items profile_from_samples reads: two sgemms (best
 // 2e11 FLOP/s -> every peak), a memory-bound rate, a launch and a copy.
 json cpu_samples() {
