@@ -32,6 +32,9 @@ TEST(cli_fit, LogsAndGemmCsvMakeAUsableProfile) {
   // Nothing in the fitted profile still claims to be the datasheet preset: its own name, and a
   // note naming what was fitted (2 logs, 1 table) onto which base.
   EXPECT_EQ(profile["name"], "a100-sxm-80gb-fitted");
+  // a100-sxm-80gb's node.network preset is refitted from the logs: no longer the preset's name.
+  EXPECT_TRUE(profile["network"]["name"].get<std::string>().ends_with("-fitted"))
+      << profile["network"]["name"];
   const std::string note = profile["provenance"]["note"];
   EXPECT_NE(note.find("2 nccl-tests log(s), 1 GEMM table(s)"), std::string::npos) << note;
   EXPECT_NE(note.find("'a100-sxm-80gb'"), std::string::npos) << note;
