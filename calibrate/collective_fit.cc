@@ -121,8 +121,9 @@ std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
                                  : std::min(m.ranks, std::max(1, hints.gpus_per_node));
     add_rows(test, m);
     if (m.bytes.size() < 2)
-      return fmt::format("{}:{}: fewer than 2 rows with size > 0 to fit", log.file,
-                         test.first_line);
+      return fmt::format(
+          "{}:{}: fewer than 2 rows with size > 0 and a positive, finite time to fit", log.file,
+          test.first_line);
     out.push_back(std::move(m));
   }
   return out;

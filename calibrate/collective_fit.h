@@ -53,7 +53,8 @@ struct CollectiveFit {
 // Segmented latency/bandwidth fit, per segment (simulator/cost/collective.h's fitted form):
 //   t(S) = alpha + f(op, n) * S / busbw,   f = nccl-tests bus factor
 // fitted with calibrate::fit_segments on x = f * S (beta = busbw), minimising the squared
-// relative error, at most 4 segments of >= 4 rows, a split kept when it lowers the summed
+// relative error, at most 4 segments of >= 4 rows each with 24 rows or more (>= 3 with 12 or more,
+// else >= 2; a single segment below 4 rows), a split kept when it lowers the summed
 // squared relative error by more than 0.02. The segments are the regimes the data shows (the
 // small-message latency floor, LL / LL128 / Simple protocol changes) rather than one average.
 // REQUIRES: m has >= 2 rows. A segment whose time does not grow with size gets busbw 1e14 B/s.

@@ -1,6 +1,7 @@
 #include "calibrate/profile_fit.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -133,6 +134,14 @@ void describe(const nlohmann::json& ctx, bool cpu, GpuProfile& g) {
 }
 
 }  // namespace
+
+double samples_memory_bytes(const nlohmann::json& samples) {
+  const auto& ctx = samples.at("context");
+  if (ctx.at("backend").at("backend") != "cpu") return 0;
+  const double ram = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  const int per_node = ctx.at("mpi").value("ranks_per_node", 1);
+  return ram / std::max(1, per_node);
+}
 
 GpuProfile profile_from_samples(const nlohmann::json& samples, const GpuProfile& base,
                                 const SamplesSource& src) {

@@ -26,6 +26,13 @@ struct SamplesSource {
 // ranks_per_node) plus the topology fit of the same rows. Provenance: fitted, the samples file
 // and item range, the sweep's date, fit ranges and residuals.
 // Throws std::invalid_argument naming the key when the document lacks one the fits need.
+// The memory_bytes to give profile_from_samples for `samples`: for a cpu-backend document the
+// CPU backend's device memory, this machine's physical RAM / context.mpi.ranks_per_node (the
+// machine running `calibrate` or `fit`, assumed to be the one that measured); 0 (keep the base's,
+// or context.backend.device.memory_bytes) for cuda. Throws nlohmann::json::exception when the
+// document has no context.backend.backend.
+[[nodiscard]] double samples_memory_bytes(const nlohmann::json& samples);
+
 [[nodiscard]] GpuProfile profile_from_samples(const nlohmann::json& samples, const GpuProfile& base,
                                               const SamplesSource& src);
 

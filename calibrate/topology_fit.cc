@@ -109,7 +109,6 @@ TopologyFit fit_topology(const std::vector<MeasuredCollective>& logs, const Netw
   fit.net.fitted_collectives = base.fitted_collectives;
   fit.errors = topology_errors(logs, fit.net);
   fit.residual = std::sqrt(best.value);
-  fit.evaluations = best.evaluations;
   return fit;
 }
 

@@ -27,7 +27,6 @@ struct TopologyFit {
   NetworkConfig net;             // the base network with the fitted parameters
   std::vector<LogError> errors;  // per fitted log
   double residual = 0;           // RMS relative error, logs weighted equally
-  int evaluations = 0;
 };
 
 // Fitted parameters, in log space (all positive): intra_node_GBps, inter_node_Gbps,

@@ -148,11 +148,31 @@ kernels::cpu::CompositeConfig composite_config(bool quick) {
   return c;
 }
 
+void check_composite_scenario(bool quick, const GpuProfile& profile, const kernels::Comm& world) {
+  const json s = composite_scenario(composite_config(quick), world.size(),
+                                    ranks_on_node_of_rank0(world), profile);
+  (void)predict_step(s);
+}
+
+NetworkConfig placeholder_network() {
+  // PLACEHOLDERS, not measurements: a profile from a single-rank `calibrate` measures no
+  // collective and names no node.network, but evaluate needs a network. These values stand for
+  // one node running MPI over shared memory (a memcpy-class ~10 GB/s per rank, ~1 us latency);
+  // the inter-node values are never used on one node and only have to pass the checks.
+  NetworkConfig n;
+  n.name = "validate-shared-memory-placeholder";
+  n.intra_node_GBps = 10;
+  n.intra_node_latency_us = 1;
+  n.inter_node_Gbps = 10;
+  n.inter_node_latency_us = 10;
+  return n;
+}
+
 json composite_scenario(const kernels::cpu::CompositeConfig& c, int ranks, int ranks_per_node,
                         const GpuProfile& profile) {
   const double grad_bytes = 4 * kernels::cpu::composite_parameters(c);
   const int per_node = std::min(ranks, ranks_per_node);
-  return {
+  json scenario = {
       {"name", "validate-composite-cpu"},
       {"description", "the composite workload of shardsim validate (kernels/cpu/composite.h)"},
       {"model",
@@ -189,6 +209,13 @@ json composite_scenario(const kernels::cpu::CompositeConfig& c, int ranks, int r
         {"gpus_per_node", per_node},
         {"nodes", (ranks + per_node - 1) / per_node}}},
   };
+  // The profile's network section, else its node.network preset (both resolved by the
+  // scenario loader), else the documented placeholder so evaluate always has a network.
+  if (profile.network)
+    scenario["cluster"]["network"] = to_json(*profile.network);
+  else if (profile.default_network.empty())
+    scenario["cluster"]["network"] = to_json(placeholder_network());
+  return scenario;
 }
 
 StepPrediction predict_step(const json& scenario) {

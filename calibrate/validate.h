@@ -62,6 +62,11 @@ struct ValidationResult {
 [[nodiscard]] nlohmann::json composite_scenario(const kernels::cpu::CompositeConfig& c, int ranks,
                                                 int ranks_per_node, const GpuProfile& profile);
 
+// The network composite_scenario() uses when the profile has neither a network section nor a
+// node.network preset (a single-rank `calibrate`): placeholder values for one node running MPI
+// over shared memory, not measurements (see validate.cc).
+[[nodiscard]] NetworkConfig placeholder_network();
+
 // Predicted step seconds of `scenario` in DES and analytic mode. Throws InputError for a scenario
 // the loader rejects, std::runtime_error when the plan is infeasible (with the reasons).
 struct StepPrediction {
@@ -72,6 +77,11 @@ struct StepPrediction {
 
 // 100 |predicted - measured| / measured; +infinity for measured <= 0.
 [[nodiscard]] double abs_pct_error(double predicted, double measured);
+
+// Builds and predicts the composite scenario for `profile` on `world` without measuring anything
+// (collective: every rank calls it), so a profile the scenario loader rejects fails before the
+// sweep. Throws InputError (bad profile for the scenario) or std::runtime_error (infeasible).
+void check_composite_scenario(bool quick, const GpuProfile& profile, const kernels::Comm& world);
 
 // Runs everything on every rank of `world` in lockstep (collective). Throws CallError.
 [[nodiscard]] ValidationResult run_validation(bool quick, const GpuProfile& profile,

@@ -2,7 +2,6 @@
 // samples (calibrate/profile_fit.h) and writes it. Under mpirun/srun every rank measures; the
 // first rank writes the samples and the profile.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -31,13 +30,6 @@ int launcher_rank() {
   return 0;
 }
 
-// The CPU backend's device memory: physical RAM / ranks per node.
-double host_memory_share(const nlohmann::json& samples) {
-  const double ram = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
-  const int per_node = samples.at("context").at("mpi").value("ranks_per_node", 1);
-  return ram / std::max(1, per_node);
-}
-
 }  // namespace
 
 int run_calibrate(const CalibrateArgs& a) {
@@ -56,8 +48,7 @@ int run_calibrate(const CalibrateArgs& a) {
     return rc;
   }
   if (launcher_rank() != 0) return kExitOk;
-  const bool cpu = options.backend == kernels::BackendKind::kCpu;
-  const double memory = cpu ? host_memory_share(samples) : 0.0;
+  const double memory = calibrate::samples_memory_bytes(samples);
   const GpuProfile g =
       calibrate::profile_from_samples(samples, base, {options.samples_path, memory});
   write_profile(g, a.output);

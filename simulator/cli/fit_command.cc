@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -62,13 +63,59 @@ void merge_fitted(NetworkConfig& net, const std::vector<FittedCollective>& fresh
   net.fitted_collectives.insert(net.fitted_collectives.end(), fresh.begin(), fresh.end());
 }
 
+// Two measured collectives of the same (op, ranks, ranks_per_node) would each replace the
+// other's segments in merge_fitted: refuse instead of silently keeping the last.
+void check_distinct_keys(const std::vector<cal::MeasuredCollective>& all) {
+  for (std::size_t i = 0; i < all.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const auto &a = all[j], &b = all[i];
+      if (a.op == b.op && a.ranks == b.ranks && a.ranks_per_node == b.ranks_per_node)
+        throw InputError(
+            "--nccl-tests",
+            fmt::format("{} (line {}) and {} (line {}) both measure {} on {} ranks, {} per node; "
+                        "give one log per (op, ranks, ranks per node)",
+                        a.file, a.lines.front(), b.file, b.lines.front(), a.op, a.ranks,
+                        a.ranks_per_node));
+    }
+}
+
 NetworkConfig base_network(const GpuProfile& g) {
   if (g.network) return *g.network;
   if (g.default_network.empty()) return NetworkConfig{};
+  const auto preset = find_preset(PresetKind::kCluster, g.default_network);
+  if (!preset)
+    throw InputError("--base", fmt::format("default_network \"{}\" is not a known network preset",
+                                           g.default_network));
   NetworkConfig n;
   Diagnostics d;
-  read_network_config(*find_preset(PresetKind::kCluster, g.default_network), "", d, n);
+  read_network_config(*preset, "", d, n);
+  if (!d.empty())
+    throw InputError("--base",
+                     fmt::format("network preset \"{}\": {}", g.default_network, d.format()));
   return n;
+}
+
+// A fit of finite rows can still be 0/0 (times so large that 1/t^2 underflows): refuse it
+// before anything prints a NaN.
+void check_finite(const LogReport& r) {
+  bool ok = std::isfinite(r.fit.residual) && std::isfinite(r.held_out_pct);
+  for (const auto& s : r.fit.segments)
+    ok = ok && std::isfinite(s.entry.alpha_s) && std::isfinite(s.entry.busbw_bytes_per_second) &&
+         std::isfinite(s.residual);
+  if (!ok)
+    throw InputError("--nccl-tests",
+                     fmt::format("{}: lines {}-{}: the times ({:g} .. {:g} s) give no finite "
+                                 "latency/bandwidth fit; check the time column",
+                                 r.rows.file, r.rows.lines.front(), r.rows.lines.back(),
+                                 r.rows.seconds.front(), r.rows.seconds.back()));
+}
+
+void check_finite(const cal::TopologyFit& t) {
+  bool ok = std::isfinite(t.residual);
+  for (const auto& e : t.errors) ok = ok && std::isfinite(e.median_pct) && std::isfinite(e.max_pct);
+  if (!ok)
+    throw InputError("--nccl-tests",
+                     "the logs' times give no finite topology fit; check their time columns");
 }
 
 json report_json(const std::vector<LogReport>& logs, const cal::TopologyFit* topo) {
@@ -142,7 +189,7 @@ void fit_samples(const FitArgs& a, GpuProfile& g) {
     json doc;
     try {
       doc = json::parse(read_text(path, "--samples"));
-      g = cal::profile_from_samples(doc, g, {path, 0});
+      g = cal::profile_from_samples(doc, g, {path, cal::samples_memory_bytes(doc)});
     } catch (const json::exception& e) {
       throw InputError("--samples", fmt::format("{}: {}", path, e.what()));
     } catch (const std::invalid_argument& e) {
@@ -187,6 +234,37 @@ GpuProfile load_profile(const std::string& spec, const std::string& flag) {
   return g;
 }
 
+namespace {
+
+// The measurements' files, for messages: "--nccl-tests a.log, --gemm b.csv".
+std::string inputs_text(const FitArgs& a) {
+  std::string out;
+  const auto add = [&](const char* flag, const std::vector<std::string>& files) {
+    for (const auto& f : files) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", flag, f);
+  };
+  add("--nccl-tests", a.nccl_logs);
+  add("--gemm", a.gemm_csvs);
+  add("--samples", a.samples);
+  return out;
+}
+
+// The fitted profile must read back: a value outside the reader's ranges comes from the
+// measurements (a GEMM rate far below the peak, absurd times), so it is bad input, not a bug.
+void check_fitted(const FitArgs& a, const GpuProfile& g) {
+  GpuProfile back;
+  Diagnostics d;
+  read_gpu_profile(to_json(g), "", d, back);
+  if (d.empty()) return;
+  std::vector<Diagnostic> items;
+  for (const auto& e : d.items())
+    items.push_back({"", fmt::format("{}: the measurements give a profile outside the accepted "
+                                     "ranges: {}: {}",
+                                     inputs_text(a), e.path, e.message)});
+  throw InputError(items);
+}
+
+}  // namespace
+
 void write_profile(const GpuProfile& g, const std::string& path) {
   const json j = to_json(g);
   GpuProfile back;
@@ -225,15 +303,24 @@ int run_fit(const FitArgs& a) {
   std::vector<cal::MeasuredCollective> all;
   for (const auto& path : a.nccl_logs)
     for (auto& m : load_log(path, a, per_node)) all.push_back(std::move(m));
+  check_distinct_keys(all);
   NetworkConfig net = base_network(g);
   std::optional<cal::TopologyFit> topo;
   if (!all.empty()) {
     topo = cal::fit_topology(all, net);
+    check_finite(*topo);
     net = topo->net;
+    // A refitted network is not the base's any more (a report naming the base network must mean
+    // the preset's values).
+    if (net.name.empty())
+      net.name = "fitted";
+    else if (!net.name.ends_with("-fitted"))
+      net.name += "-fitted";
     Provenance prov{true, {}, {}, {}, "fitted by shardsim fit from nccl-tests logs"};
     for (const auto& m : all) {
       LogReport r{m, cal::fit_collective(m),
                   m.bytes.size() >= 4 ? cal::held_out_median_pct(m) : -1.0};
+      check_finite(r);
       merge_fitted(net, cal::entries(r.fit));
       const std::string name = fmt::format("{}:{}/{}x{}", m.file, m.op, m.ranks, m.ranks_per_node);
       prov.sources.push_back({m.file, m.lines.front(), m.lines.back(), "", name});
@@ -245,6 +332,7 @@ int run_fit(const FitArgs& a) {
     g.network = net;
   }
   mark_fitted(a, base_name, g);
+  check_fitted(a, g);
   const auto* t = topo ? &*topo : nullptr;
   std::cout << (a.json ? report_json(logs, t).dump(2) + "\n" : report_text(logs, t));
   write_profile(g, a.output);

@@ -64,10 +64,13 @@ int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
   kernels::MpiScope mpi;
   const kernels::Comm world = kernels::Comm::world(kSyncTimeoutS);
   try {
+    calibrate::check_composite_scenario(a.quick, g, world);  // before minutes of measuring
     const auto backend = kernels::cpu::make_cpu_backend(world);
     const calibrate::ValidationResult r = calibrate::run_validation(a.quick, g, *backend, world);
     if (world.rank() == 0) write_output(a.output, report(r, g, a.json));
     return r.step.verified ? kExitOk : kExitCheckFailed;
+  } catch (const InputError&) {
+    throw;  // a profile the composite scenario cannot use: bad input, exit 2
   } catch (const std::exception& e) {
     // A failed MPI / BLAS call, a lost rank, or a kernel that failed verification: say which,
     // and end every rank rather than leave one waiting in MPI_Finalize.

@@ -24,7 +24,7 @@ struct PeakFlops {
   bool operator==(const PeakFlops&) const = default;
 };
 
-// Where a profile's numbers come from (typed; simulator/hardware/provenance.h has the tables).
+// Where a profile's numbers come from (typed; simulator/hardware/hardware_tables.h has the tables).
 struct ProvenanceSource {
   std::string file;   // file or URL of the measurement or document
   int first_row = 0;  // row (line) range used, 1-based; 0 when not applicable

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -64,7 +65,7 @@ std::vector<std::string> fields_of(const std::string& line) {
 std::optional<double> number(const std::string& s) {
   double v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -90,8 +91,10 @@ std::string op_from_file(const std::string& file) {
 std::string nccl_version(const std::string& line) {
   const auto at = line.find("nccl-library=");
   if (at == std::string::npos) return {};
-  const auto code = number(fields_of(line.substr(at + 13)).front());
-  if (!code) return {};
+  const auto f = fields_of(line.substr(at + 13));
+  if (f.empty()) return {};
+  const auto code = number(f.front());
+  if (!code || *code < 0 || *code >= 1e9) return {};
   const int c = static_cast<int>(*code);
   return fmt::format("{}.{}.{}", c / 10000, c / 100 % 100, c % 100);
 }
@@ -132,7 +135,13 @@ struct Parser {
     const auto root = old ? std::optional<double>(-1) : number(f[4]);
     const auto oop = timing(f, t), ip = timing(f, t + 4);
     if (!size || !count || !root || !oop || !ip) {
-      error = {file, line, "data row has a non-numeric size, count, root, time, algbw or busbw"};
+      error = {file, line,
+               "data row has a non-numeric or non-finite size, count, root, time, algbw or busbw"};
+      return;
+    }
+    // The root is a rank (or -1 for "no root"); anything else cannot be cast to int safely.
+    if (*root != std::floor(*root) || *root < -1 || *root > 1e9) {
+      error = {file, line, fmt::format("data row has root {}; expected -1 or a rank >= 0", f[4])};
       return;
     }
     if (current.rows.empty()) current.first_line = line;

@@ -32,6 +32,9 @@ TEST(cli_fit, LogsAndGemmCsvMakeAUsableProfile) {
   // Nothing in the fitted profile still claims to be the datasheet preset: its own name, and a
   // note naming what was fitted (2 logs, 1 table) onto which base.
   EXPECT_EQ(profile["name"], "a100-sxm-80gb-fitted");
+  // a100-sxm-80gb's node.network preset is refitted from the logs: no longer the preset's name.
+  EXPECT_TRUE(profile["network"]["name"].get<std::string>().ends_with("-fitted"))
+      << profile["network"]["name"];
   const std::string note = profile["provenance"]["note"];
   EXPECT_NE(note.find("2 nccl-tests log(s), 1 GEMM table(s)"), std::string::npos) << note;
   EXPECT_NE(note.find("'a100-sxm-80gb'"), std::string::npos) << note;
@@ -77,6 +80,121 @@ TEST(cli_fit, NothingToFitIsUsageError) {
   const auto r = shardsim({"fit", "--base", "h100-sxm", "-o", (scratch_dir() / "n.json").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.err, "nothing to fit")) << r.err;
+}
+
+TEST(cli_fit, MeasurementsOutsideTheProfileRangesExitTwo) {
+  // 0.00001 TFLOP/s on the A100's 312 TFLOP/s fp16 peak is an efficiency of 3.2e-8, below the
+  // profile reader's accepted range for /compute/gemm_points/0/efficiency.
+  const fs::path csv = scratch_dir() / "slow_gemm.csv";
+  std::ofstream(csv) << "gpu,dtype,m,n,k,batch,tflops\nA100,fp16,1024,1024,1024,1,0.00001\n";
+  const fs::path out = scratch_dir() / "never_gemm.json";
+  const auto r =
+      shardsim({"fit", "--gemm", csv.string(), "--base", "a100-sxm-80gb", "-o", out.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, csv.string())) << r.err;
+  EXPECT_TRUE(contains(r.err, "/compute/gemm_points/0/efficiency")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  // Times of 1e300 us (finite, so the log parses) make every weight 1/t^2 underflow to 0: the
+  // fit is 0/0. That is bad input (exit 2) and nothing prints a NaN.
+  const fs::path log = scratch_dir() / "huge_all_reduce_8.log";
+  std::ofstream(log) << " 1024 256 float sum -1 1e300 0.1 0.1 0 1e300 0.1 0.1 0\n"
+                        " 2048 512 float sum -1 1e300 0.1 0.1 0 1e300 0.1 0.1 0\n"
+                        " 4096 1024 float sum -1 1e300 0.1 0.1 0 1e300 0.1 0.1 0\n";
+  const auto h =
+      shardsim({"fit", "--nccl-tests", log.string(), "--base", "h100-sxm", "-o", out.string()});
+  EXPECT_EQ(h.exit_code, 2) << h.err;
+  EXPECT_TRUE(contains(h.err, log.string())) << h.err;
+  EXPECT_FALSE(has_nan_or_inf(h.out)) << h.out;
+  EXPECT_FALSE(has_nan_or_inf(h.err)) << h.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(cli_fit, TwoLogsOfTheSameCollectiveAreRefused) {
+  // The same log twice: both are all_reduce on 8 ranks, 4 per node (8 "# Rank" lines on 2
+  // hosts); merging would keep only the second's segments.
+  const std::string log = (kNccl / "polaris-a100-slingshot-2node_all_reduce_8.log").string();
+  const fs::path copy = scratch_dir() / "copy_all_reduce_8.log";
+  fs::copy_file(log, copy, fs::copy_options::overwrite_existing);
+  const fs::path out = scratch_dir() / "never_dup.json";
+  const auto r = shardsim({"fit", "--nccl-tests", log, "--nccl-tests", copy.string(), "--base",
+                           "a100-sxm-80gb", "-o", out.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, log)) << r.err;
+  EXPECT_TRUE(contains(r.err, copy.string())) << r.err;
+  EXPECT_TRUE(contains(r.err, "all_reduce on 8 ranks, 4 per node")) << r.err;
+  EXPECT_TRUE(contains(r.err, "give one log per (op, ranks, ranks per node)")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(cli_fit, BaseNamingAnUnknownNetworkPresetExitsTwo) {
+  // h100-sxm with node.network changed to a name no preset has: base_network() used to
+  // dereference the missing preset.
+  json base =
+      json::parse(read_file(fs::path(SHARDSIM_SOURCE_DIR) / "scenarios/gpus/h100-sxm.json"));
+  base["node"]["network"] = "no-such-net";
+  const fs::path path = scratch_dir() / "badnet.json";
+  std::ofstream(path) << base.dump();
+  const auto r =
+      shardsim({"fit", "--nccl-tests", (kNccl / "h100-sxm-nvlink-1node_all_reduce_8.log").string(),
+                "--base", path.string(), "-o", (scratch_dir() / "never_net.json").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "--base")) << r.err;
+  EXPECT_TRUE(contains(r.err, "no-such-net")) << r.err;
+}
+
+// A cpu-backend samples document with the items profile_from_samples reads: two sgemms (best
+// 2e11 FLOP/s -> every peak), a memory-bound rate, a launch and a copy.
+json cpu_samples() {
+  const auto item = [](const char* kind, json params, json work, json derived) {
+    return json{{"kind", kind},
+                {"name", kind},
+                {"params", params},
+                {"runs_per_sample", 1},
+                {"samples_s", {1e-3}},
+                {"median_s", 1e-3},
+                {"spread", {{"min_s", 1e-3}, {"max_s", 1e-3}, {"mad_s", 0}}},
+                {"work", work},
+                {"derived", derived},
+                {"verified", true},
+                {"verification", "ok"}};
+  };
+  json items = json::array();
+  items.push_back(item("gemm", {{"m", 1024}, {"n", 1024}, {"k", 1024}, {"dtype", "fp32"}},
+                       {{"flops", 2.0 * 1024 * 1024 * 1024}}, {{"flops_per_second", 1e11}}));
+  items.push_back(item("gemm", {{"m", 2048}, {"n", 2048}, {"k", 2048}, {"dtype", "fp32"}},
+                       {{"flops", 2.0 * 2048 * 2048 * 2048}}, {{"flops_per_second", 2e11}}));
+  items.push_back(item("memory_bound", {{"op", "add"}, {"rows", 1024}, {"cols", 1024}},
+                       {{"bytes", 1.2e7}}, {{"bytes_per_second", 2e10}}));
+  items.push_back(
+      item("launch", {{"launches", 100}}, {{"launches", 100}}, {{"seconds_per_launch", 2e-6}}));
+  items.push_back(item("copy", {{"direction", "h2h"}, {"bytes", 1e8}}, {{"bytes", 1e8}},
+                       {{"bytes_per_second", 1e10}}));
+  return {{"schema_version", 1},
+          {"complete", true},
+          {"error", nullptr},
+          {"context",
+           {{"host", "testhost"},
+            {"cpu_model", "test cpu"},
+            {"date_utc", "2026-01-31T12:00:00Z"},
+            {"mpi", {{"world_size", 1}, {"nodes", 1}, {"ranks_per_node", 1}}},
+            {"backend", {{"backend", "cpu"}, {"device", "cpu"}, {"timer", "steady_clock"}}}}},
+          {"items", items}};
+}
+
+TEST(cli_fit, SamplesWithoutBaseMakeAProfile) {
+  const fs::path samples = scratch_dir() / "cpu.samples.json";
+  std::ofstream(samples) << cpu_samples().dump(2);
+  const fs::path out = scratch_dir() / "fit_cpu.json";
+  const auto r = shardsim({"fit", "--samples", samples.string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json profile = json::parse(read_file(out));
+  // memory_bytes: this machine's RAM / 1 rank per node, so > 0 (it was 0 before: exit 3).
+  EXPECT_GT(profile["memory_bytes"].get<double>(), 0);
+  EXPECT_EQ(profile["name"], "cpu-testhost");
+  // The written profile reads back: `fit --base` loads it through the profile reader.
+  const auto again = shardsim({"fit", "--samples", samples.string(), "--base", out.string(), "-o",
+                               (scratch_dir() / "fit_cpu2.json").string()});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
 }
 
 }  // namespace

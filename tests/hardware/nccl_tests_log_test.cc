@@ -2,6 +2,7 @@
 // Expected row counts come from the "sizes / rows" column of the shared data README's nccl-tests
 // table (the shared data set's README.md, copied files keep their `# source:` header); values are
 // read from the files at the cited lines.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -200,6 +201,36 @@ TEST(nccl_tests_log, MalformedInputIsAnErrorWithFileAndLine) {
   std::string garbage;
   for (int i = 0; i < 4096; ++i) garbage += static_cast<char>((i * 7919) % 256);
   EXPECT_TRUE(std::holds_alternative<NcclTestsError>(parse_nccl_tests_log(garbage, "g.log")));
+}
+
+TEST(nccl_tests_log, EmptyLibraryVersionAndOutOfRangeValues) {
+  // A header ending in "nccl-library=" (nothing after it) used to call front() on an empty
+  // vector; it now leaves the version empty and the row on line 2 still parses.
+  const auto empty = parse_nccl_tests_log(
+      "# nccl-tests version 2.13.8 nccl-headers=22203 nccl-library=\n"
+      " 8 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n",
+      "v.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsLog>(empty));
+  EXPECT_EQ(std::get<NcclTestsLog>(empty).tests.at(0).nccl_version, "");
+  // A library code of 1e300 does not fit an int: no version rather than a UB cast.
+  const auto huge = parse_nccl_tests_log(
+      "# nccl-library=1e300\n 8 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n", "h.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsLog>(huge));
+  EXPECT_EQ(std::get<NcclTestsLog>(huge).tests.at(0).nccl_version, "");
+  // Roots 1e300, -2 and 1.5 are not ranks: malformed row at file:line 1.
+  for (const char* root : {"1e300", "-2", "1.5"}) {
+    const auto bad = parse_nccl_tests_log(
+        fmt::format(" 8 2 float sum {} 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n", root), "r.log");
+    ASSERT_TRUE(std::holds_alternative<NcclTestsError>(bad)) << root;
+    EXPECT_EQ(std::get<NcclTestsError>(bad).text().substr(0, 8), "r.log:1:") << root;
+  }
+  // from_chars accepts "inf" and "nan"; a non-finite time is a malformed row, not a value.
+  for (const char* time : {"inf", "nan", "-inf"}) {
+    const auto bad = parse_nccl_tests_log(
+        fmt::format("# x\n 8 2 float sum -1 {} 0.0 0.0 0 1.0 0.0 0.0 0\n", time), "n.log");
+    ASSERT_TRUE(std::holds_alternative<NcclTestsError>(bad)) << time;
+    EXPECT_EQ(std::get<NcclTestsError>(bad).text().substr(0, 8), "n.log:2:") << time;
+  }
 }
 
 }  // namespace

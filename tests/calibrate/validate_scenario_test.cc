@@ -1,0 +1,57 @@
+// composite_scenario (calibrate/validate.h) always gives evaluate a network: a profile from a
+// single-rank `calibrate` has no network section and no node.network, which used to make the
+// scenario loader throw "/cluster/network: is required" after minutes of measuring.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "calibrate/validate.h"
+#include "simulator/core/diagnostics.h"
+#include "simulator/scenario/presets.h"
+
+namespace shardsim::calibrate {
+namespace {
+
+GpuProfile preset_profile() {
+  GpuProfile g;
+  Diagnostics d;
+  read_gpu_profile(*find_preset(PresetKind::kGpu, "h100-sxm"), "", d, g);
+  EXPECT_TRUE(d.empty()) << d.format();
+  return g;
+}
+
+TEST(validate_scenario, ProfileWithoutAnyNetworkGetsThePlaceholder) {
+  GpuProfile g = preset_profile();
+  g.network.reset();
+  g.default_network.clear();  // what a single-rank cpu calibrate writes
+  const auto s = composite_scenario(composite_config(true), 1, 1, g);
+  EXPECT_EQ(s["cluster"]["network"]["name"], placeholder_network().name);
+  const StepPrediction p = predict_step(s);  // threw InputError before the fix
+  // Any one-rank step takes a positive, finite time (the composite does real GEMMs).
+  EXPECT_GT(p.des_seconds, 0);
+  EXPECT_TRUE(std::isfinite(p.des_seconds));
+  EXPECT_GT(p.analytic_seconds, 0);
+  EXPECT_TRUE(std::isfinite(p.analytic_seconds));
+}
+
+TEST(validate_scenario, ProfileNetworkSectionIsUsed) {
+  GpuProfile g = preset_profile();
+  NetworkConfig n = placeholder_network();
+  n.name = "measured-net";
+  g.network = n;
+  const auto s = composite_scenario(composite_config(true), 2, 2, g);
+  EXPECT_EQ(s["cluster"]["network"]["name"], "measured-net");
+  EXPECT_GT(predict_step(s).des_seconds, 0);
+}
+
+TEST(validate_scenario, NodeNetworkPresetLeftToTheLoader) {
+  // h100-sxm names a node.network preset: no cluster.network, the loader resolves the preset.
+  const GpuProfile g = preset_profile();
+  ASSERT_FALSE(g.default_network.empty());
+  const auto s = composite_scenario(composite_config(true), 2, 2, g);
+  EXPECT_FALSE(s["cluster"].contains("network"));
+  EXPECT_GT(predict_step(s).des_seconds, 0);
+}
+
+}  // namespace
+}  // namespace shardsim::calibrate
