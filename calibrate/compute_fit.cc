@@ -9,6 +9,7 @@
 #include <set>
 
 #include "calibrate/linear_fit.h"
+#include "simulator/core/memory_kernel.h"
 
 namespace shardsim::calibrate {
 namespace {
@@ -158,8 +159,8 @@ std::variant<std::vector<GemmPoint>, std::string> gemm_points(
 
 DeviceFits fit_device(const nlohmann::json& samples) {
   DeviceFits f;
-  std::map<double, double> best_at;  // memory-bound bytes -> best rate
-  std::vector<std::pair<double, double>> rates;
+  // (kernel, bytes) -> the rates measured (several ranks or repeats of one item)
+  std::map<std::pair<std::string, double>, std::vector<double>> rates;
   std::vector<double> launches;
   int index = 0;
   for (const auto& item : samples.at("items")) {
@@ -173,8 +174,8 @@ DeviceFits fit_device(const nlohmann::json& samples) {
       if (dtype == "fp32") f.best_gemm_fp32 = std::max(f.best_gemm_fp32, rate);
     } else if (kind == "memory_bound") {
       const double bytes = item.at("work").at("bytes"), rate = d.at("bytes_per_second");
-      best_at[bytes] = std::max(best_at[bytes], rate);
-      rates.emplace_back(bytes, rate);
+      const std::string op = p.value("op", "");
+      rates[{memory_kernel_from_name(op) ? op : "", bytes}].push_back(rate);
       f.hbm_bytes_per_second = std::max(f.hbm_bytes_per_second, rate);
     } else if (kind == "launch") {
       launches.push_back(d.at("seconds_per_launch"));
@@ -184,11 +185,17 @@ DeviceFits fit_device(const nlohmann::json& samples) {
     }
     ++index;
   }
-  for (const auto& [bytes, rate] : best_at)
-    f.memory_bound_points.push_back({bytes, std::max(1e-4, rate / f.hbm_bytes_per_second)});
+  // One curve per kernel class: efficiency(bytes) = median rate / best; the map's order gives
+  // kernels by name, each in ascending bytes.
   double sum_sq = 0;
-  for (const auto& [bytes, rate] : rates) sum_sq += std::pow(rate / best_at[bytes] - 1, 2);
-  if (!rates.empty()) f.memory_bound_residual = std::sqrt(sum_sq / double(rates.size()));
+  std::size_t n = 0;
+  for (const auto& [key, rs] : rates) {
+    const double mid = median(rs);
+    f.memory_bound_points.push_back(
+        {key.second, std::max(1e-4, mid / f.hbm_bytes_per_second), key.first});
+    for (const double r : rs) sum_sq += std::pow(r / mid - 1, 2), ++n;
+  }
+  if (n > 0) f.memory_bound_residual = std::sqrt(sum_sq / double(n));
   if (!launches.empty()) f.launch_overhead_s = median(launches);
   return f;
 }

@@ -41,15 +41,19 @@ struct DeviceFits {
   std::vector<GemmMeasurement> gemms;                 // kind gemm
   double best_gemm_fp32 = 0;                          // best fp32 GEMM FLOP/s measured
   double hbm_bytes_per_second = 0;                    // best memory_bound bytes_per_second
-  std::vector<MemoryBoundPoint> memory_bound_points;  // per size: best rate / the best, ascending
+  std::vector<MemoryBoundPoint> memory_bound_points;  // per kernel and size (see fit_device)
   double launch_overhead_s = 0;      // median seconds_per_launch of the launch items
   double copy_bytes_per_second = 0;  // host copy: best bytes_per_second of the copy items
-  double memory_bound_residual = 0;  // spread of the ops at one size: RMS (rate/best - 1)
+  double memory_bound_residual = 0;  // spread of one kernel's rates at one size: RMS (r/median - 1)
 };
 
-// Memory-bound bandwidth over bytes: B = max over items of bytes_per_second; each size's point
-//   efficiency(bytes) = max over ops at that size of bytes_per_second / B
-// (piecewise-linear in log(bytes) between points, simulator/hardware/measured_efficiency.h).
+// Memory-bound bandwidth over bytes, one curve per kernel class (params.op: layernorm, softmax,
+// gelu, adam, ... of core/memory_kernel.h; an unknown or missing op joins the generic curve):
+// B = max over items of bytes_per_second; each (kernel, size) point
+//   efficiency(bytes) = median over the items of that kernel and size of bytes_per_second / B
+// (piecewise-linear in log(bytes) between points of one kernel,
+// simulator/hardware/measured_efficiency.h). Kernels of one class do the same arithmetic per
+// byte, but classes differ: exp/tanh-bound softmax and GeLU run far below a norm on a CPU.
 // Launch overhead: median of the launch items' seconds_per_launch. Host copy: the best copy
 // rate (kind copy; host_to_device on cuda, host_to_host on cpu).
 [[nodiscard]] DeviceFits fit_device(const nlohmann::json& samples);

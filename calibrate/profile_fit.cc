@@ -168,9 +168,10 @@ GpuProfile profile_from_samples(const nlohmann::json& samples, const GpuProfile&
     g.provenance.fit_ranges.push_back(
         {"gemm rate", lo.flops_per_second, hi.flops_per_second, "FLOP/s"});
   }
-  if (!d.memory_bound_points.empty())
-    g.provenance.fit_ranges.push_back({"memory_bound bytes", d.memory_bound_points.front().bytes,
-                                       d.memory_bound_points.back().bytes, "bytes"});
+  if (!d.memory_bound_points.empty()) {
+    auto [lo, hi] = std::ranges::minmax(d.memory_bound_points, {}, &MemoryBoundPoint::bytes);
+    g.provenance.fit_ranges.push_back({"memory_bound bytes", lo.bytes, hi.bytes, "bytes"});
+  }
   return g;
 }
 

@@ -99,7 +99,10 @@ double predict_item(const kernels::Descriptor& d, const GpuProfile& g, int ranks
     case kernels::Kind::kGemm:
       return gemm_cost(p.at("m"), p.at("n"), p.at("k"), 1, Dtype::kFp32, g).seconds;
     case kernels::Kind::kMemoryBound:
-      return memory_bound_cost(d.work.bytes, g).seconds;
+      return memory_bound_cost(d.work.bytes, g,
+                               memory_kernel_from_name(p.at("op").get<std::string>())
+                                   .value_or(MemoryKernel::kAny))
+          .seconds;
     default: {
       const int ranks = p.at("ranks");
       const NetworkConfig net = g.network.value_or(NetworkConfig{});

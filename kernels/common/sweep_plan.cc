@@ -80,6 +80,12 @@ std::vector<GemmShape> transformer_gemm_shapes(const TransformerSweep& sweep) {
       }
     }
   }
+  for (const std::int64_t d : sweep.head_dims) {
+    const std::string use = fmt::format("s{}_d{}_attention", m, d);
+    add_shape(out, index, {m, m, d, false, true, {use + "_scores"}});
+    add_shape(out, index, {m, d, m, false, false, {use + "_values"}});
+    add_shape(out, index, {m, d, m, true, false, {use + "_bwd_transposed"}});
+  }
   return out;
 }
 
@@ -111,17 +117,22 @@ SweepPlan make_sweep_plan(BackendKind backend, bool quick) {
     t.tp = quick ? std::vector<std::int64_t>{1, 4} : std::vector<std::int64_t>{1, 2, 4, 8};
     t.tokens = 2048;
     p.gemm_dtypes = {"fp32"};
+    t.head_dims = {32, 128};
     squares = quick ? geometric(64, 256, 4) : geometric(64, 1024, 2);
-    p.memory_shapes = quick ? std::vector<MemoryShape>{{64, 1024}, {512, 1024}}
-                            : std::vector<MemoryShape>{{64, 1024}, {512, 1024}, {2048, 2048}};
+    // 4096 x 2048 (32 MiB per tensor, Adam 224 MiB) is far beyond the last-level cache: the
+    // optimizer step and large activations run at DRAM speed, not at the cached rate.
+    p.memory_shapes =
+        quick ? std::vector<MemoryShape>{{64, 1024}, {512, 1024}, {4096, 2048}}
+              : std::vector<MemoryShape>{{64, 1024}, {512, 1024}, {2048, 2048}, {4096, 2048}};
     p.copy_bytes = quick ? geometric(4 * kKiB, 16 * kMiB, 16) : geometric(4 * kKiB, 64 * kMiB, 4);
-    p.collective_bytes = quick ? geometric(kKiB, 4 * kMiB, 16) : geometric(8, 64 * kMiB, 4);
+    p.collective_bytes = quick ? geometric(kKiB, 64 * kMiB, 16) : geometric(8, 64 * kMiB, 4);
     p.launches_per_run = 1024;
   } else {
     t.hidden = quick ? std::vector<std::int64_t>{4096, 8192}
                      : std::vector<std::int64_t>{1024, 2048, 4096, 8192};
     t.tp = quick ? std::vector<std::int64_t>{1, 8} : std::vector<std::int64_t>{1, 2, 4, 8};
     t.tokens = 4096;
+    t.head_dims = {64, 128};
     p.gemm_dtypes = quick ? std::vector<std::string>{"fp32", "bf16"}
                           : std::vector<std::string>{"fp32", "tf32", "fp16", "bf16", "fp8"};
     squares = quick ? geometric(512, 8192, 4) : geometric(256, 16384, 2);

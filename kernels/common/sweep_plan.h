@@ -39,6 +39,10 @@ struct TransformerSweep {
   std::int64_t vocab = 50304;
   std::int64_t ffn_ratio = 4;
   std::int64_t scale_down = 1;
+  // Unfused attention's per-head GEMMs (sequence = tokens / scale_down, head_dim not scaled):
+  // scores S = Q.K^T (s x s x d, B transposed), values O = P.V (s x d x s) and the backward's
+  // P^T.dO / dS^T.Q (s x d x s, A transposed); dP = dO.V^T and dQ = dS.K repeat the first two.
+  std::vector<std::int64_t> head_dims;
 };
 
 // The layer GEMMs above, shapes with identical (m, n, k, trans_a, trans_b) merged (their `uses`

@@ -1,10 +1,13 @@
 // The memory-bound kernels of memory_ops.h in plain C++ (fp32, one pass per row or element where
 // the maths allows, loops the compiler can vectorise), verified against the double reference.
+// LayerNorm, GeLU and Adam are the composite step's own kernels (composite_ops.h), so what the
+// sweep measures is what `validate` runs.
 #include <algorithm>
 #include <cmath>
 
 #include "kernels/common/hash.h"
 #include "kernels/common/memory_ops.h"
+#include "kernels/cpu/composite_ops.h"
 #include "kernels/cpu/descriptors.h"
 
 namespace shardsim::kernels::cpu {
@@ -12,24 +15,14 @@ namespace {
 
 using Vec = std::vector<float>;
 
-void norm_rows(const Vec& x, const Vec& gamma, const Vec* beta, Vec& y, std::size_t cols,
-               float eps) {
+void rmsnorm_rows(const Vec& x, const Vec& gamma, Vec& y, std::size_t cols, float eps) {
   for (std::size_t r = 0; r < x.size() / cols; ++r) {
     const float* in = &x[r * cols];
     float* out = &y[r * cols];
-    float sum = 0;
     float sq = 0;
-    for (std::size_t c = 0; c < cols; ++c) {
-      sum += in[c];
-      sq += in[c] * in[c];
-    }
-    const float n = static_cast<float>(cols);
-    const float mean = beta != nullptr ? sum / n : 0.0f;
-    const float var = beta != nullptr ? sq / n - mean * mean : sq / n;  // rmsnorm: mean(x^2)
-    const float inv = 1.0f / std::sqrt(var + eps);
-    for (std::size_t c = 0; c < cols; ++c) {
-      out[c] = (in[c] - mean) * inv * gamma[c] + (beta != nullptr ? (*beta)[c] : 0.0f);
-    }
+    for (std::size_t c = 0; c < cols; ++c) sq += in[c] * in[c];
+    const float inv = 1.0f / std::sqrt(sq / static_cast<float>(cols) + eps);
+    for (std::size_t c = 0; c < cols; ++c) out[c] = in[c] * inv * gamma[c];
   }
 }
 
@@ -48,13 +41,9 @@ void softmax_rows(const Vec& x, Vec& y, std::size_t cols) {
 void pointwise(MemOp op, const std::vector<Vec>& in, Vec& y, const MemOpConstants& k) {
   const Vec& a = in[0];
   const float scale = 1.0f / (1.0f - k.dropout_p);
-  constexpr float kSqrt2OverPi = 0.7978845608f;
   for (std::size_t i = 0; i < a.size(); ++i) {
     const float x = a[i];
-    if (op == MemOp::kGelu) {
-      // 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)): one exp instead of a tanh.
-      y[i] = x / (1.0f + std::exp(-2.0f * kSqrt2OverPi * (x + 0.044715f * x * x * x)));
-    } else if (op == MemOp::kSwiglu) {
+    if (op == MemOp::kSwiglu) {
       y[i] = x / (1.0f + std::exp(-x)) * in[1][i];
     } else {
       y[i] = in[1][i] + (dropout_keep(i, k.dropout_seed, k.dropout_p) ? x * scale : 0.0f);
@@ -62,19 +51,9 @@ void pointwise(MemOp op, const std::vector<Vec>& in, Vec& y, const MemOpConstant
   }
 }
 
-// In place on {param, grad, m, v}; step t = 1 (memory_ops.h).
+// In place on {param, grad, m, v}; step t = 1 (memory_ops.h): the composite step's Adam.
 void adam(std::vector<Vec>& t, const MemOpConstants& k) {
-  const float c1 = 1.0f / (1.0f - k.beta1);
-  const float c2 = 1.0f / (1.0f - k.beta2);
-  Vec& p = t[0];
-  const Vec& g = t[1];
-  Vec& m = t[2];
-  Vec& v = t[3];
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    m[i] = k.beta1 * m[i] + (1.0f - k.beta1) * g[i];
-    v[i] = k.beta2 * v[i] + (1.0f - k.beta2) * g[i] * g[i];
-    p[i] -= k.lr * (m[i] * c1) / (std::sqrt(v[i] * c2) + k.adam_eps);
-  }
+  composite::adam(t[0], t[1], t[2], t[3], 1, 1.0f, {k.lr, k.beta1, k.beta2, k.adam_eps});
 }
 
 class MemOpInstance final : public Instance {
@@ -87,11 +66,15 @@ class MemOpInstance final : public Instance {
     auto& in = data_.inputs;
     for (int t = 0; t < times; ++t) {
       switch (op_) {
-        case MemOp::kLayernorm:
-          norm_rows(in[0], in[1], &in[2], y_, cols, k_.eps);
+        case MemOp::kLayernorm:  // the composite step's LayerNorm (keeps mean and rstd)
+          composite::layernorm_forward(in[0].data(), in[1].data(), in[2].data(), y_.data(),
+                                       mean_.data(), rstd_.data(), int(s_.rows), int(s_.cols));
+          break;
+        case MemOp::kGelu:  // the composite step's GeLU
+          composite::gelu_forward(in[0].data(), y_.data(), std::int64_t(y_.size()));
           break;
         case MemOp::kRmsnorm:
-          norm_rows(in[0], in[1], nullptr, y_, cols, k_.eps);
+          rmsnorm_rows(in[0], in[1], y_, cols, k_.eps);
           break;
         case MemOp::kSoftmax:
           softmax_rows(in[0], y_, cols);
@@ -119,6 +102,7 @@ class MemOpInstance final : public Instance {
   MemOpConstants k_;
   MemOpData data_;
   Vec y_;
+  Vec mean_ = Vec(std::size_t(s_.rows)), rstd_ = Vec(std::size_t(s_.rows));
 };
 
 }  // namespace

@@ -23,13 +23,15 @@ double divide(double x, double rate) {
 }
 
 // The roofline of one kernel: max(compute time, memory time) + launch; empty work costs 0 s.
-OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& gpu) {
+OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& gpu,
+                MemoryKernel kernel = MemoryKernel::kAny) {
   if (flops <= 0 && bytes <= 0) return {};
   const double compute_s = divide(flops, flop_rate);
-  // memory time = bytes / (hbm * memory_bound_efficiency(bytes)): the scalar, or the measured
-  // table over bytes moved when the profile has one (measured_efficiency.h)
+  // memory time = bytes / (hbm * memory_bound_efficiency(bytes, kernel)): the scalar, or the
+  // measured table over bytes moved (of the kernel's class when the profile has one;
+  // measured_efficiency.h)
   const double memory_s =
-      divide(bytes, gpu.hbm_bytes_per_second * memory_bound_efficiency(gpu.compute, bytes));
+      divide(bytes, gpu.hbm_bytes_per_second * memory_bound_efficiency(gpu.compute, bytes, kernel));
   return {std::max(compute_s, memory_s) + gpu.compute.launch_overhead_s, flops, bytes};
 }
 
@@ -143,11 +145,12 @@ OpCost flash_attention(const LocalShape& s, Pass pass, Dtype dtype, bool causal,
 
 // Streaming op: forward bytes = elements * activation bytes * 2 (read + write); backward-input
 // twice that; backward-weight nothing.
-OpCost memory_op(const LocalShape& s, Pass pass, Dtype precision, const GpuProfile& gpu) {
+OpCost memory_op(const LocalShape& s, Pass pass, Dtype precision, MemoryKernel kernel,
+                 const GpuProfile& gpu) {
   if (pass == Pass::kBackwardWeight) return {};
   const double forward_bytes = s.elements * activation_bytes(precision) * 2;
   return memory_bound_cost(pass == Pass::kForward ? forward_bytes : kBackwardBytes * forward_bytes,
-                           gpu);
+                           gpu, kernel);
 }
 
 }  // namespace
@@ -192,8 +195,8 @@ OpCost gemm_cost(double m, double n, double k, double batch, Dtype dtype, const 
   return roofline(flops, rate, bytes, gpu);
 }
 
-OpCost memory_bound_cost(double bytes, const GpuProfile& gpu) {
-  return roofline(0, 0, bytes, gpu);
+OpCost memory_bound_cost(double bytes, const GpuProfile& gpu, MemoryKernel kernel) {
+  return roofline(0, 0, bytes, gpu, kernel);
 }
 
 OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& gpu) {
@@ -215,14 +218,15 @@ OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& 
     case OpKind::kEmbedding:
     case OpKind::kLoss:
     case OpKind::kElementwise:
-      return memory_op(s, pass, ctx.precision, gpu);
+      return memory_op(s, pass, ctx.precision, op.kernel, gpu);
   }
   return {};
 }
 
-OpCost optimizer_step_cost(double params, double bytes_per_param, const GpuProfile& gpu) {
+OpCost optimizer_step_cost(double params, double bytes_per_param, MemoryKernel kernel,
+                           const GpuProfile& gpu) {
   // bytes = params * bytes_per_param, streamed once
-  return memory_bound_cost(params * bytes_per_param, gpu);
+  return memory_bound_cost(params * bytes_per_param, gpu, kernel);
 }
 
 std::vector<CostModelInfo> cost_models() {

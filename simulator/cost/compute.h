@@ -65,9 +65,10 @@ struct GemmEfficiency {
 [[nodiscard]] OpCost gemm_cost(double m, double n, double k, double batch, Dtype dtype,
                                const GpuProfile& gpu);
 
-// A streaming (memory-bound) kernel moving `bytes`: bytes / (hbm * memory_bound_efficiency)
-// + launch overhead; 0 bytes costs 0 s.
-[[nodiscard]] OpCost memory_bound_cost(double bytes, const GpuProfile& gpu);
+// A streaming (memory-bound) kernel of class `kernel` moving `bytes`:
+//   bytes / (hbm * memory_bound_efficiency(bytes, kernel)) + launch overhead; 0 bytes costs 0 s.
+[[nodiscard]] OpCost memory_bound_cost(double bytes, const GpuProfile& gpu,
+                                       MemoryKernel kernel = MemoryKernel::kAny);
 
 // How the step's parallel set-up shapes one op on one rank.
 struct OpContext {
@@ -102,15 +103,16 @@ struct OpContext {
 // Memory-bound ops (norms, activation functions, softmax, dropout, router, embedding, loss):
 //   forward bytes = elements * activation bytes (fp32 training 4, else 2) * 2 (read + write),
 //   backward-input twice the forward bytes, backward-weight empty (norm weight gradients are
-//   reduced inside the backward kernel).
+//   reduced inside the backward kernel); at the efficiency of the op's kernel class (Op::kernel).
 // Empty work costs 0 s (no launch overhead).
 [[nodiscard]] OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& gpu);
 
 // Optimizer step over `params` local parameters on the GPU, memory-bound:
 //   bytes = params * bytes_per_param (the caller sums the reads and writes of the fp32 master
 //   copy and moments, the gradient and the low-precision parameters); one fused kernel.
-// flops is left 0: the update's arithmetic is negligible next to its traffic.
-[[nodiscard]] OpCost optimizer_step_cost(double params, double bytes_per_param,
+// flops is left 0: the update's arithmetic is negligible next to its traffic. `kernel` is its
+// class (kAdam for Adam/AdamW) for profiles with per-kernel memory-bound tables.
+[[nodiscard]] OpCost optimizer_step_cost(double params, double bytes_per_param, MemoryKernel kernel,
                                          const GpuProfile& gpu);
 
 struct CostModelInfo {

@@ -110,7 +110,10 @@ StageCost stage_cost(const Ctx& c, const PipelineStage& st, const StepCosts& cos
     sc.host_optimizer_seconds = shard / gpu.cpu_optimizer_params_per_second;
     sc.offload_h2d_seconds = host_copy_seconds(shard * c.param_bytes, gpu);
   } else {
-    sc.optimizer_seconds = optimizer_step_cost(shard, optimizer_bytes_per_param(c), gpu).seconds;
+    const MemoryKernel kernel =
+        c.s.training.optimizer == Optimizer::kSgd ? MemoryKernel::kAny : MemoryKernel::kAdam;
+    sc.optimizer_seconds =
+        optimizer_step_cost(shard, optimizer_bytes_per_param(c), kernel, gpu).seconds;
   }
   return sc;
 }

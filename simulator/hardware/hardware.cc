@@ -27,11 +27,16 @@ void check_compute(const ComputeModel& c, const std::string& path, Diagnostics& 
     d.error(pointer_join(path, "gemm_points"),
             "is required when kind is \"measured\" (at least one measured GEMM)");
   const auto& points = c.memory_bound_points;
-  for (std::size_t i = 1; i < points.size(); ++i)
-    if (points[i].bytes <= points[i - 1].bytes)
-      d.error(fmt::format("{}/memory_bound_points/{}/bytes", path, i),
-              fmt::format("must be larger than the previous point's bytes ({:g}), got {:g}",
-                          points[i - 1].bytes, points[i].bytes));
+  for (std::size_t i = 0; i < points.size(); ++i)
+    for (std::size_t j = i; j-- > 0;)
+      if (points[j].kernel == points[i].kernel) {
+        if (points[i].bytes <= points[j].bytes)
+          d.error(fmt::format("{}/memory_bound_points/{}/bytes", path, i),
+                  fmt::format("must be larger than the previous {} point's bytes ({:g}), got {:g}",
+                              points[i].kernel.empty() ? "generic" : points[i].kernel,
+                              points[j].bytes, points[i].bytes));
+        break;
+      }
 }
 
 namespace {

@@ -60,10 +60,12 @@ struct GemmPoint {
   bool operator==(const GemmPoint&) const = default;
 };
 
-// Memory-bound efficiency measured at a transfer size (fraction of HBM bandwidth).
+// Memory-bound efficiency measured at a transfer size (fraction of HBM bandwidth), for one class
+// of kernel (a name of core/memory_kernel.h) or, with `kernel` empty, for any kernel.
 struct MemoryBoundPoint {
   double bytes = 0;
   double efficiency = 0;
+  std::string kernel = {};  // "" | layernorm | rmsnorm | softmax | gelu | swiglu | ...
   bool operator==(const MemoryBoundPoint&) const = default;
 };
 
@@ -71,7 +73,8 @@ struct MemoryBoundPoint {
 // fits them, presets carry documented defaults or values from published micro-benchmarks.
 // kind "roofline" (default): the closed form of simulator/cost/compute.h. kind "measured": GEMM
 // efficiency interpolated in `gemm_points` (dtypes without points fall back to the closed form).
-// `memory_bound_points`, when present, replace memory_bound_efficiency for any kind.
+// `memory_bound_points`, when present, replace memory_bound_efficiency for any kind: a kernel
+// class's own points where the profile has them, else the points without a class.
 struct ComputeModel {
   double gemm_peak_efficiency = 0.80;        // large aligned GEMMs: fraction of the dense peak
   double gemm_tile_m = 128;                  // output tile rows (tile and wave quantization)
@@ -83,7 +86,7 @@ struct ComputeModel {
   double launch_overhead_s = 4e-6;           // per kernel, seconds
   std::string kind = "roofline";             // "roofline" | "measured"
   std::vector<GemmPoint> gemm_points = {};   // kind "measured"
-  std::vector<MemoryBoundPoint> memory_bound_points = {};  // ascending bytes
+  std::vector<MemoryBoundPoint> memory_bound_points = {};  // ascending bytes per kernel
   bool operator==(const ComputeModel&) const = default;
 };
 

@@ -2,6 +2,8 @@
 // function-local constants.
 #include "simulator/hardware/hardware_tables.h"
 
+#include "simulator/core/memory_kernel.h"
+
 namespace shardsim {
 namespace {
 
@@ -11,6 +13,12 @@ constexpr double kMaxBandwidth = 1e14;
 constexpr double kMaxDim = 1e9;  // GEMM dimension
 const std::vector<std::string> kDtypes = {"fp32", "fp16", "bf16", "fp8"};
 const std::vector<std::string> kComputeKinds = {"roofline", "measured"};
+// Named kernel classes (core/memory_kernel.h) without "" (the generic curve omits the key).
+const std::vector<std::string>& memory_kernel_choices() {
+  static const std::vector<std::string> names(kMemoryKernelNames.begin() + 1,
+                                              kMemoryKernelNames.end());
+  return names;
+}
 const std::vector<std::string> kCollectives = {"all_reduce", "reduce_scatter", "all_gather",
                                                "alltoall",   "sendrecv",       "broadcast"};
 
@@ -109,6 +117,9 @@ const Table<MemoryBoundPoint>& memory_bound_point_table() {
   static const Table<P> t = {
       {"bytes", &P::bytes, "bytes", 1, 1e15, true, "bytes moved by the kernel"},
       {"efficiency", &P::efficiency, "", 1e-4, 1, true, "fraction of HBM bandwidth reached"},
+      {"kernel", &P::kernel, "", 0, 0, false,
+       "the class of memory-bound kernel measured (absent: any kernel without its own points)",
+       &memory_kernel_choices()},
   };
   return t;
 }

@@ -59,13 +59,23 @@ std::optional<double> measured_gemm_efficiency(const ComputeModel& c, double m, 
   return weighted / weights;
 }
 
-double memory_bound_efficiency(const ComputeModel& c, double bytes) {
-  const auto& p = c.memory_bound_points;
-  if (p.empty()) return c.memory_bound_efficiency;
-  if (bytes <= p.front().bytes) return p.front().efficiency;
-  if (bytes >= p.back().bytes) return p.back().efficiency;
-  const auto hi = std::ranges::upper_bound(p, bytes, {}, &MemoryBoundPoint::bytes);
-  const auto lo = hi - 1;
+double memory_bound_efficiency(const ComputeModel& c, double bytes, MemoryKernel kernel) {
+  const std::string_view name = memory_kernel_name(kernel);
+  const auto of = [&c](std::string_view k) {
+    return std::ranges::any_of(c.memory_bound_points,
+                               [k](const MemoryBoundPoint& p) { return p.kernel == k; });
+  };
+  const std::string_view curve = !name.empty() && of(name) ? name : std::string_view{};
+  if (curve.empty() && !of(curve)) return c.memory_bound_efficiency;
+  // The neighbours of `bytes` on the curve (points of one kernel ascend in bytes).
+  const MemoryBoundPoint *lo = nullptr, *hi = nullptr;
+  for (const auto& p : c.memory_bound_points) {
+    if (p.kernel != curve) continue;
+    if (p.bytes <= bytes) lo = &p;
+    if (p.bytes >= bytes && hi == nullptr) hi = &p;
+  }
+  if (lo == nullptr) return hi->efficiency;  // below the first point
+  if (hi == nullptr || hi == lo) return lo->efficiency;
   // t = (ln bytes - ln b_lo) / (ln b_hi - ln b_lo); eff = eff_lo + t (eff_hi - eff_lo)
   const double t = std::log(bytes / lo->bytes) / std::log(hi->bytes / lo->bytes);
   return lo->efficiency + t * (hi->efficiency - lo->efficiency);

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "simulator/core/dtype.h"
+#include "simulator/core/memory_kernel.h"
 #include "simulator/hardware/hardware.h"
 
 namespace shardsim {
@@ -23,9 +24,11 @@ inline constexpr int kNearestGemmPoints = 4;
 [[nodiscard]] std::optional<double> measured_gemm_efficiency(const ComputeModel& c, double m,
                                                              double n, double k, Dtype dtype);
 
-// Memory-bound efficiency of a kernel moving `bytes`: with memory_bound_points, piecewise linear
-// in ln(bytes) between the two neighbouring points, clamped to the first / last point's
-// efficiency outside their range; without points, memory_bound_efficiency.
-[[nodiscard]] double memory_bound_efficiency(const ComputeModel& c, double bytes);
+// Memory-bound efficiency of a kernel of class `kernel` moving `bytes`. The curve is the points
+// of that class when the profile has any, else the points without a class; piecewise linear in
+// ln(bytes) between the two neighbouring points of the curve, clamped to its first / last point's
+// efficiency outside their range. With neither: memory_bound_efficiency.
+[[nodiscard]] double memory_bound_efficiency(const ComputeModel& c, double bytes,
+                                             MemoryKernel kernel = MemoryKernel::kAny);
 
 }  // namespace shardsim

@@ -200,6 +200,33 @@ void add_moe(const ModelConfig& m, const OpShape& s, std::vector<Op>& ops) {
   }
 }
 
+// The memory-bound kernel class of each op (core/memory_kernel.h): norms by the model's norm,
+// the activation by its FFN type, softmax and the cross-entropy (a softmax over the vocabulary)
+// as softmax, dropout and residual adds as dropout_residual; embedding, rotary and router ops have
+// no class of their own.
+MemoryKernel kernel_of(const ModelConfig& m, const Op& op) {
+  switch (op.kind) {
+    case OpKind::kNorm:
+      return m.norm == NormType::kRmsNorm ? MemoryKernel::kRmsnorm : MemoryKernel::kLayernorm;
+    case OpKind::kSoftmax:
+    case OpKind::kLoss:
+      return MemoryKernel::kSoftmax;
+    case OpKind::kActivationFn:
+      return m.ffn_type == FfnType::kSwiglu ? MemoryKernel::kSwiglu : MemoryKernel::kGelu;
+    case OpKind::kDropout:
+      return MemoryKernel::kDropoutResidual;
+    case OpKind::kElementwise:
+      return op.name == "rotary" ? MemoryKernel::kAny : MemoryKernel::kDropoutResidual;
+    default:
+      return MemoryKernel::kAny;
+  }
+}
+
+std::vector<Op> tag_kernels(const ModelConfig& m, std::vector<Op> ops) {
+  for (Op& op : ops) op.kernel = kernel_of(m, op);
+  return ops;
+}
+
 }  // namespace
 
 std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
@@ -222,7 +249,7 @@ std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
   else
     add_mlp(m, ops, kDenseMlp, t, double(m.effective_ffn_hidden()), OpKind::kGemm, true);
   add_dropout_residual(m, ops, "mlp_dropout_out", "mlp_residual", t);
-  return ops;
+  return tag_kernels(m, std::move(ops));
 }
 
 std::vector<Op> embedding_ops(const ModelConfig& m, double padded_vocab, const OpShape& s) {
@@ -234,7 +261,7 @@ std::vector<Op> embedding_ops(const ModelConfig& m, double padded_vocab, const O
   lookup.n = padded_vocab;
   ops.push_back(std::move(lookup));
   add_dropout(m, ops, "embedding_dropout", t);
-  return ops;
+  return tag_kernels(m, std::move(ops));
 }
 
 std::vector<Op> output_ops(const ModelConfig& m, double padded_vocab, const OpShape& s) {
@@ -248,7 +275,7 @@ std::vector<Op> output_ops(const ModelConfig& m, double padded_vocab, const OpSh
   // Vocabulary-parallel cross-entropy keeps fp32 logits (Korthikanti's 4*s*b*V term).
   ops.push_back(memop("cross_entropy", OpKind::kLoss, t * padded_vocab, TpSplit::kColumn,
                       {tensor("logits_fp32", t * padded_vocab, ActKind::kFp32)}));
-  return ops;
+  return tag_kernels(m, std::move(ops));
 }
 
 }  // namespace shardsim

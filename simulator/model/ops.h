@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "simulator/core/memory_kernel.h"
 #include "simulator/model/model_config.h"
 
 namespace shardsim {
@@ -101,6 +102,7 @@ struct Op {
   double elements = 0;         // memory-bound ops: elements touched (input size)
   TpSplit split = TpSplit::kNone;
   SavedTensors saves;
+  MemoryKernel kernel = MemoryKernel::kAny;  // memory-bound ops: their kernel class (ops.cc)
 };
 
 // Token geometry of one micro-batch on one context-parallel rank.

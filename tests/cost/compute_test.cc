@@ -127,7 +127,7 @@ TEST(compute_gemm, ZeroSizeCostsNothingAndNeverNaN) {
   for (const OpCost& c :
        {gemm_cost(0, 4096, 4096, 1, Dtype::kBf16, g),
         gemm_cost(4096, 4096, 4096, 0, Dtype::kBf16, g), memory_bound_cost(0, g),
-        optimizer_step_cost(0, 16, g),
+        optimizer_step_cost(0, 16, MemoryKernel::kAdam, g),
         op_cost(make_op(OpKind::kNorm, 0, 0, 0, 1, 0, TpSplit::kSequence), Pass::kForward, {}, g),
         op_cost(make_op(OpKind::kFlashAttention, 0, 0, 0, 0, 0, TpSplit::kHeads), Pass::kForward,
                 {}, g)}) {
@@ -224,7 +224,7 @@ TEST(compute_op, FlashAttentionFlopsBytesAndBackward) {
 
 TEST(compute_optimizer_step, MemoryBound) {
   // 1e9 parameters x 16 B = 16 GB / 0.8e12 B/s = 20 ms + one launch.
-  const OpCost c = optimizer_step_cost(1e9, 16, round_gpu());
+  const OpCost c = optimizer_step_cost(1e9, 16, MemoryKernel::kAdam, round_gpu());
   EXPECT_DOUBLE_EQ(c.bytes, 16e9);
   EXPECT_NEAR(c.seconds, 0.02 + kLaunch, 1e-15);
 }

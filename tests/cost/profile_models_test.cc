@@ -3,7 +3,10 @@
 // simulator/cost/collective.h). Round numbers throughout; the derivation precedes each check.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <string_view>
 
 #include "simulator/cost/collective.h"
 #include "simulator/cost/compute.h"
@@ -69,6 +72,51 @@ TEST(compute_measured, MemoryBoundTableInLogBytes) {
   // Without points: the scalar memory_bound_efficiency (default 0.85).
   g.compute.memory_bound_points.clear();
   EXPECT_EQ(memory_bound_efficiency(g.compute, 1e6), 0.85);
+}
+
+TEST(compute_measured, MemoryBoundCurvePerKernelClass) {
+  GpuProfile g = measured_gpu();
+  g.hbm_bytes_per_second = 1e12;
+  // A generic curve and a softmax curve; softmax's points may come after the generic ones.
+  g.compute.memory_bound_points = {
+      {1e3, 0.2}, {1e6, 0.8}, {1e3, 0.05, "softmax"}, {1e6, 0.1, "softmax"}};
+  // softmax at 10^4.5 B: halfway in ln(bytes) between its own points: 0.05 + 0.5 x 0.05 = 0.075.
+  EXPECT_NEAR(memory_bound_efficiency(g.compute, std::pow(10, 4.5), MemoryKernel::kSoftmax), 0.075,
+              1e-12);
+  EXPECT_EQ(memory_bound_efficiency(g.compute, 1e9, MemoryKernel::kSoftmax), 0.1);  // clamped
+  // gelu has no points of its own, nor does a kernel without class: the generic curve.
+  EXPECT_NEAR(memory_bound_efficiency(g.compute, std::pow(10, 4.5), MemoryKernel::kGelu), 0.5,
+              1e-12);
+  EXPECT_EQ(memory_bound_efficiency(g.compute, 1e6, MemoryKernel::kAny), 0.8);
+  // 1e6 B of softmax at 1e12 B/s x 0.1 = 10 us.
+  EXPECT_NEAR(memory_bound_cost(1e6, g, MemoryKernel::kSoftmax).seconds, 1e-5, 1e-18);
+  // Only class curves: a kernel without one falls back to the scalar (default 0.85).
+  g.compute.memory_bound_points = {{1e3, 0.05, "softmax"}};
+  EXPECT_EQ(memory_bound_efficiency(g.compute, 1e6, MemoryKernel::kLayernorm), 0.85);
+}
+
+TEST(compute_measured, OpsCarryTheirKernelClass) {
+  // The op list tags memory-bound ops with the class a profile's curves are measured under.
+  ModelConfig m;
+  m.hidden = 64;
+  m.heads = 4;
+  m.ffn_hidden = 256;
+  m.norm = NormType::kRmsNorm;
+  m.ffn_type = FfnType::kSwiglu;
+  const OpShape s{32, 32, 1, false};
+  std::map<std::string_view, MemoryKernel> by_kind;
+  for (const Op& op : layer_ops(m, 0, s)) by_kind[op.name] = op.kernel;
+  EXPECT_EQ(by_kind["attention_norm"], MemoryKernel::kRmsnorm);
+  EXPECT_EQ(by_kind["softmax"], MemoryKernel::kSoftmax);
+  EXPECT_EQ(by_kind["mlp_residual"], MemoryKernel::kDropoutResidual);
+  for (const Op& op : output_ops(m, 128, s)) {
+    if (op.kind == OpKind::kLoss) {
+      EXPECT_EQ(op.kernel, MemoryKernel::kSoftmax);
+    }
+  }
+  const auto has_swiglu = std::ranges::any_of(
+      layer_ops(m, 0, s), [](const Op& op) { return op.kernel == MemoryKernel::kSwiglu; });
+  EXPECT_TRUE(has_swiglu);
 }
 
 NetworkConfig fitted_network() {

@@ -18,6 +18,7 @@
 #include "kernels/common/timing_loop.h"
 #include "kernels/cpu/descriptors.h"
 #include "kernels/sweep/run_sweep.h"
+#include "simulator/core/memory_kernel.h"
 
 namespace sk = shardsim::kernels;
 
@@ -73,6 +74,17 @@ TEST(KernelSweepPlan, TransformerShapesAndBackwardTransposes) {
   const auto merged = sk::transformer_gemm_shapes(t);
   ASSERT_EQ(merged.size(), 15u);
   EXPECT_EQ(merged[0].uses.size(), 2u);
+
+  // Unfused attention per head (sequence s = tokens 2048, head_dim 64): 3 more shapes.
+  t.head_dims = {64};
+  const auto with_attention = sk::transformer_gemm_shapes(t);
+  ASSERT_EQ(with_attention.size(), 18u);
+  const auto& scores = with_attention[15];  // S = Q.K^T: (s, s, d), K^T read transposed
+  EXPECT_EQ(std::make_tuple(scores.m, scores.n, scores.k, scores.trans_b),
+            std::make_tuple(2048, 2048, 64, true));
+  const auto& values = with_attention[16];  // O = P.V: (s, d, s)
+  EXPECT_EQ(std::make_tuple(values.m, values.n, values.k), std::make_tuple(2048, 64, 2048));
+  EXPECT_TRUE(with_attention[17].trans_a);  // dV = P^T.dO, dK = dS^T.Q
 }
 
 TEST(KernelSweepPlan, CpuQuickIsScaledDown) {
@@ -109,9 +121,9 @@ TEST(KernelSweepPlan, CpuDescriptorNamesAreUnique) {
       EXPECT_TRUE(names.insert(d.name).second) << (quick ? "quick: " : "full: ") << d.name;
       collectives += d.kind == sk::Kind::kCollective ? 1 : 0;
     }
-    // Quick: 1 KiB..4 MiB by 16 = 4 sizes, no rounding collisions: 3 groups x 5 ops x 4 sizes.
+    // Quick: 1 KiB..64 MiB by 16 = 5 sizes, no rounding collisions: 3 groups x 5 ops x 5 sizes.
     if (quick) {
-      EXPECT_EQ(collectives, 60);
+      EXPECT_EQ(collectives, 75);
     }
   }
 }
@@ -180,6 +192,16 @@ TEST(KernelMemoryOps, BytesMoved) {
   EXPECT_DOUBLE_EQ(sk::mem_op_bytes(sk::MemOp::kLayernorm, s), 72.0);
   // adam reads p, g, m, v and writes p, m, v: 4 * 7 * 6 = 168 bytes.
   EXPECT_DOUBLE_EQ(sk::mem_op_bytes(sk::MemOp::kAdam, s), 168.0);
+}
+
+// The simulator costs memory-bound ops by kernel class under these names
+// (simulator/core/memory_kernel.h), so every kernel the sweep measures must be a known class.
+TEST(KernelMemoryOps, NamesAreSimulatorKernelClasses) {
+  for (const sk::MemOp op : sk::kAllMemOps) {
+    const auto k = shardsim::memory_kernel_from_name(sk::mem_op_name(op));
+    ASSERT_TRUE(k.has_value()) << sk::mem_op_name(op);
+    EXPECT_NE(*k, shardsim::MemoryKernel::kAny);
+  }
 }
 
 TEST(KernelMemoryOps, DropoutKeepsOneMinusP) {
