@@ -1,11 +1,51 @@
 #include "kernels/common/comm.h"
 
 #include <chrono>
+#include <csignal>
 #include <thread>
 
 #include "kernels/common/errors.h"
 
 namespace shardsim::kernels {
+
+namespace {
+volatile std::sig_atomic_t g_termination_signal = 0;
+}  // namespace
+
+int termination_signal() {
+  return g_termination_signal;
+}
+void note_termination_signal(int signal) {
+  g_termination_signal = signal;
+}
+void clear_termination_signal() {
+  g_termination_signal = 0;
+}
+
+const char* signal_name(int signal) {
+  switch (signal) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGABRT:
+      return "SIGABRT";
+    default:
+      return "a signal";
+  }
+}
 
 void check_mpi(int rc, const char* call) {
   if (rc == MPI_SUCCESS) return;
@@ -49,6 +89,11 @@ void Comm::wait(MPI_Request& request, const char* call) const {
   const auto start = Clock::now();
   const auto deadline = start + std::chrono::duration<double>(timeout_s_);
   for (;;) {
+    if (const int signal = termination_signal(); signal != 0) {
+      throw CallError(call, std::string("interrupted by ") + signal_name(signal) +
+                                " (the launcher is ending the job: another rank was lost or "
+                                "failed, or the job was cancelled)");
+    }
     int done = 0;
     check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), call);
     if (done != 0) return;

@@ -70,6 +70,18 @@ class Comm {
   int size_ = 1;
 };
 
+// The signal that asked this process to stop (SIGTERM from a launcher ending the job because
+// another rank was lost or failed, SIGINT from a cancelled run), or 0. Recorded from a signal
+// handler (kernels/sweep/rank_signals.h); every deadline-bounded wait checks it first and throws
+// CallError(call, "interrupted by SIGTERM ...") so the failure is reported and the samples are
+// kept before the launcher's SIGKILL (Open MPI 4.1 sends it 1 s after SIGTERM).
+[[nodiscard]] int termination_signal();
+void note_termination_signal(int signal);  // async-signal-safe
+void clear_termination_signal();
+// "SIGTERM", "SIGSEGV", ... for the signals the harness handles; "a signal" for others.
+// Async-signal-safe (returns a literal).
+[[nodiscard]] const char* signal_name(int signal);
+
 // "Open MPI v4.1.4, package: ..." (first line of MPI_Get_library_version) and "3.1".
 [[nodiscard]] std::string mpi_library_version();
 [[nodiscard]] std::string mpi_standard_version();

@@ -14,10 +14,11 @@ namespace {
 constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;  // 32 MiB cuBLAS(Lt) workspace
 
 // Times Instance::run with events on the backend's stream. Waits by polling cudaEventQuery with
-// the cross-rank deadline, so a hung NCCL call (a lost peer) becomes a CallError, not a hang.
+// the cross-rank deadline and the instance's NCCL communicator (wait_device), so a hung NCCL call
+// (a lost peer) becomes a CallError naming the collective, not a hang.
 class EventTimer final : public Timer {
  public:
-  EventTimer(const DeviceContext& ctx, double timeout_s) : ctx_(ctx), timeout_s_(timeout_s) {
+  explicit EventTimer(const DeviceContext& ctx) : ctx_(ctx) {
     check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
     check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
   }
@@ -32,7 +33,9 @@ class EventTimer final : public Timer {
     check_cuda(cudaEventRecord(start_, ctx_.stream), "cudaEventRecord");
     instance.run(times);
     check_cuda(cudaEventRecord(stop_, ctx_.stream), "cudaEventRecord");
-    wait();
+    wait_device(
+        ctx_, [this] { return cudaEventQuery(stop_); }, "cudaEventQuery",
+        dynamic_cast<PeerWork*>(&instance));
     float ms = 0;
     check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
     return static_cast<double>(ms) * 1e-3;
@@ -40,23 +43,7 @@ class EventTimer final : public Timer {
   std::string_view name() const override { return "cudaEventElapsedTime"; }
 
  private:
-  void wait() const {
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s_);
-    for (;;) {
-      const cudaError_t e = cudaEventQuery(stop_);
-      if (e == cudaSuccess) return;
-      if (e != cudaErrorNotReady) check_cuda(e, "cudaEventQuery");
-      if (std::chrono::steady_clock::now() > deadline) {
-        throw CallError("cudaEventQuery",
-                        "device work did not finish within " + std::to_string(timeout_s_) + " s");
-      }
-      std::this_thread::yield();
-    }
-  }
-
   const DeviceContext& ctx_;
-  double timeout_s_;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
 };
@@ -64,7 +51,7 @@ class EventTimer final : public Timer {
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(const Comm& world)
-      : ctx_(make_context()), nccl_(world), timer_(ctx_, world.timeout_s()) {}
+      : ctx_(make_context(world.timeout_s())), nccl_(world, world.timeout_s()), timer_(ctx_) {}
   ~CudaBackend() override {
     cudaFree(ctx_.workspace);
     cublasLtDestroy(ctx_.lt);
@@ -111,8 +98,9 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  static DeviceContext make_context() {
+  static DeviceContext make_context(double timeout_s) {
     DeviceContext c;
+    c.timeout_s = timeout_s;
     check_cuda(cudaGetDevice(&c.device), "cudaGetDevice");
     check_cuda(cudaDeviceGetAttribute(&c.cc_major, cudaDevAttrComputeCapabilityMajor, c.device),
                "cudaDeviceGetAttribute");
@@ -134,6 +122,31 @@ class CudaBackend final : public Backend {
 };
 
 }  // namespace
+
+void wait_device(const DeviceContext& ctx, const std::function<cudaError_t()>& query,
+                 const char* query_name, PeerWork* peers) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(ctx.timeout_s);
+  for (;;) {
+    const cudaError_t e = query();
+    if (e == cudaSuccess) break;
+    if (e != cudaErrorNotReady) check_cuda(e, query_name);
+    if (peers != nullptr) peers->poll();
+    std::string why;
+    if (const int signal = termination_signal(); signal != 0) {
+      why = std::string("interrupted by ") + signal_name(signal) +
+            " (the launcher is ending the job: another rank was lost or failed)";
+    } else if (std::chrono::steady_clock::now() > deadline) {
+      why = "device work did not finish within " + std::to_string(ctx.timeout_s) + " s";
+    }
+    if (!why.empty()) {
+      if (peers != nullptr) peers->give_up(why);
+      throw CallError(query_name, why);
+    }
+    std::this_thread::yield();
+  }
+  if (peers != nullptr) peers->poll();  // an error raised while the work completed
+}
 
 std::vector<float> download(const DeviceContext& ctx, const float* device, std::size_t n) {
   std::vector<float> host(n);

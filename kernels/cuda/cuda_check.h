@@ -63,6 +63,7 @@ struct DeviceContext {
   cublasLtHandle_t lt = nullptr;
   void* workspace = nullptr;  // cuBLAS / cuBLASLt workspace
   std::size_t workspace_bytes = 0;
+  double timeout_s = 120.0;  // deadline of every host wait for device work (the sync timeout)
 };
 
 // Copies a device float buffer to the host (synchronous on ctx.stream).

@@ -2,6 +2,7 @@
 // COMPILED ONLY, never run (see cuda_backend.h).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,25 +21,51 @@ namespace shardsim::kernels::cuda {
 [[nodiscard]] std::vector<Descriptor> copy_and_launch_descriptors(const SweepPlan& plan,
                                                                   const DeviceContext& ctx);
 
-// NCCL communicators, one per collective group size (ncclCommDestroy on destruction).
+// Device work that depends on other ranks (NCCL). The host waits for device work
+// (wait_device) poll it, so that a lost or failed peer becomes a CallError naming the collective
+// instead of a hang.
+class PeerWork {
+ public:
+  virtual ~PeerWork() = default;
+  // Throws CallError (after ncclCommAbort) when the communicator reports an asynchronous error.
+  virtual void poll() = 0;
+  // The wait cannot finish (`why`: its deadline passed, or the launcher is ending the job):
+  // ncclCommAbort (so the stream drains), then throws CallError naming the collective.
+  [[noreturn]] virtual void give_up(const std::string& why) = 0;
+};
+
+// Polls `query` (cudaEventQuery / cudaStreamQuery of the work; `query_name` names it) until it
+// returns cudaSuccess. Meanwhile polls `peers` (may be null), and gives up after ctx.timeout_s or
+// on a termination signal (comm.h): peers->give_up, else CallError(query_name, ...).
+void wait_device(const DeviceContext& ctx, const std::function<cudaError_t()>& query,
+                 const char* query_name, PeerWork* peers);
+
+// NCCL communicators, one per collective group size, created nonblocking (ncclConfig_t
+// blocking = 0) so that no NCCL call can hang: every call that answers ncclInProgress is polled
+// with ncclCommGetAsyncError until it completes, fails or passes ctx.timeout_s, and then the
+// communicator is aborted (ncclCommAbort). Finalized and destroyed on destruction.
 class NcclGroups {
  public:
   // Collective over world: rank 0 of each group makes the ncclUniqueId, MPI_Bcast shares it.
-  explicit NcclGroups(const Comm& world);
+  NcclGroups(const Comm& world, double timeout_s);
   NcclGroups(const NcclGroups&) = delete;
   NcclGroups& operator=(const NcclGroups&) = delete;
   ~NcclGroups();
   [[nodiscard]] const std::vector<CollectiveGroup>& groups() const { return groups_; }
-  // NCCL communicator of groups()[i] on this rank (an ncclComm_t), nullptr when it sits out.
+  // NCCL communicator of groups()[i] on this rank (an ncclComm_t), nullptr when it sits out or
+  // after abort(i).
   [[nodiscard]] void* nccl(std::size_t i) const { return nccl_[i]; }
+  // ncclCommAbort of groups()[i]'s communicator (once; later nccl(i) is nullptr).
+  void abort(std::size_t i);
 
  private:
   std::vector<CollectiveGroup> groups_;
   std::vector<void*> nccl_;
+  double timeout_s_;
 };
 
 [[nodiscard]] std::vector<Descriptor> collective_descriptors(const SweepPlan& plan,
-                                                             const NcclGroups& groups,
+                                                             NcclGroups& groups,
                                                              const DeviceContext& ctx);
 
 // "nccl unavailable" when built without NCCL, else the NCCL version as "2.28.9".

@@ -1,10 +1,15 @@
 // NCCL collectives (fp32, sum) per group size; the ncclUniqueId travels by MPI_Bcast within each
 // group's MPI communicator, so the same command works on one node and across nodes.
-// AlltoAll is n ncclSend/ncclRecv pairs in one group, as nccl-tests does. COMPILED ONLY, never
+// AlltoAll is n ncclSend/ncclRecv pairs in one group, as nccl-tests does. Communicators are
+// nonblocking and every wait is bounded (descriptors.h: NcclGroups, PeerWork), so a lost peer
+// ends in ncclCommAbort and a CallError naming the collective, not a hang. COMPILED ONLY, never
 // run (see cuda_backend.h).
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "kernels/common/memory_ops.h"
 #include "kernels/cuda/descriptors.h"
@@ -14,13 +19,47 @@ namespace shardsim::kernels::cuda {
 #ifdef SHARDSIM_HAVE_NCCL
 namespace {
 
-class NcclInstance final : public Instance {
+// Completes an NCCL call on a nonblocking communicator: `result` is what the call returned; while
+// the communicator's state is ncclInProgress, polls ncclCommGetAsyncError until it leaves that
+// state or `timeout_s` passes (or a termination signal arrives, comm.h). On failure calls
+// `abort` (which must ncclCommAbort the communicator) and throws CallError(call, ...).
+void complete(ncclComm_t comm, ncclResult_t result, const char* call, double timeout_s,
+              const std::function<void()>& abort) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  ncclResult_t state = result;
+  while (state == ncclInProgress) {
+    std::string why;
+    if (const int signal = termination_signal(); signal != 0) {
+      why = std::string("interrupted by ") + signal_name(signal) +
+            " (the launcher is ending the job: another rank was lost or failed)";
+    } else if (std::chrono::steady_clock::now() > deadline) {
+      why = "did not complete within " + std::to_string(timeout_s) +
+            " s (a peer rank was lost or is stuck)";
+    }
+    if (!why.empty()) {
+      abort();
+      throw CallError(call, why + "; communicator aborted (ncclCommAbort)");
+    }
+    std::this_thread::yield();
+    const ncclResult_t r = ncclCommGetAsyncError(comm, &state);
+    if (r != ncclSuccess) state = r;
+  }
+  if (state == ncclSuccess) return;
+  const std::string last = ncclGetLastError(comm);
+  abort();
+  throw CallError(call, std::string(ncclGetErrorString(state)) + (last.empty() ? "" : ": " + last) +
+                            "; communicator aborted (ncclCommAbort)");
+}
+
+class NcclInstance final : public Instance, public PeerWork {
  public:
-  NcclInstance(CollOp op, const CollectiveGroup& g, void* comm, std::int64_t bytes,
-               const DeviceContext& ctx)
+  NcclInstance(CollOp op, const CollectiveGroup& g, NcclGroups& groups, std::size_t index,
+               std::int64_t bytes, const DeviceContext& ctx)
       : op_(op),
         g_(g),
-        comm_(static_cast<ncclComm_t>(comm)),
+        groups_(groups),
+        index_(index),
+        comm_(static_cast<ncclComm_t>(groups.nccl(index))),
         c_(coll_counts(op, bytes, g.size)),
         ctx_(ctx),
         send_(static_cast<std::size_t>(c_.send) * 4),
@@ -35,15 +74,47 @@ class NcclInstance final : public Instance {
 
   Verification verify() override {
     if (comm_ == nullptr) return {true, "rank outside every group of this size"};
-    ncclResult_t async = ncclSuccess;
-    check_nccl(ncclCommGetAsyncError(comm_, &async), "ncclCommGetAsyncError");
-    check_nccl(async, "NCCL (asynchronous error)");
+    // Wait for the collective with the deadline and the communicator's errors before download()
+    // synchronises the stream (which would wait forever for a lost peer).
+    wait_device(
+        ctx_, [this] { return cudaStreamQuery(ctx_.stream); }, "cudaStreamQuery", this);
     const std::vector<float> got = download(ctx_, recv_.f32(), static_cast<std::size_t>(c_.recv));
     const std::vector<float> want = coll_expected(op_, g_.comm->rank(), g_.size, c_);
     return compare(got, {want.begin(), want.end()}, 0.0, 0.0);
   }
 
+  void poll() override {
+    if (comm_ == nullptr) return;
+    ncclResult_t state = ncclSuccess;
+    ncclResult_t r = ncclCommGetAsyncError(comm_, &state);
+    if (r == ncclSuccess) r = state;
+    if (r == ncclSuccess || r == ncclInProgress) return;
+    const std::string last = ncclGetLastError(comm_);
+    abort();
+    throw CallError(last_call_, std::string("asynchronous error ") + ncclGetErrorString(r) +
+                                    (last.empty() ? "" : ": " + last) +
+                                    "; communicator aborted (ncclCommAbort)");
+  }
+
+  [[noreturn]] void give_up(const std::string& why) override {
+    abort();
+    throw CallError(
+        last_call_,
+        why + " (a peer rank was lost or is stuck); communicator aborted (ncclCommAbort)");
+  }
+
  private:
+  void abort() {
+    groups_.abort(index_);
+    comm_ = nullptr;
+  }
+
+  // Every NCCL call of a collective: a nonblocking communicator may answer ncclInProgress.
+  void call(ncclResult_t result, const char* name) {
+    last_call_ = name;
+    complete(comm_, result, name, ctx_.timeout_s, [this] { abort(); });
+  }
+
   void run_once() {
     const float* s = send_.f32();
     float* r = recv_.f32();
@@ -51,30 +122,31 @@ class NcclInstance final : public Instance {
     cudaStream_t st = ctx_.stream;
     switch (op_) {
       case CollOp::kAllReduce:
-        check_nccl(ncclAllReduce(s, r, c_.send, ncclFloat32, ncclSum, comm_, st), "ncclAllReduce");
+        call(ncclAllReduce(s, r, c_.send, ncclFloat32, ncclSum, comm_, st), "ncclAllReduce");
         break;
       case CollOp::kReduceScatter:
-        check_nccl(ncclReduceScatter(s, r, peer, ncclFloat32, ncclSum, comm_, st),
-                   "ncclReduceScatter");
+        call(ncclReduceScatter(s, r, peer, ncclFloat32, ncclSum, comm_, st), "ncclReduceScatter");
         break;
       case CollOp::kAllGather:
-        check_nccl(ncclAllGather(s, r, peer, ncclFloat32, comm_, st), "ncclAllGather");
+        call(ncclAllGather(s, r, peer, ncclFloat32, comm_, st), "ncclAllGather");
         break;
       case CollOp::kAllToAll:
-        check_nccl(ncclGroupStart(), "ncclGroupStart");
+        call(ncclGroupStart(), "ncclGroupStart");
         for (int p = 0; p < g_.size; ++p) {
-          check_nccl(ncclSend(s + p * peer, peer, ncclFloat32, p, comm_, st), "ncclSend");
-          check_nccl(ncclRecv(r + p * peer, peer, ncclFloat32, p, comm_, st), "ncclRecv");
+          call(ncclSend(s + p * peer, peer, ncclFloat32, p, comm_, st), "ncclSend");
+          call(ncclRecv(r + p * peer, peer, ncclFloat32, p, comm_, st), "ncclRecv");
         }
-        check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+        call(ncclGroupEnd(), "ncclGroupEnd");
+        last_call_ = "ncclSend/ncclRecv (alltoall)";
         break;
       case CollOp::kSendRecv: {
         const int rank = g_.comm->rank();
         const int n = g_.size;
-        check_nccl(ncclGroupStart(), "ncclGroupStart");
-        check_nccl(ncclSend(s, c_.send, ncclFloat32, (rank + 1) % n, comm_, st), "ncclSend");
-        check_nccl(ncclRecv(r, c_.send, ncclFloat32, (rank + n - 1) % n, comm_, st), "ncclRecv");
-        check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+        call(ncclGroupStart(), "ncclGroupStart");
+        call(ncclSend(s, c_.send, ncclFloat32, (rank + 1) % n, comm_, st), "ncclSend");
+        call(ncclRecv(r, c_.send, ncclFloat32, (rank + n - 1) % n, comm_, st), "ncclRecv");
+        call(ncclGroupEnd(), "ncclGroupEnd");
+        last_call_ = "ncclSend/ncclRecv (sendrecv)";
         break;
       }
     }
@@ -82,7 +154,10 @@ class NcclInstance final : public Instance {
 
   CollOp op_;
   const CollectiveGroup& g_;
+  NcclGroups& groups_;
+  std::size_t index_;
   ncclComm_t comm_;
+  const char* last_call_ = "ncclCommGetAsyncError";  // the collective a failure is charged to
   CollCounts c_;
   const DeviceContext& ctx_;
   DeviceBuffer send_;
@@ -91,32 +166,48 @@ class NcclInstance final : public Instance {
 
 }  // namespace
 
-NcclGroups::NcclGroups(const Comm& world) : groups_(make_collective_groups(world)) {
+NcclGroups::NcclGroups(const Comm& world, double timeout_s)
+    : groups_(make_collective_groups(world)), timeout_s_(timeout_s) {
   for (const CollectiveGroup& g : groups_) {
     ncclComm_t comm = nullptr;
     if (g.comm) {
       ncclUniqueId id{};
       if (g.comm->rank() == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
       check_mpi(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, g.comm->handle()), "MPI_Bcast");
-      check_nccl(ncclCommInitRank(&comm, g.size, id, g.comm->rank()), "ncclCommInitRank");
+      ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+      config.blocking = 0;  // every call may answer ncclInProgress: complete() polls it
+      const ncclResult_t r = ncclCommInitRankConfig(&comm, g.size, id, g.comm->rank(), &config);
+      if (r != ncclSuccess && r != ncclInProgress) check_nccl(r, "ncclCommInitRankConfig");
+      complete(comm, r, "ncclCommInitRankConfig", timeout_s_, [comm] { ncclCommAbort(comm); });
     }
     nccl_.push_back(comm);
   }
 }
 
+void NcclGroups::abort(std::size_t i) {
+  if (nccl_[i] == nullptr) return;
+  ncclCommAbort(static_cast<ncclComm_t>(nccl_[i]));  // nothing more to do if this fails
+  nccl_[i] = nullptr;
+}
+
 NcclGroups::~NcclGroups() {
-  for (void* c : nccl_) {
-    if (c != nullptr) ncclCommDestroy(static_cast<ncclComm_t>(c));
+  for (std::size_t i = 0; i < nccl_.size(); ++i) {
+    auto* c = static_cast<ncclComm_t>(nccl_[i]);
+    if (c == nullptr) continue;
+    try {  // flush, then free; a communicator that cannot finalize in time is aborted instead
+      complete(c, ncclCommFinalize(c), "ncclCommFinalize", timeout_s_, [this, i] { abort(i); });
+      ncclCommDestroy(c);
+    } catch (const CallError&) {  // aborted by complete(); a destructor cannot report it
+    }
   }
 }
 
-std::vector<Descriptor> collective_descriptors(const SweepPlan& plan, const NcclGroups& groups,
+std::vector<Descriptor> collective_descriptors(const SweepPlan& plan, NcclGroups& groups,
                                                const DeviceContext& ctx) {
   std::vector<Descriptor> out;
   std::set<std::string> names;
   for (std::size_t i = 0; i < groups.groups().size(); ++i) {
     const CollectiveGroup* g = &groups.groups()[i];
-    void* comm = groups.nccl(i);
     for (const CollOp op : kAllCollOps) {
       for (const std::int64_t bytes : plan.collective_bytes) {
         const CollCounts c = coll_counts(op, bytes, g->size);
@@ -136,8 +227,9 @@ std::vector<Descriptor> collective_descriptors(const SweepPlan& plan, const Nccl
         d.work.bytes = c.bytes;
         d.work.busbw_factor = busbw_factor(op, g->size);
         const DeviceContext* x = &ctx;
-        d.setup = [op, g, comm, bytes, x] {
-          return std::make_unique<NcclInstance>(op, *g, comm, bytes, *x);
+        NcclGroups* all = &groups;
+        d.setup = [op, g, all, i, bytes, x] {
+          return std::make_unique<NcclInstance>(op, *g, *all, i, bytes, *x);
         };
         out.push_back(std::move(d));
       }
@@ -156,9 +248,10 @@ std::string nccl_version() {
 
 #else  // built without NCCL: no collectives on this backend
 
-NcclGroups::NcclGroups(const Comm& /*world*/) {}
+NcclGroups::NcclGroups(const Comm& /*world*/, double timeout_s) : timeout_s_(timeout_s) {}
 NcclGroups::~NcclGroups() = default;
-std::vector<Descriptor> collective_descriptors(const SweepPlan&, const NcclGroups&,
+void NcclGroups::abort(std::size_t /*i*/) {}
+std::vector<Descriptor> collective_descriptors(const SweepPlan&, NcclGroups&,
                                                const DeviceContext&) {
   return {};
 }

@@ -57,13 +57,19 @@ struct SweepOptions {
 // the ranks agreed to start, it writes the partial samples and the error, then calls
 // MPI_Abort(MPI_COMM_WORLD, 3), which ends every rank (mpirun exits 3) rather than risk
 // MPI_Finalize waiting for a lost rank; it does not return in that case.
-// A lost rank (measured with Open MPI 4.1.4, a rank killed with SIGKILL mid-sweep): by default
-// mpirun itself ends the job at once ("process rank 1 ... exited on signal 9", mpirun exit 137),
-// and the .partial file keeps the items measured before the kill. With
-// `mpirun --enable-recovery` the survivors carry on until their next cross-rank wait passes
-// sync_timeout_s, then report "MPI_Ibarrier failed: no answer from every rank within ..." (the
-// `error` of the .partial file) and abort; in that run mpirun still exited 0, so read `complete`
-// and `error` in the file rather than trusting mpirun's status.
+// A lost rank (measured with Open MPI 4.1.4; kernels/sweep/rank_signals.h,
+// tests/cli/calibrate_lost_rank_test.cc):
+//  - killed (SIGKILL: OOM killer, `kill -9`): mpirun ends the job at once and exits 137 (128 + 9,
+//    the lost rank's status; no mpirun flag turns that into 3). It sends the survivors SIGTERM and
+//    SIGKILL 1 s later; in that second a survivor's wait throws ("MPI_Ibarrier failed:
+//    interrupted by SIGTERM ..."), the message names the ranks on its host whose process is gone
+//    ("rank 1 lost during MPI_Ibarrier: ..."), and rank 0 writes it into the .partial file
+//    (`error.lost_ranks`) next to the items measured before.
+//  - crashed (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT): the rank writes its .rank<N>.error
+//    (call: the signal, item) and exits 3, so mpirun exits 3.
+//  - `mpirun --enable-recovery` keeps the survivors running until their next cross-rank wait
+//    passes sync_timeout_s; they then report and abort as above, but mpirun exits 0: read
+//    `complete` and `error` in the file rather than trusting mpirun's status there.
 // Progress and errors go to `log` (progress from rank 0 only; errors from every rank).
 [[nodiscard]] int run_calibration_sweep(const SweepOptions& options, std::ostream& log,
                                         nlohmann::json& samples_out);

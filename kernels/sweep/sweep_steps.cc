@@ -70,13 +70,16 @@ SweepRun::SweepRun(const SweepOptions& options, std::ostream& log, nlohmann::jso
 
 int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend) {
   std::optional<Comm> world;
-  std::unique_ptr<Backend> backend;  // declared here: alive while a failure is handled
+  std::optional<RankSignals> signals;  // rank_signals.h, for the whole sweep
+  std::unique_ptr<Backend> backend;    // declared here: alive while a failure is handled
   try {
     world.emplace(Comm::world(options_.sync_timeout_s));
     rank0_ = world->rank() == 0;
-    if (!options_.samples_path.empty()) {  // an error file of an earlier run would mislead
-      std::remove(error_path(options_.samples_path, world->rank()).c_str());
-    }
+    const std::string my_error_file =
+        options_.samples_path.empty() ? "" : error_path(options_.samples_path, world->rank());
+    std::remove(my_error_file.c_str());  // an error file of an earlier run would mislead
+    signals.emplace(world->rank(), my_error_file);
+    peers_ = gather_peers(*world);
     // Checked before measuring (rank 0 writes the file; every rank takes its answer).
     const std::string bad_output = rank0_ ? output_problem(options_.samples_path) : "";
     if (!world->all(bad_output.empty())) {
@@ -108,7 +111,9 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
     }
     publish(false);  // the .partial exists (no items yet) from the start of the measurements
     for (std::size_t i = 0; i < chosen.size(); ++i) {
+      test_hook_maybe_die(i, *world);
       current_item_ = chosen[i]->name;
+      RankSignals::set_item(current_item_);
       const Measurement m = measure(*chosen[i], backend->timer(), *world, plan.loop);
       items_.push_back(item_json(*chosen[i], m));
       log_item(i, chosen.size(), items_.back());
@@ -137,11 +142,21 @@ void SweepRun::log_item(std::size_t index, std::size_t count, const nlohmann::js
   log_.flush();
 }
 
-int SweepRun::fail(const Comm* world, const std::string& call, const std::string& message) {
+int SweepRun::fail(const Comm* world, const std::string& call, const std::string& detail) {
   const int rank = world != nullptr ? world->rank() : 0;
+  // A peer process that is gone explains a failed or interrupted wait: name it first.
+  const std::vector<int> lost = lost_ranks(peers_);
+  std::string message = detail;
+  if (!lost.empty()) {
+    std::string names;
+    for (const int r : lost) names += (names.empty() ? "" : ", ") + std::to_string(r);
+    message = fmt::format("rank{} {} lost during {}: {}", lost.size() > 1 ? "s" : "", names, call,
+                          detail);
+  }
   log_ << "error: rank " << rank << ": " << message
        << (current_item_.empty() ? "" : " (while measuring " + current_item_ + ")") << "\n";
   error_ = {{"call", call}, {"message", message}, {"item", current_item_}, {"rank", rank}};
+  if (!lost.empty()) error_["lost_ranks"] = lost;
   try {
     publish(false);
     if (!options_.samples_path.empty()) {

@@ -13,6 +13,7 @@
 #include "kernels/common/backend.h"
 #include "kernels/common/comm.h"
 #include "kernels/common/results.h"
+#include "kernels/sweep/rank_signals.h"
 #include "kernels/sweep/run_sweep.h"
 
 namespace shardsim::kernels {
@@ -45,6 +46,7 @@ class SweepRun {
   nlohmann::json items_ = nlohmann::json::array();
   nlohmann::json error_ = nullptr;
   std::string current_item_;
+  std::vector<Peer> peers_;  // every rank's host and pid, to name a lost rank
 };
 
 }  // namespace shardsim::kernels

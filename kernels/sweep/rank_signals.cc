@@ -1,0 +1,194 @@
+#include "kernels/sweep/rank_signals.h"
+
+#include <fcntl.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "kernels/common/errors.h"
+
+namespace shardsim::kernels {
+namespace {
+
+constexpr std::array kStopSignals = {SIGTERM, SIGINT, SIGHUP};
+constexpr std::array kCrashSignals = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+// State the handlers read: fixed buffers, written by the main thread outside the handlers.
+char g_error_path[4096] = {};
+char g_item[512] = {};
+int g_rank = 0;
+struct sigaction g_previous[kStopSignals.size() + kCrashSignals.size()];
+
+// Appends `text` to buf[0..cap) at `len` (async-signal-safe string building).
+void append(char* buf, std::size_t cap, std::size_t& len, const char* text) {
+  while (*text != '\0' && len + 1 < cap) buf[len++] = *text++;
+  buf[len] = '\0';
+}
+
+void append_int(char* buf, std::size_t cap, std::size_t& len, long value) {
+  char digits[24];
+  std::size_t n = 0;
+  const bool negative = value < 0;
+  unsigned long v = negative ? 0UL - static_cast<unsigned long>(value) : value;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0 && n < sizeof(digits));
+  if (negative) append(buf, cap, len, "-");
+  char one[2] = {0, 0};
+  while (n > 0) {
+    one[0] = digits[--n];
+    append(buf, cap, len, one);
+  }
+}
+
+void on_stop(int signal) {
+  if (termination_signal() != 0) {  // the second request: stop now, as by default
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+    return;
+  }
+  note_termination_signal(signal);
+}
+
+// This rank crashed: report it the way a failed call is reported, then exit 3.
+void on_crash(int signal) {
+  char message[1024];
+  std::size_t m = 0;
+  append(message, sizeof(message), m, "rank ");
+  append_int(message, sizeof(message), m, g_rank);
+  append(message, sizeof(message), m, " crashed: ");
+  append(message, sizeof(message), m, signal_name(signal));
+  append(message, sizeof(message), m, " (signal ");
+  append_int(message, sizeof(message), m, signal);
+  append(message, sizeof(message), m, ")");
+  if (g_item[0] != '\0') {
+    append(message, sizeof(message), m, " while measuring ");
+    append(message, sizeof(message), m, g_item);
+  }
+  char line[1100];
+  std::size_t l = 0;
+  append(line, sizeof(line), l, "error: ");
+  append(line, sizeof(line), l, message);
+  append(line, sizeof(line), l, "\n");
+  (void)!write(STDERR_FILENO, line, l);
+  if (g_error_path[0] != '\0') {
+    char doc[2048];
+    std::size_t d = 0;
+    append(doc, sizeof(doc), d, "{\"call\": \"");
+    append(doc, sizeof(doc), d, signal_name(signal));
+    append(doc, sizeof(doc), d, "\", \"message\": \"");
+    append(doc, sizeof(doc), d, message);
+    append(doc, sizeof(doc), d, "\", \"item\": \"");
+    append(doc, sizeof(doc), d, g_item);
+    append(doc, sizeof(doc), d, "\", \"rank\": ");
+    append_int(doc, sizeof(doc), d, g_rank);
+    append(doc, sizeof(doc), d, ", \"signal\": ");
+    append_int(doc, sizeof(doc), d, signal);
+    append(doc, sizeof(doc), d, "}\n");
+    const int fd = open(g_error_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      (void)!write(fd, doc, d);
+      close(fd);
+    }
+  }
+  _exit(3);
+}
+
+void copy_to(char* buf, std::size_t cap, const std::string& text) {
+  std::size_t len = 0;
+  buf[0] = '\0';
+  append(buf, cap, len, text.c_str());
+}
+
+}  // namespace
+
+RankSignals::RankSignals(int rank, const std::string& error_path) {
+  g_rank = rank;
+  copy_to(g_error_path, sizeof(g_error_path), error_path);
+  g_item[0] = '\0';
+  clear_termination_signal();
+  std::size_t i = 0;
+  for (const int s : kStopSignals) {
+    struct sigaction a = {};
+    a.sa_handler = on_stop;
+    sigemptyset(&a.sa_mask);
+    sigaction(s, &a, &g_previous[i++]);
+  }
+  for (const int s : kCrashSignals) {
+    struct sigaction a = {};
+    a.sa_handler = on_crash;
+    sigemptyset(&a.sa_mask);
+    a.sa_flags = SA_RESETHAND;  // a crash inside the handler ends the process by default
+    sigaction(s, &a, &g_previous[i++]);
+  }
+}
+
+RankSignals::~RankSignals() {
+  std::size_t i = 0;
+  for (const int s : kStopSignals) sigaction(s, &g_previous[i++], nullptr);
+  for (const int s : kCrashSignals) sigaction(s, &g_previous[i++], nullptr);
+  g_error_path[0] = '\0';
+}
+
+void RankSignals::set_item(const std::string& item) {
+  copy_to(g_item, sizeof(g_item), item);
+}
+
+std::vector<Peer> gather_peers(const Comm& world) {
+  constexpr int kHost = 256;
+  std::array<char, kHost> host{};
+  gethostname(host.data(), kHost - 1);
+  const long pid = static_cast<long>(getpid());
+  const auto n = static_cast<std::size_t>(world.size());
+  std::vector<char> hosts(n * kHost);
+  std::vector<long> pids(n);
+  check_mpi(
+      MPI_Allgather(host.data(), kHost, MPI_CHAR, hosts.data(), kHost, MPI_CHAR, world.handle()),
+      "MPI_Allgather");
+  check_mpi(MPI_Allgather(&pid, 1, MPI_LONG, pids.data(), 1, MPI_LONG, world.handle()),
+            "MPI_Allgather");
+  std::vector<Peer> out(n);
+  for (std::size_t r = 0; r < n; ++r) out[r] = {std::string(&hosts[r * kHost]), pids[r]};
+  return out;
+}
+
+std::vector<int> lost_ranks(const std::vector<Peer>& peers) {
+  std::array<char, 256> host{};
+  gethostname(host.data(), host.size() - 1);
+  std::vector<int> out;
+  for (std::size_t r = 0; r < peers.size(); ++r) {
+    if (peers[r].host != host.data()) continue;
+    const auto pid = static_cast<pid_t>(peers[r].pid);
+    bool gone = kill(pid, 0) != 0 && errno == ESRCH;
+    if (!gone) {  // a zombie (exited, not yet reaped by the launcher) is gone too
+      std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+      std::string line;
+      std::getline(stat, line);  // "pid (comm) S ...": the state follows the last ')'
+      const auto close = line.rfind(')');
+      gone = close != std::string::npos && line.compare(close, 3, ") Z") == 0;
+    }
+    if (gone) out.push_back(static_cast<int>(r));
+  }
+  return out;
+}
+
+void test_hook_maybe_die(std::size_t items_done, const Comm& world) {
+  const char* after = std::getenv("SHARDSIM_TEST_DIE_AFTER_ITEMS");
+  if (after == nullptr || world.rank() != world.size() - 1) return;
+  if (std::strtoul(after, nullptr, 10) != items_done) return;
+  const char* sig = std::getenv("SHARDSIM_TEST_DIE_SIGNAL");
+  const int signal = sig != nullptr ? std::atoi(sig) : SIGKILL;
+  std::cerr << "test hook (SHARDSIM_TEST_DIE_AFTER_ITEMS): rank " << world.rank() << " raises "
+            << signal_name(signal) << " after " << items_done << " items" << std::endl;
+  std::raise(signal);
+}
+
+}  // namespace shardsim::kernels

@@ -1,0 +1,51 @@
+// What one calibration rank does about signals and lost peers (used by SweepRun). Internal to
+// kernels/sweep.
+//
+//  - SIGTERM / SIGINT / SIGHUP (a launcher ending the job because another rank died or failed, or a
+//    cancelled run): recorded, not fatal (note_termination_signal, comm.h); the rank's next
+//    cross-rank wait throws CallError naming its call, so the failure and the samples reach the
+//    files before the launcher's SIGKILL. A second such signal ends the process as by default.
+//  - SIGSEGV / SIGBUS / SIGFPE / SIGILL / SIGABRT (this rank crashed): writes
+//    `<samples>.rank<N>.error` naming the signal and the item, then _exit(3), so the launcher sees
+//    exit status 3 rather than 128 + signal.
+//  - SIGKILL (the OOM killer, a lost node) cannot be handled: the launcher reports 128 + 9 = 137
+//    and the survivors report the lost rank (lost_ranks below).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/common/comm.h"
+
+namespace shardsim::kernels {
+
+// Installs the handlers above for its lifetime; restores the previous ones on destruction.
+class RankSignals {
+ public:
+  // `error_path`: where a crash writes its error ("" = nowhere, stderr only).
+  RankSignals(int rank, const std::string& error_path);
+  RankSignals(const RankSignals&) = delete;
+  RankSignals& operator=(const RankSignals&) = delete;
+  ~RankSignals();
+  // The item being measured, named by a crash report.
+  static void set_item(const std::string& item);
+};
+
+// Where every rank runs (MPI_Allgather over `world`, at the start of the sweep).
+struct Peer {
+  std::string host;
+  long pid = 0;
+};
+[[nodiscard]] std::vector<Peer> gather_peers(const Comm& world);
+
+// Ranks of `peers` on this host whose process is gone (no such pid, or a zombie). Ranks on other
+// hosts cannot be checked from here and are never listed.
+[[nodiscard]] std::vector<int> lost_ranks(const std::vector<Peer>& peers);
+
+// Test hook (documented in README "Calibrating a cluster"): with SHARDSIM_TEST_DIE_AFTER_ITEMS=N
+// in its environment, the last rank of the world raises SHARDSIM_TEST_DIE_SIGNAL (a number,
+// default 9 = SIGKILL) just before measuring item N+1 (0: before the first), as a lost or crashed
+// rank would. Does nothing without the variable.
+void test_hook_maybe_die(std::size_t items_done, const Comm& world);
+
+}  // namespace shardsim::kernels

@@ -1,0 +1,99 @@
+// A rank lost mid-sweep, through the test hook SHARDSIM_TEST_DIE_AFTER_ITEMS (rank_signals.h):
+// `mpirun -np 2 shardsim calibrate --backend cpu --quick` with rank 1 dying before its 4th item.
+//  - SIGKILL (cannot be handled): Open MPI's mpirun ends the job and exits 137 (128 + 9, the lost
+//    rank's signal); rank 0, sent SIGTERM by mpirun, names the lost rank and the call it was in,
+//    and the .partial file keeps the 3 items measured before.
+//  - SIGSEGV (a crash): rank 1's handler writes its .rank1.error and exits 3, so mpirun exits 3.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/common/process_util.h"
+
+namespace {
+
+using nlohmann::json;
+using shardsim::test_util::run;
+using shardsim::test_util::slurp;
+namespace fs = std::filesystem;
+
+constexpr int kItemsBeforeDeath = 3;
+
+struct Outcome {
+  int rc = 0;
+  std::string log;
+  fs::path samples;
+};
+
+// Runs the 2-rank quick calibration with rank 1 raising `signal` after kItemsBeforeDeath items.
+Outcome calibrate_with_dying_rank(const std::string& name, int signal) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("shardsim_lost_rank_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path log = dir / "calibrate.log";
+  // `timeout` bounds a hang (the test's point is that there is none); -x passes the hook to
+  // every rank (needed across nodes, harmless here).
+  const std::string cmd = "SHARDSIM_TEST_DIE_AFTER_ITEMS=" + std::to_string(kItemsBeforeDeath) +
+                          " SHARDSIM_TEST_DIE_SIGNAL=" + std::to_string(signal) +
+                          " timeout -k 5 90 " + shardsim::test_util::mpirun(SHARDSIM_MPIEXEC, 2) +
+                          "-x SHARDSIM_TEST_DIE_AFTER_ITEMS -x SHARDSIM_TEST_DIE_SIGNAL " +
+                          SHARDSIM_BINARY + " calibrate --backend cpu --quick -o " +
+                          (dir / "p.json").string() + " > " + log.string() + " 2>&1";
+  Outcome out;
+  out.rc = run(cmd);
+  out.log = slurp(log);
+  out.samples = dir / "p.samples.json";
+  return out;
+}
+
+// The .partial file parses and holds exactly the items measured before the death.
+json expect_partial(const Outcome& o) {
+  const fs::path partial = o.samples.string() + ".partial";
+  EXPECT_TRUE(fs::exists(partial)) << o.log;
+  if (!fs::exists(partial)) return json();
+  const json doc = json::parse(slurp(partial));
+  EXPECT_EQ(doc["complete"], false);
+  EXPECT_EQ(doc["items"].size(), static_cast<std::size_t>(kItemsBeforeDeath)) << o.log;
+  for (const json& item : doc["items"]) EXPECT_GT(item["median_s"].get<double>(), 0.0);
+  EXPECT_FALSE(fs::exists(o.samples));  // never complete
+  return doc;
+}
+
+TEST(calibrate_lost_rank, KilledRankIsNamedAndSamplesKept) {
+  const Outcome o = calibrate_with_dying_rank("kill", 9);
+  ASSERT_NE(o.rc, 124) << "hung:\n" << o.log;
+  EXPECT_EQ(o.rc, 137) << o.log;  // mpirun's own status: 128 + SIGKILL of rank 1
+  EXPECT_NE(o.log.find("rank 1 lost during MPI_"), std::string::npos) << o.log;
+  const json doc = expect_partial(o);
+  if (doc.is_null()) return;
+  // Rank 0 had time (mpirun's SIGTERM, then SIGKILL 1 s later) to record the error.
+  ASSERT_TRUE(doc["error"].is_object()) << o.log;
+  EXPECT_EQ(doc["error"]["rank"], 0);
+  EXPECT_EQ(doc["error"]["lost_ranks"], json::array({1}));
+  EXPECT_EQ(doc["error"]["call"].get<std::string>().rfind("MPI_", 0), 0u) << doc["error"];
+  EXPECT_NE(doc["error"]["message"].get<std::string>().find("rank 1 lost during"),
+            std::string::npos)
+      << doc["error"];
+}
+
+TEST(calibrate_lost_rank, CrashedRankExitsThreeNamingTheSignal) {
+  const Outcome o = calibrate_with_dying_rank("segv", 11);
+  ASSERT_NE(o.rc, 124) << "hung:\n" << o.log;
+  EXPECT_EQ(o.rc, 3) << o.log;
+  EXPECT_NE(o.log.find("rank 1 crashed: SIGSEGV"), std::string::npos) << o.log;
+  const fs::path error_file = o.samples.string() + ".rank1.error";
+  ASSERT_TRUE(fs::exists(error_file)) << o.log;
+  const json error = json::parse(slurp(error_file));
+  EXPECT_EQ(error["call"], "SIGSEGV");
+  EXPECT_EQ(error["rank"], 1);
+  EXPECT_EQ(error["signal"], 11);
+  EXPECT_FALSE(error["item"].get<std::string>().empty()) << error;
+  expect_partial(o);
+}
+
+}  // namespace
