@@ -12,9 +12,8 @@
 namespace shardsim::calibrate {
 namespace {
 
-constexpr int kMaxSegments = 4;
-constexpr double kSplitPenalty = 0.02;  // squared relative error a split must save
-constexpr double kFlatBusbw = 1e14;     // busbw of a segment whose time does not grow
+constexpr double kHuberDelta = 0.1;  // relative error beyond which a row counts as disturbed
+constexpr double kFlatBusbw = 1e14;  // busbw of a segment whose time does not grow
 constexpr double kPercent = 100;
 
 // "<anything>_<N>.log" -> N, else 0.
@@ -53,7 +52,7 @@ std::variant<int, std::string> resolve_ranks(const NcclTest& test, const std::st
 }
 
 // Rows with size > 0 and a positive time, ascending size, first row of a repeated size.
-void add_rows(const NcclTest& test, MeasuredCollective& m) {
+void add_rows(const NcclTest& test, TimeColumn column, MeasuredCollective& m) {
   std::vector<const NcclTestsRow*> rows;
   for (const auto& r : test.rows)
     if (r.size_bytes > 0 && r.out_of_place.time_us > 0) rows.push_back(&r);
@@ -61,7 +60,10 @@ void add_rows(const NcclTest& test, MeasuredCollective& m) {
   for (const auto* r : rows) {
     if (!m.bytes.empty() && m.bytes.back() == r->size_bytes) continue;
     m.bytes.push_back(r->size_bytes);
-    m.seconds.push_back(r->out_of_place.time_us * 1e-6);
+    double us = r->out_of_place.time_us;
+    if (column == TimeColumn::kBest && r->in_place.time_us > 0)
+      us = std::min(us, r->in_place.time_us);
+    m.seconds.push_back(us * 1e-6);
     m.lines.push_back(r->line);
   }
 }
@@ -102,7 +104,7 @@ MeasuredCollective every_other(const MeasuredCollective& m, std::size_t parity) 
 }  // namespace
 
 std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
-    const NcclTestsLog& log, const PlacementHints& hints) {
+    const NcclTestsLog& log, const PlacementHints& hints, TimeColumn column) {
   std::vector<MeasuredCollective> out;
   for (const auto& test : log.tests) {
     if (test.op.empty() || !collective_from_name(test.op))
@@ -119,7 +121,7 @@ std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
     const int nodes = test.nodes.value_or(0);
     m.ranks_per_node = nodes > 0 ? (m.ranks + nodes - 1) / nodes
                                  : std::min(m.ranks, std::max(1, hints.gpus_per_node));
-    add_rows(test, m);
+    add_rows(test, column, m);
     if (m.bytes.size() < 2)
       return fmt::format(
           "{}:{}: fewer than 2 rows with size > 0 and a positive, finite time to fit", log.file,
@@ -138,10 +140,7 @@ CollectiveFit fit_collective(const MeasuredCollective& m) {
   // 10 sizes 2x apart, has too few rows per regime for more).
   const std::size_t n = samples.size();
   const std::size_t min_points = n >= 24 ? 4 : n >= 12 ? 3 : 2;
-  const int max_segments = int(std::min<std::size_t>(kMaxSegments, n / min_points));
-  const auto lines = max_segments >= 2
-                         ? fit_segments(samples, max_segments, min_points, kSplitPenalty)
-                         : std::vector<LineFit>{fit_line(samples)};
+  const auto lines = fit_segments_robust(samples, min_points, kHuberDelta);
   CollectiveFit fit;
   double sum_sq = 0;
   for (const auto& line : lines) {
@@ -161,12 +160,15 @@ double predict_fitted(const std::vector<SegmentFit>& segments, double bytes) {
 }
 
 double held_out_median_pct(const MeasuredCollective& m) {
+  return held_out_median_pct(m, m.seconds);
+}
+
+double held_out_median_pct(const MeasuredCollective& m, const std::vector<double>& measured) {
   const CollectiveFit fit = fit_collective(every_other(m, 0));
-  const MeasuredCollective odd = every_other(m, 1);
   std::vector<double> errors;
-  for (std::size_t i = 0; i < odd.bytes.size(); ++i) {
-    const double predicted = predict_fitted(fit.segments, odd.bytes[i]);
-    errors.push_back(std::abs(predicted - odd.seconds[i]) / odd.seconds[i] * kPercent);
+  for (std::size_t i = 1; i < m.bytes.size(); i += 2) {
+    const double predicted = predict_fitted(fit.segments, m.bytes[i]);
+    errors.push_back(std::abs(predicted - measured[i]) / measured[i] * kPercent);
   }
   return median(errors);
 }

@@ -19,7 +19,7 @@ struct MeasuredCollective {
   int ranks = 0;                // group size
   int ranks_per_node = 0;       // ranks on each node
   std::vector<double> bytes;    // nccl-tests size, ascending, > 0
-  std::vector<double> seconds;  // out-of-place time of the same row
+  std::vector<double> seconds;  // measured time of the same row (TimeColumn)
   std::vector<int> lines;       // 1-based line of each row in `file`
 };
 
@@ -29,14 +29,26 @@ struct PlacementHints {
   int gpus_per_node = 8;  // ranks per node when the log prints no "# Rank ... on HOST" lines
 };
 
+// Which time of an nccl-tests row is the measurement. Each row times the collective twice, out of
+// place and in place (same algorithm and size, different buffers, run one after the other);
+// interference (a periodic stall, another job's traffic) only ever adds time, and on the shared
+// logs it disturbs one run of a pair at a time (e.g. RoCE DGX-1: 84 vs 576 us at 16 B; Polaris
+// 8-node all_gather: 254 vs 59 us at 512 B), so the faster run is the better estimate of the
+// undisturbed time.
+enum class TimeColumn {
+  kBest,        // min(out-of-place, in-place) (the out-of-place time when in-place is not > 0)
+  kOutOfPlace,  // the out-of-place time only
+};
+
 // The collectives of one parsed log. Ranks: the log's "# Rank" lines, else the "_<N>.log" suffix
 // of the file name (the naming of tests/data/nccl), else hints.ranks; hints.ranks must agree
 // with the first two when given. ranks_per_node: ranks / distinct hosts when printed, else
 // min(ranks, hints.gpus_per_node). Zero-size rows (nothing to time but the launch) are skipped;
-// rows are sorted by size, a repeated size keeps its first row. Returns an error text ("FILE: ...")
-// when the rank count is unknown, disagrees with hints.ranks, or a test names no collective.
+// rows are sorted by size, a repeated size keeps its first row; the time is `column`'s. Returns an
+// error text ("FILE: ...") when the rank count is unknown, disagrees with hints.ranks, or a test
+// names no collective.
 [[nodiscard]] std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
-    const NcclTestsLog& log, const PlacementHints& hints);
+    const NcclTestsLog& log, const PlacementHints& hints, TimeColumn column = TimeColumn::kBest);
 
 // One fitted segment and how well it fits its rows.
 struct SegmentFit {
@@ -52,11 +64,13 @@ struct CollectiveFit {
 
 // Segmented latency/bandwidth fit, per segment (simulator/cost/collective.h's fitted form):
 //   t(S) = alpha + f(op, n) * S / busbw,   f = nccl-tests bus factor
-// fitted with calibrate::fit_segments on x = f * S (beta = busbw), minimising the squared
-// relative error, at most 4 segments of >= 4 rows each with 24 rows or more (>= 3 with 12 or more,
-// else >= 2; a single segment below 4 rows), a split kept when it lowers the summed
-// squared relative error by more than 0.02. The segments are the regimes the data shows (the
-// small-message latency floor, LL / LL128 / Simple protocol changes) rather than one average.
+// fitted with calibrate::fit_segments_robust on x = f * S (beta = busbw): each segment minimises
+// the Huber loss of the relative error (quadratic up to 10%, linear above, so a row a stall made
+// 1.5-5x slower does not drag its regime), segments of >= 4 rows with 24 rows or more (>= 3
+// with 12 or more, else >= 2), their number chosen by an AIC-style criterion (up to rows /
+// min rows per segment). The segments are the regimes the data shows (the small-message latency
+// floor, LL / LL128 / Simple protocol changes, the rendezvous steps of Slingshot) rather than
+// one average.
 // REQUIRES: m has >= 2 rows. A segment whose time does not grow with size gets busbw 1e14 B/s.
 [[nodiscard]] CollectiveFit fit_collective(const MeasuredCollective& m);
 
@@ -68,6 +82,10 @@ struct CollectiveFit {
 // returns the median of |predicted - measured| / measured over the predicted rows, in percent.
 // REQUIRES: >= 4 rows.
 [[nodiscard]] double held_out_median_pct(const MeasuredCollective& m);
+// The same fit, its errors taken against `measured` (seconds per row of m, e.g. the out-of-place
+// column alone). REQUIRES: measured.size() == m.bytes.size() >= 4.
+[[nodiscard]] double held_out_median_pct(const MeasuredCollective& m,
+                                         const std::vector<double>& measured);
 
 // The FittedCollective entries of a fit (for NetworkConfig::fitted_collectives).
 [[nodiscard]] std::vector<FittedCollective> entries(const CollectiveFit& f);

@@ -43,6 +43,21 @@ struct LineFit {
                                                 int max_segments = 3, std::size_t min_points = 4,
                                                 double penalty = 0.05);
 
+// Robust piecewise fit for measured curves with outlier rows: as fit_segments, but
+//   - each segment's line minimises the Huber loss of the relative error
+//     (r^2 / 2 for |r| <= huber_delta, huber_delta (|r| - huber_delta / 2) above), by
+//     iteratively reweighted least squares, so a row disturbed 2-5x by noise pulls its segment
+//     like a 10% error instead of quadratically;
+//   - the number of segments k (1 .. samples / min_points) minimises the information criterion
+//     n ln(C_k / n) + 3 k (AIC, halved, for an absolute-error likelihood with 3 parameters per
+//     segment: intercept, slope, breakpoint), where
+//     C_k is the summed Huber loss of the best k-segment split, floored at a 1% error per row
+//     (the in-place vs out-of-place spread of nccl-tests rows; a closer fit is fitting noise), so
+//     the complexity a curve gets scales with its noise level instead of a fixed penalty.
+// REQUIRES: samples sorted by x, size >= min_points >= 2, huber_delta > 0.
+[[nodiscard]] std::vector<LineFit> fit_segments_robust(const std::vector<Sample>& samples,
+                                                       std::size_t min_points, double huber_delta);
+
 // Median of `v` (the mean of the middle two for an even count). REQUIRES: !v.empty().
 [[nodiscard]] double median(std::vector<double> v);
 

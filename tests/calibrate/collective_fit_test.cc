@@ -19,36 +19,58 @@ using test::logs_in;
 // Logs that miss the 5% target, with the bound they do reach (the measured held-out
 // median, rounded up) and why. Everything else must reach 5%.
 double held_out_limit_pct(const std::string& file) {
-  // RoCE DGX-1: small-size times jump by 2-3x between neighbouring sizes (the shared README
-  // calls them very noisy); no smooth curve predicts a noisy neighbour.
-  if (file == "dgx1-v100-roce-100g-2node_all_reduce_16.log") return 17;
-  // Polaris 8-node all_gather: latency goes 254 us -> 60 us -> 104 us -> 64 us between 512 B and
-  // 4 KB and 67 -> 258 -> 218 us at 16-64 KB: non-monotonic noise larger than 5%.
-  if (file == "polaris-a100-slingshot-8node_all_gather_32.log") return 22;
-  // 10 rows, 2x apart: the 5 even rows leave too few per regime to place the ring/tree switch.
-  if (file == "h100-sxm-10node_all_reduce_80.log") return 9;
-  // Slingshot all_reduce at 32 and 2160 ranks: 2x-apart protocol changes (e.g. 131 KB -> 1 MB
-  // times 359 -> 335 -> 426 -> 753 us at 8 nodes) that the every-other-size fit cannot see.
-  if (file == "polaris-a100-slingshot-540node_all_reduce_2160.log") return 8.5;
-  if (file == "polaris-a100-slingshot-8node_all_reduce_32.log") return 7;
+  // RoCE DGX-1 (the shared README: "very noisy small-message times"): a stall every third run in
+  // run order (out-of-place, in-place, next size, ...) adds ~450 us (84 -> 576 us at 16 B) and
+  // the run after it ~40-60 us (84 -> 129 us); one size in three has both runs disturbed, so
+  // even min(out-of-place, in-place) is 30-45% above the curve there (64 B, 4 KiB, 256 KiB,
+  // 16 MiB held out). Measured 5.57% with the robust fit (tests/calibrate output below).
+  if (file == "dgx1-v100-roce-100g-2node_all_reduce_16.log") return 5.6;
   return 5;
 }
 
-// The target: every shared log, every other size held out, median |error| <= 5%.
+// The target: every shared log, every other size held out, median |error| <= 5%. The
+// measured time is min(out-of-place, in-place) (TimeColumn::kBest); the out-of-place column alone
+// is printed for comparison (the fit still uses the best column, only the comparison changes).
 TEST(collective_fit, HeldOutSizesEveryLog) {
-  std::printf("%-52s %5s %4s %4s %9s %9s\n", "log", "ranks", "ppn", "segs", "residual", "held-out");
+  std::printf("%-52s %5s %4s %4s %9s %9s %9s\n", "log", "ranks", "ppn", "segs", "residual",
+              "held-out", "vs oop");
   int logs = 0;
   for (const auto& p : logs_in(test::kNcclDir)) {
-    for (const auto& m : load_log(p)) {
+    const auto oop = load_log(p, {}, TimeColumn::kOutOfPlace);
+    const auto best = load_log(p);
+    ASSERT_EQ(oop.size(), best.size());
+    for (std::size_t t = 0; t < best.size(); ++t) {
+      const MeasuredCollective& m = best[t];
       const CollectiveFit fit = fit_collective(m);
       const double held_out = held_out_median_pct(m);
-      std::printf("%-52s %5d %4d %4zu %8.1f%% %8.2f%%\n", p.filename().c_str(), m.ranks,
-                  m.ranks_per_node, fit.segments.size(), fit.residual * 100, held_out);
+      const double vs_oop = held_out_median_pct(m, oop[t].seconds);
+      std::printf("%-52s %5d %4d %4zu %8.1f%% %8.2f%% %8.2f%%\n", p.filename().c_str(), m.ranks,
+                  m.ranks_per_node, fit.segments.size(), fit.residual * 100, held_out, vs_oop);
       EXPECT_LE(held_out, held_out_limit_pct(p.filename().string())) << p.filename();
       ++logs;
     }
   }
   EXPECT_EQ(logs, 27);  // the 27 shared logs (tests/data/nccl/README.md), one test each
+}
+
+// A disturbed run (one column 7x slower, as in the RoCE log) does not move the measured time: the
+// best column is the other run's.
+TEST(collective_fit, BestColumnIsTheFasterRun) {
+  auto log = parse_nccl_tests_log(
+      "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+      "   1024   256 float sum -1 576.2 0.10 0.18 0 84.5 0.10 0.18 0\n"
+      "   2048   512 float sum -1 90.0 0.19 0.33 0 129.1 0.19 0.33 0\n",
+      "x_all_reduce_16.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsLog>(log));
+  const auto best = measured_collectives(std::get<NcclTestsLog>(log), {});
+  const auto oop = measured_collectives(std::get<NcclTestsLog>(log), {}, TimeColumn::kOutOfPlace);
+  ASSERT_TRUE(std::holds_alternative<std::vector<MeasuredCollective>>(best));
+  ASSERT_TRUE(std::holds_alternative<std::vector<MeasuredCollective>>(oop));
+  const auto& b = std::get<std::vector<MeasuredCollective>>(best)[0].seconds;
+  const auto& o = std::get<std::vector<MeasuredCollective>>(oop)[0].seconds;
+  EXPECT_DOUBLE_EQ(b[0], 84.5e-6);  // min(576.2, 84.5) us
+  EXPECT_DOUBLE_EQ(b[1], 90.0e-6);  // min(90.0, 129.1) us
+  EXPECT_DOUBLE_EQ(o[0], 576.2e-6);
 }
 
 // A log is a sum of exact lines: t = 10 us + S / 1 GB/s below 64 KiB, 50 us + S / 10 GB/s from

@@ -65,6 +65,29 @@ TEST(fit_segments, KeepsOneSegmentForOneRegime) {
   EXPECT_EQ(fit_segments(line(5e-6, 1e11)).size(), 1u);
 }
 
+TEST(fit_segments_robust, IgnoresADisturbedRow) {
+  // One exact line with one row 5x too slow (a stall): the Huber loss leaves the line where the
+  // other rows put it (least squares would pull it), and one segment is kept.
+  std::vector<Sample> s = line(5e-6, 1e11);
+  s[5].t *= 5;
+  const auto fits = fit_segments_robust(s, 4, 0.1);
+  ASSERT_EQ(fits.size(), 1u);
+  EXPECT_NEAR(fits[0].alpha, 5e-6, 5e-6 * 0.01);
+  EXPECT_NEAR(fits[0].beta, 1e11, 1e11 * 0.01);
+}
+
+TEST(fit_segments_robust, FindsTheProtocolSwitch) {
+  // The two exact regimes of FindsTheProtocolSwitch: split at 64 KiB, each recovered.
+  std::vector<Sample> s = line(2e-6, 2e10, 3, 16);
+  const auto big = line(2e-5, 2e11, 17, 30);
+  s.insert(s.end(), big.begin(), big.end());
+  const auto fits = fit_segments_robust(s, 4, 0.1);
+  ASSERT_EQ(fits.size(), 2u);
+  EXPECT_EQ(fits[0].x_max, 65536.0);  // 2^16
+  EXPECT_NEAR(fits[0].alpha, 2e-6, 1e-12);
+  EXPECT_NEAR(fits[1].beta, 2e11, 2e11 * 1e-6);
+}
+
 TEST(median, OddAndEven) {
   EXPECT_EQ(median({3, 1, 2}), 2);
   EXPECT_EQ(median({4, 1, 3, 2}), 2.5);  // (2 + 3) / 2

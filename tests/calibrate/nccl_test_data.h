@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 inline const fs::path kNcclDir = fs::path(SHARDSIM_TEST_DATA_DIR) / "nccl";
 
 // The collectives of one log (a test failure and nothing when it does not parse).
-inline std::vector<MeasuredCollective> load_log(const fs::path& p, PlacementHints hints = {}) {
+inline std::vector<MeasuredCollective> load_log(const fs::path& p, PlacementHints hints = {},
+                                                TimeColumn column = TimeColumn::kBest) {
   std::ifstream in(p);
   std::stringstream text;
   text << in.rdbuf();
@@ -26,7 +27,7 @@ inline std::vector<MeasuredCollective> load_log(const fs::path& p, PlacementHint
     ADD_FAILURE() << e->text();
     return {};
   }
-  auto m = measured_collectives(std::get<NcclTestsLog>(parsed), hints);
+  auto m = measured_collectives(std::get<NcclTestsLog>(parsed), hints, column);
   if (auto* e = std::get_if<std::string>(&m)) {
     ADD_FAILURE() << *e;
     return {};
