@@ -76,6 +76,22 @@ StageFlops stage_flops(const StepCosts& c, const PipelineStage& st) {
   return sf;
 }
 
+// Stages a and b sum the same costs in the same order (the same embedding/output role, chunk
+// sizes and, position by position, the same layer cost), so their StageWork is bit-identical:
+// middle stages usually repeat one shape.
+bool same_work(const StepCosts& c, const PipelineStage& a, const PipelineStage& b) {
+  if (a.has_embedding != b.has_embedding || a.has_output != b.has_output ||
+      a.chunks.size() != b.chunks.size())
+    return false;
+  for (std::size_t i = 0; i < a.chunks.size(); ++i) {
+    const StageChunk &x = a.chunks[i], &y = b.chunks[i];
+    if (x.layers != y.layers) return false;
+    for (int k = 0; k < x.layers; ++k)
+      if (&c.layer(x.first_layer + k) != &c.layer(y.first_layer + k)) return false;
+  }
+  return true;
+}
+
 // Idle time stage i adds to the step while the pipeline fills and drains, with f, b, w its
 // forward, backward-input and backward-weight time per micro-batch (non-ZB schedules fold w into
 // b): GPipe/1F1B its whole f + b (Narayanan et al. §2.2); interleaved a v-th of it; ZB-H1
@@ -144,10 +160,27 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
 AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCosts& c) {
   AnalyticResult r;
   std::vector<StageWork> work;
+  work.reserve(plan.stages.size());
+  std::vector<std::size_t> costed;  // stages whose work was summed (distinct shapes)
+  costed.reserve(plan.stages.size());
   double worst = -1;
+  const bool zero3 = s.strategy.zero_facts().gathers_params_per_layer;
   for (const auto& st : plan.stages) {
-    work.push_back(stage_work(plan, c, st, s.strategy.zero_facts().gathers_params_per_layer));
+    std::size_t twin = work.size();
+    for (std::size_t a : costed)
+      if (same_work(c, plan.stages[a], st)) {
+        twin = a;
+        break;
+      }
+    if (twin < work.size()) {
+      work.push_back(work[twin]);
+    } else {
+      costed.push_back(work.size());
+      work.push_back(stage_work(plan, c, st, zero3));
+    }
     const auto& sw = work.back();
+    r.model_flops += sw.model_flops;
+    r.hardware_flops += sw.hardware_flops;
     const double t = sw.f.total() + sw.b.total() + sw.w.total();
     if (t > worst) {
       worst = t;
@@ -189,14 +222,20 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
 }
 
 Throughput throughput(const Scenario& s, const Plan& plan, const StepCosts& c, double step) {
-  Throughput t;
-  if (step <= 0) return t;
+  if (step <= 0) return {};
   double model = 0, hardware = 0;  // per GPU per step: every rank of a stage does the same work
   for (const auto& st : plan.stages) {
     const StageFlops sf = stage_flops(c, st);
     model += sf.model;
     hardware += sf.hardware;
   }
+  return throughput(s, plan, c, step, model, hardware);
+}
+
+Throughput throughput(const Scenario& s, const Plan& plan, const StepCosts& c, double step,
+                      double model, double hardware) {
+  Throughput t;
+  if (step <= 0) return t;
   const double m = double(plan.micro_batches);
   model *= m / plan.pp;
   hardware *= m / plan.pp;

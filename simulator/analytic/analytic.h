@@ -20,6 +20,8 @@ struct AnalyticResult {
   double step_seconds = 0;
   TimeSplit breakdown;  // sums to step_seconds
   int bottleneck_stage = 0;
+  // FLOPs of one micro-batch of every stage, summed over the stages (throughput's sums)
+  double model_flops = 0, hardware_flops = 0;
 };
 
 [[nodiscard]] AnalyticResult analytic_step(const Scenario& s, const Plan& plan,
@@ -37,5 +39,8 @@ struct Throughput {
 // causal masking not halved), backward = 2x forward; element-wise ops are not counted.
 [[nodiscard]] Throughput throughput(const Scenario& s, const Plan& plan, const StepCosts& costs,
                                     double step_seconds);
+// The same from the stages' summed FLOPs (AnalyticResult::model_flops, hardware_flops).
+[[nodiscard]] Throughput throughput(const Scenario& s, const Plan& plan, const StepCosts& costs,
+                                    double step_seconds, double model_flops, double hardware_flops);
 
 }  // namespace shardsim

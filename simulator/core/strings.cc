@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 #include "simulator/core/units.h"
 
@@ -46,7 +48,40 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
 }
 
 std::string format_gib(double bytes) {
-  return fmt::format("{:.2f} GiB", bytes / kGiB);
+  return format_fixed(bytes / kGiB, 2) + " GiB";
+}
+
+std::string format_fixed(double v, int decimals) {
+  if (std::signbit(v) || !(v < 0x1p53) || decimals < 0 || decimals > 3)
+    return fmt::format("{:.{}f}", v, decimals);
+  // v = m * 2^e exactly, m < 2^53.
+  int e = 0;
+  const double f = std::frexp(v, &e);
+  const auto m = std::uint64_t(std::ldexp(f, 53));
+  e -= 53;
+  std::uint64_t scale = 1;
+  for (int i = 0; i < decimals; ++i) scale *= 10;
+  // q = v * 10^decimals rounded half to even: n = m * 10^d (< 2^53 * 1000 < 2^63) shifted right
+  // by -e.
+  const std::uint64_t n = m * scale;
+  std::uint64_t q = 0;
+  if (e >= 0) {
+    q = n << e;  // v < 2^53 leaves m < 2^(53 - e): no overflow
+  } else if (-e < 64) {
+    const int shift = -e;
+    const std::uint64_t r = n & ((std::uint64_t(1) << shift) - 1);
+    const std::uint64_t half = std::uint64_t(1) << (shift - 1);
+    q = n >> shift;
+    if (r > half || (r == half && (q & 1))) ++q;
+  }  // else n < 2^63 <= half: rounds to 0
+  std::string out = std::to_string(q / scale);
+  if (decimals > 0) {
+    const std::string frac = std::to_string(q % scale);
+    out += '.';
+    out.append(std::size_t(decimals) - frac.size(), '0');
+    out += frac;
+  }
+  return out;
 }
 
 }  // namespace shardsim

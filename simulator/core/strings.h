@@ -21,4 +21,9 @@ namespace shardsim {
 // Human-readable number with the unit spelled out, e.g. format_bytes(1.5e9) -> "1.40 GiB".
 [[nodiscard]] std::string format_gib(double bytes);
 
+// `v` with `decimals` (0 to 3) digits after the point: exactly fmt's "{:.Nf}" and printf's
+// "%.Nf" (the double's exact binary value rounded half to even), in a fraction of the time for
+// 0 <= v < 2^53; other values are handed to fmt.
+[[nodiscard]] std::string format_fixed(double v, int decimals);
+
 }  // namespace shardsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <span>
 #include <stdexcept>
 #include <utility>
 
@@ -244,26 +245,40 @@ GroupPlacement place_group(int size, long long stride, int gpus_per_node) {
   return {size, static_cast<int>(std::min<long long>(size, per_node))};
 }
 
-std::vector<CollectiveAlgorithm> supported_algorithms(CollectiveOp op) {
+namespace {
+
+// supported_algorithms without an allocation (collective_cost runs per collective of a plan).
+std::span<const CollectiveAlgorithm> algorithm_candidates(CollectiveOp op) {
   using A = CollectiveAlgorithm;
+  static constexpr A kAllReduce[] = {A::kRing, A::kTree, A::kHierarchical};
+  static constexpr A kScatterGather[] = {A::kRing, A::kHierarchical};
+  static constexpr A kBroadcast[] = {A::kRing};
+  static constexpr A kDirect[] = {A::kDirect};
   switch (op) {
     case CollectiveOp::kAllReduce:
-      return {A::kRing, A::kTree, A::kHierarchical};
+      return kAllReduce;
     case CollectiveOp::kReduceScatter:
     case CollectiveOp::kAllGather:
-      return {A::kRing, A::kHierarchical};
+      return kScatterGather;
     case CollectiveOp::kBroadcast:
-      return {A::kRing};
+      return kBroadcast;
     default:  // all-to-all, send/recv
-      return {A::kDirect};
+      return kDirect;
   }
+}
+
+}  // namespace
+
+std::vector<CollectiveAlgorithm> supported_algorithms(CollectiveOp op) {
+  const auto c = algorithm_candidates(op);
+  return {c.begin(), c.end()};
 }
 
 CollectiveCost collective_cost(CollectiveOp op, double bytes, const GroupPlacement& group,
                                const NetworkConfig& net, CollectiveAlgorithm algorithm) {
   require(bytes >= 0 && group.size >= 1 && group.ranks_per_node >= 1,
           "collective_cost: bytes >= 0, group size and ranks_per_node >= 1 required");
-  const auto candidates = supported_algorithms(op);
+  const auto candidates = algorithm_candidates(op);
   const bool automatic = algorithm == CollectiveAlgorithm::kAuto;
   require(automatic || std::ranges::find(candidates, algorithm) != candidates.end(),
           "collective_cost: algorithm not supported for this collective");
@@ -274,7 +289,8 @@ CollectiveCost collective_cost(CollectiveOp op, double bytes, const GroupPlaceme
   if (fit) return fitted_cost(*fit, op, bytes, group.size);
   // Cost every candidate (or just the requested one) and keep the fastest; ties keep the first.
   CollectiveCost best{-1, candidates.front()};
-  for (const auto a : automatic ? candidates : std::vector{algorithm}) {
+  for (const auto a :
+       automatic ? candidates : std::span<const CollectiveAlgorithm>(&algorithm, 1)) {
     const double s = bytes > 0 ? algorithm_seconds(op, a, bytes, group, net) : 0;
     if (best.seconds < 0 || s < best.seconds) best = {s, a};
   }

@@ -84,12 +84,6 @@ double moe_tp_exchange(const Ctx& c, CollectiveOp op) {
   return coll(c, op, routed * double(c.s.model.hidden) * c.act_bytes, c.tp);
 }
 
-struct OpSums {
-  double gemm_fwd = 0, gemm_bwd = 0, core_fwd = 0, core_bwd = 0, core_flops = 0;
-  double fwd_compute = 0, fwd_flops = 0;
-  double col_dgrad = 0, col_wgrad = 0;  // column-parallel GEMMs' backward (QKV, fc1, ...)
-};
-
 OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
   OpSums sum;
   const GpuProfile& gpu = c.s.cluster.gpu;
@@ -128,13 +122,20 @@ OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
   return sum;
 }
 
-void split_params(const Ctx& c, int layer, LayerCost& lc) {
+void split_params(const Ctx& c, int layer, KindCost& kc) {
   for (const auto& g : layer_params(c.s.model, layer)) {
     if (g.shard == ParamShard::kExpert)
-      lc.expert_params += g.count / (double(c.plan.ep) * c.plan.tp);
+      kc.expert_params += g.count / (double(c.plan.ep) * c.plan.tp);
     else
-      lc.dense_params += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
+      kc.dense_params += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
   }
+}
+
+// Parameters of the embedding or output layer on one rank (TP splits the tensor-sharded groups).
+double tensor_split(const Ctx& c, const std::vector<ParamGroup>& groups) {
+  double n = 0;
+  for (const auto& g : groups) n += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
+  return n;
 }
 
 void add_zero3(const Ctx& c, LayerCost& lc) {
@@ -153,10 +154,39 @@ void add_zero3(const Ctx& c, LayerCost& lc) {
 
 }  // namespace
 
-LayerCost layer_cost(const Ctx& c, int layer) {
+KindCostKey kind_cost_key(const Ctx& c) {
+  const auto& t = c.s.training;
+  const auto& m = c.s.model;
+  return {c.plan.tp,     c.plan.cp,         c.plan.ep,
+          c.op.sp,       c.op.precision,    t.seq_len,
+          t.micro_batch, t.flash_attention, !m.tied_embeddings || c.plan.pp > 1};
+}
+
+KindCosts kind_costs(const Ctx& c, double vocab) {
+  KindCosts out;
+  const auto& m = c.s.model;
+  // Blocks of one kind (dense, MoE) have the same ops: cost the first of each.
+  for (int l = 0; l < m.layers && !(out.has[0] && out.has[1]); ++l) {
+    const int k = m.is_moe_layer(l) ? 1 : 0;
+    if (out.has[k]) continue;
+    out.has[k] = true;
+    KindCost& kc = out.block[k];
+    kc.sum = add_op_costs(c, layer_ops(m, l, c.shape), kc.work);
+    split_params(c, l, kc);
+  }
+  out.embedding.sum = add_op_costs(c, embedding_ops(m, vocab, c.shape), out.embedding.work);
+  out.embedding.dense_params = tensor_split(c, embedding_params(m, vocab, c.s.training.seq_len));
+  out.output.sum = add_op_costs(c, output_ops(m, vocab, c.shape), out.output.work);
+  out.output.dense_params =
+      tensor_split(c, output_params(m, vocab, !m.tied_embeddings || c.plan.pp > 1));
+  return out;
+}
+
+LayerCost layer_cost(const Ctx& c, int layer, const KindCost& kc) {
   LayerCost lc;
   WorkCost& w = lc.work;
-  const OpSums sum = add_op_costs(c, layer_ops(c.s.model, layer, c.shape), w);
+  w = kc.work;
+  const OpSums& sum = kc.sum;
   // TP collectives: the forward's are exposed unless TP communication overlap (userbuffers) hides
   // them behind the pass's GEMMs; the backward's follow Megatron's asynchronous scheme.
   const double tp = tp_layer_comm(c);
@@ -196,7 +226,8 @@ LayerCost layer_cost(const Ctx& c, int layer) {
     w.bwd_input.add(TimeCategory::kEpComm, ep);
     w.hardware_flops += sum.fwd_flops;
   }
-  split_params(c, layer, lc);
+  lc.dense_params = kc.dense_params;
+  lc.expert_params = kc.expert_params;
   add_zero3(c, lc);
   return lc;
 }
@@ -213,24 +244,23 @@ double tp_hidden(const Ctx& c, CollectiveOp op) {
 
 }  // namespace
 
-LayerCost embedding_cost(const Ctx& c, double vocab) {
+LayerCost embedding_cost(const Ctx& c, const KindCost& kc) {
   LayerCost lc;
   WorkCost& w = lc.work;
-  add_op_costs(c, embedding_ops(c.s.model, vocab, c.shape), w);
+  w = kc.work;
   // Vocabulary-parallel lookup: the partial embeddings are summed over TP, an all-reduce, or with
   // SP a reduce-scatter into the sequence-parallel region.
   w.fwd.add(TimeCategory::kTpComm,
             tp_hidden(c, c.op.sp ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce));
-  for (const auto& g : embedding_params(c.s.model, vocab, c.s.training.seq_len))
-    lc.dense_params += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
+  lc.dense_params = kc.dense_params;
   add_zero3(c, lc);
   return lc;
 }
 
-LayerCost output_cost(const Ctx& c, double vocab) {
+LayerCost output_cost(const Ctx& c, const KindCost& kc) {
   LayerCost lc;
   WorkCost& w = lc.work;
-  add_op_costs(c, output_ops(c.s.model, vocab, c.shape), w);
+  w = kc.work;
   // The output projection is column-parallel: with SP its input is all-gathered and its input
   // gradient reduce-scattered; without SP the input gradient is all-reduced.
   if (c.op.sp) {
@@ -239,9 +269,7 @@ LayerCost output_cost(const Ctx& c, double vocab) {
   } else {
     w.bwd_input.add(TimeCategory::kTpComm, tp_hidden(c, CollectiveOp::kAllReduce));
   }
-  const auto& m = c.s.model;
-  for (const auto& g : output_params(m, vocab, !m.tied_embeddings || c.plan.pp > 1))
-    lc.dense_params += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
+  lc.dense_params = kc.dense_params;
   add_zero3(c, lc);
   return lc;
 }

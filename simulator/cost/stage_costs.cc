@@ -3,24 +3,16 @@
 #include <algorithm>
 
 #include "simulator/cost/step_costs_detail.h"
-#include "simulator/model/params.h"
 
 namespace shardsim::step_costs_detail {
 namespace {
 
-// Parameters of the stage beyond its blocks: embedding (first) and output (last) layers.
-void extra_params(const Ctx& c, const PipelineStage& st, double vocab, double& first_bucket,
+// Parameters of the stage beyond its blocks: embedding (first) and output (last) layers, on one
+// rank (their LayerCosts hold them).
+void extra_params(const PipelineStage& st, const StepCosts& costs, double& first_bucket,
                   double& last_bucket) {
-  auto local = [&](const std::vector<ParamGroup>& groups) {
-    double n = 0;
-    for (const auto& g : groups)
-      n += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
-    return n;
-  };
-  const auto& m = c.s.model;
-  if (st.has_output)
-    first_bucket += local(output_params(m, vocab, !m.tied_embeddings || c.plan.pp > 1));
-  if (st.has_embedding) last_bucket += local(embedding_params(m, vocab, c.s.training.seq_len));
+  if (st.has_output) first_bucket += costs.output.dense_params;
+  if (st.has_embedding) last_bucket += costs.embedding.dense_params;
 }
 
 double reduce_seconds(const Ctx& c, double dense, double expert) {
@@ -61,10 +53,10 @@ double dp_wire_bytes(const Ctx& c, double dense, double expert) {
 
 }  // namespace
 
-StageCost stage_cost(const Ctx& c, const PipelineStage& st, const StepCosts& costs, double vocab) {
+StageCost stage_cost(const Ctx& c, const PipelineStage& st, const StepCosts& costs) {
   StageCost sc;
   double dense = 0, expert = 0, first_extra = 0, last_extra = 0;
-  extra_params(c, st, vocab, first_extra, last_extra);
+  extra_params(st, costs, first_extra, last_extra);
   double bucket_dense = first_extra, bucket_expert = 0;
   const ZeroTraits& zero = *c.zero;
   const bool zero3 = zero.gathers_params_per_layer;

@@ -14,14 +14,14 @@ double coll(const Ctx& c, CollectiveOp op, double bytes, const GroupPlacement& g
     return e.op == op && e.bytes == bytes && e.size == g.size &&
            e.ranks_per_node == g.ranks_per_node;
   };
-  if (c.last_hit < c.memo.size() && same(c.memo[c.last_hit])) return c.memo[c.last_hit].seconds;
-  for (std::size_t i = 0; i < c.memo.size(); ++i)
+  if (c.last_hit < c.memo_size && same(c.memo[c.last_hit])) return c.memo[c.last_hit].seconds;
+  for (std::size_t i = 0; i < c.memo_size; ++i)
     if (same(c.memo[i])) {
       c.last_hit = i;
       return c.memo[i].seconds;
     }
   const double t = collective_cost(op, bytes, g, c.s.cluster.network).seconds;
-  if (c.memo.size() < 64) c.memo.push_back({op, bytes, g.size, g.ranks_per_node, t});
+  if (c.memo_size < c.memo.size()) c.memo[c.memo_size++] = {op, bytes, g.size, g.ranks_per_node, t};
   return t;
 }
 
@@ -29,7 +29,6 @@ Ctx make_ctx(const Scenario& s, const Plan& plan) {
   const auto& t = s.training;
   Ctx c{s, plan, {}, {}, 2, 2, 2, {}, {}, {}, {}, {}, {}, {}};
   c.zero = &s.strategy.zero_facts();
-  c.memo.reserve(64);
   c.op = {plan.tp, s.strategy.sp && plan.tp > 1, t.precision};
   c.shape = {double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
              t.flash_attention};
@@ -98,23 +97,35 @@ WorkCost& WorkCost::operator+=(const WorkCost& o) {
   return *this;
 }
 
-StepCosts compute_step_costs(const Scenario& s, const Plan& plan) {
+StepCosts compute_step_costs(const Scenario& s, const Plan& plan, KindCostCache* cache) {
   using namespace step_costs_detail;
   const Ctx c = make_ctx(s, plan);
   StepCosts out;
   const double vocab = padded_vocab(s.model.vocab, plan.tp);
+  KindCosts computed;
+  const KindCosts* kinds = nullptr;
+  if (cache) {
+    const KindCostKey key = kind_cost_key(c);
+    kinds = cache->find(key, s.model, s.cluster.gpu);
+    if (!kinds) kinds = &cache->insert(key, kind_costs(c, vocab));
+  } else {
+    computed = kind_costs(c, vocab);
+    kinds = &computed;
+  }
   out.layer_kind.resize(std::size_t(s.model.layers));
+  out.kinds.reserve(2);
   int kind_index[2] = {-1, -1};  // layers of one kind (dense, MoE) cost the same
   for (int l = 0; l < s.model.layers; ++l) {
-    int& k = kind_index[s.model.is_moe_layer(l) ? 1 : 0];
+    const int kind = s.model.is_moe_layer(l) ? 1 : 0;
+    int& k = kind_index[kind];
     if (k < 0) {
       k = int(out.kinds.size());
-      out.kinds.push_back(layer_cost(c, l));
+      out.kinds.push_back(layer_cost(c, l, kinds->block[kind]));
     }
     out.layer_kind[std::size_t(l)] = std::uint32_t(k);
   }
-  out.embedding = embedding_cost(c, vocab);
-  out.output = output_cost(c, vocab);
+  out.embedding = embedding_cost(c, kinds->embedding);
+  out.output = output_cost(c, kinds->output);
   const double p2p_bytes = c.shape.seq_local * c.shape.micro_batch * double(s.model.hidden) *
                            c.act_bytes / (c.op.sp ? plan.tp : 1);
   out.p2p_seconds = plan.pp > 1 ? coll(c, CollectiveOp::kSendRecv, p2p_bytes, c.pp) : 0;
@@ -124,6 +135,7 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan) {
     if (kind_index[k] >= 0) kind_fwd[k] = out.kinds[std::size_t(kind_index[k])].work.fwd.total();
   out.stages.reserve(plan.stages.size());
   std::vector<const PipelineStage*> costed;  // stages of distinct shape, costed in full
+  costed.reserve(plan.stages.size());
   for (const auto& st : plan.stages) {
     // Middle stages usually repeat one shape: cost it once (bit-identical, see same_stage_shape).
     const PipelineStage* twin = nullptr;
@@ -131,7 +143,7 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan) {
       if (same_stage_shape(s.model, *a, st)) twin = a;
     if (!twin) costed.push_back(&st);
     out.stages.push_back(twin ? moved_stage_cost(out.stages[std::size_t(twin->index)], *twin, st)
-                              : stage_cost(c, st, out, vocab));
+                              : stage_cost(c, st, out));
     double fwd = (st.has_embedding ? out.embedding.work.fwd.total() : 0) +
                  (st.has_output ? out.output.work.fwd.total() : 0);
     for (const auto& ch : st.chunks)

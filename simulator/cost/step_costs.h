@@ -7,19 +7,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "simulator/cost/kind_costs.h"
 #include "simulator/cost/time_split.h"
 #include "simulator/plan/plan.h"
 #include "simulator/scenario/scenario.h"
 
 namespace shardsim {
-
-// One micro-batch of some work on one rank.
-struct WorkCost {
-  TimeSplit fwd, bwd_input, bwd_weight;
-  double model_flops = 0;     // forward + backward FLOPs on this rank, no recomputation
-  double hardware_flops = 0;  // model_flops + recomputed forward FLOPs
-  WorkCost& operator+=(const WorkCost& o);
-};
 
 struct LayerCost {
   WorkCost work;
@@ -67,6 +60,9 @@ struct StepCosts {
   void set_layers(std::vector<LayerCost> per_layer);
 };
 
-[[nodiscard]] StepCosts compute_step_costs(const Scenario& s, const Plan& plan);
+// `cache`: a caller-held memo of the per-kind op costs (kind_costs.h); the result is the same
+// with or without it.
+[[nodiscard]] StepCosts compute_step_costs(const Scenario& s, const Plan& plan,
+                                           KindCostCache* cache = nullptr);
 
 }  // namespace shardsim

@@ -4,6 +4,7 @@
 // optimizer and offload per pipeline stage). Not for other users.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "simulator/cost/collective.h"
@@ -29,7 +30,8 @@ struct Ctx {
     int size, ranks_per_node;
     double seconds;
   };
-  mutable std::vector<Memo> memo;
+  mutable std::array<Memo, 64> memo;  // the first memo_size entries (no allocation)
+  mutable std::size_t memo_size = 0;
   mutable std::size_t last_hit = 0;  // stages repeat the last size: look there first
   const ZeroTraits* zero = nullptr;  // s.strategy.zero_facts()
 };
@@ -39,14 +41,18 @@ struct Ctx {
 // Seconds of one collective of `bytes` over `g` (0 for a group of one or no bytes), memoised.
 [[nodiscard]] double coll(const Ctx& c, CollectiveOp op, double bytes, const GroupPlacement& g);
 
-// One transformer block (blocks of one kind cost the same), the input embedding and the output
-// layer (final norm, logits, loss), per micro-batch on one rank.
-[[nodiscard]] LayerCost layer_cost(const Ctx& c, int layer);
-[[nodiscard]] LayerCost embedding_cost(const Ctx& c, double vocab);
-[[nodiscard]] LayerCost output_cost(const Ctx& c, double vocab);
+// The compute of each kind's ops and its parameters (kind_costs.h), and what they depend on.
+[[nodiscard]] KindCostKey kind_cost_key(const Ctx& c);
+[[nodiscard]] KindCosts kind_costs(const Ctx& c, double vocab);
 
-// Stage `st`'s data-parallel, optimizer and offload costs from its layers' parameters.
-[[nodiscard]] StageCost stage_cost(const Ctx& c, const PipelineStage& st, const StepCosts& costs,
-                                   double vocab);
+// One transformer block (blocks of one kind cost the same), the input embedding and the output
+// layer (final norm, logits, loss), per micro-batch on one rank, from their kind's op costs.
+[[nodiscard]] LayerCost layer_cost(const Ctx& c, int layer, const KindCost& kc);
+[[nodiscard]] LayerCost embedding_cost(const Ctx& c, const KindCost& kc);
+[[nodiscard]] LayerCost output_cost(const Ctx& c, const KindCost& kc);
+
+// Stage `st`'s data-parallel, optimizer and offload costs from its layers' parameters (`costs`
+// with its kinds, embedding and output filled).
+[[nodiscard]] StageCost stage_cost(const Ctx& c, const PipelineStage& st, const StepCosts& costs);
 
 }  // namespace shardsim::step_costs_detail

@@ -13,6 +13,8 @@ StepTime analytic_time(const Scenario& s, const Plan& plan, const StepCosts& cos
   t.step_seconds = r.step_seconds;
   t.breakdown = r.breakdown;
   t.critical_stage = r.bottleneck_stage;
+  // The closed form summed every stage's FLOPs already.
+  t.throughput = throughput(s, plan, costs, r.step_seconds, r.model_flops, r.hardware_flops);
   return t;
 }
 
@@ -55,19 +57,21 @@ Expected<Estimate> evaluate(const Scenario& s, const EvaluateOptions& options) {
   e.infeasible = std::move(check.infeasible);
   if (!e.infeasible.empty()) return e;  // no plan can be laid out
   const Plan& plan = e.plan.emplace(make_plan(s));
-  const MemoryEstimate& mem = e.memory.emplace(estimate_memory(s, plan, options.memory_detail));
+  EvaluateCache* cache = options.cache;
+  const MemoryEstimate& mem = e.memory.emplace(
+      estimate_memory(s, plan, options.memory_detail, cache ? &cache->memory : nullptr));
   e.infeasible = mem.infeasible;
   if (options.mode == Mode::kMemory) return e;
   if (options.mode == Mode::kDes) {
     Diagnostics too_big = check_simulation_size(s, plan);
     if (!too_big.empty()) return too_big;
   }
-  const StepCosts costs = compute_step_costs(s, plan);
+  const StepCosts costs = compute_step_costs(s, plan, cache ? &cache->costs : nullptr);
   StepTime& t = e.time.emplace(options.mode == Mode::kDes
                                    ? des_time(s, plan, costs, options.timeline, e.timeline)
                                    : analytic_time(s, plan, costs));
   t.peak_flops_per_gpu = costs.peak_flops_per_gpu;
-  t.throughput = throughput(s, plan, costs, t.step_seconds);
+  if (options.mode == Mode::kDes) t.throughput = throughput(s, plan, costs, t.step_seconds);
   return e;
 }
 

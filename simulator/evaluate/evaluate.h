@@ -8,9 +8,22 @@
 #pragma once
 
 #include "simulator/core/expected.h"
+#include "simulator/cost/step_costs.h"
 #include "simulator/evaluate/estimate.h"
+#include "simulator/memory/memory.h"
 
 namespace shardsim {
+
+// What evaluate may reuse from one call to the next: the per-kind op costs and the per-plan memory
+// facts, which depend on a few strategy fields (tp, sp, cp, ep, micro-batch, recomputation,
+// precision...) that a search revisits across pp, dp, ZeRO and schedules. Held by the caller and
+// passed in EvaluateOptions::cache; each memo checks the model (and GPU profile) it was filled for,
+// so one cache may see several scenarios. An Estimate is the same with or without it. Not safe for
+// concurrent use: one cache per thread.
+struct EvaluateCache {
+  PlanFactsCache memory;
+  KindCostCache costs;
+};
 
 struct EvaluateOptions {
   Mode mode = Mode::kAnalytic;
@@ -18,6 +31,7 @@ struct EvaluateOptions {
   // kFull: every memory term with its note (reports). kNumbers: totals, peak and feasibility
   // only, no per-term notes and MemoryEstimate::parameters left 0 (search loops).
   MemoryDetail memory_detail = MemoryDetail::kFull;
+  EvaluateCache* cache = nullptr;  // optional (see EvaluateCache)
 };
 
 // REQUIRES: `s` came from load_scenario / scenario_from_json (sections parsed, strategy.dp and

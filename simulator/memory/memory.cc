@@ -230,8 +230,10 @@ StageMemory estimate_rank(const Scenario& s, const Plan& plan, const PlanFacts& 
 // Host memory of the busiest node: the sum over its GPUs of their stage's offloaded bytes. Global
 // rank r sits on node r / gpus_per_node and in pipeline stage (r / stride_pp) % pp; the layout
 // repeats every stride_pp * pp ranks, so the nodes covering one period (plus one) suffice.
-double busiest_node_host_bytes(const Plan& plan, const std::vector<double>& host) {
-  if (std::all_of(host.begin(), host.end(), [](double b) { return b == 0; })) return 0;
+double busiest_node_host_bytes(const Plan& plan, const std::vector<RankMemory>& ranks) {
+  if (std::all_of(ranks.begin(), ranks.end(),
+                  [](const RankMemory& r) { return r.host_bytes == 0; }))
+    return 0;
   const long long gpn = plan.gpus_per_node;
   const long long period = plan.stride_pp * plan.pp;
   // Node n starts at rank n*gpn; starts repeat modulo `period` every period/gcd(period, gpn)
@@ -241,7 +243,7 @@ double busiest_node_host_bytes(const Plan& plan, const std::vector<double>& host
   for (long long n = 0; n < nodes; ++n) {
     double sum = 0;
     for (long long r = n * gpn; r < (n + 1) * gpn; ++r)
-      sum += host[std::size_t((r / plan.stride_pp) % plan.pp)];
+      sum += ranks[std::size_t((r / plan.stride_pp) % plan.pp)].host_bytes;
     busiest = std::max(busiest, sum);
   }
   return busiest;
@@ -250,15 +252,15 @@ double busiest_node_host_bytes(const Plan& plan, const std::vector<double>& host
 // ZeRO-3 must hold its gathered units and prefetch bucket next to the sharded states and the
 // fixed overheads; when even that exceeds the GPU, no micro-batch size can make the plan run.
 // `gather` and `fixed` per stage, from estimate_rank.
-void check_zero3_prefetch(MemoryEstimate& e, const std::vector<double>& gather,
-                          const std::vector<double>& fixed) {
+void check_zero3_prefetch(MemoryEstimate& e, const std::vector<StageMemory>& stages) {
   for (std::size_t i = 0; i < e.ranks.size(); ++i) {
-    if (gather[i] > 0 && gather[i] + fixed[i] > e.capacity_bytes) {
+    const double gather = stages[i].gather, fixed = stages[i].fixed;
+    if (gather > 0 && gather + fixed > e.capacity_bytes) {
       e.infeasible.push_back(
           {"zero3_prefetch", "/overheads/zero3_prefetch_elements",
            fmt::format("stage {}: ZeRO-3 gather buffers of {} do not fit beside {} of sharded "
                        "states and fixed overheads in {}",
-                       e.ranks[i].pp_stage, format_gib(gather[i]), format_gib(fixed[i]),
+                       e.ranks[i].pp_stage, format_gib(gather), format_gib(fixed),
                        format_gib(e.capacity_bytes))});
       return;
     }
@@ -283,38 +285,51 @@ std::string category_name(MemoryCategory c) {
   return "overhead";
 }
 
-MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan, MemoryDetail detail) {
+MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan, MemoryDetail detail,
+                               PlanFactsCache* cache) {
   const bool full = detail == MemoryDetail::kFull;
   MemoryEstimate e;
   if (full) e.parameters = count_parameters(s.model, s.training.seq_len);
   e.capacity_bytes = s.cluster.gpu.memory_bytes;
-  const PlanFacts f = plan_facts(s, plan);
+  PlanFacts computed;
+  const PlanFacts* facts = nullptr;
+  if (cache) {
+    const memory_detail::PlanFactsKey key = memory_detail::plan_facts_key(s, plan);
+    facts = cache->find(key, s.model);
+    if (!facts) facts = &cache->insert(key, plan_facts(s, plan));
+  } else {
+    computed = plan_facts(s, plan);
+    facts = &computed;
+  }
+  const PlanFacts& f = *facts;
   const std::size_t n = plan.stages.size();
-  std::vector<double> host(n, 0), gather(n, 0), fixed(n, 0);
+  std::vector<StageMemory> stages(n);  // gather and fixed only (ranks go to e.ranks)
   ChunkBuffers buf;
   e.ranks.reserve(n);
   for (const auto& st : plan.stages) {
     const auto i = std::size_t(st.index);
     StageMemory m = estimate_rank(s, plan, f, st, full, buf);
-    gather[i] = m.gather;
-    fixed[i] = m.fixed;
+    stages[i].gather = m.gather;
+    stages[i].fixed = m.fixed;
     e.ranks.push_back(std::move(m.rank));
     const auto& r = e.ranks.back();
     if (r.total_bytes > e.peak_bytes) {
       e.peak_bytes = r.total_bytes;
       e.peak_stage = r.pp_stage;
     }
-    host[i] = r.host_bytes;
   }
-  e.host_bytes_per_node = busiest_node_host_bytes(plan, host);
+  e.host_bytes_per_node = busiest_node_host_bytes(plan, e.ranks);
   e.fits = e.peak_bytes <= e.capacity_bytes;
   if (!e.fits) {
-    e.reason = fmt::format("pipeline stage {} needs {} ({:.1f} GB), the GPU has {} ({:.1f} GB)",
-                           e.peak_stage, format_gib(e.peak_bytes), e.peak_bytes / 1e9,
-                           format_gib(e.capacity_bytes), e.capacity_bytes / 1e9);
+    // "pipeline stage {} needs {} ({:.1f} GB), the GPU has {} ({:.1f} GB)", without fmt's
+    // general float formatting (a search formats this for every plan that does not fit)
+    e.reason = "pipeline stage " + std::to_string(e.peak_stage) + " needs " +
+               format_gib(e.peak_bytes) + " (" + format_fixed(e.peak_bytes / 1e9, 1) +
+               " GB), the GPU has " + format_gib(e.capacity_bytes) + " (" +
+               format_fixed(e.capacity_bytes / 1e9, 1) + " GB)";
     e.infeasible.push_back({"memory", "/cluster/gpu", e.reason});
   }
-  check_zero3_prefetch(e, gather, fixed);
+  check_zero3_prefetch(e, stages);
   return e;
 }
 

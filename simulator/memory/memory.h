@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "simulator/core/infeasible.h"
+#include "simulator/core/memo.h"
+#include "simulator/memory/plan_facts.h"
 #include "simulator/model/params.h"
 #include "simulator/plan/plan.h"
 #include "simulator/scenario/scenario.h"
@@ -53,8 +55,14 @@ struct MemoryEstimate {
 // property of the model, count_parameters once), for searches that evaluate many strategies.
 enum class MemoryDetail { kNumbers, kFull };
 
+// A caller-held memo of what every stage of a plan shares (each block kind's parameters and
+// saved activations, the embedding and output layers'), for one model (core/memo.h).
+using PlanFactsCache = Memo<memory_detail::PlanFactsKey, memory_detail::PlanFacts, ModelConfig>;
+
+// `cache`: optional; the estimate is the same with or without it.
 [[nodiscard]] MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan,
-                                             MemoryDetail detail = MemoryDetail::kFull);
+                                             MemoryDetail detail = MemoryDetail::kFull,
+                                             PlanFactsCache* cache = nullptr);
 
 [[nodiscard]] std::string category_name(MemoryCategory c);
 

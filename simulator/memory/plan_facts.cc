@@ -52,6 +52,20 @@ PlanFacts plan_facts(const Scenario& s, const Plan& plan) {
   return f;
 }
 
+PlanFactsKey plan_facts_key(const Scenario& s, const Plan& plan) {
+  const auto& t = s.training;
+  return {plan.tp,
+          plan.cp,
+          plan.ep,
+          s.strategy.sp && plan.tp > 1,
+          s.strategy.recompute,
+          t.precision,
+          t.seq_len,
+          t.micro_batch,
+          t.flash_attention,
+          !s.model.tied_embeddings || plan.pp > 1};
+}
+
 LocalParams stage_params(const Scenario& s, const Plan& plan, const PlanFacts& f,
                          const PipelineStage& st) {
   LocalParams lp;

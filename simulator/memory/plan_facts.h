@@ -4,6 +4,7 @@
 // Internal to simulator/memory.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "simulator/memory/activations.h"
@@ -43,6 +44,21 @@ struct PlanFacts {
 };
 
 [[nodiscard]] PlanFacts plan_facts(const Scenario& s, const Plan& plan);
+
+// What plan_facts reads besides the model: the activation options, the token shape, the padded
+// vocabulary (tp), the TP and EP splits of the parameters, whether the output layer holds its own
+// projection.
+struct PlanFactsKey {
+  int tp = 1, cp = 1, ep = 1;
+  bool sp = false;  // sequence parallelism in effect (sp && tp > 1)
+  Recompute recompute = Recompute::kNone;
+  Dtype precision = Dtype::kBf16;
+  std::int64_t seq_len = 0, micro_batch = 1;
+  bool flash_attention = false;
+  bool output_projection = false;  // untied embeddings, or pp > 1
+  bool operator==(const PlanFactsKey&) const = default;
+};
+[[nodiscard]] PlanFactsKey plan_facts_key(const Scenario& s, const Plan& plan);
 
 // The local parameters of stage `st`: its blocks, plus the embedding (first stage) and output
 // (last stage) layers.

@@ -23,6 +23,7 @@ struct MoeConfig {
   int shared_experts = 0;              // always-active experts, each of expert_ffn_hidden
   int first_dense_layers = 0;          // leading layers with a dense MLP (DeepSeek-V3: 3)
   [[nodiscard]] bool enabled() const { return experts > 0; }
+  bool operator==(const MoeConfig&) const = default;
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3). Used when attention == kMla.
@@ -32,6 +33,7 @@ struct MlaConfig {
   std::int64_t qk_nope_head_dim = 128;
   std::int64_t qk_rope_head_dim = 64;
   std::int64_t v_head_dim = 128;
+  bool operator==(const MlaConfig&) const = default;
 };
 
 struct ModelConfig {
@@ -66,6 +68,7 @@ struct ModelConfig {
   [[nodiscard]] bool is_moe_layer(int layer) const {
     return moe.enabled() && layer >= moe.first_dense_layers;
   }
+  bool operator==(const ModelConfig&) const = default;
 };
 
 // Reads the keys of a "model" object (no "preset"/"hf_config": those are resolved before, by

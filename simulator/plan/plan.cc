@@ -79,9 +79,11 @@ Plan make_plan(const Scenario& s) {
   std::vector<int> first_layer(per_chunk.size(), 0);
   for (std::size_t i = 1; i < per_chunk.size(); ++i)
     first_layer[i] = first_layer[i - 1] + per_chunk[i - 1];
+  plan.stages.reserve(std::size_t(p.pp));
   for (int st = 0; st < p.pp; ++st) {
     PipelineStage stage;
     stage.index = st;
+    stage.chunks.reserve(std::size_t(p.vpp));
     for (int c = 0; c < p.vpp; ++c) {
       const int v = c * p.pp + st;
       stage.chunks.push_back({first_layer[v], per_chunk[v]});

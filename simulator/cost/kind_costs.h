@@ -1,0 +1,63 @@
+// What the ops of each layer kind cost on one rank (compute only, before any communication), and
+// a caller-held memo of them. compute_step_costs (step_costs.h) prices every op of a dense block,
+// an MoE block, the embedding and the output layer; those prices depend only on the keys below,
+// which a search revisits across pipeline depth, data parallelism, ZeRO and schedules.
+#pragma once
+
+#include <cstdint>
+
+#include "simulator/core/dtype.h"
+#include "simulator/core/memo.h"
+#include "simulator/cost/time_split.h"
+#include "simulator/hardware/hardware.h"
+#include "simulator/model/model_config.h"
+
+namespace shardsim {
+
+// One micro-batch of some work on one rank.
+struct WorkCost {
+  TimeSplit fwd, bwd_input, bwd_weight;
+  double model_flops = 0;     // forward + backward FLOPs on this rank, no recomputation
+  double hardware_flops = 0;  // model_flops + recomputed forward FLOPs
+  WorkCost& operator+=(const WorkCost& o);
+};
+
+// Sums over one op list that the layer's communication and recomputation terms read.
+struct OpSums {
+  double gemm_fwd = 0, gemm_bwd = 0, core_fwd = 0, core_bwd = 0, core_flops = 0;
+  double fwd_compute = 0, fwd_flops = 0;
+  double col_dgrad = 0, col_wgrad = 0;  // column-parallel GEMMs' backward (QKV, fc1, ...)
+};
+
+// The ops of one kind: their compute (work) and sums, and the kind's parameter elements on one
+// rank (after TP and EP splits).
+struct KindCost {
+  WorkCost work;
+  OpSums sum;
+  double dense_params = 0, expert_params = 0;
+};
+
+// Every kind of a (scenario, plan). `has[k]`: the model has blocks of kind k (0 dense, 1 MoE).
+struct KindCosts {
+  KindCost block[2];
+  bool has[2] = {false, false};
+  KindCost embedding, output;
+};
+
+// What KindCosts depend on besides the model and the GPU profile (derived from
+// step_costs_detail's Ctx: the op context, the token shape, the padded vocabulary, the TP and EP
+// splits of the parameters, and whether the output layer holds its own projection).
+struct KindCostKey {
+  int tp = 1, cp = 1, ep = 1;
+  bool sp = false;  // sequence parallelism in effect (sp && tp > 1)
+  Dtype precision = Dtype::kBf16;
+  std::int64_t seq_len = 0, micro_batch = 1;
+  bool flash_attention = false;
+  bool output_projection = false;  // untied embeddings, or pp > 1
+  bool operator==(const KindCostKey&) const = default;
+};
+
+// A memo of KindCosts for one model on one GPU profile, held by the caller (core/memo.h).
+using KindCostCache = Memo<KindCostKey, KindCosts, ModelConfig, GpuProfile>;
+
+}  // namespace shardsim

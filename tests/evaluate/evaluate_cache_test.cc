@@ -1,0 +1,172 @@
+// EvaluateCache: an evaluation through a cache gives exactly what one without it gives, for every
+// number of the Estimate, across a sweep of strategies (every degree, ZeRO stage, schedule,
+// recomputation, micro-batch, precision...) on every shipped example, with one cache shared by
+// all of them, both filled scenario by scenario and with scenarios alternating (so the memos see
+// their model and GPU change under them).
+#include <gtest/gtest.h>
+
+#include "simulator/evaluate/evaluate.h"
+#include "simulator/scenario/load.h"
+#include "simulator/scenario/validate.h"
+
+namespace shardsim {
+namespace {
+
+const char* const kExamples[] = {"gpt3-175b-1536xa100", "llama3-70b-fsdp-64xh100",
+                                 "llama3-8b-8xh100", "mcore-177b-2304xh100",
+                                 "mixtral-8x7b-16xh100"};
+
+void expect_same_split(const TimeSplit& a, const TimeSplit& b) {
+  for (std::size_t i = 0; i < a.seconds.size(); ++i) EXPECT_EQ(a.seconds[i], b.seconds[i]) << i;
+}
+
+void expect_same_rank(const RankMemory& a, const RankMemory& b) {
+  EXPECT_EQ(a.pp_stage, b.pp_stage);
+  EXPECT_EQ(a.layers, b.layers);
+  EXPECT_EQ(a.local_params, b.local_params);
+  EXPECT_EQ(a.in_flight_microbatches, b.in_flight_microbatches);
+  EXPECT_EQ(a.params_bytes, b.params_bytes);
+  EXPECT_EQ(a.grads_bytes, b.grads_bytes);
+  EXPECT_EQ(a.optimizer_bytes, b.optimizer_bytes);
+  EXPECT_EQ(a.activations_bytes, b.activations_bytes);
+  EXPECT_EQ(a.overhead_bytes, b.overhead_bytes);
+  EXPECT_EQ(a.total_bytes, b.total_bytes);
+  EXPECT_EQ(a.host_bytes, b.host_bytes);
+  ASSERT_EQ(a.terms.size(), b.terms.size());
+  for (std::size_t i = 0; i < a.terms.size(); ++i) {
+    EXPECT_EQ(a.terms[i].name, b.terms[i].name);
+    EXPECT_EQ(a.terms[i].bytes, b.terms[i].bytes);
+    EXPECT_EQ(a.terms[i].note, b.terms[i].note);
+  }
+}
+
+void expect_same(const Expected<Estimate>& x, const Expected<Estimate>& y) {
+  ASSERT_EQ(x.ok(), y.ok());
+  if (!x.ok()) {
+    EXPECT_EQ(x.errors().format(), y.errors().format());
+    return;
+  }
+  const Estimate &a = *x, &b = *y;
+  EXPECT_EQ(a.warnings, b.warnings);
+  ASSERT_EQ(a.infeasible.size(), b.infeasible.size());
+  for (std::size_t i = 0; i < a.infeasible.size(); ++i) {
+    EXPECT_EQ(a.infeasible[i].code, b.infeasible[i].code);
+    EXPECT_EQ(a.infeasible[i].message, b.infeasible[i].message);
+  }
+  ASSERT_EQ(a.memory.has_value(), b.memory.has_value());
+  if (a.memory) {
+    const MemoryEstimate &m = *a.memory, &n = *b.memory;
+    EXPECT_EQ(m.peak_bytes, n.peak_bytes);
+    EXPECT_EQ(m.peak_stage, n.peak_stage);
+    EXPECT_EQ(m.fits, n.fits);
+    EXPECT_EQ(m.reason, n.reason);
+    EXPECT_EQ(m.host_bytes_per_node, n.host_bytes_per_node);
+    EXPECT_EQ(m.parameters.total, n.parameters.total);
+    ASSERT_EQ(m.ranks.size(), n.ranks.size());
+    for (std::size_t i = 0; i < m.ranks.size(); ++i) expect_same_rank(m.ranks[i], n.ranks[i]);
+  }
+  ASSERT_EQ(a.time.has_value(), b.time.has_value());
+  if (a.time) {
+    const StepTime &s = *a.time, &t = *b.time;
+    EXPECT_EQ(s.step_seconds, t.step_seconds);
+    expect_same_split(s.breakdown, t.breakdown);
+    EXPECT_EQ(s.critical_stage, t.critical_stage);
+    EXPECT_EQ(s.stage_end_seconds, t.stage_end_seconds);
+    EXPECT_EQ(s.peak_flops_per_gpu, t.peak_flops_per_gpu);
+    EXPECT_EQ(s.throughput.tokens_per_second, t.throughput.tokens_per_second);
+    EXPECT_EQ(s.throughput.model_tflops_per_gpu, t.throughput.model_tflops_per_gpu);
+    EXPECT_EQ(s.throughput.hardware_tflops_per_gpu, t.throughput.hardware_tflops_per_gpu);
+    EXPECT_EQ(s.throughput.mfu, t.throughput.mfu);
+    EXPECT_EQ(s.throughput.hfu, t.throughput.hfu);
+  }
+}
+
+// The strategies of one sweep point `i` on scenario `base` (nullopt when the checks reject it
+// outright, so that both evaluations would only repeat the same diagnostics).
+std::optional<Scenario> variant(const Scenario& base, std::size_t i) {
+  Scenario s = base;
+  Strategy& p = s.strategy;
+  auto pick = [&i](std::size_t n) {
+    const std::size_t r = i % n;
+    i /= n;
+    return r;
+  };
+  p.tp = 1 << pick(4);
+  p.pp = 1 << pick(3);
+  p.zero = int(pick(4));
+  s.training.micro_batch = std::int64_t(1) << pick(2);
+  p.sp = pick(2) == 1;
+  p.recompute = Recompute(pick(3));
+  p.cp = 1 << pick(2);
+  p.schedule = Schedule(pick(5));
+  p.vpp = p.schedule == Schedule::kInterleaved ? 2 : 1;
+  if (base.model.moe.enabled()) p.ep = 1 << pick(2);
+  p.offload_optimizer = p.zero > 0 && pick(2) == 1;
+  p.first_stage_layers = p.last_stage_layers = -1;
+  const std::int64_t model_ranks = std::int64_t(p.tp) * p.pp * p.cp;
+  if (s.cluster.gpus() % model_ranks != 0) return std::nullopt;
+  p.dp = int(s.cluster.gpus() / model_ranks);
+  if (!check_strategy(s).errors.empty()) return std::nullopt;
+  return s;
+}
+
+constexpr std::size_t kSweep = 4 * 3 * 4 * 2 * 2 * 3 * 2 * 5 * 2 * 2;
+
+TEST(evaluate_cache, CachedEqualsUncachedAcrossStrategiesAndExamples) {
+  EvaluateCache cache;
+  EvaluateOptions plain{Mode::kAnalytic, false, MemoryDetail::kNumbers};
+  EvaluateOptions cached = plain;
+  cached.cache = &cache;
+  std::size_t compared = 0;
+  for (const char* name : kExamples) {
+    const Scenario base = load_scenario(name);
+    // Every 7th point: a sample of the sweep that still covers each dimension's values.
+    for (std::size_t i = 0; i < kSweep; i += 7) {
+      const std::optional<Scenario> s = variant(base, i);
+      if (!s) continue;
+      SCOPED_TRACE(std::string(name) + " point " + std::to_string(i));
+      expect_same(evaluate(*s, plain), evaluate(*s, cached));
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 1000u);
+  EXPECT_GT(cache.costs.size(), 0u);
+  EXPECT_GT(cache.memory.size(), 0u);
+}
+
+TEST(evaluate_cache, ScenariosAlternatingOnOneCacheAndOtherFieldsVaried) {
+  // Two models and two GPUs alternating (and one model on both GPUs): each memo must notice the
+  // change and never serve the other scenario's entry; precision, sequence length and flash
+  // attention vary too.
+  EvaluateCache cache;
+  const Scenario a = load_scenario("llama3-8b-8xh100");
+  const Scenario b = load_scenario("gpt3-175b-1536xa100");
+  const Scenario c = [&] {  // a's model on b's GPU: only the cost memo's inputs change
+    Scenario s = a;
+    s.cluster.gpu = b.cluster.gpu;
+    return s;
+  }();
+  std::size_t compared = 0;
+  for (std::size_t i = 0; i < kSweep; i += 11) {
+    for (const Scenario* base : {&a, &b, &c}) {
+      std::optional<Scenario> s = variant(*base, i);
+      if (!s) continue;
+      s->training.precision = (i / 11) % 3 == 0 ? Dtype::kFp8 : Dtype::kBf16;
+      s->training.flash_attention = (i / 13) % 2 == 0;
+      if ((i / 17) % 2 == 0) s->training.seq_len /= 2;
+      if (!check_strategy(*s).errors.empty()) continue;
+      const Mode mode = i % 5 == 0 ? Mode::kDes : Mode::kAnalytic;
+      if (mode == Mode::kDes && !check_simulation_size(*s, make_plan(*s)).empty()) continue;
+      EvaluateOptions plain{mode, false, i % 3 == 0 ? MemoryDetail::kFull : MemoryDetail::kNumbers};
+      EvaluateOptions cached = plain;
+      cached.cache = &cache;
+      SCOPED_TRACE(base->name + " point " + std::to_string(i));
+      expect_same(evaluate(*s, plain), evaluate(*s, cached));
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 300u);
+}
+
+}  // namespace
+}  // namespace shardsim
