@@ -13,6 +13,7 @@ namespace shardsim::calibrate {
 namespace {
 
 constexpr double kHuberDelta = 0.1;  // relative error beyond which a row counts as disturbed
+constexpr double kNoOutliers = 1e9;  // a Huber delta no relative error reaches: least squares
 constexpr double kFlatBusbw = 1e14;  // busbw of a segment whose time does not grow
 constexpr double kPercent = 100;
 
@@ -140,7 +141,11 @@ CollectiveFit fit_collective(const MeasuredCollective& m) {
   // 10 sizes 2x apart, has too few rows per regime for more).
   const std::size_t n = samples.size();
   const std::size_t min_points = n >= 24 ? 4 : n >= 12 ? 3 : 2;
-  const auto lines = fit_segments_robust(samples, min_points, kHuberDelta);
+  // A row can only be outvoted by enough rows of its own regime: below 12 rows (segments of 2)
+  // every row counts fully (least squares: a Huber delta no relative error reaches), otherwise
+  // the one bandwidth-bound row of a sparse sweep is taken for an outlier of its neighbours.
+  const double delta = n >= 12 ? kHuberDelta : kNoOutliers;
+  const auto lines = fit_segments_robust(samples, min_points, delta);
   CollectiveFit fit;
   double sum_sq = 0;
   for (const auto& line : lines) {

@@ -20,9 +20,11 @@ double sse(const std::vector<Sample>& s, std::size_t lo, std::size_t hi, double 
 }
 
 // Weighted least squares on [lo, hi) with weights extra_w[i - lo] / t_i^2 (extra_w empty: 1):
-// returns (a, b) with a, b >= 0.
+// returns (a, b) with b >= 0 and a >= 0, or a < 0 when `floor_x` > 0 and the line stays positive
+// at x = floor_x (a segment above the first: a local affine piece of a curve that grows faster
+// than linearly, e.g. past a cache; floor_x is the segment's first size).
 std::pair<double, double> solve(const std::vector<Sample>& s, std::size_t lo, std::size_t hi,
-                                const std::vector<double>& extra_w = {}) {
+                                const std::vector<double>& extra_w = {}, double floor_x = 0) {
   double sw = 0, swx = 0, swxx = 0, swt = 0, swxt = 0;
   for (std::size_t i = lo; i < hi; ++i) {
     const double w = (extra_w.empty() ? 1.0 : extra_w[i - lo]) / (s[i].t * s[i].t);
@@ -35,7 +37,8 @@ std::pair<double, double> solve(const std::vector<Sample>& s, std::size_t lo, st
   const double det = sw * swxx - swx * swx;
   double a = det > 0 ? (swt * swxx - swx * swxt) / det : swt / sw;
   double b = det > 0 ? (sw * swxt - swx * swt) / det : 0;
-  if (a < 0) {  // through the origin: minimise sum w (b x - t)^2 -> b = S_wxt / S_wxx
+  if (a < 0 && !(floor_x > 0 && b > 0 && a + b * floor_x > 0)) {
+    // through the origin: minimise sum w (b x - t)^2 -> b = S_wxt / S_wxx
     a = 0;
     b = swxx > 0 ? swxt / swxx : 0;
   }
@@ -60,15 +63,15 @@ double huber(double r, double delta) {
 
 // Huber line on [lo, hi) by iteratively reweighted least squares (weight min(1, delta / |r|)).
 std::pair<double, double> solve_huber(const std::vector<Sample>& s, std::size_t lo, std::size_t hi,
-                                      double delta) {
+                                      double delta, double floor_x) {
   std::vector<double> w(hi - lo, 1.0);
-  auto ab = solve(s, lo, hi);
+  auto ab = solve(s, lo, hi, {}, floor_x);
   for (int it = 0; it < kHuberIterations; ++it) {
     for (std::size_t i = lo; i < hi; ++i) {
       const double r = std::abs((ab.first + ab.second * s[i].x - s[i].t) / s[i].t);
       w[i - lo] = r <= delta ? 1.0 : delta / r;
     }
-    ab = solve(s, lo, hi, w);
+    ab = solve(s, lo, hi, w, floor_x);
   }
   return ab;
 }
@@ -147,7 +150,11 @@ std::vector<LineFit> fit_segments_robust(const std::vector<Sample>& samples, std
   std::vector<std::vector<double>> loss(n + 1, std::vector<double>(n + 1, kInf));
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = i + min_points; j <= n; ++j) {
-      line[i][j] = solve_huber(samples, i, j, huber_delta);
+      // A segment after the first may dip below the origin: its line must be positive from its
+      // first size on (below it, in the gap, simulator/cost/collective.cc scales that time down
+      // in proportion to size).
+      const double floor_x = i > 0 ? samples[i].x : 0;
+      line[i][j] = solve_huber(samples, i, j, huber_delta, floor_x);
       loss[i][j] = huber_cost(samples, i, j, line[i][j].first, line[i][j].second, huber_delta);
     }
   // cost[k][j]: best loss of the first j samples in k segments; cut[k][j] where the last began.

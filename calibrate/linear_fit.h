@@ -16,7 +16,7 @@ struct Sample {
 
 // t(x) = alpha + x / beta on [x_min, x_max].
 struct LineFit {
-  double alpha = 0;  // seconds at x = 0 (latency floor), >= 0
+  double alpha = 0;  // seconds at x = 0 (latency floor), >= 0 (fit_segments_robust: see there)
   double beta = 0;   // x per second at large x (bandwidth); +inf when the time does not grow
   double x_min = 0, x_max = 0;
   std::size_t points = 0;
@@ -53,7 +53,11 @@ struct LineFit {
 //     segment: intercept, slope, breakpoint), where
 //     C_k is the summed Huber loss of the best k-segment split, floored at a 1% error per row
 //     (the in-place vs out-of-place spread of nccl-tests rows; a closer fit is fitting noise), so
-//     the complexity a curve gets scales with its noise level instead of a fixed penalty.
+//     the complexity a curve gets scales with its noise level instead of a fixed penalty;
+//   - a segment after the first may have a negative intercept when its line is positive at the
+//     segment's first x: time that grows faster than linearly over a range (a collective past
+//     the last-level cache) is then followed instead of flattened through the origin. The first
+//     segment keeps alpha >= 0 (a latency).
 // REQUIRES: samples sorted by x, size >= min_points >= 2, huber_delta > 0.
 [[nodiscard]] std::vector<LineFit> fit_segments_robust(const std::vector<Sample>& samples,
                                                        std::size_t min_points, double huber_delta);

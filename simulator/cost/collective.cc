@@ -206,7 +206,13 @@ CollectiveCost fitted_cost(const FittedCollective& f, CollectiveOp op, double by
   CollectiveCost c;
   c.algorithm = CollectiveAlgorithm::kAuto;
   c.source = CostSource::kFitted;
-  c.seconds = f.alpha_s + bus_factor(op, ranks) * bytes / f.busbw_bytes_per_second;
+  const double wire = bus_factor(op, ranks) / f.busbw_bytes_per_second;
+  c.seconds = f.alpha_s + wire * bytes;
+  // A segment with a negative intercept (calibrate/linear_fit.h) used below its first size (in
+  // the gap above the previous segment): proportional to size from its time at min_bytes.
+  if (f.alpha_s < 0 && bytes < f.min_bytes)
+    c.seconds = (f.alpha_s + wire * f.min_bytes) * bytes / f.min_bytes;
+  if (!(c.seconds > 0)) c.seconds = wire * bytes;  // never zero or negative time
   c.alg_bytes_per_second = c.seconds > 0 ? bytes / c.seconds : 0;
   c.bus_bytes_per_second = c.alg_bytes_per_second * bus_factor(op, ranks);
   return c;

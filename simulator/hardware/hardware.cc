@@ -64,6 +64,17 @@ void check_network(const NetworkConfig& n, const std::string& path, Diagnostics&
     if (fits[i].max_bytes > 0 && fits[i].min_bytes > fits[i].max_bytes)
       d.error(at + "/min_bytes", fmt::format("must be <= max_bytes ({:g}), got {:g}",
                                              fits[i].max_bytes, fits[i].min_bytes));
+    bool lowest = true;  // no other segment of this key starts below this one
+    for (std::size_t j = 0; j < fits.size(); ++j)
+      if (j != i && fits[j].op == fits[i].op && fits[j].ranks == fits[i].ranks &&
+          fits[j].ranks_per_node == fits[i].ranks_per_node && fits[j].min_bytes < fits[i].min_bytes)
+        lowest = false;
+    if (fits[i].alpha_s < 0 && (lowest || fits[i].min_bytes <= 0))
+      d.error(at + "/alpha_s",
+              fmt::format("must be >= 0 in the first segment of a collective (a start-up latency); "
+                          "only a later segment with min_bytes > 0 may have a negative intercept, "
+                          "got {:g}",
+                          fits[i].alpha_s));
     for (std::size_t j = 0; j < i; ++j)
       if (fits[j].op == fits[i].op && fits[j].ranks == fits[i].ranks &&
           fits[j].ranks_per_node == fits[i].ranks_per_node && !disjoint_segments(fits[j], fits[i]))

@@ -96,7 +96,7 @@ struct FittedCollective {
   std::string op;          // nccl-tests name: all_reduce, all_gather, reduce_scatter, ...
   int ranks = 0;           // group size
   int ranks_per_node = 0;  // group ranks on each node (= ranks inside one node)
-  double alpha_s = 0;      // start-up latency, seconds
+  double alpha_s = 0;      // start-up latency, seconds (a later segment: its line's intercept)
   double busbw_bytes_per_second = 0;  // asymptotic nccl-tests busbw, bytes/s
   double min_bytes = 0;               // size range of the fitted rows (0 = not recorded)
   double max_bytes = 0;

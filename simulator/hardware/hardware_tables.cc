@@ -171,7 +171,9 @@ const Table<FittedCollective>& fitted_collective_table() {
       {"op", &F::op, "", 0, 0, true, "nccl-tests collective name", &kCollectives},
       {"ranks", &F::ranks, "", 2, 1 << 24, true, "group size"},
       {"ranks_per_node", &F::ranks_per_node, "", 1, 1 << 16, true, "group ranks on each node"},
-      {"alpha_s", &F::alpha_s, "s", 0, 10, true, "start-up latency"},
+      {"alpha_s", &F::alpha_s, "s", -10, 10, true,
+       "start-up latency; in a segment above the first, the intercept of its line (negative "
+       "where time grows faster than linearly, e.g. past the last-level cache)"},
       {"busbw_bytes_per_second", &F::busbw_bytes_per_second, "bytes/s", 1, kMaxBandwidth, true,
        "asymptotic bus bandwidth (nccl-tests busbw)"},
       {"min_bytes", &F::min_bytes, "bytes", 0, 1e15, false, "smallest fitted size", nullptr, true},

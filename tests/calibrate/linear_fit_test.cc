@@ -88,6 +88,26 @@ TEST(fit_segments_robust, FindsTheProtocolSwitch) {
   EXPECT_NEAR(fits[1].beta, 2e11, 2e11 * 1e-6);
 }
 
+TEST(fit_segments_robust, FollowsACacheCliffWithANegativeIntercept) {
+  // The CPU backend's 2-rank MPI all_reduce (medians of one quick sweep on the 2-vCPU
+  // development machine, 2026-11-23): 1 KiB 0.55 us, 16 KiB 11.6 us, 256 KiB 78 us, 4 MiB 0.81 ms,
+  // 64 MiB 178 ms. Past the last-level cache time grows 220x for 16x the bytes. A second segment
+  // through (4 MiB, 0.81 ms) and (64 MiB, 178 ms) has slope (178e-3 - 0.81e-3) / (60 MiB) and a
+  // negative intercept; clamping it through the origin would miss both points. Least squares
+  // (delta 1e9): 5 rows are too few to call one an outlier.
+  const std::vector<Sample> s = {
+      {1024, 0.55e-6}, {16384, 11.6e-6}, {262144, 78e-6}, {4194304, 0.81e-3}, {67108864, 178e-3}};
+  const auto fits = fit_segments_robust(s, 2, 1e9);
+  ASSERT_EQ(fits.size(), 2u);
+  EXPECT_EQ(fits[1].x_min, 4194304.0);
+  EXPECT_LT(fits[1].alpha, 0);
+  // Two points, two parameters: the line passes through both (to 1e-9 relative).
+  EXPECT_NEAR(fits[1].predict(4194304), 0.81e-3, 0.81e-3 * 1e-9);
+  EXPECT_NEAR(fits[1].predict(67108864), 178e-3, 178e-3 * 1e-9);
+  // The first segment stays a latency line: alpha >= 0.
+  EXPECT_GE(fits[0].alpha, 0);
+}
+
 TEST(median, OddAndEven) {
   EXPECT_EQ(median({3, 1, 2}), 2);
   EXPECT_EQ(median({4, 1, 3, 2}), 2.5);  // (2 + 3) / 2

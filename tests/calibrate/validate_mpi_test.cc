@@ -81,13 +81,14 @@ TEST(ValidateMpi, QuickCpuRunReportsEveryKeyWithFiniteErrors) {
             << " % (measured " << step["measured_seconds"] << " s, predicted "
             << step["predicted_seconds"] << " s)\n";
   // Bounds (CMake definitions), looser than the targets (held-out median <= 10 %, step
-  // <= 15 %), from runs of the calibrate -> validate loop on the shared 2-core development machine
-  // (README "Validating predictions"). Held out: 9.0, 15.4 and 17.8 % on a quiet machine, 28.4 % in
-  // a full `ctest -j2` beside other tests (the sweep and the items are timed minutes apart under
-  // different load), so the bound is 50 %. Step: under-predicted by 51-53 % in every run (a model
-  // gap, not noise: the 42 MB gradient all-reduce and the 297 MB Adam pass lie far beyond the
-  // quick sweep's 4 MiB collectives and ~4 MB memory-bound kernels), so 60 % catches a broken
-  // pipeline without pretending to the target.
+  // <= 15 %), from three runs of the calibrate -> validate loop on the quiet 2-core development
+  // machine (README "Validating predictions"): held out 2.8, 6.9 and 5.9 %; step 1.7, 20.1 and
+  // 6.4 %. The 20.1 % run is the machine, not the model: its single kernels ran 1.6x slower
+  // during validate than during the sweep a minute before (GeLU 512 x 1024: 1.5 ms in the sweep,
+  // 2.5 ms in validate). A test cannot pick its machine's quiet minutes, so the bounds leave room
+  // for one such shift (25 % held out, 35 % step) and still catch a broken model: before the
+  // per-kernel memory-bound curves and the cache-cliff collective segment the step error was
+  // 51-53 % in every run.
   EXPECT_LE(held, SHARDSIM_HELD_OUT_BOUND_PCT);
   EXPECT_LE(step_err, SHARDSIM_STEP_BOUND_PCT);
 }

@@ -140,6 +140,24 @@ TEST(collective_fitted, ExactMatchUsesTheFit) {
   EXPECT_EQ(cost_source_name(c.source), "fitted");
 }
 
+TEST(collective_fitted, NegativeInterceptSegmentStaysPositive) {
+  // Two segments of a 2-rank all_reduce (bus factor 2(2-1)/2 = 1): [1 KiB, 256 KiB] latency
+  // 1e-6 s at 4e9 B/s, and [4 MiB, 64 MiB] with intercept -0.011 s at 3.5e8 B/s (a cache cliff,
+  // calibrate/linear_fit.h).
+  NetworkConfig n;
+  n.fitted_collectives = {{"all_reduce", 2, 2, 1e-6, 4e9, 1024, 262144},
+                          {"all_reduce", 2, 2, -0.011, 3.5e8, 4194304, 67108864}};
+  const auto at = [&n](double bytes) {
+    return collective_cost(CollectiveOp::kAllReduce, bytes, {2, 2}, n).seconds;
+  };
+  // Inside the segment: -0.011 + 32 MiB / 3.5e8 = -0.011 + 0.0958698 = 0.0848698 s.
+  EXPECT_NEAR(at(33554432), -0.011 + 33554432 / 3.5e8, 1e-15);
+  // 2 MiB is in the gap above sqrt(256 KiB x 4 MiB) = 1 MiB, so the second segment is used below
+  // its range: its time at 4 MiB (-0.011 + 4194304 / 3.5e8 = 0.000983726 s) scaled by 2/4.
+  EXPECT_NEAR(at(2097152), (-0.011 + 4194304 / 3.5e8) * 0.5, 1e-15);
+  EXPECT_GT(at(1048577), 0);
+}
+
 TEST(collective_fitted, AnythingElseUsesTheFormula) {
   const NetworkConfig fitted = fitted_network();
   NetworkConfig plain = fitted;

@@ -143,6 +143,34 @@ TEST(hardware_profile, FittedSegmentsWithDisjointRangesAreAllowed) {
       << d2.format();
 }
 
+TEST(hardware_profile, OnlyALaterSegmentMayHaveANegativeIntercept) {
+  // A negative alpha_s is the intercept of a later segment's line (calibrate/linear_fit.h); the
+  // first segment of a key is a start-up latency and must be >= 0.
+  nlohmann::json n = *find_preset(PresetKind::kCluster, "dgx-h100");
+  nlohmann::json a = {{"op", "all_reduce"},
+                      {"ranks", 2},
+                      {"ranks_per_node", 2},
+                      {"alpha_s", 1e-6},
+                      {"busbw_bytes_per_second", 4e9},
+                      {"min_bytes", 1024},
+                      {"max_bytes", 262144}};
+  nlohmann::json b = a;
+  b["alpha_s"] = -0.011;
+  b["min_bytes"] = 4194304;
+  b["max_bytes"] = 67108864;
+  n["fitted_collectives"] = {a, b};
+  NetworkConfig net;
+  Diagnostics d;
+  read_network_config(n, "/net", d, net);
+  EXPECT_TRUE(d.empty()) << d.format();
+  n["fitted_collectives"] = {b};  // alone, it is the first segment
+  Diagnostics d2;
+  read_network_config(n, "/net", d2, net);
+  EXPECT_NE(d2.format().find("/net/fitted_collectives/0/alpha_s: must be >= 0 in the first"),
+            std::string::npos)
+      << d2.format();
+}
+
 TEST(hardware_profile, ProfileNetworkIsTheScenarioDefault) {
   // cluster.gpu carries a network section and cluster.network is absent: that section is used;
   // without the section, the preset named by node.network (dgx-h100, 450 GB/s NVLink).

@@ -71,9 +71,10 @@ TEST(CalibrationSweep, CpuQuickUnderMpirunTwoRanks) {
       EXPECT_EQ(item["params"]["ranks_per_node"], 2);  // both ranks on this machine
     }
   }
-  // Five kinds; collectives: 5 ops x 4 sizes (1 KiB, 16 KiB, 256 KiB, 4 MiB) x 1 group size (2).
+  // Five kinds; collectives: 5 ops x 5 sizes (1 KiB, 16 KiB, 256 KiB, 4 MiB, 64 MiB) x 1 group
+  // size (2).
   EXPECT_EQ(kinds, (std::set<std::string>{"collective", "copy", "gemm", "launch", "memory_bound"}));
-  EXPECT_EQ(collectives, 20);
+  EXPECT_EQ(collectives, 25);
 }
 
 // The reviewer's reproduction: MPMD, rank 1 with a 1 ms cross-rank deadline (rank 0 keeps the
