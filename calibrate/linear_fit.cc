@@ -109,38 +109,6 @@ LineFit fit_line(const std::vector<Sample>& samples) {
   return make_fit(samples, 0, samples.size());
 }
 
-std::vector<LineFit> fit_segments(const std::vector<Sample>& samples, int max_segments,
-                                  std::size_t min_points, double penalty) {
-  const std::size_t n = samples.size();
-  // cost[k][j]: best error of the first j samples in k segments; cut[k][j] where the last began.
-  const std::size_t K = std::size_t(std::max(1, max_segments));
-  std::vector<std::vector<double>> cost(K + 1, std::vector<double>(n + 1, kInf));
-  std::vector<std::vector<std::size_t>> cut(K + 1, std::vector<std::size_t>(n + 1, 0));
-  cost[0][0] = 0;
-  for (std::size_t k = 1; k <= K; ++k)
-    for (std::size_t j = k * min_points; j <= n; ++j)
-      for (std::size_t i = (k - 1) * min_points; i + min_points <= j; ++i) {
-        if (!std::isfinite(cost[k - 1][i])) continue;
-        const auto [a, b] = solve(samples, i, j);
-        const double c = cost[k - 1][i] + sse(samples, i, j, a, b);
-        if (c < cost[k][j]) {
-          cost[k][j] = c;
-          cut[k][j] = i;
-        }
-      }
-  std::size_t best_k = 1;
-  for (std::size_t k = 2; k <= K; ++k)
-    if (cost[k][n] + penalty * double(k - 1) < cost[best_k][n] + penalty * double(best_k - 1))
-      best_k = k;
-  std::vector<LineFit> out(best_k);
-  for (std::size_t k = best_k, j = n; k > 0; --k) {
-    const std::size_t i = cut[k][j];
-    out[k - 1] = make_fit(samples, i, j);
-    j = i;
-  }
-  return out;
-}
-
 std::vector<LineFit> fit_segments_robust(const std::vector<Sample>& samples, std::size_t min_points,
                                          double huber_delta) {
   const std::size_t n = samples.size();

@@ -34,16 +34,8 @@ struct LineFit {
 // REQUIRES: at least one sample, every t > 0 and x >= 0.
 [[nodiscard]] LineFit fit_line(const std::vector<Sample>& samples);
 
-// Piecewise fit over samples sorted by x: at most `max_segments` contiguous segments of at least
-// `min_points` samples each, chosen by dynamic programming to minimise the total squared
-// relative error plus `penalty` per extra segment (in units of squared relative error), so a
-// split is kept only when a regime change pays for itself.
-// REQUIRES: samples sorted by x, size >= min_points >= 2.
-[[nodiscard]] std::vector<LineFit> fit_segments(const std::vector<Sample>& samples,
-                                                int max_segments = 3, std::size_t min_points = 4,
-                                                double penalty = 0.05);
-
-// Robust piecewise fit for measured curves with outlier rows: as fit_segments, but
+// Piecewise fit over samples sorted by x, for measured curves with outlier rows: contiguous
+// segments of at least `min_points` samples, chosen by dynamic programming, where
 //   - each segment's line minimises the Huber loss of the relative error
 //     (r^2 / 2 for |r| <= huber_delta, huber_delta (|r| - huber_delta / 2) above), by
 //     iteratively reweighted least squares, so a row disturbed 2-5x by noise pulls its segment

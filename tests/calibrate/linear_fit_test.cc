@@ -45,24 +45,10 @@ TEST(fit_line, ClampsToPhysicalLines) {
   EXPECT_NEAR(f.alpha, 1.2, 1e-12);
 }
 
-TEST(fit_segments, FindsTheProtocolSwitch) {
-  // Below 64 KiB a low-latency protocol (2 us, 20 GB/s), above it a bandwidth protocol
-  // (20 us, 200 GB/s): two segments, each recovered exactly, split at the switch.
-  std::vector<Sample> s = line(2e-6, 2e10, 3, 16);
-  const auto big = line(2e-5, 2e11, 17, 30);
-  s.insert(s.end(), big.begin(), big.end());
-  const auto fits = fit_segments(s);
-  ASSERT_EQ(fits.size(), 2u);
-  EXPECT_EQ(fits[0].x_max, 65536.0);  // 2^16
-  EXPECT_NEAR(fits[0].alpha, 2e-6, 1e-12);
-  EXPECT_NEAR(fits[0].beta, 2e10, 2e10 * 1e-6);
-  EXPECT_NEAR(fits[1].alpha, 2e-5, 1e-12);
-  EXPECT_NEAR(fits[1].beta, 2e11, 2e11 * 1e-6);
-}
-
-TEST(fit_segments, KeepsOneSegmentForOneRegime) {
-  // An exact line gains nothing from a split: the penalty keeps one segment.
-  EXPECT_EQ(fit_segments(line(5e-6, 1e11)).size(), 1u);
+TEST(fit_segments_robust, KeepsOneSegmentForOneRegime) {
+  // An exact line gains nothing from a split: its loss is at the 1% floor with one segment, and
+  // every extra segment costs 3 in the criterion.
+  EXPECT_EQ(fit_segments_robust(line(5e-6, 1e11), 4, 0.1).size(), 1u);
 }
 
 TEST(fit_segments_robust, IgnoresADisturbedRow) {
@@ -77,7 +63,8 @@ TEST(fit_segments_robust, IgnoresADisturbedRow) {
 }
 
 TEST(fit_segments_robust, FindsTheProtocolSwitch) {
-  // The two exact regimes of FindsTheProtocolSwitch: split at 64 KiB, each recovered.
+  // Below 64 KiB a low-latency protocol (2 us, 20 GB/s), above it a bandwidth protocol
+  // (20 us, 200 GB/s): two segments, each recovered exactly, split at the switch.
   std::vector<Sample> s = line(2e-6, 2e10, 3, 16);
   const auto big = line(2e-5, 2e11, 17, 30);
   s.insert(s.end(), big.begin(), big.end());
@@ -85,6 +72,8 @@ TEST(fit_segments_robust, FindsTheProtocolSwitch) {
   ASSERT_EQ(fits.size(), 2u);
   EXPECT_EQ(fits[0].x_max, 65536.0);  // 2^16
   EXPECT_NEAR(fits[0].alpha, 2e-6, 1e-12);
+  EXPECT_NEAR(fits[0].beta, 2e10, 2e10 * 1e-6);
+  EXPECT_NEAR(fits[1].alpha, 2e-5, 1e-12);
   EXPECT_NEAR(fits[1].beta, 2e11, 2e11 * 1e-6);
 }
 
