@@ -23,8 +23,9 @@ struct FitArgs {
 struct CalibrateArgs {
   std::string backend;  // cpu | cuda
   bool quick = false;
-  std::string base;    // optional base profile or preset
-  std::string output;  // -o PROFILE.json; samples go to PROFILE.samples.json
+  std::string base;      // optional base profile or preset
+  std::string output;    // -o PROFILE.json; samples go to PROFILE.samples.json
+  std::string launcher;  // --launcher CMD: shardsim starts the ranks itself (calibrate_launch.h)
 };
 
 int run_fit(const FitArgs& a);

@@ -47,6 +47,9 @@ void add_calibrate_options(CLI::App* cmd, shardsim::cli::CalibrateArgs& a) {
   cmd->add_option("--base", a.base, "GPU preset or profile JSON the fit starts from");
   cmd->add_option("-o,--output", a.output, "profile JSON to write (samples: PROFILE.samples.json)")
       ->required();
+  cmd->add_option("--launcher", a.launcher,
+                  "start the ranks with this command (e.g. \"mpirun -np 8\") and exit 3 naming "
+                  "the failing call when a rank fails or is lost, whatever the launcher returns");
 }
 
 void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {

@@ -4,6 +4,8 @@
 //    rank's signal); rank 0, sent SIGTERM by mpirun, names the lost rank and the call it was in,
 //    and the .partial file keeps the 3 items measured before.
 //  - SIGSEGV (a crash): rank 1's handler writes its .rank1.error and exits 3, so mpirun exits 3.
+//  - SIGKILL under `shardsim calibrate --launcher "mpirun ..."`: mpirun exits 137, shardsim 3,
+//    naming the lost rank and the call.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -29,8 +31,10 @@ struct Outcome {
   fs::path samples;
 };
 
-// Runs the 2-rank quick calibration with rank 1 raising `signal` after kItemsBeforeDeath items.
-Outcome calibrate_with_dying_rank(const std::string& name, int signal) {
+// Runs the 2-rank quick calibration with rank 1 raising `signal` after kItemsBeforeDeath items;
+// with `through_launcher`, as `shardsim calibrate --launcher "mpirun ..."` (calibrate_launch.h).
+Outcome calibrate_with_dying_rank(const std::string& name, int signal,
+                                  bool through_launcher = false) {
   const fs::path dir =
       fs::temp_directory_path() / ("shardsim_lost_rank_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -38,11 +42,14 @@ Outcome calibrate_with_dying_rank(const std::string& name, int signal) {
   const fs::path log = dir / "calibrate.log";
   // `timeout` bounds a hang (the test's point is that there is none); -x passes the hook to
   // every rank (needed across nodes, harmless here).
+  const std::string mpirun = shardsim::test_util::mpirun(SHARDSIM_MPIEXEC, 2) +
+                             "-x SHARDSIM_TEST_DIE_AFTER_ITEMS -x SHARDSIM_TEST_DIE_SIGNAL";
+  const std::string launch =
+      through_launcher ? std::string(SHARDSIM_BINARY) + " calibrate --launcher \"" + mpirun + "\""
+                       : mpirun + " " + SHARDSIM_BINARY + " calibrate";
   const std::string cmd = "SHARDSIM_TEST_DIE_AFTER_ITEMS=" + std::to_string(kItemsBeforeDeath) +
                           " SHARDSIM_TEST_DIE_SIGNAL=" + std::to_string(signal) +
-                          " timeout -k 5 90 " + shardsim::test_util::mpirun(SHARDSIM_MPIEXEC, 2) +
-                          "-x SHARDSIM_TEST_DIE_AFTER_ITEMS -x SHARDSIM_TEST_DIE_SIGNAL " +
-                          SHARDSIM_BINARY + " calibrate --backend cpu --quick -o " +
+                          " timeout -k 5 90 " + launch + " --backend cpu --quick -o " +
                           (dir / "p.json").string() + " > " + log.string() + " 2>&1";
   Outcome out;
   out.rc = run(cmd);
@@ -93,6 +100,19 @@ TEST(calibrate_lost_rank, CrashedRankExitsThreeNamingTheSignal) {
   EXPECT_EQ(error["rank"], 1);
   EXPECT_EQ(error["signal"], 11);
   EXPECT_FALSE(error["item"].get<std::string>().empty()) << error;
+  expect_partial(o);
+}
+
+// The same SIGKILL with shardsim starting mpirun itself: mpirun still exits 137, but the user's
+// command exits 3 and names the lost rank and the call, and the items before are kept.
+TEST(calibrate_lost_rank, LauncherModeExitsThreeForAKilledRank) {
+  const Outcome o = calibrate_with_dying_rank("launcher", 9, true);
+  ASSERT_NE(o.rc, 124) << "hung:\n" << o.log;
+  EXPECT_EQ(o.rc, 3) << o.log;
+  EXPECT_NE(o.log.find("error: calibration failed: MPI_"), std::string::npos) << o.log;
+  EXPECT_NE(o.log.find("rank 1 lost during MPI_"), std::string::npos) << o.log;
+  EXPECT_NE(o.log.find("the launcher exited with status 137"), std::string::npos) << o.log;
+  EXPECT_NE(o.log.find("3 item(s) measured before it are kept"), std::string::npos) << o.log;
   expect_partial(o);
 }
 
