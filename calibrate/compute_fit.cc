@@ -189,12 +189,15 @@ DeviceFits fit_device(const nlohmann::json& samples) {
   // kernels by name, each in ascending bytes.
   double sum_sq = 0;
   std::size_t n = 0;
+  std::vector<double> efficiencies;
   for (const auto& [key, rs] : rates) {
     const double mid = median(rs);
     f.memory_bound_points.push_back(
         {key.second, std::max(1e-4, mid / f.hbm_bytes_per_second), key.first});
+    efficiencies.push_back(f.memory_bound_points.back().efficiency);
     for (const double r : rs) sum_sq += std::pow(r / mid - 1, 2), ++n;
   }
+  if (!efficiencies.empty()) f.memory_bound_efficiency = median(efficiencies);
   if (n > 0) f.memory_bound_residual = std::sqrt(sum_sq / double(n));
   if (!launches.empty()) f.launch_overhead_s = median(launches);
   return f;

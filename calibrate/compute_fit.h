@@ -42,8 +42,9 @@ struct DeviceFits {
   double best_gemm_fp32 = 0;                          // best fp32 GEMM FLOP/s measured
   double hbm_bytes_per_second = 0;                    // best memory_bound bytes_per_second
   std::vector<MemoryBoundPoint> memory_bound_points;  // per kernel and size (see fit_device)
-  double launch_overhead_s = 0;      // median seconds_per_launch of the launch items
-  double copy_bytes_per_second = 0;  // host copy: best bytes_per_second of the copy items
+  double memory_bound_efficiency = 0;  // median of the points: kernels without a class of their own
+  double launch_overhead_s = 0;        // median seconds_per_launch of the launch items
+  double copy_bytes_per_second = 0;    // host copy: best bytes_per_second of the copy items
   double memory_bound_residual = 0;  // spread of one kernel's rates at one size: RMS (r/median - 1)
 };
 
@@ -54,6 +55,8 @@ struct DeviceFits {
 // (piecewise-linear in log(bytes) between points of one kernel,
 // simulator/hardware/measured_efficiency.h). Kernels of one class do the same arithmetic per
 // byte, but classes differ: exp/tanh-bound softmax and GeLU run far below a norm on a CPU.
+// memory_bound_efficiency, the curve of ops with no class of their own (embedding gather, rotary,
+// router, an SGD step), is the median efficiency over all the points.
 // Launch overhead: median of the launch items' seconds_per_launch. Host copy: the best copy
 // rate (kind copy; host_to_device on cuda, host_to_host on cpu).
 [[nodiscard]] DeviceFits fit_device(const nlohmann::json& samples);

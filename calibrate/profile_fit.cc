@@ -108,6 +108,8 @@ void fit_compute(const DeviceFits& d, bool cpu, GpuProfile& g) {
   if (d.hbm_bytes_per_second > 0) {
     g.hbm_bytes_per_second = d.hbm_bytes_per_second;
     g.compute.memory_bound_points = d.memory_bound_points;
+    if (d.memory_bound_efficiency > 0)
+      g.compute.memory_bound_efficiency = d.memory_bound_efficiency;
   }
   if (d.launch_overhead_s > 0) g.compute.launch_overhead_s = d.launch_overhead_s;
   if (d.copy_bytes_per_second > 0) g.pcie_bytes_per_second = d.copy_bytes_per_second;

@@ -125,7 +125,7 @@ SweepPlan make_sweep_plan(BackendKind backend, bool quick) {
         quick ? std::vector<MemoryShape>{{64, 1024}, {512, 1024}, {4096, 2048}}
               : std::vector<MemoryShape>{{64, 1024}, {512, 1024}, {2048, 2048}, {4096, 2048}};
     p.copy_bytes = quick ? geometric(4 * kKiB, 16 * kMiB, 16) : geometric(4 * kKiB, 64 * kMiB, 4);
-    p.collective_bytes = quick ? geometric(kKiB, 64 * kMiB, 16) : geometric(8, 64 * kMiB, 4);
+    p.collective_bytes = quick ? geometric(kKiB, 64 * kMiB, 16) : geometric(8, 128 * kMiB, 4);
     p.launches_per_run = 1024;
   } else {
     t.hidden = quick ? std::vector<std::int64_t>{4096, 8192}

@@ -183,7 +183,16 @@ std::vector<int> lost_ranks(const std::vector<Peer>& peers) {
 void test_hook_maybe_die(std::size_t items_done, const Comm& world) {
   const char* after = std::getenv("SHARDSIM_TEST_DIE_AFTER_ITEMS");
   if (after == nullptr || world.rank() != world.size() - 1) return;
-  if (std::strtoul(after, nullptr, 10) != items_done) return;
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(after, &end, 10);
+  if (end == after || *end != '\0') {  // not a number: a stray variable must not kill a real run
+    static bool warned = false;
+    if (!std::exchange(warned, true))
+      std::cerr << "warning: SHARDSIM_TEST_DIE_AFTER_ITEMS=\"" << after
+                << "\" is not a number; test hook ignored" << std::endl;
+    return;
+  }
+  if (n != items_done) return;
   const char* sig = std::getenv("SHARDSIM_TEST_DIE_SIGNAL");
   const int signal = sig != nullptr ? std::atoi(sig) : SIGKILL;
   std::cerr << "test hook (SHARDSIM_TEST_DIE_AFTER_ITEMS): rank " << world.rank() << " raises "

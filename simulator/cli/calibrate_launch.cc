@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -95,14 +96,27 @@ int run_launched_calibration(const CalibrateArgs& a, const std::string& samples)
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (ec) throw InputError("--launcher", "cannot find this shardsim binary: " + ec.message());
   const std::string cmd = launch_command(a.launcher, self.string(), a);
-  // Error files of an earlier run (perhaps with more ranks) would be taken for this run's.
+  // Files of an earlier run (perhaps with more ranks) would be taken for this run's: its error
+  // files and partial samples are removed, its profile and samples are only believed if rewritten.
   for (const fs::path& stale : rank_error_files(samples)) fs::remove(stale, ec);
+  fs::remove(samples + ".partial", ec);
+  const auto started = fs::file_time_type::clock::now() - std::chrono::seconds(1);
+  const auto fresh = [&started](const fs::path& p) {
+    std::error_code e;
+    return fs::exists(p, e) && fs::last_write_time(p, e) >= started;
+  };
   std::cerr << "calibrate: running " << cmd << "\n";
   const int status = launcher_exit_code(std::system(cmd.c_str()));
-  // 0: the ranks finished and rank 0 wrote the profile; 1 (a kernel failed verification) and 2
-  // (refused: Debug build, bad option) are shardsim's own answers, passed on.
-  if (status == kExitOk && fs::exists(a.output)) return kExitOk;
-  if (status == kExitCheckFailed || status == kExitBadInput) return status;
+  // 0 with a profile written by this run: done. 1 (a kernel failed verification) is shardsim's
+  // answer when this run wrote its samples; 2 is a refusal shardsim printed above (Debug build,
+  // bad option), or the shell's for a malformed launcher string: passed on.
+  if (status == kExitOk && fresh(a.output)) return kExitOk;
+  if (status == kExitCheckFailed && fresh(samples)) return status;
+  if (status == kExitBadInput) {
+    std::cerr << "error: the launched calibration exited 2: a refusal printed above, or a launcher "
+                 "command the shell could not run\n";
+    return status;
+  }
   std::size_t items = 0;
   const std::string what = recorded_failure(samples, items);
   std::cerr << fmt::format(

@@ -1,9 +1,12 @@
 // `shardsim calibrate --launcher CMD`: shardsim runs `CMD <this binary> calibrate <the same
 // options>` through sh, waits, and maps the outcome to its own exit codes, whatever the launcher
-// returns: 0 the profile was written; 1 and 2 passed on (verification failed; refused); any other
-// status (a rank lost to SIGKILL makes Open MPI's mpirun exit 137, a failed call 3) is 3, with
-// the failing call the ranks recorded (PROFILE.samples.json.partial's `error` and every
-// PROFILE.samples.json.rank<N>.error) and the number of items kept.
+// returns: 0 when the launcher exited 0 and this run wrote the profile; 1 when this run wrote its
+// samples and some kernel failed verification; 2 passed on (a refusal, or a launcher string sh
+// could not run); anything else (a rank lost to SIGKILL makes Open MPI's mpirun exit 137, a
+// failed call 3, a launcher's own failure, an exit 0 without a new profile) is 3, with the
+// failing call the ranks recorded (PROFILE.samples.json.partial's `error` and every
+// PROFILE.samples.json.rank<N>.error) and the number of items kept. Error files and the .partial
+// of an earlier run are removed before the launch.
 #pragma once
 
 #include <string>

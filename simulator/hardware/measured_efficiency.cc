@@ -74,7 +74,8 @@ double memory_bound_efficiency(const ComputeModel& c, double bytes, MemoryKernel
     if (p.bytes <= bytes) lo = &p;
     if (p.bytes >= bytes && hi == nullptr) hi = &p;
   }
-  if (lo == nullptr) return hi->efficiency;  // below the first point
+  if (lo == nullptr && hi == nullptr) return c.memory_bound_efficiency;  // bytes is NaN
+  if (lo == nullptr) return hi->efficiency;                              // below the first point
   if (hi == nullptr || hi == lo) return lo->efficiency;
   // t = (ln bytes - ln b_lo) / (ln b_hi - ln b_lo); eff = eff_lo + t (eff_hi - eff_lo)
   const double t = std::log(bytes / lo->bytes) / std::log(hi->bytes / lo->bytes);

@@ -1,0 +1,45 @@
+// fit_device on a hand-made samples document whose answer is known by construction.
+#include "calibrate/compute_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace shardsim::calibrate {
+namespace {
+
+nlohmann::json memory_item(const std::string& op, double bytes, double bytes_per_second) {
+  return {{"kind", "memory_bound"},
+          {"params", {{"op", op}, {"rows", 1}, {"cols", 1}}},
+          {"work", {{"bytes", bytes}}},
+          {"derived", {{"bytes_per_second", bytes_per_second}}}};
+}
+
+TEST(fit_device, OneMemoryBoundCurvePerKernelClass) {
+  // layernorm at 1 MB: 10 and 12 GB/s (two ranks); softmax at 1 MB: 2 GB/s; adam at 1e8 B: 8 GB/s.
+  nlohmann::json samples = {
+      {"items",
+       {memory_item("layernorm", 1e6, 10e9), memory_item("layernorm", 1e6, 12e9),
+        memory_item("softmax", 1e6, 2e9), memory_item("adam", 1e8, 8e9)}}};
+  const DeviceFits f = fit_device(samples);
+  // B = the best rate, 12 GB/s.
+  EXPECT_DOUBLE_EQ(f.hbm_bytes_per_second, 12e9);
+  // One point per (kernel, size), kernels by name: adam 8/12, layernorm median(10, 12) / 12 =
+  // 11/12, softmax 2/12.
+  ASSERT_EQ(f.memory_bound_points.size(), 3u);
+  EXPECT_EQ(f.memory_bound_points[0].kernel, "adam");
+  EXPECT_DOUBLE_EQ(f.memory_bound_points[0].efficiency, 8.0 / 12.0);
+  EXPECT_EQ(f.memory_bound_points[1].kernel, "layernorm");
+  EXPECT_DOUBLE_EQ(f.memory_bound_points[1].efficiency, 11.0 / 12.0);
+  EXPECT_EQ(f.memory_bound_points[2].kernel, "softmax");
+  EXPECT_DOUBLE_EQ(f.memory_bound_points[2].efficiency, 2.0 / 12.0);
+  // Kernels without a class: the median of the three points, 8/12.
+  EXPECT_DOUBLE_EQ(f.memory_bound_efficiency, 8.0 / 12.0);
+  // Residual: layernorm's rates against their median 11: (10/11 - 1)^2 + (12/11 - 1)^2 =
+  // 2/121 over 4 rates -> sqrt(2/121/4) = sqrt(1/242).
+  EXPECT_NEAR(f.memory_bound_residual, std::sqrt(1.0 / 242.0), 1e-12);
+}
+
+}  // namespace
+}  // namespace shardsim::calibrate
