@@ -64,10 +64,12 @@ BENCHMARK(BM_AnalyticFromCosts)->Unit(benchmark::kMicrosecond);
 // including memory, with the scenario loaded once and only the strategy varying (cycling over
 // every valid strategy of bench::strategy_set, so no two consecutive plans are the same); time
 // per iteration is time per plan. Memory at MemoryDetail::kNumbers, as a search asks for it.
-void BM_evaluate_analytic(benchmark::State& state, const char* scenario) {
+// The loop of both: every plan a different strategy; `cache` null evaluates afresh.
+void evaluate_analytic_loop(benchmark::State& state, const char* scenario, EvaluateCache* cache) {
   Scenario s = load_scenario(scenario);
   const std::vector<bench::Variant> variants = bench::strategy_set(s);
-  const EvaluateOptions options{Mode::kAnalytic, false, MemoryDetail::kNumbers};
+  EvaluateOptions options{Mode::kAnalytic, false, MemoryDetail::kNumbers};
+  options.cache = cache;
   std::size_t i = 0;
   for (auto _ : state) {
     bench::apply(s, variants[i]);
@@ -78,6 +80,10 @@ void BM_evaluate_analytic(benchmark::State& state, const char* scenario) {
   state.SetItemsProcessed(state.iterations());
   state.counters["strategies"] = double(variants.size());
 }
+
+void BM_evaluate_analytic(benchmark::State& state, const char* scenario) {
+  evaluate_analytic_loop(state, scenario, nullptr);
+}
 BENCHMARK_CAPTURE(BM_evaluate_analytic, gpt3, "gpt3-175b-1536xa100")->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_evaluate_analytic, llama3_8b, "llama3-8b-8xh100")
     ->Unit(benchmark::kMicrosecond);
@@ -86,20 +92,8 @@ BENCHMARK_CAPTURE(BM_evaluate_analytic, llama3_8b, "llama3-8b-8xh100")
 // per-kind op costs and memory facts are computed once per (tp, sp, cp, ep, micro-batch, ...)
 // and reused across pp and ZeRO.
 void BM_evaluate_analytic_cached(benchmark::State& state, const char* scenario) {
-  Scenario s = load_scenario(scenario);
-  const std::vector<bench::Variant> variants = bench::strategy_set(s);
   EvaluateCache cache;
-  EvaluateOptions options{Mode::kAnalytic, false, MemoryDetail::kNumbers};
-  options.cache = &cache;
-  std::size_t i = 0;
-  for (auto _ : state) {
-    bench::apply(s, variants[i]);
-    i = i + 1 == variants.size() ? 0 : i + 1;
-    const Expected<Estimate> e = evaluate(s, options);
-    benchmark::DoNotOptimize(e->time->throughput.mfu);
-  }
-  state.SetItemsProcessed(state.iterations());
-  state.counters["strategies"] = double(variants.size());
+  evaluate_analytic_loop(state, scenario, &cache);
 }
 BENCHMARK_CAPTURE(BM_evaluate_analytic_cached, gpt3, "gpt3-175b-1536xa100")
     ->Unit(benchmark::kMicrosecond);
