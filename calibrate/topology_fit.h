@@ -26,7 +26,7 @@ struct LogError {
 struct TopologyFit {
   NetworkConfig net;             // the base network with the fitted parameters
   std::vector<LogError> errors;  // per fitted log
-  double residual = 0;           // RMS relative error, logs weighted equally
+  double residual = 0;           // RMS log error ln(t_pred / t_meas), logs weighted equally
 };
 
 // Fitted parameters, in log space (all positive): intra_node_GBps, inter_node_Gbps,
@@ -35,7 +35,8 @@ struct TopologyFit {
 // the base value: it only scales the link bandwidths (B * eff_max is what large messages see),
 // so fitting both would leave the pair undetermined. eff_min is capped at eff_max.
 // Objective (minimised by Nelder-Mead from the base network's values, 4000 evaluations):
-//   E = (1 / L) sum_logs (1 / R_l) sum_rows ((t_pred - t_meas) / t_meas)^2
+//   E = (1 / L) sum_logs (1 / R_l) sum_rows ln(t_pred / t_meas)^2
+// (squared log errors: a factor of 2 too slow costs as much as a factor of 2 too fast)
 // with t_pred = collective_cost(op, S, {ranks, ranks_per_node}, net) of the formula (fitted
 // collectives are cleared while fitting). Parameters no log constrains stay at the base values:
 // the inter-node ones when no log crosses nodes, the intra-node ones when no log has two ranks on

@@ -165,7 +165,7 @@ std::string report_text(const std::vector<LogReport>& logs, const cal::TopologyF
           s.entry.busbw_bytes_per_second / 1e9, s.residual * 100);
   }
   if (topo) {
-    t += fmt::format("topology model (all logs jointly): residual {:.1f}%\n", topo->residual * 100);
+    t += fmt::format("topology model (all logs jointly): RMS log error {:.3f}\n", topo->residual);
     for (const auto& e : topo->errors)
       t += fmt::format("  {}: median {:.1f}%, max {:.1f}%\n", e.file, e.median_pct, e.max_pct);
   }

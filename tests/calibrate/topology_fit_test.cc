@@ -66,12 +66,16 @@ TEST(topology_fit, PolarisFitPredictsHeldOutNodeCounts) {
   print("held out (not in the shared data set):", errors);
   // Honest tolerances, not the 5%: the topology formula (ring/tree/hierarchical with one
   // saturating efficiency curve) has no LL/LL128/Simple protocol steps, so per-log medians on the
-  // fitted logs are 6-37% and the held-out predictions reach these (measured 54% at 1024 ranks,
-  // where NCCL 2.21 of that run also differs from the 2.18 of the fit; 38% for all_gather on 2
-  // nodes). The bounds guard against a regression, they do not claim the target is met.
+  // fitted logs are 16-49% and the held-out predictions reach these. Fitting squared log errors
+  // (topology_fit.h) measured 46.5% at 1024 ranks (was 53.4% with squared relative errors; NCCL
+  // 2.21 of that run also differs from the 2.18 of the fit, and its large-message busbw, 30 GB/s,
+  // lies between the 8-node logs' 36 and the 540-node log's 18.7 that the fit must share one
+  // bandwidth with) and 18.3% for all_gather on 2 nodes (was 37.8%: the latency floor is no longer
+  // pulled down). Bounds: those figures plus ~5 points; they guard against a regression, they do
+  // not claim the target is met.
   ASSERT_EQ(errors.size(), 2u);
-  EXPECT_LE(errors[0].median_pct, 60.0) << errors[0].file;
-  EXPECT_LE(errors[1].median_pct, 45.0) << errors[1].file;
+  EXPECT_LE(errors[0].median_pct, 52.0) << errors[0].file;
+  EXPECT_LE(errors[1].median_pct, 24.0) << errors[1].file;
   // The fit must beat the unfitted start on the logs it saw.
   const auto before = topology_errors(shared, start_network());
   for (std::size_t i = 0; i < shared.size(); ++i)
