@@ -3,6 +3,7 @@
 #include "simulator/cli/fit_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -110,12 +112,16 @@ void check_finite(const LogReport& r) {
                                  r.rows.seconds.front(), r.rows.seconds.back()));
 }
 
-void check_finite(const cal::TopologyFit& t) {
+void check_finite(const cal::TopologyFit& t, const std::vector<cal::MeasuredCollective>& logs) {
   bool ok = std::isfinite(t.residual);
   for (const auto& e : t.errors) ok = ok && std::isfinite(e.median_pct) && std::isfinite(e.max_pct);
+  std::set<std::string> files;
+  for (const auto& m : logs) files.insert(m.file);
   if (!ok)
     throw InputError("--nccl-tests",
-                     "the logs' times give no finite topology fit; check their time columns");
+                     fmt::format("the times of {} give no finite topology fit; check their time "
+                                 "columns",
+                                 fmt::join(files, ", ")));
 }
 
 json report_json(const std::vector<LogReport>& logs, const cal::TopologyFit* topo) {
@@ -308,7 +314,7 @@ int run_fit(const FitArgs& a) {
   std::optional<cal::TopologyFit> topo;
   if (!all.empty()) {
     topo = cal::fit_topology(all, net);
-    check_finite(*topo);
+    check_finite(*topo, all);
     net = topo->net;
     // A refitted network is not the base's any more (a report naming the base network must mean
     // the preset's values).
