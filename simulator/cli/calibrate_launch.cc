@@ -119,11 +119,16 @@ int run_launched_calibration(const CalibrateArgs& a, const std::string& samples)
   }
   std::size_t items = 0;
   const std::string what = recorded_failure(samples, items);
+  const std::string kept =
+      fresh(samples + ".partial")
+          ? fmt::format(
+                "{} item(s) measured before it are kept in {}.partial (`shardsim fit "
+                "--samples` reads it)",
+                items, samples)
+          : "no samples were kept (did the launcher start shardsim?)";
   std::cerr << fmt::format(
-      "error: calibration failed{}{} (the launcher exited with status {}); {} item(s) measured "
-      "before it are kept in {}.partial (`shardsim fit --samples` reads it)\n",
-      what.empty() ? "" : ": ", what.empty() ? ", no rank recorded an error" : what, status, items,
-      samples);
+      "error: calibration failed{}{} (the launcher exited with status {}); {}\n",
+      what.empty() ? "" : ": ", what.empty() ? ", no rank recorded an error" : what, status, kept);
   return kExitRuntime;
 }
 
