@@ -59,7 +59,7 @@ std::string simulate_report_text(const Estimate& e) {
                      t.critical_stage);
   for (int k = 0; k < kTimeCategoryCount; ++k) {
     const double sec = t.breakdown.seconds[std::size_t(k)];
-    out += fmt::format("  {:<10} {:>10.4f} s {:>6.1f} %\n", time_category_key(TimeCategory(k)), sec,
+    out += fmt::format("  {:<13} {:>10.4f} s {:>6.1f} %\n", time_category_key(TimeCategory(k)), sec,
                        t.step_seconds > 0 ? 100 * sec / t.step_seconds : 0.0);
   }
   out += fmt::format("\nmemory     peak {:.2f} GiB (2^30 B) on stage {} of {:.2f} GiB: {}\n",
@@ -68,6 +68,48 @@ std::string simulate_report_text(const Estimate& e) {
   for (const auto& r : e.infeasible)
     out += fmt::format("feasible   no [{}]: {}\n", r.code, r.message);
   return out + warnings_text(e);
+}
+
+nlohmann::json explain_json(const std::vector<EffectContribution>& effects, const Scenario& s) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& c : effects)
+    list.push_back({{"name", c.name},
+                    {"description", c.description},
+                    {"enabled", c.enabled},
+                    {"step_seconds_without", c.step_seconds_without},
+                    {"seconds", c.seconds}});
+  const FrameworkConfig& f = s.framework;
+  return {{"effects", list},
+          {"framework",
+           {{"name", f.name},
+            {"op_dispatch_s", f.op_dispatch_s},
+            {"collective_dispatch_s", f.collective_dispatch_s},
+            {"step_overhead_s", f.step_overhead_s},
+            {"fitted", f.fitted},
+            {"source", f.source}}},
+          {"note",
+           "seconds = step with every effect as given minus the step with this one off; effects "
+           "interact, so the contributions need not add up to anything"}};
+}
+
+std::string explain_text(const std::vector<EffectContribution>& effects, const Scenario& s,
+                         double step_seconds) {
+  std::string out = fmt::format(
+      "\nEffects (seconds each adds to the {:.4f} s step: the step with it on minus with it "
+      "off):\n",
+      step_seconds);
+  for (const auto& c : effects)
+    out += c.enabled
+               ? fmt::format("  {:<19} {:>+10.4f} s {:>+7.1f} %  {}\n", c.name, c.seconds,
+                             step_seconds > 0 ? 100 * c.seconds / step_seconds : 0.0, c.description)
+               : fmt::format("  {:<19} {:>10} (off in the scenario)\n", c.name, "-");
+  const FrameworkConfig& f = s.framework;
+  out += fmt::format(
+      "framework  {} ({}): {:.1f} us per operation, {:.1f} us per collective call, {:.2f} ms "
+      "per step\n",
+      f.name, f.fitted ? "fitted" : "not fitted", f.op_dispatch_s * 1e6,
+      f.collective_dispatch_s * 1e6, f.step_overhead_s * 1e3);
+  return out;
 }
 
 }  // namespace shardsim

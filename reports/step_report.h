@@ -7,6 +7,7 @@
 #include <string>
 
 #include "simulator/evaluate/estimate.h"
+#include "simulator/evaluate/explain.h"
 
 namespace shardsim {
 
@@ -19,5 +20,12 @@ inline constexpr const char* kFlopConvention =
 // REQUIRES: e.memory and e.time when e.plan.
 [[nodiscard]] nlohmann::json simulate_report_json(const Estimate& e);
 [[nodiscard]] std::string simulate_report_text(const Estimate& e);
+
+// `simulate --explain`: each effect's seconds (explain.h), as the report's "explain" section and
+// as text.
+[[nodiscard]] nlohmann::json explain_json(const std::vector<EffectContribution>& effects,
+                                          const Scenario& s);
+[[nodiscard]] std::string explain_text(const std::vector<EffectContribution>& effects,
+                                       const Scenario& s, double step_seconds);
 
 }  // namespace shardsim

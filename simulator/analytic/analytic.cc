@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "simulator/cost/host_dispatch.h"
+
 namespace shardsim {
 namespace {
 
@@ -9,7 +11,22 @@ namespace {
 struct StageWork {
   TimeSplit f, b, w;
   double model_flops = 0, hardware_flops = 0;
+  double host_f = 0, host_b = 0, host_w = 0;  // the framework's dispatch time of each pass
 };
+
+// The host bound (cost/host_dispatch.h): each pass takes at least the time the host needs to issue
+// it; what exceeds the GPU's time is the GPU waiting for the host. Non-ZB schedules run the weight
+// gradients inside the backward item, so b and w are one item there.
+void add_host_bound(bool zb, StageWork& sw) {
+  sw.f.add(TimeCategory::kHostDispatch, host_exposed(sw.host_f, sw.f.total()));
+  if (zb) {
+    sw.b.add(TimeCategory::kHostDispatch, host_exposed(sw.host_b, sw.b.total()));
+    sw.w.add(TimeCategory::kHostDispatch, host_exposed(sw.host_w, sw.w.total()));
+  } else {
+    sw.b.add(TimeCategory::kHostDispatch,
+             host_exposed(sw.host_b + sw.host_w, sw.b.total() + sw.w.total()));
+  }
+}
 
 // ZeRO-3: gathers (forward: each unit's parameters; backward: again, plus each unit's gradient
 // reduce-scatter) share one stream that runs ahead of compute by one unit. Per micro-batch an item
@@ -57,8 +74,13 @@ StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& 
     sw.w += wc.bwd_weight;
     sw.model_flops += wc.model_flops;
     sw.hardware_flops += wc.hardware_flops;
+    sw.host_f += wc.host_fwd;
+    sw.host_b += wc.host_bwd_input;
+    sw.host_w += wc.host_bwd_weight;
   });
-  if (zero3) add_zero3_exposure(c, st, plan.vpp, plan.schedule_facts().split_weight_grad, sw);
+  const bool zb = plan.schedule_facts().split_weight_grad;
+  if (zero3) add_zero3_exposure(c, st, plan.vpp, zb, sw);
+  add_host_bound(zb, sw);
   return sw;
 }
 
@@ -217,6 +239,7 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   const StageCost& sc = c.stages[std::size_t(r.bottleneck_stage)];
   r.breakdown.add(TimeCategory::kOptimizer, sc.optimizer_seconds + sc.host_optimizer_seconds);
   r.breakdown.add(TimeCategory::kOffload, sc.offload_d2h_seconds + sc.offload_h2d_seconds);
+  r.breakdown.add(TimeCategory::kHostDispatch, c.step_host_seconds);
   r.step_seconds = r.breakdown.total();
   return r;
 }

@@ -84,7 +84,8 @@ int run_presets(const std::string& kind, bool json) {
       {"models", PresetKind::kModel},
       {"gpus", PresetKind::kGpu},
       {"clusters", PresetKind::kCluster},
-      {"examples", PresetKind::kExample}};
+      {"examples", PresetKind::kExample},
+      {"frameworks", PresetKind::kFramework}};
   nlohmann::json j = nlohmann::json::object();
   std::string text;
   for (const auto& [name, k] : kinds) {

@@ -111,6 +111,9 @@ int main(int argc, char** argv) {
   simulate->add_option("--mode", sim.mode, "des (discrete-event, default) or analytic")
       ->check(CLI::IsMember({"des", "analytic"}));
   simulate->add_option("--trace", sim.trace, "write a Chrome trace JSON (Perfetto) of the step");
+  simulate->add_flag(
+      "--explain", sim.explain,
+      "list the seconds each effect of the step-time model adds (each switched off in turn)");
   simulate->footer(cost_model_table());
   add_unavailable(app, "search", "search parallel strategies", unavailable);
   add_unavailable(app, "compare", "compare scenario variants", unavailable);

@@ -6,6 +6,7 @@
 #include "simulator/cli/evaluate_scenario.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
+#include "simulator/evaluate/explain.h"
 
 namespace shardsim::cli {
 
@@ -16,8 +17,14 @@ int run_simulate(const SimulateArgs& a) {
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
   const Estimate e = evaluate_or_throw(s, options);
   if (!a.trace.empty() && e.plan) write_output(a.trace, json_text(chrome_trace(e)) + "\n");
-  write_output(a.common.output, a.common.json ? json_text(simulate_report_json(e), 2) + "\n"
-                                              : simulate_report_text(e));
+  nlohmann::json report = simulate_report_json(e);
+  std::string text = simulate_report_text(e);
+  if (a.explain && e.time) {
+    const auto effects = explain_effects(s, options.mode, e.time->step_seconds);
+    report["explain"] = explain_json(effects, s);
+    text += explain_text(effects, s, e.time->step_seconds);
+  }
+  write_output(a.common.output, a.common.json ? json_text(report, 2) + "\n" : text);
   return kExitOk;
 }
 

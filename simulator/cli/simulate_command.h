@@ -11,6 +11,7 @@ struct SimulateArgs {
   ScenarioArgs common;
   std::string mode = "des";  // des | analytic
   std::string trace;         // Chrome trace output path (DES only)
+  bool explain = false;      // each effect's seconds (evaluate/explain.h)
 };
 
 int run_simulate(const SimulateArgs& a);

@@ -19,6 +19,9 @@ struct WorkCost {
   TimeSplit fwd, bwd_input, bwd_weight;
   double model_flops = 0;     // forward + backward FLOPs on this rank, no recomputation
   double hardware_flops = 0;  // model_flops + recomputed forward FLOPs
+  // Host (framework) seconds to dispatch each pass's work (cost/host_dispatch.h); the GPU
+  // time above does not include them.
+  double host_fwd = 0, host_bwd_input = 0, host_bwd_weight = 0;
   WorkCost& operator+=(const WorkCost& o);
 };
 
@@ -27,6 +30,7 @@ struct OpSums {
   double gemm_fwd = 0, gemm_bwd = 0, core_fwd = 0, core_bwd = 0, core_flops = 0;
   double fwd_compute = 0, fwd_flops = 0;
   double col_dgrad = 0, col_wgrad = 0;  // column-parallel GEMMs' backward (QKV, fc1, ...)
+  double ops = 0, gemms = 0;            // operations in the list, and how many are GEMMs
 };
 
 // The ops of one kind: their compute (work) and sums, and the kind's parameter elements on one

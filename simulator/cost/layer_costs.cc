@@ -2,6 +2,7 @@
 // and expert-parallel communication a layer exposes (step_costs_detail.h).
 #include <algorithm>
 
+#include "simulator/cost/host_dispatch.h"
 #include "simulator/cost/step_costs_detail.h"
 #include "simulator/model/ops.h"
 #include "simulator/model/params.h"
@@ -105,7 +106,9 @@ OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
     w.hardware_flops += executed;
     sum.fwd_compute += f.seconds;
     sum.fwd_flops += f.flops;
+    sum.ops += 1;
     if (is_gemm(op)) {
+      sum.gemms += 1;
       sum.gemm_fwd += f.seconds;
       sum.gemm_bwd += bi.seconds + bw.seconds;
       if (op.split == TpSplit::kColumn) {
@@ -150,6 +153,34 @@ void add_zero3(const Ctx& c, LayerCost& lc) {
     const double shard = lc.dense_params / c.dp.size + lc.expert_params / c.edp.size;
     lc.zero3_h2d_seconds = host_copy_seconds(shard * c.param_bytes, c.s.cluster.gpu);
   }
+}
+
+// Collective calls a block issues per pass (host dispatch counts): TP two all-reduces forward and
+// two backward, or with SP two all-gathers and two reduce-scatters forward and six backward
+// (tp_backward_exposed); CP cp - 1 ring steps forward, twice that backward; an MoE block's
+// dispatch and combine all-to-alls, with their TP exchanges under SP, each way.
+void count_collectives(const Ctx& c, bool moe, DispatchCounts& n) {
+  if (c.plan.tp > 1) {
+    n.fwd_colls += c.op.sp ? 4 : 2;
+    n.bwd_colls += c.op.sp ? 6 : 2;
+  }
+  n.fwd_colls += c.plan.cp - 1;
+  n.bwd_colls += 2.0 * (c.plan.cp - 1);
+  if (moe) {
+    const double per_pass = 2 + (c.plan.tp > 1 && c.op.sp ? 2 : 0);
+    n.fwd_colls += per_pass;
+    n.bwd_colls += per_pass;
+  }
+}
+
+void add_host(const Ctx& c, const OpSums& sum, DispatchCounts n, WorkCost& w) {
+  n.ops = sum.ops;
+  n.gemms = sum.gemms;
+  n.split_weight = c.s.strategy.schedule_facts().split_weight_grad;
+  const HostSeconds h = host_dispatch_seconds(c.s.framework, n);
+  w.host_fwd = h.fwd;
+  w.host_bwd_input = h.bwd_input;
+  w.host_bwd_weight = h.bwd_weight;
 }
 
 }  // namespace
@@ -229,6 +260,10 @@ LayerCost layer_cost(const Ctx& c, int layer, const KindCost& kc) {
   lc.dense_params = kc.dense_params;
   lc.expert_params = kc.expert_params;
   add_zero3(c, lc);
+  DispatchCounts n;
+  count_collectives(c, moe, n);
+  n.recompute_full = c.s.strategy.recompute == Recompute::kFull;
+  add_host(c, sum, n, w);
   return lc;
 }
 
@@ -254,6 +289,9 @@ LayerCost embedding_cost(const Ctx& c, const KindCost& kc) {
             tp_hidden(c, c.op.sp ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce));
   lc.dense_params = kc.dense_params;
   add_zero3(c, lc);
+  DispatchCounts n;
+  n.fwd_colls = c.plan.tp > 1 ? 1 : 0;
+  add_host(c, kc.sum, n, w);
   return lc;
 }
 
@@ -271,6 +309,10 @@ LayerCost output_cost(const Ctx& c, const KindCost& kc) {
   }
   lc.dense_params = kc.dense_params;
   add_zero3(c, lc);
+  DispatchCounts n;
+  n.fwd_colls = c.plan.tp > 1 && c.op.sp ? 1 : 0;
+  n.bwd_colls = c.plan.tp > 1 ? 1 : 0;
+  add_host(c, kc.sum, n, w);
   return lc;
 }
 

@@ -21,14 +21,30 @@ double reduce_seconds(const Ctx& c, double dense, double expert) {
   return coll(c, op, dense * c.grad_bytes, c.dp) + coll(c, op, expert * c.grad_bytes, c.edp);
 }
 
-// Optimizer bytes touched per parameter: the gradient read; the FP32 master copy and each FP32
-// moment (Adam: 2, SGD: 1) read and written; mixed precision also writes the low-precision copy.
+// Optimizer bytes touched per parameter. The Adam (or SGD) update itself: the gradient read; the
+// FP32 master copy and each FP32 moment (Adam: 2, SGD: 1) read and written; mixed precision also
+// writes the low-precision copy (28 B with 2-byte gradients). With effects.optimizer_traffic on,
+// the rest of a mixed-precision optimizer step as Megatron-LM runs it (Float16OptimizerWithFloat16
+// Params): low-precision gradients are copied into FP32 main gradients (read g, write 4), FP16's
+// loss scale is removed with an inf/NaN check (read 4, write 4), the gradient norm for clipping
+// reads them (4), the update reads the FP32 gradient (4, not g), the FP32 master is copied into
+// the model's parameters (read 4, write p) and the model's gradient buffer is zeroed (write g).
+// FP16 with 2-byte gradients: 6 + 8 + 4 + 28 + 6 + 2 = 54 B; BF16: 46 B; FP32 main gradients
+// (grad_dtype fp32) skip the copy. FP32 training adds the norm read and the zeroing.
 double optimizer_bytes_per_param(const Ctx& c) {
   const auto& t = c.s.training;
   const double moments = t.optimizer == Optimizer::kSgd ? 8 : 16;
   const double master = 8;
-  if (t.precision == Dtype::kFp32) return c.grad_bytes + master + moments;  // params are master
-  return c.grad_bytes + master + moments + c.param_bytes;
+  const bool full = c.s.effects.optimizer_traffic;
+  if (t.precision == Dtype::kFp32)
+    return c.grad_bytes + master + moments + (full ? 4 + c.grad_bytes : 0);  // params are master
+  if (!full) return c.grad_bytes + master + moments + c.param_bytes;
+  const double copy_to_main = c.grad_bytes < 4 ? c.grad_bytes + 4 : 0;
+  const double unscale = t.precision == Dtype::kFp16 ? 8 : 0;
+  const double norm = 4;
+  const double update = 4 + master + moments;
+  const double copy_to_model = 4 + c.param_bytes;
+  return copy_to_main + unscale + norm + update + copy_to_model + c.grad_bytes;
 }
 
 // Bytes one GPU puts on the wire for data parallelism per step: nccl-tests bus factor x size.

@@ -94,6 +94,9 @@ WorkCost& WorkCost::operator+=(const WorkCost& o) {
   bwd_weight += o.bwd_weight;
   model_flops += o.model_flops;
   hardware_flops += o.hardware_flops;
+  host_fwd += o.host_fwd;
+  host_bwd_input += o.host_bwd_input;
+  host_bwd_weight += o.host_bwd_weight;
   return *this;
 }
 
@@ -153,6 +156,7 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan, KindCostCache*
   }
   // The MFU denominator is the peak the GEMMs run at (fp32 training: TF32 where available).
   out.peak_flops_per_gpu = gemm_peak_flops(s.training.precision, s.cluster.gpu);
+  out.step_host_seconds = s.framework.step_overhead_s;
   return out;
 }
 

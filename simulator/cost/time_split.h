@@ -8,18 +8,19 @@
 namespace shardsim {
 
 enum class TimeCategory : int {
-  kCompute,    // model math (GEMMs, attention, memory-bound ops)
-  kRecompute,  // forward work repeated in the backward pass
-  kTpComm,     // tensor/sequence-parallel collectives not hidden behind compute
-  kCpComm,     // context-parallel ring exchange not hidden behind attention
-  kEpComm,     // expert-parallel dispatch/combine all-to-all
-  kDpComm,     // data-parallel gradient reduction and ZeRO gathers not hidden
-  kPpComm,     // pipeline send/recv a stage waited for
-  kBubble,     // pipeline idle time
-  kOptimizer,  // optimizer step (GPU or host)
-  kOffload,    // host<->device copies not hidden
+  kCompute,       // model math (GEMMs, attention, memory-bound ops)
+  kRecompute,     // forward work repeated in the backward pass
+  kTpComm,        // tensor/sequence-parallel collectives not hidden behind compute
+  kCpComm,        // context-parallel ring exchange not hidden behind attention
+  kEpComm,        // expert-parallel dispatch/combine all-to-all
+  kDpComm,        // data-parallel gradient reduction and ZeRO gathers not hidden
+  kPpComm,        // pipeline send/recv a stage waited for
+  kBubble,        // pipeline idle time
+  kOptimizer,     // optimizer step (GPU or host)
+  kOffload,       // host<->device copies not hidden
+  kHostDispatch,  // the GPU waiting for the host (framework) to issue its work
 };
-inline constexpr int kTimeCategoryCount = 10;
+inline constexpr int kTimeCategoryCount = 11;
 
 [[nodiscard]] std::string time_category_key(TimeCategory c);
 
@@ -46,8 +47,8 @@ struct TimeSplit {
 
 inline std::string time_category_key(TimeCategory c) {
   static constexpr std::array<const char*, kTimeCategoryCount> kKeys = {
-      "compute", "recompute", "tp_comm", "cp_comm",   "ep_comm",
-      "dp_comm", "pp_comm",   "bubble",  "optimizer", "offload"};
+      "compute", "recompute", "tp_comm",   "cp_comm", "ep_comm",      "dp_comm",
+      "pp_comm", "bubble",    "optimizer", "offload", "host_dispatch"};
   return kKeys[std::size_t(c)];
 }
 

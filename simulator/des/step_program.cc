@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "simulator/cost/host_dispatch.h"
 #include "simulator/des/step_simulation.h"
 
 namespace shardsim::des_internal {
@@ -76,6 +77,13 @@ TimeSplit StepSimulation::pass_split(const WorkCost& wc, Work w) const {
   return t;
 }
 
+// The host's dispatch time of one unit's pass w (cost/host_dispatch.h).
+double StepSimulation::pass_host(const WorkCost& wc, Work w) const {
+  if (w == Work::kForward) return wc.host_fwd;
+  if (w == Work::kBackwardWeight) return wc.host_bwd_weight;
+  return wc.host_bwd_input + (zb_ ? 0 : wc.host_bwd_weight);
+}
+
 // The units of one work item in execution order: the chunk's blocks (reversed in backward),
 // with the embedding before them in forward on the first virtual stage and the output layer
 // after them; -1 stands for the embedding, -2 for the output layer.
@@ -106,7 +114,12 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
   int last_task = -1;
   if (!per_unit) {
     TimeSplit all;
-    for (int u : units) all += pass_split(unit_cost(u).work, w);
+    double host = 0;
+    for (int u : units) {
+      all += pass_split(unit_cost(u).work, w);
+      host += pass_host(unit_cost(u).work, w);
+    }
+    all.add(TimeCategory::kHostDispatch, host_exposed(host, all.total()));
     last_task = add_segment(i, w, vs, mb, -1, all);
   } else {
     // ZeRO-3 on one data-parallel stream: unit k+1's gather is queued before unit k's
@@ -115,7 +128,10 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
     int next_gather = gathers ? add_zero3_gather(i, units.front()) : -1;
     for (std::size_t k = 0; k < units.size(); ++k) {
       const int u = units[k];
-      const int seg = add_segment(i, w, vs, mb, u, pass_split(unit_cost(u).work, w));
+      TimeSplit split = pass_split(unit_cost(u).work, w);
+      split.add(TimeCategory::kHostDispatch,
+                host_exposed(pass_host(unit_cost(u).work, w), split.total()));
+      const int seg = add_segment(i, w, vs, mb, u, split);
       if (next_gather >= 0) depend(seg, next_gather);
       next_gather = gathers && k + 1 < units.size() ? add_zero3_gather(i, units[k + 1]) : -1;
       if (zero3 && produces_grads(w))
@@ -233,6 +249,11 @@ void StepSimulation::finalize(int i) {
                             ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds)
                             : sc.param_gather_seconds;
   if (gather > 0) ready = chain(i, StreamKind::kDpGather, gather, TimeCategory::kDpComm, ready);
+  // The framework's per-step host work (optimizer launches, synchronising reads of the loss and
+  // gradient norm) that the GPU waits for.
+  if (c_.step_host_seconds > 0)
+    ready =
+        chain(i, StreamKind::kCompute, c_.step_host_seconds, TimeCategory::kHostDispatch, ready);
   const int end = add_task(i, StreamKind::kCompute, Role::kStageEnd, 0, TimeCategory::kBubble);
   depend(end, ready);
   start_touched(i);

@@ -95,6 +95,7 @@ class StepSimulation {
   // ---- building work items ----------------------------------------------------------------
   // One unit's time in pass w (non-ZB schedules run the weight gradient inside B).
   TimeSplit pass_split(const WorkCost& wc, Work w) const;
+  double pass_host(const WorkCost& wc, Work w) const;
 
   bool produces_grads(Work w) const {
     return zb_ ? w == Work::kBackwardWeight : w == Work::kBackwardInput;

@@ -16,6 +16,9 @@ namespace shardsim {
 namespace fs = std::filesystem;
 namespace {
 
+// The framework of a scenario that names none (scenarios/frameworks/).
+constexpr const char* kDefaultFramework = "megatron-eager";
+
 // Relative paths inside a scenario file are relative to that file's folder (shipped examples,
 // which have none, resolve against the working directory).
 std::string resolve_path(const std::string& p, const std::string& base_dir) {
@@ -73,6 +76,16 @@ nlohmann::json resolve_network_json(const nlohmann::json& net) {
   return *preset;
 }
 
+// framework: a preset name (scenarios/frameworks/) or an inline object; absent: the default.
+nlohmann::json resolve_framework_json(const nlohmann::json& f) {
+  if (!f.is_string()) return f;
+  const std::string name = f.get<std::string>();
+  auto preset = find_preset(PresetKind::kFramework, name);
+  if (!preset) throw_unknown_preset(PresetKind::kFramework, name, "/framework");
+  (*preset)["name"] = name;
+  return *preset;
+}
+
 nlohmann::json parse_value(const std::string& text) {
   auto v = nlohmann::json::parse(text, nullptr, false);
   if (v.is_discarded()) return text;  // a bare string: --set cluster.gpu=h100-sxm
@@ -91,6 +104,25 @@ void erase_path(nlohmann::json& root, const std::string& key) {
 }
 
 }  // namespace
+
+// Switches an effect off by removing what it reads (effects section, scenario.h): the measured
+// GEMM table, the per-kernel memory-bound curves, the fitted collective curves, the framework's
+// host cost. optimizer_traffic is read where the optimizer is costed.
+void apply_effect_switches(Scenario& s) {
+  const EffectSwitches& e = s.effects;
+  auto& compute = s.cluster.gpu.compute;
+  if (!e.gemm_shape) {
+    compute.kind = "roofline";
+    compute.gemm_points.clear();
+  }
+  if (!e.kernel_bandwidth) compute.memory_bound_points.clear();
+  if (!e.fitted_collectives) s.cluster.network.fitted_collectives.clear();
+  if (!e.host_dispatch) {
+    s.framework.op_dispatch_s = 0;
+    s.framework.collective_dispatch_s = 0;
+    s.framework.step_overhead_s = 0;
+  }
+}
 
 nlohmann::json read_json_file(const std::string& path) {
   if (fs::is_directory(path))
@@ -146,6 +178,8 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
     if (c.contains("gpu")) c["gpu"] = resolve_gpu_json(c["gpu"], base_dir);
     if (c.contains("network")) c["network"] = resolve_network_json(c["network"]);
   }
+  raw["framework"] = resolve_framework_json(
+      raw.contains("framework") ? raw["framework"] : nlohmann::json(kDefaultFramework));
   Scenario s;
   Diagnostics diags;
   read_scenario_sections(raw, diags, s);
@@ -161,6 +195,7 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
                         diags, s.cluster.network);
     diags.throw_if_any();
   }
+  apply_effect_switches(s);
   resolve_world(s, diags);  // derived dp / nodes
   diags.throw_if_any();     // the cross-field checks need dp
   check_strategy(s).errors.throw_if_any();

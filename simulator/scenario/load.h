@@ -22,6 +22,12 @@ namespace shardsim {
 [[nodiscard]] Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
                                           const std::vector<std::string>& overrides = {});
 
+// Applies the scenario's effect switches (Scenario::effects): an effect that is off has what it
+// reads removed from the scenario (its GPU profile's measured tables, the network's fitted curves,
+// the framework's host cost). scenario_from_json calls it; a caller that turns an effect off in a
+// loaded scenario (simulate --explain) calls it again.
+void apply_effect_switches(Scenario& s);
+
 // Applies one "a.b.c=VALUE" override to `root` (creating objects on the way).
 void apply_override(nlohmann::json& root, const std::string& assignment);
 

@@ -30,6 +30,8 @@ std::string preset_folder(PresetKind kind) {
       return "clusters";
     case PresetKind::kExample:
       return "examples";
+    case PresetKind::kFramework:
+      return "frameworks";
   }
   return "models";
 }

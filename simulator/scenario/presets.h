@@ -9,7 +9,7 @@
 
 namespace shardsim {
 
-enum class PresetKind { kModel, kGpu, kCluster, kExample };
+enum class PresetKind { kModel, kGpu, kCluster, kExample, kFramework };
 
 struct PresetEntry {
   std::string name;

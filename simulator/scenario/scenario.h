@@ -46,6 +46,29 @@ struct OverheadConfig {
   double zero3_prefetch_elements = 5e7;      // DeepSpeed stage3_prefetch_bucket_size
 };
 
+// The software stack's host cost ("framework" section or preset, scenarios/frameworks/): the CPU
+// time the training framework spends issuing work to the GPU. The GPU cannot run an operation
+// before the host has dispatched it, so a rank whose host time per work item exceeds its GPU time
+// is host-bound (simulator/cost/host_dispatch.h).
+struct FrameworkConfig {
+  std::string name = "none";
+  double op_dispatch_s = 0;          // host seconds per operation of shardsim's op list, per pass
+  double collective_dispatch_s = 0;  // host seconds per collective call (TP, CP, EP) in a layer
+  double step_overhead_s = 0;        // host seconds per step the GPU waits for (optimizer, sync)
+  bool fitted = false;               // fitted from measurements (provenance says on what)
+  std::string source;                // where the numbers come from
+};
+
+// Effects of the step-time model that can be switched off one at a time ("effects" section), so
+// their contribution can be shown (simulate --explain). All on by default.
+struct EffectSwitches {
+  bool host_dispatch = true;       // the framework's host time bounds each work item
+  bool gemm_shape = true;          // GEMM efficiency from the profile's measured shape table
+  bool kernel_bandwidth = true;    // memory-bound efficiency per kernel and size (profile curves)
+  bool fitted_collectives = true;  // measured collective curves instead of the topology formula
+  bool optimizer_traffic = true;   // the mixed-precision optimizer's full byte traffic
+};
+
 struct Scenario {
   std::string name;
   ModelConfig model;
@@ -53,6 +76,8 @@ struct Scenario {
   Strategy strategy;
   ClusterConfig cluster;
   OverheadConfig overheads;
+  FrameworkConfig framework;
+  EffectSwitches effects;
   nlohmann::json resolved;  // the effective input (presets merged, overrides applied)
   // Accepted but questionable input (e.g. a partly used node). The strategy's own warnings and
   // infeasibility are found per evaluation (check_strategy in validate.h, evaluate/evaluate.h).

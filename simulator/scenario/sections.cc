@@ -92,6 +92,29 @@ void read_overheads(const nlohmann::json& j, Diagnostics& d, OverheadConfig& o) 
   r.finish();
 }
 
+void read_framework(const nlohmann::json& j, Diagnostics& d, FrameworkConfig& f) {
+  ObjectReader r(j, "/framework", d);
+  r.string("name", f.name);
+  r.allow("description");
+  r.number("op_dispatch_s", f.op_dispatch_s, 0, 1);
+  r.number("collective_dispatch_s", f.collective_dispatch_s, 0, 1);
+  r.number("step_overhead_s", f.step_overhead_s, 0, 1000);
+  r.boolean("fitted", f.fitted);
+  r.string("source", f.source);
+  r.allow("provenance");
+  r.finish();
+}
+
+void read_effects(const nlohmann::json& j, Diagnostics& d, EffectSwitches& e) {
+  ObjectReader r(j, "/effects", d);
+  r.boolean("host_dispatch", e.host_dispatch);
+  r.boolean("gemm_shape", e.gemm_shape);
+  r.boolean("kernel_bandwidth", e.kernel_bandwidth);
+  r.boolean("fitted_collectives", e.fitted_collectives);
+  r.boolean("optimizer_traffic", e.optimizer_traffic);
+  r.finish();
+}
+
 }  // namespace
 
 void read_scenario_sections(const nlohmann::json& raw, Diagnostics& diags, Scenario& out) {
@@ -112,6 +135,8 @@ void read_scenario_sections(const nlohmann::json& raw, Diagnostics& diags, Scena
   else if (!r.has("cluster"))
     diags.error("/cluster", "is required but missing");
   if (const auto* o = r.object("overheads")) read_overheads(*o, diags, out.overheads);
+  if (const auto* f = r.object("framework")) read_framework(*f, diags, out.framework);
+  if (const auto* e = r.object("effects")) read_effects(*e, diags, out.effects);
   r.finish();
 }
 

@@ -25,7 +25,7 @@ TEST(cli_simulate, JsonCarriesTimeBreakdownAndThroughput) {
     // DESIGN.md: the exposed seconds of every category sum to the step.
     double sum = 0;
     for (const char* k : {"compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "dp_comm",
-                          "pp_comm", "bubble", "optimizer", "offload"}) {
+                          "pp_comm", "bubble", "optimizer", "offload", "host_dispatch"}) {
       ASSERT_TRUE(j["time"]["breakdown"].contains(k)) << k;
       sum += j["time"]["breakdown"][k].get<double>();
     }
