@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <stdexcept>
 
 #include "calibrate/linear_fit.h"
 #include "simulator/cost/collective.h"
@@ -169,6 +170,25 @@ double held_out_median_pct(const MeasuredCollective& m) {
 }
 
 double held_out_median_pct(const MeasuredCollective& m, const std::vector<double>& measured) {
+  // Rows 0, 2 fitted and 1, 3 held out at least: fewer leaves fit_collective a single row (or
+  // median() no error at all).
+  constexpr std::size_t kMinRows = 4;
+  const std::string what =
+      fmt::format("held_out_median_pct: {} ({}, {} ranks)", m.file, m.op, m.ranks);
+  if (m.bytes.size() < kMinRows)
+    throw std::invalid_argument(
+        fmt::format("{}: has {} rows; needs >= {} (every other size fitted, the rest held out)",
+                    what, m.bytes.size(), kMinRows));
+  if (m.seconds.size() != m.bytes.size())
+    throw std::invalid_argument(
+        fmt::format("{}: has {} times for {} sizes", what, m.seconds.size(), m.bytes.size()));
+  if (measured.size() != m.bytes.size())
+    throw std::invalid_argument(fmt::format("{}: {} measured times given for {} rows", what,
+                                            measured.size(), m.bytes.size()));
+  for (std::size_t i = 1; i < measured.size(); i += 2)
+    if (!(measured[i] > 0))
+      throw std::invalid_argument(
+          fmt::format("{}: measured time of row {} must be > 0, got {}", what, i, measured[i]));
   const CollectiveFit fit = fit_collective(every_other(m, 0));
   std::vector<double> errors;
   for (std::size_t i = 1; i < m.bytes.size(); i += 2) {

@@ -80,10 +80,12 @@ struct CollectiveFit {
 
 // Held-out check: fit on rows 0, 2, 4, ... (ascending size), predict rows 1, 3, 5, ...;
 // returns the median of |predicted - measured| / measured over the predicted rows, in percent.
-// REQUIRES: >= 4 rows.
+// Needs >= 4 rows (>= 2 to fit, >= 2 held out); throws std::invalid_argument naming the log and
+// the counts when m has fewer rows or m.seconds does not have one time per row.
 [[nodiscard]] double held_out_median_pct(const MeasuredCollective& m);
 // The same fit, its errors taken against `measured` (seconds per row of m, e.g. the out-of-place
-// column alone). REQUIRES: measured.size() == m.bytes.size() >= 4.
+// column alone). Throws std::invalid_argument as above, and when measured.size() !=
+// m.bytes.size() or a held-out row's measured time is not > 0.
 [[nodiscard]] double held_out_median_pct(const MeasuredCollective& m,
                                          const std::vector<double>& measured);
 

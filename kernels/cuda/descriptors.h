@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/common/collectives.h"
@@ -40,27 +41,61 @@ class PeerWork {
 void wait_device(const DeviceContext& ctx, const std::function<cudaError_t()>& query,
                  const char* query_name, PeerWork* peers);
 
+// Owns one NCCL communicator (an ncclComm_t; void* keeps nccl.h out of this header), so that it
+// is released on every path, an exception thrown while NcclGroups is still being built included.
+// Release: ncclCommFinalize, its wait bounded by timeout_s, then ncclCommDestroy; a communicator
+// that cannot finalize in time is aborted (ncclCommAbort) instead. Move-only.
+class NcclComm {
+ public:
+  NcclComm() = default;
+  NcclComm(void* comm, double timeout_s) noexcept : comm_(comm), timeout_s_(timeout_s) {}
+  NcclComm(NcclComm&& other) noexcept
+      : comm_(std::exchange(other.comm_, nullptr)), timeout_s_(other.timeout_s_) {}
+  NcclComm& operator=(NcclComm&& other) noexcept {
+    if (this != &other) {
+      release();
+      comm_ = std::exchange(other.comm_, nullptr);
+      timeout_s_ = other.timeout_s_;
+    }
+    return *this;
+  }
+  NcclComm(const NcclComm&) = delete;
+  NcclComm& operator=(const NcclComm&) = delete;
+  ~NcclComm() { release(); }
+  // The communicator, nullptr when none is held (never made, released or aborted).
+  [[nodiscard]] void* get() const { return comm_; }
+  // ncclCommAbort, once; get() is nullptr afterwards.
+  void abort() noexcept;
+
+ private:
+  void release() noexcept;  // finalize and destroy (or abort); get() is nullptr afterwards
+  void* comm_ = nullptr;
+  double timeout_s_ = 0;
+};
+
 // NCCL communicators, one per collective group size, created nonblocking (ncclConfig_t
 // blocking = 0) so that no NCCL call can hang: every call that answers ncclInProgress is polled
 // with ncclCommGetAsyncError until it completes, fails or passes ctx.timeout_s, and then the
-// communicator is aborted (ncclCommAbort). Finalized and destroyed on destruction.
+// communicator is aborted (ncclCommAbort). Finalized and destroyed on destruction (NcclComm); when
+// the constructor throws (a group's ncclGetUniqueId, MPI_Bcast or ncclCommInitRankConfig fails),
+// the communicators of the groups before it are released the same way.
 class NcclGroups {
  public:
   // Collective over world: rank 0 of each group makes the ncclUniqueId, MPI_Bcast shares it.
   NcclGroups(const Comm& world, double timeout_s);
   NcclGroups(const NcclGroups&) = delete;
   NcclGroups& operator=(const NcclGroups&) = delete;
-  ~NcclGroups();
+  ~NcclGroups() = default;
   [[nodiscard]] const std::vector<CollectiveGroup>& groups() const { return groups_; }
   // NCCL communicator of groups()[i] on this rank (an ncclComm_t), nullptr when it sits out or
   // after abort(i).
-  [[nodiscard]] void* nccl(std::size_t i) const { return nccl_[i]; }
+  [[nodiscard]] void* nccl(std::size_t i) const { return nccl_[i].get(); }
   // ncclCommAbort of groups()[i]'s communicator (once; later nccl(i) is nullptr).
-  void abort(std::size_t i);
+  void abort(std::size_t i) { nccl_[i].abort(); }
 
  private:
   std::vector<CollectiveGroup> groups_;
-  std::vector<void*> nccl_;
+  std::vector<NcclComm> nccl_;  // after groups_: released before the MPI communicators
   double timeout_s_;
 };
 

@@ -166,39 +166,47 @@ class NcclInstance final : public Instance, public PeerWork {
 
 }  // namespace
 
-NcclGroups::NcclGroups(const Comm& world, double timeout_s)
-    : groups_(make_collective_groups(world)), timeout_s_(timeout_s) {
-  for (const CollectiveGroup& g : groups_) {
-    ncclComm_t comm = nullptr;
-    if (g.comm) {
-      ncclUniqueId id{};
-      if (g.comm->rank() == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
-      check_mpi(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, g.comm->handle()), "MPI_Bcast");
-      ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-      config.blocking = 0;  // every call may answer ncclInProgress: complete() polls it
-      const ncclResult_t r = ncclCommInitRankConfig(&comm, g.size, id, g.comm->rank(), &config);
-      if (r != ncclSuccess && r != ncclInProgress) check_nccl(r, "ncclCommInitRankConfig");
-      complete(comm, r, "ncclCommInitRankConfig", timeout_s_, [comm] { ncclCommAbort(comm); });
-    }
-    nccl_.push_back(comm);
+void NcclComm::abort() noexcept {
+  if (comm_ == nullptr) return;
+  ncclCommAbort(static_cast<ncclComm_t>(comm_));  // nothing more to do if this fails
+  comm_ = nullptr;
+}
+
+void NcclComm::release() noexcept {
+  auto* c = static_cast<ncclComm_t>(comm_);
+  if (c == nullptr) return;
+  try {  // flush, then free; a communicator that cannot finalize in time is aborted instead
+    complete(c, ncclCommFinalize(c), "ncclCommFinalize", timeout_s_, [this] { abort(); });
+    ncclCommDestroy(c);
+    comm_ = nullptr;
+  } catch (...) {  // aborted by complete() (or no memory to say why); a destructor cannot report
+    abort();       // it; abort() does nothing when complete() already aborted
   }
 }
 
-void NcclGroups::abort(std::size_t i) {
-  if (nccl_[i] == nullptr) return;
-  ncclCommAbort(static_cast<ncclComm_t>(nccl_[i]));  // nothing more to do if this fails
-  nccl_[i] = nullptr;
-}
-
-NcclGroups::~NcclGroups() {
-  for (std::size_t i = 0; i < nccl_.size(); ++i) {
-    auto* c = static_cast<ncclComm_t>(nccl_[i]);
-    if (c == nullptr) continue;
-    try {  // flush, then free; a communicator that cannot finalize in time is aborted instead
-      complete(c, ncclCommFinalize(c), "ncclCommFinalize", timeout_s_, [this, i] { abort(i); });
-      ncclCommDestroy(c);
-    } catch (const CallError&) {  // aborted by complete(); a destructor cannot report it
+NcclGroups::NcclGroups(const Comm& world, double timeout_s)
+    : groups_(make_collective_groups(world)), timeout_s_(timeout_s) {
+  // Every communicator is owned by nccl_ from the moment it exists: when a later group throws,
+  // this destructor does not run (the object was never built), but nccl_'s does and releases
+  // the communicators made so far. reserve() makes every emplace_back below allocation-free.
+  nccl_.reserve(groups_.size());
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    const CollectiveGroup& g = groups_[i];
+    nccl_.emplace_back();  // none held while this rank sits out of the group
+    if (!g.comm) continue;
+    ncclUniqueId id{};
+    if (g.comm->rank() == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    check_mpi(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, g.comm->handle()), "MPI_Bcast");
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;  // every call may answer ncclInProgress: complete() polls it
+    ncclComm_t comm = nullptr;
+    const ncclResult_t r = ncclCommInitRankConfig(&comm, g.size, id, g.comm->rank(), &config);
+    nccl_.back() = NcclComm(comm, timeout_s_);  // owned before anything below can throw
+    if (r != ncclSuccess && r != ncclInProgress) {
+      abort(i);  // whatever handle the failed call left
+      check_nccl(r, "ncclCommInitRankConfig");
     }
+    complete(comm, r, "ncclCommInitRankConfig", timeout_s_, [this, i] { abort(i); });
   }
 }
 
@@ -248,9 +256,13 @@ std::string nccl_version() {
 
 #else  // built without NCCL: no collectives on this backend
 
+void NcclComm::abort() noexcept {
+  comm_ = nullptr;
+}
+void NcclComm::release() noexcept {
+  comm_ = nullptr;
+}
 NcclGroups::NcclGroups(const Comm& /*world*/, double timeout_s) : timeout_s_(timeout_s) {}
-NcclGroups::~NcclGroups() = default;
-void NcclGroups::abort(std::size_t /*i*/) {}
 std::vector<Descriptor> collective_descriptors(const SweepPlan&, NcclGroups&,
                                                const DeviceContext&) {
   return {};

@@ -32,6 +32,34 @@ void append(char* buf, std::size_t cap, std::size_t& len, const char* text) {
   buf[len] = '\0';
 }
 
+// Writes the JSON string escape of byte c to out (at most 6 bytes: the byte itself when it needs
+// none) and returns its length.
+std::size_t json_escape(char c, char* out) {
+  const auto u = static_cast<unsigned char>(c);
+  const char* named = c == '"'    ? "\\\""
+                      : c == '\\' ? "\\\\"
+                      : c == '\b' ? "\\b"
+                      : c == '\f' ? "\\f"
+                      : c == '\n' ? "\\n"
+                      : c == '\r' ? "\\r"
+                      : c == '\t' ? "\\t"
+                                  : nullptr;
+  std::size_t n = 0;
+  if (named != nullptr) {
+    while (named[n] != '\0') {
+      out[n] = named[n];
+      ++n;
+    }
+  } else if (u < 0x20) {  // \u00XX
+    constexpr char kHex[] = "0123456789abcdef";
+    const char esc[] = {'\\', 'u', '0', '0', kHex[u >> 4], kHex[u & 0xf]};
+    for (const char e : esc) out[n++] = e;
+  } else {
+    out[n++] = c;
+  }
+  return n;
+}
+
 void append_int(char* buf, std::size_t cap, std::size_t& len, long value) {
   char digits[24];
   std::size_t n = 0;
@@ -80,14 +108,19 @@ void on_crash(int signal) {
   append(line, sizeof(line), l, "\n");
   (void)!write(STDERR_FILENO, line, l);
   if (g_error_path[0] != '\0') {
-    char doc[2048];
+    // Strings escaped (an item name may hold '"' or '\\'); each string may take the document up
+    // to kDoc - kTail, leaving room for what follows it (the item, escaped, at most 6 bytes per
+    // byte, and the numbers), so the document always closes.
+    constexpr std::size_t kDoc = 8192;
+    constexpr std::size_t kTail = 6 * sizeof(g_item) + 128;
+    char doc[kDoc];
     std::size_t d = 0;
     append(doc, sizeof(doc), d, "{\"call\": \"");
-    append(doc, sizeof(doc), d, signal_name(signal));
+    append_json_string(doc, kDoc - kTail, d, signal_name(signal));
     append(doc, sizeof(doc), d, "\", \"message\": \"");
-    append(doc, sizeof(doc), d, message);
+    append_json_string(doc, kDoc - kTail, d, message);
     append(doc, sizeof(doc), d, "\", \"item\": \"");
-    append(doc, sizeof(doc), d, g_item);
+    append_json_string(doc, kDoc - 128, d, g_item);
     append(doc, sizeof(doc), d, "\", \"rank\": ");
     append_int(doc, sizeof(doc), d, g_rank);
     append(doc, sizeof(doc), d, ", \"signal\": ");
@@ -136,6 +169,16 @@ RankSignals::~RankSignals() {
   for (const int s : kStopSignals) sigaction(s, &g_previous[i++], nullptr);
   for (const int s : kCrashSignals) sigaction(s, &g_previous[i++], nullptr);
   g_error_path[0] = '\0';
+}
+
+void append_json_string(char* buf, std::size_t limit, std::size_t& len, const char* text) {
+  char escape[8];
+  for (; *text != '\0'; ++text) {
+    const std::size_t n = json_escape(*text, escape);
+    if (len + n + 1 > limit) break;
+    for (std::size_t i = 0; i < n; ++i) buf[len++] = escape[i];
+  }
+  buf[len] = '\0';
 }
 
 void RankSignals::set_item(const std::string& item) {

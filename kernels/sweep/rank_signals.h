@@ -31,6 +31,14 @@ class RankSignals {
   static void set_item(const std::string& item);
 };
 
+// Appends `text` to buf as the inside of a JSON string (RFC 8259): '"' and '\\' escaped,
+// control characters below 0x20 as \n, \t, ... or \u00XX, every other byte as it is (the names
+// written are ASCII). Whole escapes only: it stops before a character whose escape would not leave
+// room for the terminating '\0' in buf[0..limit), so a cut string is still a valid JSON string.
+// Async-signal-safe (no allocation, locale or stdio): the crash handler writes its error document
+// with it. REQUIRES: len < limit <= the size of buf.
+void append_json_string(char* buf, std::size_t limit, std::size_t& len, const char* text);
+
 // Where every rank runs (MPI_Allgather over `world`, at the start of the sweep).
 struct Peer {
   std::string host;

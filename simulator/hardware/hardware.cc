@@ -39,6 +39,13 @@ void check_compute(const ComputeModel& c, const std::string& path, Diagnostics& 
       }
 }
 
+double fitted_bus_factor(const std::string& op, int ranks) {
+  const double n = ranks;
+  if (op == "all_reduce") return 2 * (n - 1) / n;
+  if (op == "reduce_scatter" || op == "all_gather" || op == "alltoall") return (n - 1) / n;
+  return 1;
+}
+
 namespace {
 
 // Two entries of one (op, ranks, ranks_per_node) are segments of one curve when both record a
@@ -46,6 +53,22 @@ namespace {
 bool disjoint_segments(const FittedCollective& a, const FittedCollective& b) {
   if (a.max_bytes <= 0 || b.max_bytes <= 0) return false;
   return a.max_bytes < b.min_bytes || b.max_bytes < a.min_bytes;
+}
+
+// A later segment with a negative intercept: its line, increasing in size, must be positive at
+// its smallest size, i.e. at min_bytes (and so over its whole range):
+//   alpha_s + bus_factor(op, ranks) * min_bytes / busbw_bytes_per_second > 0.
+// Below min_bytes (in the gap the segment rule gives it) collective_cost scales that time down in
+// proportion to size, so a non-positive time there would make every smaller size non-positive too.
+void check_positive_at_min_bytes(const FittedCollective& f, const std::string& at, Diagnostics& d) {
+  const double factor = fitted_bus_factor(f.op, f.ranks);
+  const double seconds = f.alpha_s + factor * f.min_bytes / f.busbw_bytes_per_second;
+  if (seconds > 0) return;
+  d.error(at + "/alpha_s",
+          fmt::format("gives this segment a time <= 0 at its min_bytes: alpha_s + bus factor x "
+                      "min_bytes / busbw_bytes_per_second = {} + {} x {} / {} = {:.6g} s; a "
+                      "negative intercept needs a line that is positive from min_bytes on",
+                      f.alpha_s, factor, f.min_bytes, f.busbw_bytes_per_second, seconds));
 }
 
 }  // namespace
@@ -75,6 +98,8 @@ void check_network(const NetworkConfig& n, const std::string& path, Diagnostics&
                           "only a later segment with min_bytes > 0 may have a negative intercept, "
                           "got {:g}",
                           fits[i].alpha_s));
+    else if (fits[i].alpha_s < 0 && fits[i].busbw_bytes_per_second > 0)
+      check_positive_at_min_bytes(fits[i], at, d);
     for (std::size_t j = 0; j < i; ++j)
       if (fits[j].op == fits[i].op && fits[j].ranks == fits[i].ranks &&
           fits[j].ranks_per_node == fits[i].ranks_per_node && !disjoint_segments(fits[j], fits[i]))

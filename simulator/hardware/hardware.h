@@ -103,6 +103,12 @@ struct FittedCollective {
   bool operator==(const FittedCollective&) const = default;
 };
 
+// nccl-tests bus factor of a FittedCollective op name: all_reduce 2(n-1)/n; reduce_scatter,
+// all_gather, alltoall (n-1)/n; sendrecv, broadcast and any other name 1. The same table as
+// simulator/cost's bus_factor(CollectiveOp, int), which the profile reader cannot call (cost sits
+// above hardware); tests/hardware/profile_test.cc checks that the two agree for every op.
+[[nodiscard]] double fitted_bus_factor(const std::string& op, int ranks);
+
 // Links of a two-level cluster; bandwidths are per GPU per direction.
 // The two *_latency_us values are whole-collective start-up times as the shipped presets measure
 // them: a small-message (8 B) ring all_reduce over the 8 GPUs of one node, and over 16 GPUs on

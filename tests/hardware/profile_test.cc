@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "simulator/cost/collective.h"
 #include "simulator/hardware/hardware.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
@@ -154,8 +155,14 @@ TEST(hardware_profile, OnlyALaterSegmentMayHaveANegativeIntercept) {
                       {"busbw_bytes_per_second", 4e9},
                       {"min_bytes", 1024},
                       {"max_bytes", 262144}};
+  // b: the CPU backend's 2-rank MPI all_reduce past the last-level cache (README "Calibrating a
+  // cluster"): 0.81 ms at 4 MiB, 178 ms at 64 MiB, bus factor 2 (2 - 1) / 2 = 1, so
+  //   busbw = (67108864 - 4194304) B / (178 - 0.81) ms = 3.55e8 B/s,
+  //   alpha = 0.81 ms - 4194304 B / 3.55e8 B/s = 0.81 - 11.81 ms = -0.011 s,
+  // and the line is 0.81 ms > 0 at its min_bytes.
   nlohmann::json b = a;
   b["alpha_s"] = -0.011;
+  b["busbw_bytes_per_second"] = 3.55e8;
   b["min_bytes"] = 4194304;
   b["max_bytes"] = 67108864;
   n["fitted_collectives"] = {a, b};
@@ -169,6 +176,72 @@ TEST(hardware_profile, OnlyALaterSegmentMayHaveANegativeIntercept) {
   EXPECT_NE(d2.format().find("/net/fitted_collectives/0/alpha_s: must be >= 0 in the first"),
             std::string::npos)
       << d2.format();
+}
+
+TEST(hardware_profile, ALaterSegmentMustBePositiveFromItsMinBytes) {
+  // A later segment may have a negative intercept only when its time at min_bytes is > 0:
+  //   alpha_s + bus_factor(op, ranks) * min_bytes / busbw_bytes_per_second > 0.
+  nlohmann::json n = *find_preset(PresetKind::kCluster, "dgx-h100");
+  nlohmann::json a = {{"op", "all_reduce"},
+                      {"ranks", 2},
+                      {"ranks_per_node", 2},
+                      {"alpha_s", 1e-6},
+                      {"busbw_bytes_per_second", 4e9},
+                      {"min_bytes", 1024},
+                      {"max_bytes", 262144}};
+  // b: -0.011 s + 1 x 4194304 B / 4e9 B/s = -0.011 + 0.00105 = -0.00995 s at min_bytes (bus
+  // factor of a 2-rank all_reduce: 2 (2 - 1) / 2 = 1).
+  nlohmann::json b = a;
+  b["alpha_s"] = -0.011;
+  b["busbw_bytes_per_second"] = 4e9;
+  b["min_bytes"] = 4194304;
+  b["max_bytes"] = 67108864;
+  n["fitted_collectives"] = {a, b};
+  NetworkConfig net;
+  Diagnostics d;
+  read_network_config(n, "/net", d, net);
+  EXPECT_NE(d.format().find("/net/fitted_collectives/1/alpha_s: gives this segment a time <= 0 "
+                            "at its min_bytes"),
+            std::string::npos)
+      << d.format();
+  EXPECT_NE(d.format().find("= -0.011 + 1 x 4194304 / 4000000000 = -0.00995142 s"),
+            std::string::npos)
+      << d.format();
+
+  // The bus factor counts: at 8 ranks, -0.9 ms + f x 1e6 B / 1e9 B/s is
+  //   all_reduce  f = 2 x 7 / 8 = 1.75:  -0.9 + 1.75  = +0.85 ms  (accepted)
+  //   all_gather  f = 7 / 8     = 0.875: -0.9 + 0.875 = -0.025 ms (rejected)
+  // (with f = 1 both would pass).
+  nlohmann::json lo = {
+      {"op", "all_reduce"}, {"ranks", 8},         {"ranks_per_node", 8},          {"alpha_s", 1e-5},
+      {"min_bytes", 8},     {"max_bytes", 65536}, {"busbw_bytes_per_second", 1e9}};
+  nlohmann::json hi = lo;
+  hi["alpha_s"] = -0.9e-3;
+  hi["min_bytes"] = 1e6;
+  hi["max_bytes"] = 1e9;
+  n["fitted_collectives"] = {lo, hi};
+  Diagnostics d2;
+  read_network_config(n, "/net", d2, net);
+  EXPECT_TRUE(d2.empty()) << d2.format();
+  lo["op"] = hi["op"] = "all_gather";
+  n["fitted_collectives"] = {lo, hi};
+  Diagnostics d3;
+  read_network_config(n, "/net", d3, net);
+  EXPECT_NE(d3.format().find("/net/fitted_collectives/1/alpha_s: gives this segment a time <= 0"),
+            std::string::npos)
+      << d3.format();
+}
+
+TEST(hardware_profile, FittedBusFactorIsTheCostModelsBusFactor) {
+  // The profile reader's copy of the nccl-tests bus factor table must equal the cost model's.
+  for (const char* name :
+       {"all_reduce", "reduce_scatter", "all_gather", "alltoall", "sendrecv", "broadcast"}) {
+    const auto op = collective_from_name(name);
+    ASSERT_TRUE(op.has_value()) << name;
+    for (const int ranks : {2, 3, 8, 80, 2160})
+      EXPECT_DOUBLE_EQ(fitted_bus_factor(name, ranks), bus_factor(*op, ranks))
+          << name << " " << ranks;
+  }
 }
 
 TEST(hardware_profile, ProfileNetworkIsTheScenarioDefault) {

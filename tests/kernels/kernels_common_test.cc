@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
 #include <set>
 #include <string>
 #include <tuple>
@@ -17,6 +20,7 @@
 #include "kernels/common/sweep_plan.h"
 #include "kernels/common/timing_loop.h"
 #include "kernels/cpu/descriptors.h"
+#include "kernels/sweep/rank_signals.h"
 #include "kernels/sweep/run_sweep.h"
 #include "simulator/core/memory_kernel.h"
 
@@ -255,4 +259,48 @@ TEST(KernelSweep, DebugBuildIsRefused) {
   EXPECT_TRUE(sk::build_type_refusal("debug").has_value());
   EXPECT_FALSE(sk::build_type_refusal("Release").has_value());
   EXPECT_FALSE(sk::build_type_refusal("RelWithDebInfo").has_value());
+}
+
+// The crash handler builds its JSON error document with append_json_string (async-signal-safe).
+TEST(KernelRankSignals, JsonStringEscapes) {
+  char buf[64];
+  std::size_t len = 0;
+  sk::append_json_string(buf, sizeof(buf), len, "a\"b\\c\nd\x01");
+  // RFC 8259: '"' -> \", '\' -> \\, newline -> \n, U+0001 -> \u0001.
+  EXPECT_STREQ(buf, R"(a\"b\\c\nd\u0001)");
+  EXPECT_EQ(nlohmann::json::parse('"' + std::string(buf) + '"'), "a\"b\\c\nd\x01");
+  // limit 4 holds 3 bytes and the '\0': "xy" fits, the 2-byte \" after it does not, and is left
+  // out whole rather than cut to a dangling backslash ("xy\" would not parse).
+  len = 0;
+  sk::append_json_string(buf, 4, len, "xy\"");
+  EXPECT_STREQ(buf, "xy");
+  EXPECT_EQ(len, 2u);
+}
+
+// A rank that crashes while measuring an item whose name holds a quote and a backslash writes a
+// .rank<N>.error document that parses, naming the item as it was, and exits 3
+// (kernels/sweep/rank_signals.h).
+TEST(KernelRankSignals, CrashDocumentIsValidJsonForAnyItemName) {
+  // The process has threads (OpenBLAS): run the dying child in a fresh process, not a bare fork.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string path = ::testing::TempDir() + "shardsim_crash_test.rank7.error";
+  std::remove(path.c_str());
+  const std::string item = "gemm/\"odd\" name\\with\tescapes";
+  EXPECT_EXIT(
+      {
+        sk::RankSignals signals(7, path);
+        sk::RankSignals::set_item(item);
+        std::raise(SIGSEGV);
+      },
+      ::testing::ExitedWithCode(3), "rank 7 crashed: SIGSEGV");
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << path;
+  const nlohmann::json doc = nlohmann::json::parse(in);  // throws (fails the test) if not JSON
+  EXPECT_EQ(doc.at("item"), item);
+  EXPECT_EQ(doc.at("call"), "SIGSEGV");
+  EXPECT_EQ(doc.at("rank"), 7);
+  EXPECT_EQ(doc.at("signal"), SIGSEGV);
+  EXPECT_EQ(doc.at("message"), "rank 7 crashed: SIGSEGV (signal " + std::to_string(SIGSEGV) +
+                                   ") while measuring " + item);
+  std::remove(path.c_str());
 }
