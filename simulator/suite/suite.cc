@@ -28,17 +28,11 @@ std::string messages(const Diagnostics& d) {
 }
 
 // Gradient bucketing off (vTrain): one all-reduce of the stage's whole gradient after the backward
-// pass. The bucket is the whole model's gradient, counted with Megatron's padded vocabulary (an
-// upper bound on any stage's share), in the gradient dtype. The memory model counts a DDP bucket as
-// a buffer beside the gradients (overheads.ddp_bucket_bytes), so with DP > 1 the reported memory
-// carries one extra gradient copy; that does not change a step time.
+// pass. The memory model counts a DDP bucket as a buffer beside the gradients
+// (overheads.ddp_bucket_bytes), so with DP > 1 the reported memory carries one extra gradient copy;
+// that does not change a step time.
 void one_gradient_bucket(Scenario& s) {
-  ModelConfig m = s.model;
-  m.vocab = std::int64_t(padded_vocab(s.model.vocab, s.strategy.tp));
-  const double grad_bytes = state_bytes_per_param(s.training.precision, s.training.grad_dtype,
-                                                  s.training.optimizer, false)
-                                .grads;
-  s.overheads.ddp_bucket_bytes = count_parameters(m, s.training.seq_len).total * grad_bytes;
+  s.overheads.ddp_bucket_bytes = single_bucket_bytes(s);
   s.resolved["overheads"]["ddp_bucket_bytes"] = s.overheads.ddp_bucket_bytes;
 }
 
@@ -97,6 +91,17 @@ Target target_of(Group g) {
       return {"every case exact (as printed)", -1, -1, true};
   }
   return {};
+}
+
+// The whole model's gradient (an upper bound on any pipeline stage's share), with the vocabulary
+// padded as Megatron pads it, in the gradient dtype.
+double single_bucket_bytes(const Scenario& s) {
+  ModelConfig m = s.model;
+  m.vocab = std::int64_t(padded_vocab(s.model.vocab, s.strategy.tp));
+  const double grad_bytes = state_bytes_per_param(s.training.precision, s.training.grad_dtype,
+                                                  s.training.optimizer, false)
+                                .grads;
+  return count_parameters(m, s.training.seq_len).total * grad_bytes;
 }
 
 CaseResult evaluate_case(const Case& c, Mode mode, EvaluateCache* cache) {

@@ -85,6 +85,10 @@ struct SuiteResult {
 
 [[nodiscard]] SuiteResult run_suite(const SuiteOptions& options);
 
+// The gradient-bucket size that makes DDP all-reduce every gradient at once (vTrain: bucketing
+// off): the whole model's parameters, with Megatron's padded vocabulary, times the gradient bytes.
+[[nodiscard]] double single_bucket_bytes(const Scenario& s);
+
 // One prediction case: the scenario parsed and evaluated (exposed for the tests).
 [[nodiscard]] CaseResult evaluate_case(const Case& c, Mode mode, EvaluateCache* cache = nullptr);
 
