@@ -41,7 +41,8 @@ constexpr GroupInfo kGroupInfo[] = {
 // vTrain (Bang et al., MICRO 2024): Megatron-DeepSpeed GPT on one A100 node. The data give the
 // shape and the parallel degrees; the rest is Megatron's GPT as the vTrain project ran it:
 // - FFN 4h with GeLU, LayerNorm, learned positions, tied input/output embeddings, biases, and
-//   Megatron's default dropout (hidden and attention 0.1): vTrain's configs do not change them.
+//   dropout: vTrain's configs name no dropout setting, so Megatron's default (hidden and
+//   attention dropout 0.1) is assumed.
 // - Vocabulary 50257 (GPT-2 BPE), which Megatron pads to a multiple of 128 x TP
 //   (make-vocab-size-divisible-by 128); shardsim applies the same padding (model/params.h).
 // - fp16 mixed precision with Adam, full activation recomputation (vTrain's use_checkpoint), no
