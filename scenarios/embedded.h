@@ -1,4 +1,5 @@
-// The shipped scenario files (models/, gpus/, clusters/, examples/), embedded at build time.
+// The shipped scenario files (models/, gpus/, clusters/, examples/) and the validation data
+// (published/), embedded at build time.
 #pragma once
 
 #include <span>
@@ -13,5 +14,11 @@ struct EmbeddedFile {
 
 // Sorted by path.
 [[nodiscard]] std::span<const EmbeddedFile> embedded_presets();
+
+// The published measurements and closed-form cases of the validation suite (scenarios/published/:
+// CSV files with '#' source headers, and the licences that come with them), library
+// shardsim_published. Paths relative to scenarios/, e.g.
+// "published/mcore2024-h100-weak-scaling.csv".
+[[nodiscard]] std::span<const EmbeddedFile> embedded_published();
 
 }  // namespace shardsim

@@ -1,5 +1,5 @@
-// Reports conform to their JSON schema (reports/schemas). A small checker of the schema features
-// the shipped schemas use: type, required, properties, items, const.
+// Reports conform to their JSON schema (reports/schemas), with the small checker of
+// tests/common/json_schema_check.h.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,36 +9,12 @@
 #include "simulator/evaluate/evaluate.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
+#include "tests/common/json_schema_check.h"
 
 namespace shardsim {
 namespace {
 
-bool has_type(const nlohmann::json& v, const std::string& type) {
-  if (type == "object") return v.is_object();
-  if (type == "array") return v.is_array();
-  if (type == "string") return v.is_string();
-  if (type == "integer") return v.is_number_integer();
-  if (type == "number") return v.is_number();
-  if (type == "boolean") return v.is_boolean();
-  return false;
-}
-
-void check(const nlohmann::json& schema, const nlohmann::json& v, const std::string& at,
-           std::vector<std::string>& errors) {
-  if (schema.contains("type") && !has_type(v, schema["type"].get<std::string>()))
-    errors.push_back(at + ": not of type " + schema["type"].get<std::string>());
-  if (schema.contains("const") && v != schema["const"]) errors.push_back(at + ": not the const");
-  if (schema.contains("required"))
-    for (const auto& key : schema["required"])
-      if (!v.contains(key.get<std::string>()))
-        errors.push_back(at + ": missing " + key.get<std::string>());
-  if (schema.contains("properties") && v.is_object())
-    for (const auto& [key, sub] : schema["properties"].items())
-      if (v.contains(key)) check(sub, v[key], at + "/" + key, errors);
-  if (schema.contains("items") && v.is_array())
-    for (std::size_t i = 0; i < v.size(); ++i)
-      check(schema["items"], v[i], at + "/" + std::to_string(i), errors);
-}
+using testing_schema::check;
 
 TEST(MemoryReportSchema, EveryExampleConforms) {
   const auto schema = read_json_file(std::string(SHARDSIM_SOURCE_DIR) +

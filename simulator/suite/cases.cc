@@ -1,0 +1,391 @@
+// Reading the published cases into scenarios. Every modelling choice made for a source is written
+// next to its scenario builder, with the reason; the same text is in README "Validation against
+// published runs".
+#include "simulator/suite/cases.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "simulator/suite/csv.h"
+
+namespace shardsim::suite {
+namespace {
+
+constexpr std::string_view kVtrainFile = "published/vtrain-ground-truth-single.csv";
+constexpr std::string_view kKorthikantiFile = "published/korthikanti2022-table5.csv";
+constexpr std::string_view kMcoreFile = "published/mcore2024-h100-weak-scaling.csv";
+constexpr std::string_view kMosaicFile = "published/mosaicml-mpt-a100.csv";
+constexpr std::string_view kMemoryFile = "published/memory-closed-form.csv";
+
+struct GroupInfo {
+  Group group;
+  const char* name;
+  const char* source;
+};
+constexpr GroupInfo kGroupInfo[] = {
+    {Group::kVtrain, "vtrain",
+     "vTrain (Bang et al., MICRO 2024): 1,440 measured Megatron-DeepSpeed iterations on one "
+     "8x A100 node (step seconds)"},
+    {Group::kKorthikanti, "korthikanti",
+     "Korthikanti et al. 2022 Tables 3/5: GPT 22B-1T on A100, full vs SP + selective "
+     "recomputation (iteration seconds)"},
+    {Group::kMcore, "mcore",
+     "Megatron-Core 2024 weak scaling on H100, 1.7B-462B (model TFLOP/s per GPU)"},
+    {Group::kMosaicml, "mosaicml",
+     "MosaicML llm-foundry MPT on FSDP (ZeRO-3), A100 80GB (tokens/s)"},
+    {Group::kMemory, "memory",
+     "closed forms: ZeRO paper Fig. 1 / Tables 1-2, DeepSpeed estimator docs, Megatron "
+     "distributed optimizer, Korthikanti Table 2 activations"}};
+
+// vTrain (Bang et al., MICRO 2024): Megatron-DeepSpeed GPT on one A100 node. The data give the
+// shape and the parallel degrees; the rest is Megatron's GPT as the vTrain project ran it:
+// - FFN 4h with GeLU, LayerNorm, learned positions, tied input/output embeddings, biases, and
+//   dropout: vTrain's configs name no dropout setting, so Megatron's default (hidden and
+//   attention dropout 0.1) is assumed.
+// - Vocabulary 50257 (GPT-2 BPE), which Megatron pads to a multiple of 128 x TP
+//   (make-vocab-size-divisible-by 128); shardsim applies the same padding (model/params.h).
+// - fp16 mixed precision with Adam, full activation recomputation (vTrain's use_checkpoint), no
+//   flash attention, 1F1B, ZeRO 0, no sequence parallelism.
+// - Gradient bucketing off (use_gradient_bucket: false): one all-reduce of the whole gradient
+//   after the backward pass, not overlapped (single_gradient_bucket, overlap_grad_reduce false).
+// - A100 SXM 80GB: the data do not say 40 or 80 GB; both have the same peak FLOP/s, and the
+//   80 GB part's HBM is faster (2.0 vs 1.6 TB/s). One node whose size is the row's GPU count.
+nlohmann::json vtrain_scenario(const CsvTable& t, std::size_t r) {
+  const int hidden = t.integer(r, "hidden size");
+  return {{"name", fmt::format("vtrain-row-{}", r)},
+          {"model",
+           {{"layers", t.integer(r, "# layers")},
+            {"hidden", hidden},
+            {"heads", t.integer(r, "attention heads")},
+            {"ffn_hidden", 4 * hidden},
+            {"vocab", 50257},
+            {"ffn_type", "gelu"},
+            {"norm", "layernorm"},
+            {"position", "learned"},
+            {"tied_embeddings", true},
+            {"bias", true},
+            {"dropout", true}}},
+          {"training",
+           {{"seq_len", t.integer(r, "sequence length")},
+            {"global_batch", t.integer(r, "global batch")},
+            {"micro_batch", t.integer(r, "micro batch")},
+            {"precision", "fp16"},
+            {"optimizer", "adam"},
+            {"recompute", "full"},
+            {"flash_attention", false}}},
+          {"parallel",
+           {{"tp", t.integer(r, "tensor parallelism")},
+            {"pp", t.integer(r, "pipeline parallelism")},
+            {"dp", t.integer(r, "data parallelism")},
+            {"sp", false},
+            {"zero", 0},
+            {"schedule", "1f1b"},
+            {"overlap_grad_reduce", false}}},
+          {"cluster",
+           {{"gpu", "a100-sxm-80gb"}, {"gpus_per_node", t.integer(r, "GPUs")}, {"nodes", 1}}}};
+}
+
+std::string vtrain_description(const CsvTable& t, std::size_t r) {
+  return fmt::format("{} GPUs TP{} DP{} PP{}, h{} L{}, mb{} gb{}", t.integer(r, "GPUs"),
+                     t.integer(r, "tensor parallelism"), t.integer(r, "data parallelism"),
+                     t.integer(r, "pipeline parallelism"), t.integer(r, "hidden size"),
+                     t.integer(r, "# layers"), t.integer(r, "micro batch"),
+                     t.integer(r, "global batch"));
+}
+
+// Megatron-Core 2024 weak scaling on H100 (Megatron-LM README table): GPT with FFN 4h, untied
+// embeddings, vocabulary 131072, sequence 4096, BF16, with the overlap flags the README names
+// (gradient reduce, parameter gather and TP communication overlapped; the first two are
+// shardsim's defaults). Not stated by the source, chosen as the shipped example
+// mcore-177b-2304xh100 does: rotary positions, no biases, micro-batch 1, no recomputation,
+// sequence parallelism with TP > 1, the distributed optimizer (ZeRO-1), 1F1B.
+nlohmann::json mcore_scenario(const CsvTable& t, std::size_t r) {
+  const int tp = t.integer(r, "tp");
+  return {{"name", t.field(r, "id")},
+          {"model",
+           {{"layers", t.integer(r, "layers")},
+            {"hidden", t.integer(r, "hidden")},
+            {"heads", t.integer(r, "heads")},
+            {"vocab", 131072},
+            {"ffn_type", "gelu"},
+            {"tied_embeddings", false},
+            {"position", "rope"},
+            {"bias", false}}},
+          {"training",
+           {{"seq_len", 4096},
+            {"global_batch", t.integer(r, "global_batch")},
+            {"micro_batch", 1},
+            {"precision", "bf16"},
+            {"recompute", "none"}}},
+          {"parallel",
+           {{"tp", tp},
+            {"sp", tp > 1},
+            {"pp", t.integer(r, "pp")},
+            {"dp", t.integer(r, "dp")},
+            {"zero", 1},
+            {"overlap_tp_comm", tp > 1}}},
+          {"cluster", {{"gpu", "h100-sxm"}}}};
+}
+
+// MosaicML llm-foundry MPT on FSDP FULL_SHARD (ZeRO-3) over A100 80GB nodes of 8. The model as
+// the published parameter counts require (see the data file's header): GeLU MLP of 4h, LayerNorm,
+// learned positions of seq_len rows, biases, tied embeddings, vocabulary 50368; flash attention;
+// BF16 (both "bf16" and "amp_bf16" compute in BF16; the gradient and master-weight dtypes FSDP
+// keeps are not modelled apart); activation checkpointing = full recomputation. The network is
+// the A100 preset's DGX A100 default (8 x 200 Gb/s per node, the same line rate as MosaicML's
+// 1600 Gb/s RoCE).
+nlohmann::json mosaicml_scenario(const CsvTable& t, std::size_t r) {
+  const int gpus = t.integer(r, "gpus");
+  return {{"name", t.field(r, "id")},
+          {"model",
+           {{"layers", t.integer(r, "layers")},
+            {"hidden", t.integer(r, "hidden")},
+            {"heads", t.integer(r, "heads")},
+            {"vocab", 50368},
+            {"ffn_type", "gelu"},
+            {"norm", "layernorm"},
+            {"position", "learned"},
+            {"tied_embeddings", true},
+            {"bias", true}}},
+          {"training",
+           {{"seq_len", t.integer(r, "seq_len")},
+            {"global_batch", t.integer(r, "global_batch")},
+            {"micro_batch", t.integer(r, "micro_batch")},
+            {"precision", "bf16"},
+            {"recompute", t.field(r, "activation_checkpointing") == "yes" ? "full" : "none"},
+            {"flash_attention", true}}},
+          {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", gpus}, {"zero", 3}}},
+          {"cluster", {{"gpu", "a100-sxm-80gb"}, {"gpus_per_node", 8}, {"nodes", gpus / 8}}}};
+}
+
+ClosedForm closed_form(const CsvTable& t, std::size_t r) {
+  ClosedForm f;
+  f.kind = t.field(r, "kind");
+  std::string_view inputs = t.field(r, "inputs");
+  while (!inputs.empty()) {
+    const std::size_t semi = inputs.find(';');
+    const std::string_view pair = inputs.substr(0, semi);
+    const std::size_t eq = pair.find('=');
+    if (eq == std::string_view::npos)
+      throw std::logic_error(
+          fmt::format("{}:{}: input \"{}\" is not key=value", t.file, t.lines[r], pair));
+    f.inputs.emplace(std::string(pair.substr(0, eq)), std::string(pair.substr(eq + 1)));
+    inputs = semi == std::string_view::npos ? std::string_view() : inputs.substr(semi + 1);
+  }
+  const std::string& rounding = t.field(r, "rounding");
+  if (rounding == "shift20")
+    f.shift20 = true;
+  else if (rounding.starts_with("decimals:"))
+    f.decimals = std::stoi(rounding.substr(9));
+  else
+    throw std::logic_error(fmt::format("{}:{}: rounding \"{}\"", t.file, t.lines[r], rounding));
+  return f;
+}
+
+}  // namespace
+
+std::string group_name(Group g) {
+  for (const auto& i : kGroupInfo)
+    if (i.group == g) return i.name;
+  return "vtrain";
+}
+
+std::string group_source(Group g) {
+  for (const auto& i : kGroupInfo)
+    if (i.group == g) return i.source;
+  return "";
+}
+
+std::optional<Group> group_from_name(std::string_view name) {
+  for (const auto& i : kGroupInfo)
+    if (name == i.name) return i.group;
+  return std::nullopt;
+}
+
+std::vector<std::string> group_names() {
+  std::vector<std::string> out;
+  for (const auto& i : kGroupInfo) out.emplace_back(i.name);
+  return out;
+}
+
+std::string quantity_name(Quantity q) {
+  switch (q) {
+    case Quantity::kStepSeconds:
+      return "step_seconds";
+    case Quantity::kTflopsPerGpu:
+      return "model_tflops_per_gpu";
+    case Quantity::kTokensPerSecond:
+      return "tokens_per_second";
+    case Quantity::kMemory:
+      return "memory";
+  }
+  return "step_seconds";
+}
+
+bool vtrain_calibration_row(int row_index) {
+  return row_index % 2 == 0;
+}
+
+std::vector<Case> vtrain_cases() {
+  const CsvTable t = published_table(kVtrainFile, /*header_in_comment=*/true);
+  std::vector<Case> out;
+  out.reserve(t.rows.size());
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    Case c;
+    c.id = fmt::format("vtrain/row-{:04}", r);
+    c.group = Group::kVtrain;
+    c.source = "vTrain @ f8dda84 data/ground_truth_single.csv (Bang et al., MICRO 2024)";
+    c.status = "V";
+    c.quantity = Quantity::kStepSeconds;
+    c.unit = "s";
+    c.published = t.number(r, "iteration time (ms)") / 1e3;
+    c.file = std::string(kVtrainFile);
+    c.row_index = int(r);
+    c.description = vtrain_description(t, r);
+    c.calibration_subset = vtrain_calibration_row(int(r));
+    c.scenario = vtrain_scenario(t, r);
+    c.single_gradient_bucket = true;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+nlohmann::json korthikanti_scenario(const KorthikantiConfig& k, std::string_view recompute) {
+  // Korthikanti et al. 2022 sec. 5: GPT (GeLU MLP of 4h, LayerNorm, learned positions, biases,
+  // dropout, tied embeddings), vocabulary 51200, sequence 2048, DP 1, no flash attention (2022);
+  // "selective" runs with sequence parallelism. Selene's DGX A100 nodes of 8 GPUs.
+  return {
+      {"model",
+       {{"layers", k.layers},
+        {"hidden", k.hidden},
+        {"heads", k.heads},
+        {"vocab", 51200},
+        {"bias", true},
+        {"dropout", true},
+        {"tied_embeddings", true}}},
+      {"training",
+       {{"seq_len", 2048},
+        {"global_batch", k.global_batch},
+        {"micro_batch", k.micro_batch},
+        {"recompute", recompute},
+        {"flash_attention", false}}},
+      {"parallel", {{"tp", k.tp}, {"sp", recompute == "selective"}, {"pp", k.pp}}},
+      {"cluster", {{"gpu", "a100-sxm-80gb"}, {"gpus_per_node", 8}, {"nodes", k.tp * k.pp / 8}}}};
+}
+
+std::vector<Case> korthikanti_cases() {
+  const CsvTable t = published_table(kKorthikantiFile);
+  std::vector<Case> out;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const KorthikantiConfig k{t.integer(r, "heads"),      t.integer(r, "hidden"),
+                              t.integer(r, "layers"),     t.integer(r, "tp"),
+                              t.integer(r, "pp"),         t.integer(r, "global_batch"),
+                              t.integer(r, "micro_batch")};
+    Case c;
+    c.id = t.field(r, "id");
+    c.group = Group::kKorthikanti;
+    c.source = "Korthikanti et al. 2022 (arXiv 2205.05198) Tables 3 and 5 (KOR-03)";
+    c.status = t.field(r, "status");
+    c.quantity = Quantity::kStepSeconds;
+    c.unit = "s";
+    c.published = t.number(r, "iteration_s");
+    c.file = std::string(kKorthikantiFile);
+    c.row_index = int(r);
+    const std::string& recompute = t.field(r, "recompute");
+    c.description =
+        fmt::format("{} on {} A100, TP{} PP{}, gb{} mb{}, {}", t.field(r, "model"),
+                    t.integer(r, "gpus"), k.tp, k.pp, k.global_batch, k.micro_batch,
+                    recompute == "selective" ? "SP + selective recompute" : "full recompute");
+    c.scenario = korthikanti_scenario(k, recompute);
+    c.scenario["name"] = c.id;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<Case> mcore_cases() {
+  const CsvTable t = published_table(kMcoreFile);
+  std::vector<Case> out;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    Case c;
+    c.id = t.field(r, "id");
+    c.group = Group::kMcore;
+    c.source = "Megatron-LM README model table @ f2e5db402c (2024 weak scaling, H100)";
+    c.status = t.field(r, "status");
+    c.quantity = Quantity::kTflopsPerGpu;
+    c.unit = "TFLOP/s per GPU";
+    c.published = t.number(r, "tflops_per_gpu");
+    c.file = std::string(kMcoreFile);
+    c.row_index = int(r);
+    c.description = fmt::format("{} on {} H100, TP{} PP{} DP{}, gb{}", t.field(r, "size"),
+                                t.integer(r, "gpus"), t.integer(r, "tp"), t.integer(r, "pp"),
+                                t.integer(r, "dp"), t.integer(r, "global_batch"));
+    c.scenario = mcore_scenario(t, r);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<Case> mosaicml_cases() {
+  const CsvTable t = published_table(kMosaicFile);
+  std::vector<Case> out;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    Case c;
+    c.id = t.field(r, "id");
+    c.group = Group::kMosaicml;
+    c.source = "mosaicml/llm-foundry scripts/train/benchmarking/README.md";
+    c.status = t.field(r, "status");
+    c.quantity = Quantity::kTokensPerSecond;
+    c.unit = "tokens/s";
+    c.published = t.number(r, "tokens_per_second");
+    c.file = std::string(kMosaicFile);
+    c.row_index = int(r);
+    c.description = fmt::format(
+        "{} FSDP on {} A100, seq {}, mb{} x ga{}, {}{}", t.field(r, "model"), t.integer(r, "gpus"),
+        t.integer(r, "seq_len"), t.integer(r, "micro_batch"), t.integer(r, "grad_accum"),
+        t.field(r, "precision"), t.field(r, "activation_checkpointing") == "yes" ? ", AC" : "");
+    c.scenario = mosaicml_scenario(t, r);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<Case> memory_cases() {
+  const CsvTable t = published_table(kMemoryFile);
+  std::vector<Case> out;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    Case c;
+    c.id = t.field(r, "id");
+    c.group = Group::kMemory;
+    c.source = t.field(r, "source");
+    c.status = t.field(r, "status");
+    c.quantity = Quantity::kMemory;
+    c.unit = t.field(r, "unit");
+    c.published = t.number(r, "published");
+    c.file = std::string(kMemoryFile);
+    c.row_index = int(r);
+    c.description = t.field(r, "kind") + ": " + t.field(r, "inputs");
+    c.closed_form = closed_form(t, r);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<Case> cases_of(Group g) {
+  switch (g) {
+    case Group::kVtrain:
+      return vtrain_cases();
+    case Group::kKorthikanti:
+      return korthikanti_cases();
+    case Group::kMcore:
+      return mcore_cases();
+    case Group::kMosaicml:
+      return mosaicml_cases();
+    case Group::kMemory:
+      return memory_cases();
+  }
+  return {};
+}
+
+}  // namespace shardsim::suite

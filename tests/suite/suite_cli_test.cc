@@ -1,0 +1,78 @@
+// `shardsim suite` end to end: exit codes (0 ran, 1 --check-targets and a target missed, 2 bad
+// input), the JSON report, the CSV file and byte-identical output for the same input.
+#include <gtest/gtest.h>
+
+#include "tests/cli/cli_runner.h"
+
+namespace cli_test {
+namespace {
+
+TEST(cli_suite, MemoryGroupJsonMeetsItsTarget) {
+  const Result r = shardsim({"suite", "--group", "memory", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = parse_report(r);
+  ASSERT_EQ(j["suite"]["groups"].size(), 1u);
+  EXPECT_EQ(j["suite"]["groups"][0]["name"], "memory");
+  EXPECT_EQ(j["suite"]["groups"][0]["cases"], 133);
+  EXPECT_EQ(j["suite"]["groups"][0]["exact"], 133);
+  EXPECT_TRUE(j["suite"]["all_targets_met"].get<bool>());
+  // The memory cases are exact today (133 of 133), so --check-targets passes.
+  EXPECT_EQ(shardsim({"suite", "--group", "memory", "--check-targets"}).exit_code, 0);
+}
+
+TEST(cli_suite, CheckTargetsExitCodeFollowsTheReport) {
+  // Whatever the model's accuracy: exit 1 exactly when the JSON says a target is missed.
+  const Result r = shardsim({"suite", "--group", "korthikanti", "--json", "--check-targets"});
+  const json j = json::parse(r.out);
+  const bool met = j["suite"]["all_targets_met"].get<bool>();
+  EXPECT_EQ(r.exit_code, met ? 0 : 1) << r.err;
+  if (!met) {
+    EXPECT_TRUE(contains(r.err, "target is not met")) << r.err;
+  }
+  // Without --check-targets the suite exits 0 whatever its errors.
+  EXPECT_EQ(shardsim({"suite", "--group", "korthikanti"}).exit_code, 0);
+}
+
+TEST(cli_suite, UnknownGroupExits2NamingItAndTheKnownOnes) {
+  const Result r = shardsim({"suite", "--group", "vtrian"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has_error_line(r.err, "--group", "unknown group \"vtrian\"")) << r.err;
+  EXPECT_TRUE(contains(r.err, "did you mean \"vtrain\"")) << r.err;
+  EXPECT_TRUE(contains(r.err, "korthikanti, mcore, mosaicml, memory")) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(cli_suite, BadFlagsExit2) {
+  EXPECT_EQ(shardsim({"suite", "--mode", "fast"}).exit_code, 2);
+  EXPECT_EQ(shardsim({"suite", "--no-such-flag"}).exit_code, 2);
+  const Result r = shardsim({"suite", "--group", "memory", "-o", "/nonexistent-dir/x.txt"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "/nonexistent-dir/x.txt")) << r.err;
+}
+
+TEST(cli_suite, CsvAndOutputFiles) {
+  const fs::path csv = scratch_dir() / "mcore.csv", out = scratch_dir() / "mcore.json";
+  const Result r =
+      shardsim({"suite", "--group", "mcore", "--json", "-o", out.string(), "--csv", csv.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  const auto rows = lines_of(read_file(csv));
+  ASSERT_EQ(rows.size(), 10u);  // header + the 9 Megatron-Core rows
+  EXPECT_TRUE(rows[0].starts_with("id,group,outcome,"));
+  EXPECT_TRUE(rows[1].starts_with("\"MCORE-H100-1.7B\",mcore,evaluated,")) << rows[1];
+  const json j = json::parse(read_file(out));
+  EXPECT_FALSE(has_null(j["suite"]["cases"]));  // every case has a prediction
+}
+
+TEST(cli_suite, WholeSuiteJsonIsByteIdentical) {
+  const Result a = shardsim({"suite", "--json"});
+  const Result b = shardsim({"suite", "--json"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  const json j = json::parse(a.out);
+  EXPECT_EQ(j["suite"]["cases"].size(), 1440u + 8u + 9u + 7u + 133u);
+  EXPECT_EQ(j["suite"]["mode"], "des");
+}
+
+}  // namespace
+}  // namespace cli_test

@@ -1,0 +1,192 @@
+// The suite's data (scenarios/published/, embedded in the binary) and the cases read from it:
+// the embedded copies are the repository's files, every row becomes a case, the vTrain subset rule,
+// the scenario conventions each source needs (checked against the source's own numbers), and the
+// closed-form memory cases, exact.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "scenarios/embedded.h"
+#include "simulator/core/units.h"
+#include "simulator/model/params.h"
+#include "simulator/scenario/load.h"
+#include "simulator/suite/closed_form.h"
+#include "simulator/suite/suite.h"
+
+namespace shardsim::suite {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The binary carries exactly the files of scenarios/published, byte for byte, so `shardsim suite`
+// reads nothing from disk and nothing from ../shared.
+TEST(suite_data, EmbeddedFilesAreTheRepositoryCopies) {
+  const fs::path dir = fs::path(SHARDSIM_SOURCE_DIR) / "scenarios" / "published";
+  std::set<std::string> on_disk, embedded;
+  for (const auto& e : fs::directory_iterator(dir)) on_disk.insert(e.path().filename().string());
+  for (const auto& f : embedded_published()) {
+    ASSERT_TRUE(f.path.starts_with("published/")) << f.path;
+    const std::string name(f.path.substr(10));
+    embedded.insert(name);
+    EXPECT_EQ(std::string(f.text), slurp(dir / name)) << name;
+  }
+  EXPECT_EQ(embedded, on_disk);
+  EXPECT_TRUE(on_disk.count("vtrain-LICENSE"));  // the MIT licence travels with the vTrain data
+}
+
+// Source: vTrain @ f8dda84 data/ground_truth_single.csv, 1,440 data rows. The first and last data
+// rows (lines 14 and 1453 of the copy) as they stand in the file:
+//   2,16,8,1024,16,24,1024,1,1,2,372.160408   (2 GPUs, gb 16, mb 8, h 1024, 16 heads, 24 layers,
+//                                               seq 1024, TP 1, DP 1, PP 2, 372.160408 ms)
+//   4,64,8,1024,16,24,1024,1,4,1,474.725583
+TEST(suite_data, VtrainRowsBecomeScenarios) {
+  const auto cases = vtrain_cases();
+  ASSERT_EQ(cases.size(), 1440u);
+  const Case& first = cases.front();
+  EXPECT_EQ(first.id, "vtrain/row-0000");
+  EXPECT_DOUBLE_EQ(first.published, 0.372160408);
+  EXPECT_EQ(first.scenario["parallel"]["tp"], 1);
+  EXPECT_EQ(first.scenario["parallel"]["pp"], 2);
+  EXPECT_EQ(first.scenario["cluster"]["gpus_per_node"], 2);
+  EXPECT_EQ(first.scenario["training"]["micro_batch"], 8);
+  EXPECT_DOUBLE_EQ(cases.back().published, 0.474725583);
+  EXPECT_EQ(cases.back().scenario["parallel"]["dp"], 4);
+  for (const Case& c : cases) {
+    // Every row is consistent: GPUs = TP x DP x PP, global batch a multiple of DP x micro-batch.
+    const auto& p = c.scenario["parallel"];
+    const int gpus = c.scenario["cluster"]["gpus_per_node"];
+    EXPECT_EQ(gpus, p["tp"].get<int>() * p["dp"].get<int>() * p["pp"].get<int>()) << c.id;
+    EXPECT_EQ(c.scenario["training"]["global_batch"].get<int>() %
+                  (p["dp"].get<int>() * c.scenario["training"]["micro_batch"].get<int>()),
+              0)
+        << c.id;
+    EXPECT_GT(c.published, 0) << c.id;
+  }
+}
+
+// The one subset rule: even 0-based data rows calibrate, odd rows are held out; 720 each.
+TEST(suite_data, VtrainCalibrationSubsetIsTheEvenRows) {
+  EXPECT_TRUE(vtrain_calibration_row(0));
+  EXPECT_FALSE(vtrain_calibration_row(1));
+  EXPECT_TRUE(vtrain_calibration_row(1438));
+  int calibration = 0;
+  for (const Case& c : vtrain_cases()) {
+    ASSERT_TRUE(c.calibration_subset.has_value()) << c.id;
+    EXPECT_EQ(*c.calibration_subset, c.row_index % 2 == 0) << c.id;
+    calibration += *c.calibration_subset ? 1 : 0;
+  }
+  EXPECT_EQ(calibration, 720);
+}
+
+// Gradient bucketing off: the bucket holds the whole gradient. Row 0 (h 1024, 24 layers, seq
+// 1024, TP 1): the vocabulary 50257 pads to 50304 (a multiple of 128 x TP, Megatron's rule).
+//   per layer 12h^2 + 13h = 12,582,912 + 13,312 = 12,596,224 (QKV, projection, MLP weights 12h^2;
+//     biases 9h; two LayerNorms 4h)                            x 24 = 302,309,376
+//   word embedding 50304 x 1024 = 51,511,296; positions 1024 x 1024 = 1,048,576; final norm 2,048
+//   total 354,871,296 parameters x 2 bytes (fp16 gradients) = 709,742,592 bytes.
+TEST(suite_data, VtrainBucketIsTheWholeGradient) {
+  const Scenario s = scenario_from_json(vtrain_cases().front().scenario, "");
+  EXPECT_DOUBLE_EQ(single_bucket_bytes(s), 709742592.0);
+}
+
+TEST(suite_data, EveryGroupHasItsPublishedRows) {
+  // Korthikanti Table 5: 4 models x {full, SP + selective}; Megatron-Core: the 9-row table;
+  // MosaicML: MPT-A1..A7; memory: ZERO-01 4 + ZERO-02 54 + ZERO-03 20 + DS-01 16 + DS-02 3 +
+  // DS-03 2 + MEGATRON-DISTOPT 4 + KOR-01 24 per-layer and 6 first-stage values = 133.
+  EXPECT_EQ(korthikanti_cases().size(), 8u);
+  EXPECT_EQ(mcore_cases().size(), 9u);
+  EXPECT_EQ(mosaicml_cases().size(), 7u);
+  EXPECT_EQ(memory_cases().size(), 133u);
+  std::set<std::string> ids;
+  for (Group g : kAllGroups)
+    for (const Case& c : cases_of(g)) {
+      EXPECT_TRUE(ids.insert(c.id).second) << "duplicate id " << c.id;
+      EXPECT_FALSE(c.source.empty()) << c.id;
+      EXPECT_FALSE(c.status.empty()) << c.id;
+    }
+}
+
+// The MPT benchmark models as the scenarios write them reproduce the parameter counts llm-foundry
+// publishes (published/README 6.10). Per layer 12h^2 weights + 9h linear biases + 4h for two
+// LayerNorms (weight and bias) = 12h^2 + 13h; tied embeddings; learned positions of seq rows.
+//   MPT-A7 (125m: d 768, 12 layers, seq 2048): 12 x (7,077,888 + 9,984) = 85,054,464
+//     + word embedding 50368 x 768 = 38,682,624 + positions 2048 x 768 = 1,572,864
+//     + final LayerNorm 1,536 = 125,311,488.
+//   MPT-A5 (7b: d 4096, 32 layers, seq 65536): 32 x (201,326,592 + 53,248) = 6,444,154,880
+//     + 50368 x 4096 = 206,307,328 + 65536 x 4096 = 268,435,456 + 8,192 = 6,918,905,856.
+TEST(suite_data, MptModelsReproduceThePublishedParameterCounts) {
+  for (const Case& c : mosaicml_cases()) {
+    if (c.id != "MPT-A5" && c.id != "MPT-A7") continue;
+    const Scenario s = scenario_from_json(c.scenario, "");
+    const double expected = c.id == "MPT-A5" ? 6918905856.0 : 125311488.0;
+    EXPECT_DOUBLE_EQ(count_parameters(s.model, s.training.seq_len).total, expected) << c.id;
+  }
+}
+
+// Every closed-form memory case, as the source printed it, equals the published value.
+TEST(suite_memory, EveryClosedFormCaseIsExact) {
+  for (const Case& c : memory_cases()) {
+    const CaseResult r = evaluate_case(c, Mode::kDes);
+    ASSERT_TRUE(r.exact.has_value()) << c.id;
+    EXPECT_TRUE(*r.exact) << c.id << ": " << r.predicted << " " << c.unit << ", published "
+                          << c.published;
+    EXPECT_EQ(r.abs_pct_error, 0) << c.id;
+  }
+}
+
+const Case& memory_case(const std::vector<Case>& cases, const std::string& id) {
+  for (const Case& c : cases)
+    if (c.id == id) return c;
+  throw std::logic_error("no memory case " + id);
+}
+
+// A few of them by hand, unrounded (the closed forms behind the printed values):
+TEST(suite_memory, HandDerivedValues) {
+  const auto cases = memory_cases();
+  auto value = [&](const std::string& id) {
+    const Case& c = memory_case(cases, id);
+    return closed_form_value(c.closed_form, c.unit);
+  };
+  // ZeRO P_os+g, psi 7.5e9, N_d 4: 2 psi + 14 psi / 4 = 15e9 + 26.25e9 = 41.25 GB.
+  EXPECT_DOUBLE_EQ(value("ZERO-02/7.5B/Nd=4/Pos+g"), 41.25);
+  // ZeRO Figure 1, P_os: 4 x 7.5 + 12 x 7.5 / 64 = 31.40625 GB (printed 31.4).
+  EXPECT_DOUBLE_EQ(value("ZERO-01/Pos"), 31.40625);
+  // ZERO-03, MP 1, P_os: 32e9 / (4 + 12/64) = 32e9 / 4.1875 = 7.6418e9 parameters (printed 7.64).
+  EXPECT_DOUBLE_EQ(value("ZERO-03/MP=1/Pos"), 32.0 / 4.1875);
+  // DS-02 case 3 (offload optimizer, 4 GPUs): 4 LL + 2P/4 = 131.6e6 + 368.835e6 = 500.435e6 B
+  // = 477.25 MiB, printed 477 (bytes >> 20).
+  EXPECT_DOUBLE_EQ(value("DS-02/case3_offload_opt"), 500.435e6 / kMiB);
+  // DS-03: Adam states 12 B x 1.5e9 = 18 GB; ZeRO-1 over 8: 2.25 GB.
+  EXPECT_DOUBLE_EQ(value("DS-03/adam_states"), 18);
+  EXPECT_DOUBLE_EQ(value("DS-03/zero1_dp8"), 2.25);
+  // Megatron distributed optimizer, bf16 params + fp32 grads, d = 8: 6 + 12/8 = 7.5 B/param.
+  EXPECT_DOUBLE_EQ(value("MEGATRON-DISTOPT/bf16_fp32grads/distributed_d8"), 7.5);
+  // KOR-01 175B, TP + SP + selective: 34 sbh / t = 34 x 2048 x 12288 / 8 = 106,954,752 B
+  // = 0.099609375 GiB (printed 0.0996).
+  EXPECT_DOUBLE_EQ(value("KOR-01/175B/tp_sp_selective"), 106954752.0 / kGiB);
+  // KOR-01 175B first stage, no recomputation: 96 layers x s b h (34 + 5as/h) = 96 x 25,165,824 x
+  // 114 B = 275,414,777,856 B = 256.5 GiB.
+  EXPECT_DOUBLE_EQ(value("KOR-01/175B/first_stage/none"), 256.5);
+}
+
+TEST(suite_memory, PrintedRounding) {
+  ClosedForm f;
+  f.decimals = 1;
+  EXPECT_DOUBLE_EQ(as_printed(31.40625, f), 31.4);
+  EXPECT_DOUBLE_EQ(as_printed(1.875, f), 1.9);  // half away from zero, as the figure prints 1.9
+  f.shift20 = true;
+  EXPECT_DOUBLE_EQ(as_printed(477.25, f), 477);  // integer bytes >> 20
+}
+
+}  // namespace
+}  // namespace shardsim::suite

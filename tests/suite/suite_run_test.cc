@@ -1,0 +1,202 @@
+// The whole suite run through evaluate: every group's numbers are finite, cases that cannot run are
+// reported with their reason, the report is deterministic and follows its schema, and loose
+// regression bounds hold on the prediction groups.
+//
+// About the bounds: the targets are issue 9's (vTrain MAPE <= 8 % and no row > 25 %; each
+// Korthikanti Table 5, Megatron-Core H100 and MosaicML row within +-10 %). Today's uncalibrated
+// presets miss them by far; the bounds below sit a few points above the figures measured on
+// 2026-11-23 (DES, datasheet presets, before the fitted profiles and the host-dispatch model of
+// issue 9 landed), so they catch a model that gets worse and pass any change that improves it.
+// Whoever improves a group should tighten its bound to the new figures.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "reports/suite_report.h"
+#include "simulator/scenario/load.h"
+#include "tests/common/json_schema_check.h"
+
+namespace shardsim::suite {
+namespace {
+
+// One DES run of every group, shared by the tests (about a second).
+const SuiteResult& des_result() {
+  static const SuiteResult r = run_suite({{}, Mode::kDes});
+  return r;
+}
+
+const GroupSummary& group(const SuiteResult& r, Group g) {
+  for (const auto& s : r.groups)
+    if (s.group == g) return s;
+  throw std::logic_error("group not run");
+}
+
+void print(const GroupSummary& g) {
+  std::printf("%-12s %5d cases, %5d evaluated: MAPE %6.2f %%, max %6.2f %% (%s)\n",
+              group_name(g.group).c_str(), g.cases, g.all.count, g.all.mape, g.all.max_abs,
+              g.all.worst.c_str());
+}
+
+TEST(suite_run, EveryGroupRunsWithFiniteNumbers) {
+  const SuiteResult& r = des_result();
+  ASSERT_EQ(r.groups.size(), std::size(kAllGroups));
+  for (const CaseResult& c : r.cases) {
+    if (c.outcome != Outcome::kEvaluated) {
+      // Never dropped silently: a case that is not evaluated says why.
+      EXPECT_FALSE(c.reason.empty()) << c.c.id;
+      continue;
+    }
+    EXPECT_TRUE(std::isfinite(c.predicted) && c.predicted > 0) << c.c.id;
+    EXPECT_TRUE(std::isfinite(c.signed_pct_error)) << c.c.id;
+    EXPECT_DOUBLE_EQ(c.abs_pct_error, std::abs(c.signed_pct_error)) << c.c.id;
+  }
+  for (const GroupSummary& g : r.groups) {
+    print(g);
+    EXPECT_TRUE(std::isfinite(g.all.mape) && std::isfinite(g.all.max_abs));
+    EXPECT_EQ(g.all.count + g.not_evaluated, g.cases);
+    EXPECT_LE(g.all.mape, g.all.max_abs);
+    // Today every case of every group is representable and fits in memory.
+    EXPECT_EQ(g.not_evaluated, 0) << group_name(g.group);
+  }
+}
+
+// Target: exact. Measured: 133 of 133 exact.
+TEST(suite_run, MemoryGroupIsExact) {
+  const GroupSummary& g = group(des_result(), Group::kMemory);
+  EXPECT_EQ(g.exact, g.cases);
+  EXPECT_EQ(g.all.max_abs, 0);
+  EXPECT_TRUE(g.met);
+}
+
+// Target: MAPE <= 8 % and no row > 25 %. Measured (DES): MAPE 38.4 %, max 83.3 % (row 1095: 8 GPUs,
+// TP 8, h 1024, 24 layers, micro-batch 1: 1.95 s measured, 0.33 s predicted); 1,437 of 1,440 rows
+// predicted too fast, median -34.9 %; calibration subset 38.2 %, held out 38.6 %.
+TEST(suite_run, VtrainWithinRegressionBounds) {
+  const GroupSummary& g = group(des_result(), Group::kVtrain);
+  ASSERT_TRUE(g.calibration && g.held_out);
+  EXPECT_EQ(g.calibration->count + g.held_out->count, g.all.count);
+  std::printf("vtrain: calibration subset MAPE %.2f %%, held out MAPE %.2f %% (max %.2f %%)\n",
+              g.calibration->mape, g.held_out->mape, g.held_out->max_abs);
+  EXPECT_LE(g.all.mape, 42.0);
+  EXPECT_LE(g.held_out->mape, 42.0);
+  EXPECT_LE(g.all.max_abs, 88.0);
+}
+
+// Target: each row within +-10 %. Measured (DES): MAPE 11.0 %, max 19.1 % (22B, SP + selective:
+// 1.10 s published, 0.89 s predicted); all 8 rows too fast, -6.8 to -19.1 %.
+TEST(suite_run, KorthikantiWithinRegressionBounds) {
+  const GroupSummary& g = group(des_result(), Group::kKorthikanti);
+  EXPECT_LE(g.all.mape, 15.0);
+  EXPECT_LE(g.all.max_abs, 25.0);
+}
+
+// Target: each row within +-10 %. Measured (DES): MAPE 29.2 %, max 53.4 % (1.7B on 48 H100:
+// 408.8 TFLOP/s published, 627 predicted); every row too fast, +10.1 to +53.4 %.
+TEST(suite_run, McoreWithinRegressionBounds) {
+  const GroupSummary& g = group(des_result(), Group::kMcore);
+  EXPECT_LE(g.all.mape, 34.0);
+  EXPECT_LE(g.all.max_abs, 60.0);
+}
+
+// Target: each row within +-10 %. Measured (DES): MAPE 30.7 %, max 55.0 % (MPT-A5, 7B at sequence
+// 65536: 8,108 tokens/s published, 12,569 predicted); every row too fast, +13.5 to +55.0 %.
+TEST(suite_run, MosaicmlWithinRegressionBounds) {
+  const GroupSummary& g = group(des_result(), Group::kMosaicml);
+  EXPECT_LE(g.all.mape, 35.0);
+  EXPECT_LE(g.all.max_abs, 60.0);
+}
+
+// The analytic model runs every case too. Measured: group MAPEs within 1.5 points of the DES's
+// (vTrain 38.3, Korthikanti 9.5, Megatron-Core 29.7, MosaicML 30.8 %); the README documents the
+// two modes agreeing within 5 % on the shipped examples.
+TEST(suite_run, AnalyticModeRunsEveryCase) {
+  const SuiteResult a = run_suite({{}, Mode::kAnalytic});
+  const SuiteResult& d = des_result();
+  ASSERT_EQ(a.cases.size(), d.cases.size());
+  for (std::size_t i = 0; i < a.groups.size(); ++i) {
+    EXPECT_EQ(a.groups[i].not_evaluated, 0);
+    EXPECT_NEAR(a.groups[i].all.mape, d.groups[i].all.mape, 5.0) << group_name(a.groups[i].group);
+  }
+}
+
+TEST(suite_run, ChosenGroupsOnlyInTheOrderGiven) {
+  const SuiteResult r = run_suite({{Group::kMosaicml, Group::kKorthikanti}, Mode::kDes});
+  ASSERT_EQ(r.groups.size(), 2u);
+  EXPECT_EQ(r.groups[0].group, Group::kMosaicml);
+  EXPECT_EQ(r.cases.size(), 7u + 8u);
+  EXPECT_EQ(r.cases.front().c.id, "MPT-A1");
+}
+
+// A case that cannot run is a result with its reason, counted against the group's target.
+TEST(suite_run, InfeasibleAndRejectedCasesKeepTheirReason) {
+  Case c = korthikanti_cases().front();  // 22B, TP 8 on 8 GPUs
+  c.scenario["parallel"]["tp"] = 1;      // all 22B on one GPU: does not fit in 80 GB
+  c.scenario["cluster"]["gpus_per_node"] = 1;
+  c.scenario["cluster"]["nodes"] = 1;
+  const CaseResult infeasible = evaluate_case(c, Mode::kDes);
+  EXPECT_EQ(infeasible.outcome, Outcome::kInfeasible);
+  EXPECT_NE(infeasible.reason.find("memory"), std::string::npos) << infeasible.reason;
+
+  c = korthikanti_cases().front();
+  c.scenario["parallel"]["tp"] = 3;  // 64 heads do not split over 3
+  const CaseResult rejected = evaluate_case(c, Mode::kDes);
+  EXPECT_EQ(rejected.outcome, Outcome::kRejected);
+  EXPECT_FALSE(rejected.reason.empty());
+
+  const GroupSummary g = summarize(Group::kKorthikanti, {&infeasible, &rejected});
+  EXPECT_EQ(g.not_evaluated, 2);
+  EXPECT_EQ(g.all.count, 0);
+  EXPECT_FALSE(g.met);
+}
+
+// Error statistics by hand: errors -5 %, +20 %, -2 % -> MAPE (5 + 20 + 2) / 3 = 9 %, max 20 %.
+TEST(suite_run, ErrorStatistics) {
+  std::vector<CaseResult> rs(3);
+  const double errors[] = {-5, 20, -2};
+  for (int i = 0; i < 3; ++i) {
+    rs[i].c.id = "case" + std::to_string(i);
+    rs[i].signed_pct_error = errors[i];
+    rs[i].abs_pct_error = std::abs(errors[i]);
+  }
+  const ErrorStats s = error_stats({&rs[0], &rs[1], &rs[2]});
+  EXPECT_EQ(s.count, 3);
+  EXPECT_DOUBLE_EQ(s.mape, 9.0);
+  EXPECT_DOUBLE_EQ(s.max_abs, 20.0);
+  EXPECT_EQ(s.worst, "case1");
+  EXPECT_EQ(s.within_10, 2);
+  // Target "each row within +-10 %": case1 breaks it.
+  rs[0].c.group = rs[1].c.group = rs[2].c.group = Group::kMcore;
+  EXPECT_FALSE(summarize(Group::kMcore, {&rs[0], &rs[1], &rs[2]}).met);
+  EXPECT_TRUE(summarize(Group::kMcore, {&rs[0], &rs[2]}).met);
+}
+
+TEST(suite_report, JsonIsDeterministicAndFollowsTheSchema) {
+  const std::string a = suite_report_json(des_result()).dump(2);
+  const std::string b = suite_report_json(run_suite({{}, Mode::kDes})).dump(2);
+  EXPECT_EQ(a, b);  // byte-identical for the same input
+  const auto schema = read_json_file(std::string(SHARDSIM_SOURCE_DIR) +
+                                     "/reports/schemas/suite-report.schema.json");
+  std::vector<std::string> errors;
+  testing_schema::check(schema, nlohmann::json::parse(a), "", errors);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+}
+
+TEST(suite_report, CsvHasOneRowPerCase) {
+  const std::string csv = suite_report_csv(des_result());
+  std::size_t lines = 0;
+  for (char ch : csv) lines += ch == '\n' ? 1 : 0;
+  EXPECT_EQ(lines, des_result().cases.size() + 1);  // header + cases
+}
+
+TEST(suite_report, TextNamesEveryGroupAndItsTarget) {
+  const std::string text = suite_report_text(des_result());
+  for (Group g : kAllGroups) {
+    EXPECT_NE(text.find("== " + group_name(g) + ":"), std::string::npos) << group_name(g);
+    EXPECT_NE(text.find(target_of(g).text), std::string::npos) << group_name(g);
+  }
+  EXPECT_NE(text.find("not fitted"), std::string::npos);  // the presets say they are not fitted
+}
+
+}  // namespace
+}  // namespace shardsim::suite
