@@ -79,6 +79,9 @@ void add_suite_options(CLI::App* cmd, shardsim::cli::SuiteArgs& a) {
   cmd->add_option("-o,--output", a.output, "write the report to FILE instead of stdout");
   cmd->add_option("--csv", a.csv, "write every case, one row each, to FILE");
   cmd->add_flag("--check-targets", a.check_targets, "exit 1 when a group misses its target");
+  cmd->add_option("--fit-framework", a.fit_framework,
+                  "fit a framework preset's host costs on the vTrain calibration rows (even "
+                  "rows) and write it to FILE, reporting the held-out rows' error");
 }
 
 // Commands of later issues: present in --help, refusing to pretend (exit 2).

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "reports/output.h"
 #include "reports/suite_report.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/strings.h"
+#include "simulator/suite/framework_fit.h"
 #include "simulator/suite/suite.h"
 
 namespace shardsim::cli {
@@ -37,7 +39,31 @@ std::vector<suite::Group> chosen_groups(const std::vector<std::string>& names) {
 
 }  // namespace
 
+int run_framework_fit(const SuiteArgs& a) {
+  const std::string name = std::filesystem::path(a.fit_framework).stem().string();
+  const Mode mode = a.mode == "analytic" ? Mode::kAnalytic : Mode::kDes;
+  const suite::FrameworkFit fit = suite::fit_framework(name, mode);
+  const std::string description =
+      "PyTorch eager mode with Megatron-LM / Megatron-DeepSpeed: every operation is issued from "
+      "Python through the dispatcher and autograd. Host seconds per operation of shardsim's op "
+      "list (a block's norm, GEMMs, attention core, activation, dropout/residual), per collective "
+      "call and per step, fitted on measured iterations (see source)";
+  write_output(a.fit_framework, suite::framework_preset_json(fit, description).dump(2) + "\n");
+  const auto& f = fit.framework;
+  std::cout << fmt::format(
+      "framework {} fitted on {} vTrain calibration rows ({} evaluations, {} mode):\n"
+      "  op_dispatch_s {:.3e}  collective_dispatch_s {:.3e}  step_overhead_s {:.3e}\n"
+      "  calibration rows MAPE {:.2f} % (before {:.2f} %), worst {:.1f} %\n"
+      "  held-out rows    MAPE {:.2f} % (before {:.2f} %), worst {:.1f} % ({})\n",
+      name, fit.calibration.count, fit.evaluations, mode_name(mode), f.op_dispatch_s,
+      f.collective_dispatch_s, f.step_overhead_s, fit.calibration.mape, fit.before_calibration.mape,
+      fit.calibration.max_abs, fit.held_out.mape, fit.before_held_out.mape, fit.held_out.max_abs,
+      fit.held_out.worst);
+  return kExitOk;
+}
+
 int run_suite(const SuiteArgs& a) {
+  if (!a.fit_framework.empty()) return run_framework_fit(a);
   suite::SuiteOptions options;
   options.groups = chosen_groups(a.groups);
   options.mode = a.mode == "analytic" ? Mode::kAnalytic : Mode::kDes;

@@ -14,6 +14,9 @@ struct SuiteArgs {
   std::string output;          // -o FILE; empty = stdout
   std::string csv;             // --csv FILE: every case, one row each
   bool check_targets = false;  // exit 1 when a group misses its target
+  // --fit-framework FILE: fit a framework preset on the vTrain calibration rows and write it to
+  // FILE (its name is FILE's stem) instead of running the suite.
+  std::string fit_framework;
 };
 
 // Exit codes: 0 the suite ran (whatever its errors), 1 --check-targets and a target not met,

@@ -104,6 +104,12 @@ double single_bucket_bytes(const Scenario& s) {
   return count_parameters(m, s.training.seq_len).total * grad_bytes;
 }
 
+Scenario case_scenario(const Case& c) {
+  Scenario s = scenario_from_json(c.scenario, "");
+  if (c.single_gradient_bucket) one_gradient_bucket(s);
+  return s;
+}
+
 CaseResult evaluate_case(const Case& c, Mode mode, EvaluateCache* cache) {
   if (c.quantity == Quantity::kMemory) return closed_form_case(c);
   CaseResult r;

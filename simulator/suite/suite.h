@@ -89,6 +89,10 @@ struct SuiteResult {
 // off): the whole model's parameters, with Megatron's padded vocabulary, times the gradient bytes.
 [[nodiscard]] double single_bucket_bytes(const Scenario& s);
 
+// A prediction case's scenario, parsed (InputError when it is not accepted), with the case's
+// gradient-bucket convention applied.
+[[nodiscard]] Scenario case_scenario(const Case& c);
+
 // One prediction case: the scenario parsed and evaluated (exposed for the tests).
 [[nodiscard]] CaseResult evaluate_case(const Case& c, Mode mode, EvaluateCache* cache = nullptr);
 

@@ -41,6 +41,41 @@ TEST(cli_simulate, JsonCarriesTimeBreakdownAndThroughput) {
   }
 }
 
+TEST(cli_simulate, ExplainListsEachEffectAgainstTheStepWithItOff) {
+  const Result r = shardsim({"simulate", kExample, "--json", "--explain"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = parse_report(r);
+  const double step = j["time"]["step_seconds"].get<double>();
+  const json& effects = j["explain"]["effects"];
+  ASSERT_EQ(effects.size(), 5u);  // scenario.h EffectSwitches
+  for (const auto& e : effects) {
+    ASSERT_TRUE(e["enabled"].get<bool>()) << e["name"];  // all on by default
+    // evaluate/explain.h: seconds = the step minus the step with this effect off.
+    EXPECT_DOUBLE_EQ(e["seconds"].get<double>(), step - e["step_seconds_without"].get<double>());
+    // ... and "off" is exactly what --set effects.NAME=false gives.
+    const std::string name = e["name"].get<std::string>();
+    const Result off =
+        shardsim({"simulate", kExample, "--json", "--set", "effects." + name + "=false"});
+    ASSERT_EQ(off.exit_code, 0) << off.err;
+    EXPECT_DOUBLE_EQ(parse_report(off)["time"]["step_seconds"].get<double>(),
+                     e["step_seconds_without"].get<double>())
+        << name;
+  }
+  EXPECT_EQ(j["explain"]["framework"]["name"], "megatron-eager");  // the default framework
+}
+
+TEST(cli_simulate, BadFrameworkInputExitsTwoNamingTheField) {
+  const Result unknown = shardsim({"simulate", kExample, "--set", "framework=pytorch-eagre"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("/framework"), std::string::npos) << unknown.err;
+  const Result negative = shardsim({"simulate", kExample, "--set", "framework.op_dispatch_s=-1"});
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_NE(negative.err.find("/framework/op_dispatch_s"), std::string::npos) << negative.err;
+  const Result effect = shardsim({"simulate", kExample, "--set", "effects.gemm_shap=false"});
+  EXPECT_EQ(effect.exit_code, 2);
+  EXPECT_NE(effect.err.find("/effects"), std::string::npos) << effect.err;
+}
+
 TEST(cli_simulate, IsDeterministic) {
   const Result a = shardsim({"simulate", "gpt3-175b-1536xa100", "--json"});
   const Result b = shardsim({"simulate", "gpt3-175b-1536xa100", "--json"});
