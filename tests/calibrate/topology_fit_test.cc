@@ -12,6 +12,7 @@
 namespace shardsim::calibrate {
 namespace {
 
+using test::kHeldoutDir;
 using test::kNcclDir;
 using test::load_log;
 
@@ -59,7 +60,7 @@ TEST(topology_fit, PolarisFitPredictsHeldOutNodeCounts) {
       fit.net.inter_node_hop_latency_us, fit.net.bandwidth_efficiency_min,
       fit.net.bandwidth_efficiency_max, fit.net.bandwidth_efficiency_half_bytes);
   std::vector<MeasuredCollective> held;
-  for (const auto& p : test::logs_in(kNcclDir / "heldout"))
+  for (const auto& p : test::logs_in(kHeldoutDir))
     for (auto& m : load_log(p)) held.push_back(std::move(m));
   ASSERT_EQ(held.size(), 2u);
   const auto errors = topology_errors(held, fit.net);

@@ -9,8 +9,8 @@
 namespace {
 
 using namespace cli_test;
-const fs::path kNccl = fs::path(SHARDSIM_TEST_DATA_DIR) / "nccl";
-const fs::path kGemm = fs::path(SHARDSIM_TEST_DATA_DIR) / "gemm";
+const fs::path kNccl = fs::path(SHARDSIM_MEASUREMENTS_DIR) / "nccl-tests";
+const fs::path kGemm = fs::path(SHARDSIM_MEASUREMENTS_DIR) / "gemm";
 
 TEST(cli_fit, LogsAndGemmCsvMakeAUsableProfile) {
   const fs::path out = scratch_dir() / "fit_polaris.json";

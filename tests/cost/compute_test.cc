@@ -1,6 +1,6 @@
 // Compute cost models (simulator/cost/compute.h): unit tests with the derivation written before
 // each assertion, then plausibility checks of the shipped presets against published GEMM
-// measurements copied into tests/data/gemm/ (each CSV keeps its source header).
+// measurements copied into scenarios/measurements/gemm/ (each CSV keeps its source header).
 #include "simulator/cost/compute.h"
 
 #include <gtest/gtest.h>
@@ -242,13 +242,13 @@ TEST(compute_cost_models, EveryModelHasAOneLineDescription) {
     EXPECT_TRUE(names.count(n)) << n;
 }
 
-// ---- Plausibility against published measurements (tests/data/gemm, source headers kept) ----
+// ---- Plausibility against published measurements (scenarios/measurements/gemm, source headers kept) ----
 
 using Row = std::map<std::string, std::string>;
 
 // Rows of a CSV whose leading '#' lines are its source header.
 std::vector<Row> read_csv(const std::string& name) {
-  std::ifstream in(std::string(SHARDSIM_TEST_DATA_DIR) + "/gemm/" + name);
+  std::ifstream in(std::string(SHARDSIM_MEASUREMENTS_DIR) + "/gemm/" + name);
   std::vector<std::string> header;
   std::vector<Row> rows;
   for (std::string line; std::getline(in, line);) {
