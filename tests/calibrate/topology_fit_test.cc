@@ -16,9 +16,9 @@ using test::kHeldoutDir;
 using test::kNcclDir;
 using test::load_log;
 
-// Start values: the dgx-a100 cluster preset (scenarios/clusters/dgx-a100.json: 300 GB/s NVLink,
-// 15 us, 200 Gb/s, 38.6 us) with the NetworkConfig defaults for hops and efficiency. Polaris
-// nodes have 4 A100s and one 200 Gb/s Slingshot NIC per GPU.
+// Start values: the dgx-a100 datasheet preset (scenarios/clusters/dgx-a100-datasheet.json: 300 GB/s
+// NVLink, 15 us, 200 Gb/s, 38.6 us) with the NetworkConfig defaults for hops and efficiency.
+// Polaris nodes have 4 A100s and one 200 Gb/s Slingshot NIC per GPU.
 NetworkConfig start_network() {
   NetworkConfig n;
   n.name = "polaris-start";
