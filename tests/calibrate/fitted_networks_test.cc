@@ -68,7 +68,7 @@ TEST(fitted_networks, DgxH100PredictsAzureH100AboveOneMiB) {
   // the smallest size, see dgx-h100-datasheet's sources), so only the bandwidth side is compared.
   // Measured here: median 1.3%, max 34.9% (the 2 MiB row, at the protocol change).
   const std::string file =
-      (fs::path(SHARDSIM_MEASUREMENTS_DIR) /
+      (std::filesystem::path(SHARDSIM_MEASUREMENTS_DIR) /
        "nccl-tests/azure-nd-a100v4-h100v5-h200v5-1node_all_reduce_8_busbw-summary.csv")
           .string();
   std::ifstream in(file);
