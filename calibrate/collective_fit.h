@@ -41,12 +41,12 @@ enum class TimeColumn {
 };
 
 // The collectives of one parsed log. Ranks: the log's "# Rank" lines, else the "_<N>.log" suffix
-// of the file name (the naming of tests/data/nccl), else hints.ranks; hints.ranks must agree
-// with the first two when given. ranks_per_node: ranks / distinct hosts when printed, else
-// min(ranks, hints.gpus_per_node). Zero-size rows (nothing to time but the launch) are skipped;
-// rows are sorted by size, a repeated size keeps its first row; the time is `column`'s. Returns an
-// error text ("FILE: ...") when the rank count is unknown, disagrees with hints.ranks, or a test
-// names no collective.
+// of the file name (the naming of scenarios/measurements/nccl-tests), else hints.ranks; hints.ranks
+// must agree with the first two when given. ranks_per_node: ranks / distinct hosts when printed,
+// else min(ranks, hints.gpus_per_node). Zero-size rows (nothing to time but the launch) are
+// skipped; rows are sorted by size, a repeated size keeps its first row; the time is `column`'s.
+// Returns an error text ("FILE: ...") when the rank count is unknown, disagrees with hints.ranks,
+// or a test names no collective.
 [[nodiscard]] std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
     const NcclTestsLog& log, const PlacementHints& hints, TimeColumn column = TimeColumn::kBest);
 

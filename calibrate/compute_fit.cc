@@ -1,6 +1,7 @@
 #include "calibrate/compute_fit.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -8,52 +9,26 @@
 #include <optional>
 #include <set>
 
+#include "calibrate/collective_tables.h"
+#include "calibrate/csv.h"
 #include "calibrate/linear_fit.h"
 #include "simulator/core/memory_kernel.h"
+#include "simulator/hardware/measured_efficiency.h"
 
 namespace shardsim::calibrate {
 namespace {
 
 constexpr double kTera = 1e12;
 
-std::vector<std::string> split_csv(std::string_view line) {
-  std::vector<std::string> out(1);
-  for (char c : line) {
-    if (c == ',')
-      out.emplace_back();
-    else if (c != '\r')
-      out.back() += c;
-  }
-  return out;
-}
-
 std::optional<std::string> canonical_dtype(const std::string& d) {
   static const std::map<std::string, std::string> kNames = {
-      {"fp32", "fp32"},    {"float32", "fp32"}, {"float", "fp32"}, {"fp16", "fp16"},
-      {"float16", "fp16"}, {"half", "fp16"},    {"bf16", "bf16"},  {"bfloat16", "bf16"},
-      {"fp8", "fp8"},      {"fp8e4m3", "fp8"},  {"fp8e5m2", "fp8"}};
+      {"fp32", "fp32"},    {"float32", "fp32"}, {"float", "fp32"},  {"fp16", "fp16"},
+      {"float16", "fp16"}, {"half", "fp16"},    {"bf16", "bf16"},   {"bfloat16", "bf16"},
+      {"fp8", "fp8"},      {"fp8e4m3", "fp8"},  {"fp8e5m2", "fp8"}, {"fp8_e4m3fn", "fp8"},
+      {"fp8_e5m2", "fp8"}};
   const auto it = kNames.find(d);
   if (it == kNames.end()) return std::nullopt;
   return it->second;
-}
-
-// Index of the first of `names` among the columns, or -1.
-int column(const std::vector<std::string>& header, std::initializer_list<const char*> names) {
-  for (const char* n : names)
-    for (std::size_t i = 0; i < header.size(); ++i)
-      if (header[i] == n) return int(i);
-  return -1;
-}
-
-std::optional<double> number(const std::string& s) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(s, &used);
-    if (used != s.size() || !std::isfinite(v)) return std::nullopt;
-    return v;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
 }
 
 // The dense peak of a canonical dtype name (0 when the profile has none).
@@ -69,10 +44,13 @@ struct Columns {
 };
 
 std::variant<Columns, std::string> find_columns(const std::vector<std::string>& h) {
-  Columns c{
-      column(h, {"m", "best_m"}),           column(h, {"n", "best_n"}), column(h, {"k", "best_k"}),
-      column(h, {"tflops", "mamf_tflops"}), column(h, {"dtype"}),       column(h, {"batch"}),
-      column(h, {"gpu", "accelerator"})};
+  Columns c{csv_column(h, {"m", "best_m"}),
+            csv_column(h, {"n", "best_n"}),
+            csv_column(h, {"k", "best_k"}),
+            csv_column(h, {"tflops", "mamf_tflops"}),
+            csv_column(h, {"dtype"}),
+            csv_column(h, {"batch"}),
+            csv_column(h, {"gpu", "accelerator"})};
   if (c.m < 0 || c.n < 0 || c.k < 0 || c.tflops < 0 || c.dtype < 0)
     return std::string(
         "needs columns m, n, k, tflops and dtype (or best_m, best_n, best_k, "
@@ -88,9 +66,9 @@ std::variant<GemmMeasurement, std::string> parse_row(const std::vector<std::stri
     return fmt::format("expected at least {} fields, got {}", need + 1, f.size());
   const auto dtype = canonical_dtype(f[c.dtype]);
   if (!dtype) return fmt::format("unknown dtype \"{}\" (fp32, fp16, bf16, fp8)", f[c.dtype]);
-  const auto m = number(f[c.m]), n = number(f[c.n]), k = number(f[c.k]);
-  const auto t = number(f[c.tflops]);
-  const auto b = c.batch >= 0 ? number(f[c.batch]) : std::optional<double>(1);
+  const auto m = parse_number(f[c.m]), n = parse_number(f[c.n]), k = parse_number(f[c.k]);
+  const auto t = parse_number(f[c.tflops]);
+  const auto b = c.batch >= 0 ? parse_number(f[c.batch]) : std::optional<double>(1);
   if (!m || !n || !k || !t || !b || *m < 1 || *n < 1 || *k < 1 || *t <= 0 || *b < 1)
     return std::string("m, n, k, batch must be numbers >= 1 and tflops > 0");
   return GemmMeasurement{*dtype, *m * *b, *n, *k, *t * kTera, 0};
@@ -104,14 +82,7 @@ std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(std::stri
   std::vector<GemmMeasurement> out;
   std::optional<Columns> cols;
   std::set<std::string> devices;
-  int line_no = 0;
-  for (std::size_t pos = 0; pos <= text.size();) {
-    const std::size_t end = std::min(text.find('\n', pos), text.size());
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (line.empty() || line.front() == '#' || line == "\r") continue;
-    const auto fields = split_csv(line);
+  for (const auto& [line_no, fields] : csv_lines(text)) {
     if (!cols) {
       auto c = find_columns(fields);
       if (auto* e = std::get_if<std::string>(&c))
@@ -120,7 +91,7 @@ std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(std::stri
       continue;
     }
     if (cols->device >= 0 && int(fields.size()) > cols->device) {
-      if (!device.empty() && fields[cols->device].find(device) == std::string::npos) continue;
+      if (!device_matches(fields[cols->device], device)) continue;
       devices.insert(fields[cols->device]);
     }
     auto row = parse_row(fields, *cols);
@@ -131,9 +102,9 @@ std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(std::stri
   }
   if (devices.size() > 1)
     return fmt::format(
-        "{}: rows of {} devices; choose one with --gemm-device (a part of its "
-        "name)",
-        file, devices.size());
+        "{}: rows of {} devices ({}); choose one with --device (a part of its name, or "
+        "several parts separated by '|')",
+        file, devices.size(), fmt::join(devices, "; "));
   if (out.empty())
     return fmt::format("{}: no GEMM rows{}", file,
                        device.empty() ? "" : " for device \"" + device + "\"");
@@ -153,6 +124,22 @@ std::variant<std::vector<GemmPoint>, std::string> gemm_points(
           "(wrong --base or --gemm-device?)",
           file, r.line, r.flops_per_second / kTera, r.dtype, p / kTera);
     out.push_back({r.dtype, r.m, r.n, r.k, eff});
+  }
+  return out;
+}
+
+std::vector<double> gemm_leave_one_out_pct(const std::vector<GemmPoint>& points) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    ComputeModel others;
+    for (std::size_t j = 0; j < points.size(); ++j)
+      if (j != i && points[j].dtype == points[i].dtype) others.gemm_points.push_back(points[j]);
+    if (others.gemm_points.empty()) continue;
+    const auto& p = points[i];
+    const auto dtype = dtype_from_name(p.dtype);
+    if (!dtype) continue;
+    const double predicted = *measured_gemm_efficiency(others, p.m, p.n, p.k, *dtype);
+    out.push_back(std::abs(predicted - p.efficiency) / p.efficiency * 100);
   }
   return out;
 }

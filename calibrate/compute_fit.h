@@ -36,6 +36,11 @@ struct GemmMeasurement {
 [[nodiscard]] std::variant<std::vector<GemmPoint>, std::string> gemm_points(
     const std::vector<GemmMeasurement>& rows, const PeakFlops& peak, const std::string& file);
 
+// Leave-one-out check of the measured GEMM model (simulator/hardware/measured_efficiency.h):
+// each point predicted from the other points of its dtype; returns |predicted - measured| /
+// measured in percent, one entry per point whose dtype has at least 2 points (table order).
+[[nodiscard]] std::vector<double> gemm_leave_one_out_pct(const std::vector<GemmPoint>& points);
+
 // Fits of one samples document's non-collective items.
 struct DeviceFits {
   std::vector<GemmMeasurement> gemms;                 // kind gemm

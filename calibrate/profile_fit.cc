@@ -112,7 +112,10 @@ void fit_compute(const DeviceFits& d, bool cpu, GpuProfile& g) {
       g.compute.memory_bound_efficiency = d.memory_bound_efficiency;
   }
   if (d.launch_overhead_s > 0) g.compute.launch_overhead_s = d.launch_overhead_s;
-  if (d.copy_bytes_per_second > 0) g.pcie_bytes_per_second = d.copy_bytes_per_second;
+  // The model's copy time is bytes / (pcie x kPcieCopyEfficiency) (simulator/cost/collective.h):
+  // the link rate that reproduces the best measured copy.
+  if (d.copy_bytes_per_second > 0)
+    g.pcie_bytes_per_second = d.copy_bytes_per_second / kPcieCopyEfficiency;
 }
 
 void describe(const nlohmann::json& ctx, bool cpu, GpuProfile& g) {
@@ -123,7 +126,8 @@ void describe(const nlohmann::json& ctx, bool cpu, GpuProfile& g) {
         "The CPU of {} ({}) described as a device by `shardsim calibrate --backend cpu`: one MPI "
         "rank is one device; peak_flops_per_second (fp32 = fp16 = bf16) is the best measured "
         "sgemm FLOP/s (no tensor cores, fp8 0), hbm_bytes_per_second the best measured "
-        "memory-bound rate, host.pcie_bytes_per_second the best host memcpy rate, memory_bytes "
+        "memory-bound rate, host.pcie_bytes_per_second the best host memcpy rate / 0.8 (the "
+        "model's copy efficiency), memory_bytes "
         "the host RAM share of one rank. For testing the calibrate -> fit -> simulate loop, "
         "not for predicting GPUs.",
         host, ctx.value("cpu_model", "unknown CPU"));

@@ -22,7 +22,8 @@ struct SamplesSource {
 // (no tensor cores; fp8 0), hbm_bytes_per_second the best memory-bound rate, memory_bytes from
 // `src`; the description says so. compute.kind "measured" with one GemmPoint per GEMM item
 // (efficiency = FLOP/s / that peak), memory_bound_points, launch_overhead_s;
-// pcie_bytes_per_second the best copy rate; network: fitted collectives per (op, ranks,
+// pcie_bytes_per_second the best copy rate / kPcieCopyEfficiency (so the model's copy time
+// reproduces it); network: fitted collectives per (op, ranks,
 // ranks_per_node) plus the topology fit of the same rows. Provenance: fitted, the samples file
 // and item range, the sweep's date, fit ranges and residuals.
 // Throws std::invalid_argument naming the key when the document lacks one the fits need.

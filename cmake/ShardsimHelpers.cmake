@@ -19,6 +19,7 @@ function(shardsim_test name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE
     SHARDSIM_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
+    SHARDSIM_MEASUREMENTS_DIR="${PROJECT_SOURCE_DIR}/scenarios/measurements"
     SHARDSIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     SHARDSIM_BINARY="$<TARGET_FILE:shardsim>")
   shardsim_warnings(${name})

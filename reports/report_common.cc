@@ -17,6 +17,7 @@ nlohmann::json base_header(const Estimate& e) {
   j["tool_version"] = tool_version();
   j["build"] = build_json();
   j["profile"] = profile_summary(s.cluster.gpu);  // name, fitted, sources, note
+  j["network"] = network_summary(s.cluster.network);
   j["scenario"] = s.resolved;
   j["warnings"] = e.warnings;
   return j;

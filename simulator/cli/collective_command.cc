@@ -187,6 +187,7 @@ std::string text_report(const CollectiveArgs& a, const GpuProfile& gpu, const Ne
       " = {:.4f})\n",
       c.alg_bytes_per_second / kGB, c.bus_bytes_per_second / kGB, bus_factor_text(p.op),
       bus_factor(p.op, p.group.size));
+  if (const auto w = unfitted_network_warning(net)) t += "warning: " + *w + "\n";
   return t;
 }
 
@@ -197,6 +198,8 @@ nlohmann::json json_report(const CollectiveArgs& a, const GpuProfile& gpu, const
     alternatives.push_back(
         {{"algorithm", algorithm_name(alt.algorithm)}, {"seconds", alt.seconds}});
   const auto& c = p.chosen;
+  nlohmann::json warnings = nlohmann::json::array();
+  if (const auto w = unfitted_network_warning(net)) warnings.push_back(*w);
   return {{"schema_version", kReportSchemaVersion},
           {"tool_version", tool_version()},
           {"build", build_json()},
@@ -220,7 +223,8 @@ nlohmann::json json_report(const CollectiveArgs& a, const GpuProfile& gpu, const
             {"source", cost_source_name(c.source)},
             {"nodes", p.group.nodes()},
             {"ranks_per_node", std::min(p.group.size, p.group.ranks_per_node)},
-            {"algorithms", alternatives}}}};
+            {"algorithms", alternatives}}},
+          {"warnings", warnings}};
 }
 
 }  // namespace

@@ -10,16 +10,20 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include "calibrate/collective_fit.h"
+#include "calibrate/collective_tables.h"
 #include "calibrate/compute_fit.h"
+#include "calibrate/linear_fit.h"
 #include "calibrate/profile_fit.h"
 #include "calibrate/topology_fit.h"
 #include "reports/output.h"
+#include "simulator/cli/fit_inputs.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
@@ -30,28 +34,36 @@ namespace {
 namespace cal = shardsim::calibrate;
 using nlohmann::json;
 
-std::string read_text(const std::string& path, const std::string& flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(flag, fmt::format("cannot read \"{}\"", path));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // One fitted log in the report.
 struct LogReport {
   cal::MeasuredCollective rows;
   cal::CollectiveFit fit;
   double held_out_pct = -1;  // -1: fewer than 4 rows
+  // --table-fit-sizes ladder: the table's rows off the ladder, predicted by `fit` (percent).
+  std::vector<double> ladder_held_out_pct;
 };
+
+// "N rows off the size ladder: median x%, max y%" of a ladder-fitted table.
+std::string ladder_text(const std::vector<double>& errors) {
+  return fmt::format("{} rows off the size ladder held out: median {:.2f}%, max {:.2f}%",
+                     errors.size(), cal::median(errors), *std::ranges::max_element(errors));
+}
 
 std::vector<cal::MeasuredCollective> load_log(const std::string& path, const FitArgs& a,
                                               int gpus_per_node) {
-  const std::string text = read_text(path, "--nccl-tests");
+  const std::string text = read_input(path, "--nccl-tests");
   auto parsed = parse_nccl_tests_log(text, path);
   if (auto* e = std::get_if<NcclTestsError>(&parsed)) throw InputError("--nccl-tests", e->text());
   auto m = cal::measured_collectives(std::get<NcclTestsLog>(parsed), {a.ranks, gpus_per_node});
   if (auto* e = std::get_if<std::string>(&m)) throw InputError("--nccl-tests", *e);
+  return std::get<std::vector<cal::MeasuredCollective>>(m);
+}
+
+std::vector<cal::MeasuredCollective> load_table(const std::string& path, const FitArgs& a,
+                                                int gpus_per_node) {
+  auto m = cal::parse_collective_table(read_input(path, "--collective-table"), path,
+                                       {a.ranks, gpus_per_node}, a.device);
+  if (auto* e = std::get_if<std::string>(&m)) throw InputError("--collective-table", *e);
   return std::get<std::vector<cal::MeasuredCollective>>(m);
 }
 
@@ -75,13 +87,35 @@ void check_distinct_keys(const std::vector<cal::MeasuredCollective>& all) {
         throw InputError(
             "--nccl-tests",
             fmt::format("{} (line {}) and {} (line {}) both measure {} on {} ranks, {} per node; "
-                        "give one log per (op, ranks, ranks per node)",
+                        "give one log or table per (op, ranks, ranks per node)",
                         a.file, a.lines.front(), b.file, b.lines.front(), a.op, a.ranks,
                         a.ranks_per_node));
     }
 }
 
-NetworkConfig base_network(const GpuProfile& g) {
+// --network-base (a cluster preset or a network JSON file), else the base profile's own network,
+// else its node.network preset.
+NetworkConfig base_network(const GpuProfile& g, const std::string& network_base) {
+  if (!network_base.empty()) {
+    json j;
+    if (auto preset = find_preset(PresetKind::kCluster, network_base)) {
+      j = *preset;
+    } else {
+      if (!std::filesystem::exists(network_base))
+        throw_unknown_preset(PresetKind::kCluster, network_base, "--network-base");
+      try {
+        j = read_json_file(network_base);
+      } catch (const InputError& e) {
+        throw InputError("--network-base", e.items().front().message);
+      }
+    }
+    NetworkConfig n;
+    Diagnostics d;
+    read_network_config(j, "", d, n);
+    if (!d.empty()) throw InputError("--network-base", network_base + ": " + d.format());
+    if (n.name.empty()) n.name = network_base;
+    return n;
+  }
   if (g.network) return *g.network;
   if (g.default_network.empty()) return NetworkConfig{};
   const auto preset = find_preset(PresetKind::kCluster, g.default_network);
@@ -124,8 +158,9 @@ void check_finite(const cal::TopologyFit& t, const std::vector<cal::MeasuredColl
                                  fmt::join(files, ", ")));
 }
 
-json report_json(const std::vector<LogReport>& logs, const cal::TopologyFit* topo) {
-  json out = {{"logs", json::array()}};
+json report_json(const FitNotes& notes, const std::vector<LogReport>& logs,
+                 const cal::TopologyFit* topo) {
+  json out = {{"inputs", notes.items}, {"logs", json::array()}};
   for (const auto& l : logs) {
     json segs = json::array();
     for (const auto& s : l.fit.segments)
@@ -144,6 +179,11 @@ json report_json(const std::vector<LogReport>& logs, const cal::TopologyFit* top
                            {"held_out_median_abs_pct_error",
                             l.held_out_pct < 0 ? json(nullptr) : json(l.held_out_pct)},
                            {"segments", segs}});
+    if (!l.ladder_held_out_pct.empty())
+      out["logs"].back()["off_ladder_held_out"] = {
+          {"rows", l.ladder_held_out_pct.size()},
+          {"median_abs_pct_error", cal::median(l.ladder_held_out_pct)},
+          {"max_abs_pct_error", *std::ranges::max_element(l.ladder_held_out_pct)}};
   }
   if (topo) {
     out["topology"] = {{"residual", topo->residual}, {"logs", json::array()}};
@@ -155,14 +195,16 @@ json report_json(const std::vector<LogReport>& logs, const cal::TopologyFit* top
   return out;
 }
 
-std::string report_text(const std::vector<LogReport>& logs, const cal::TopologyFit* topo) {
-  std::string t;
+std::string report_text(const FitNotes& notes, const std::vector<LogReport>& logs,
+                        const cal::TopologyFit* topo) {
+  std::string t = notes.text;
   for (const auto& l : logs) {
     t += fmt::format(
         "{}: {} {} ranks, {} per node, {} rows, residual {:.1f}%, held-out median "
         "error {}\n",
         l.rows.file, l.rows.op, l.rows.ranks, l.rows.ranks_per_node, l.rows.bytes.size(),
         l.fit.residual * 100, l.held_out_pct < 0 ? "n/a" : fmt::format("{:.2f}%", l.held_out_pct));
+    if (!l.ladder_held_out_pct.empty()) t += "  " + ladder_text(l.ladder_held_out_pct) + "\n";
     for (const auto& s : l.fit.segments)
       t += fmt::format(
           "  {:>12g} - {:<12g} B  alpha {:9.2f} us  busbw {:8.2f} GB/s  residual "
@@ -179,43 +221,42 @@ std::string report_text(const std::vector<LogReport>& logs, const cal::TopologyF
 }
 
 void check_args(const FitArgs& a) {
-  if (a.nccl_logs.empty() && a.gemm_csvs.empty() && a.samples.empty())
-    throw InputError("", "nothing to fit: give --nccl-tests, --gemm or --samples");
-  if (a.base.empty() && a.samples.empty())
+  if (a.nccl_logs.empty() && a.collective_tables.empty() && a.gemm_csvs.empty() &&
+      a.gemm_best.empty() && a.bandwidth_csvs.empty() && a.samples.empty())
+    throw InputError("",
+                     "nothing to fit: give --nccl-tests, --collective-table, --gemm, "
+                     "--gemm-best, --hbm or --samples");
+  if (a.base.empty() && a.samples.empty() && !a.output.empty())
     throw InputError("--base",
-                     "is required without --samples (a GPU preset or profile JSON to "
-                     "update)");
+                     "is required with -o and without --samples (a GPU preset or profile JSON "
+                     "to update)");
+  if (a.base.empty() && a.network_base.empty() && !a.network_output.empty())
+    throw InputError("--network-base",
+                     "or --base is required with --network-output (the network "
+                     "the fit starts from)");
+  if (a.output.empty() && a.network_output.empty())
+    throw InputError("-o", "give -o PROFILE.json, --network-output NETWORK.json or both");
+  if (!a.network_output.empty() && a.nccl_logs.empty() && a.collective_tables.empty())
+    throw InputError("--network-output",
+                     "needs collective measurements (--nccl-tests or --collective-table)");
   if (a.ranks < 0) throw InputError("--ranks", fmt::format("must be >= 1, got {}", a.ranks));
   if (a.gpus_per_node < 0)
     throw InputError("--gpus-per-node", fmt::format("must be >= 1, got {}", a.gpus_per_node));
+  if (!a.node_network.empty() && !find_preset(PresetKind::kCluster, a.node_network))
+    throw_unknown_preset(PresetKind::kCluster, a.node_network, "--node-network");
 }
 
 void fit_samples(const FitArgs& a, GpuProfile& g) {
   for (const auto& path : a.samples) {
     json doc;
     try {
-      doc = json::parse(read_text(path, "--samples"));
+      doc = json::parse(read_input(path, "--samples"));
       g = cal::profile_from_samples(doc, g, {path, cal::samples_memory_bytes(doc)});
     } catch (const json::exception& e) {
       throw InputError("--samples", fmt::format("{}: {}", path, e.what()));
     } catch (const std::invalid_argument& e) {
       throw InputError("--samples", e.what());
     }
-  }
-}
-
-void fit_gemms(const FitArgs& a, GpuProfile& g) {
-  for (const auto& path : a.gemm_csvs) {
-    auto rows = cal::parse_gemm_csv(read_text(path, "--gemm"), path, a.gemm_device);
-    if (auto* e = std::get_if<std::string>(&rows)) throw InputError("--gemm", *e);
-    const auto& measured = std::get<std::vector<cal::GemmMeasurement>>(rows);
-    auto points = cal::gemm_points(measured, g.peak, path);
-    if (auto* e = std::get_if<std::string>(&points)) throw InputError("--gemm", *e);
-    const auto& p = std::get<std::vector<GemmPoint>>(points);
-    g.compute.kind = "measured";
-    g.compute.gemm_points.insert(g.compute.gemm_points.end(), p.begin(), p.end());
-    g.provenance.sources.push_back({path, measured.front().line, measured.back().line, "",
-                                    "GEMM efficiency points (FLOP/s / the profile's dtype peak)"});
   }
 }
 
@@ -249,7 +290,10 @@ std::string inputs_text(const FitArgs& a) {
     for (const auto& f : files) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", flag, f);
   };
   add("--nccl-tests", a.nccl_logs);
+  add("--collective-table", a.collective_tables);
   add("--gemm", a.gemm_csvs);
+  add("--gemm-best", a.gemm_best);
+  add("--hbm", a.bandwidth_csvs);
   add("--samples", a.samples);
   return out;
 }
@@ -284,64 +328,165 @@ void write_profile(const GpuProfile& g, const std::string& path) {
 // A fitted profile says so everywhere a report looks: fitted, a note naming what was fitted and
 // what kept the base's values, and a name that is not the base preset's (a report naming
 // "a100-sxm-80gb" must mean the datasheet preset).
+namespace {
+
+// "Fitted by shardsim fit (provenance says from what). <base description>", once.
+std::string fitted_description(const std::string& base) {
+  const std::string prefix = "Fitted by shardsim fit (provenance says from what). ";
+  return base.starts_with(prefix) ? base : prefix + base;
+}
+
+}  // namespace
+
 void mark_fitted(const FitArgs& a, const std::string& base_name, GpuProfile& g) {
   g.provenance.fitted = true;
-  std::string what =
-      fmt::format("{} nccl-tests log(s), {} GEMM table(s), {} calibration sample file(s)",
-                  a.nccl_logs.size(), a.gemm_csvs.size(), a.samples.size());
+  g.description = fitted_description(g.description);
+  std::string what;
+  for (const auto& [n, kind] : {std::pair{a.nccl_logs.size(), "nccl-tests log(s)"},
+                                {a.collective_tables.size(), "collective table(s)"},
+                                {a.gemm_csvs.size(), "GEMM table(s)"},
+                                {a.gemm_best.size(), "best-shape GEMM table(s)"},
+                                {a.bandwidth_csvs.size(), "bandwidth table(s)"},
+                                {a.samples.size(), "calibration sample file(s)"}})
+    if (n > 0) what += fmt::format("{}{} {}", what.empty() ? "" : ", ", n, kind);
+  if (!a.measured_on.empty())
+    what += fmt::format(
+        " measured on '{}' (efficiencies taken against its peaks and HBM "
+        "bandwidth, applied to this profile's)",
+        a.measured_on);
   g.provenance.note =
       base_name.empty() ? "fitted by shardsim fit from " + what
                         : fmt::format(
                               "fitted by shardsim fit from {} onto base profile '{}'; values these "
                               "measurements do not cover keep the base's",
                               what, base_name);
-  if (!base_name.empty() && g.name == base_name) g.name = base_name + "-fitted";
+  if (!a.name.empty())
+    g.name = a.name;
+  else if (!base_name.empty() && g.name == base_name)
+    g.name = base_name + "-fitted";
+  if (!a.node_network.empty()) g.default_network = a.node_network;
 }
+
+namespace {
+
+// The network fitted from every log and table: topology formula plus fitted collectives.
+struct NetworkFit {
+  NetworkConfig net;
+  std::vector<LogReport> logs;
+  std::optional<cal::TopologyFit> topo;
+};
+
+std::optional<NetworkFit> fit_network(const FitArgs& a, const GpuProfile& g) {
+  const int per_node = a.gpus_per_node > 0 ? a.gpus_per_node : g.default_gpus_per_node;
+  std::vector<cal::MeasuredCollective> all;
+  for (const auto& path : a.nccl_logs)
+    for (auto& m : load_log(path, a, per_node)) all.push_back(std::move(m));
+  std::map<std::size_t, cal::MeasuredCollective> held;  // index in `all` -> rows held out
+  for (const auto& path : a.collective_tables)
+    for (auto& m : load_table(path, a, per_node)) {
+      if (a.table_fit_sizes == "ladder") {
+        auto [on, off] = cal::split_on_ladder(m);
+        if (on.bytes.size() < 2)
+          throw InputError("--table-fit-sizes",
+                           fmt::format("{}: {} rows on the 2^k / 3x2^k size ladder, need 2", path,
+                                       on.bytes.size()));
+        if (!off.bytes.empty()) held.emplace(all.size(), std::move(off));
+        m = std::move(on);
+      }
+      all.push_back(std::move(m));
+    }
+  if (all.empty()) return std::nullopt;
+  check_distinct_keys(all);
+  NetworkFit out;
+  out.topo = cal::fit_topology(all, base_network(g, a.network_base));
+  check_finite(*out.topo, all);
+  NetworkConfig& net = out.net = out.topo->net;
+  // A refitted network is not the base's any more (a report naming the base network must mean
+  // the preset's values).
+  if (!a.network_name.empty())
+    net.name = a.network_name;
+  else if (net.name.empty())
+    net.name = "fitted";
+  else if (!net.name.ends_with("-fitted"))
+    net.name += "-fitted";
+  Provenance prov{true, {}, {}, {}, ""};
+  // The base's sources stay, marked: they explain the values no measurement constrains.
+  if (out.topo->net.provenance)
+    for (auto src : out.topo->net.provenance->sources) {
+      src.description = fmt::format("base '{}': {}", out.topo->net.name, src.description);
+      prov.sources.push_back(std::move(src));
+    }
+  prov.residuals["topology RMS log error"] = out.topo->residual;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& m = all[i];
+    LogReport r{
+        m, cal::fit_collective(m), m.bytes.size() >= 4 ? cal::held_out_median_pct(m) : -1.0, {}};
+    if (held.contains(i)) r.ladder_held_out_pct = cal::prediction_errors_pct(r.fit, held.at(i));
+    check_finite(r);
+    merge_fitted(net, cal::entries(r.fit));
+    const std::string name = fmt::format("{}:{}/{}x{}", m.file, m.op, m.ranks, m.ranks_per_node);
+    prov.sources.push_back({m.file, m.lines.front(), m.lines.back(), "", name});
+    prov.fit_ranges.push_back({name + " bytes", m.bytes.front(), m.bytes.back(), "bytes"});
+    prov.residuals[name] = r.fit.residual;
+    if (r.held_out_pct >= 0) prov.residuals[name + " held-out median"] = r.held_out_pct / 100;
+    if (!r.ladder_held_out_pct.empty()) {
+      prov.residuals[name + " off-ladder held-out median"] =
+          cal::median(r.ladder_held_out_pct) / 100;
+      prov.residuals[name + " off-ladder held-out max"] =
+          *std::ranges::max_element(r.ladder_held_out_pct) / 100;
+    }
+    out.logs.push_back(std::move(r));
+  }
+  prov.note = fmt::format(
+      "fitted by shardsim fit from {} collective measurement(s) onto base network '{}': "
+      "fitted_collectives for the measured (op, ranks, ranks per node), the topology formula's "
+      "parameters for every other group; values the measurements do not constrain keep the "
+      "base's",
+      all.size(), out.topo->net.name);
+  net.provenance = prov;
+  net.description = fitted_description(net.description);
+  return out;
+}
+
+// The fitted network alone, as a cluster preset; checked by reading it back.
+void write_network(const NetworkConfig& n, const std::string& path) {
+  const json j = to_json(n);
+  NetworkConfig back;
+  Diagnostics d;
+  read_network_config(j, "", d, back);
+  if (!d.empty())
+    throw std::runtime_error("the fitted network does not pass its own checks:\n" + d.format());
+  write_output(path, j.dump(2) + "\n");
+}
+
+}  // namespace
 
 int run_fit(const FitArgs& a) {
   check_args(a);
   GpuProfile g = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
   const std::string base_name = a.base.empty() ? std::string() : g.name;
+  const GpuProfile measured =
+      a.measured_on.empty() ? g : load_profile(a.measured_on, "--measured-on");
+  const MeasuredDevice on{measured, a.device};
+  FitNotes notes;
   fit_samples(a, g);
-  fit_gemms(a, g);
-  const int per_node = a.gpus_per_node > 0 ? a.gpus_per_node : g.default_gpus_per_node;
-  std::vector<LogReport> logs;
-  std::vector<cal::MeasuredCollective> all;
-  for (const auto& path : a.nccl_logs)
-    for (auto& m : load_log(path, a, per_node)) all.push_back(std::move(m));
-  check_distinct_keys(all);
-  NetworkConfig net = base_network(g);
-  std::optional<cal::TopologyFit> topo;
-  if (!all.empty()) {
-    topo = cal::fit_topology(all, net);
-    check_finite(*topo, all);
-    net = topo->net;
-    // A refitted network is not the base's any more (a report naming the base network must mean
-    // the preset's values).
-    if (net.name.empty())
-      net.name = "fitted";
-    else if (!net.name.ends_with("-fitted"))
-      net.name += "-fitted";
-    Provenance prov{true, {}, {}, {}, "fitted by shardsim fit from nccl-tests logs"};
-    for (const auto& m : all) {
-      LogReport r{m, cal::fit_collective(m),
-                  m.bytes.size() >= 4 ? cal::held_out_median_pct(m) : -1.0};
-      check_finite(r);
-      merge_fitted(net, cal::entries(r.fit));
-      const std::string name = fmt::format("{}:{}/{}x{}", m.file, m.op, m.ranks, m.ranks_per_node);
-      prov.sources.push_back({m.file, m.lines.front(), m.lines.back(), "", name});
-      prov.fit_ranges.push_back({name + " bytes", m.bytes.front(), m.bytes.back(), "bytes"});
-      prov.residuals[name] = r.fit.residual;
-      logs.push_back(std::move(r));
-    }
-    net.provenance = prov;
-    g.network = net;
-  }
+  fit_gemm_tables(a.gemm_csvs, on, g, notes);
+  fit_gemm_best(a.gemm_best, on, g, notes);
+  apply_gemm_aliases(a.gemm_aliases, g, notes);
+  fit_bandwidth_tables(a.bandwidth_csvs, on, g, notes);
+  auto network = fit_network(a, g);
+  if (network && a.network_output.empty()) g.network = network->net;
   mark_fitted(a, base_name, g);
-  check_fitted(a, g);
-  const auto* t = topo ? &*topo : nullptr;
-  std::cout << (a.json ? report_json(logs, t).dump(2) + "\n" : report_text(logs, t));
-  write_profile(g, a.output);
+  if (!a.output.empty()) check_fitted(a, g);
+  static const std::vector<LogReport> kNoLogs;
+  const auto& logs = network ? network->logs : kNoLogs;
+  const auto* t = network && network->topo ? &*network->topo : nullptr;
+  std::cout << (a.json ? report_json(notes, logs, t).dump(2) + "\n" : report_text(notes, logs, t));
+  if (!a.output.empty()) write_profile(g, a.output);
+  if (network && !a.network_output.empty()) {
+    // Named only now: a --network-base's name is the network the fit started from.
+    write_network(network->net, a.network_output);
+  }
   return kExitOk;
 }
 

@@ -56,16 +56,51 @@ void add_calibrate_options(CLI::App* cmd, shardsim::cli::CalibrateArgs& a) {
 void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {
   cmd->add_option("--nccl-tests", a.nccl_logs, "nccl-tests output (repeatable; one fabric)")
       ->allow_extra_args(false);
+  cmd->add_option("--collective-table", a.collective_tables,
+                  "collective CSV: a vTrain all-reduce table (one node, N from busbw/algbw) or a "
+                  "busbw summary (repeatable; same fabric as the logs)")
+      ->allow_extra_args(false);
+  cmd->add_option("--table-fit-sizes", a.table_fit_sizes,
+                  "all (default) or ladder: fit a collective table's rows at 2^k and 3x2^k bytes "
+                  "only and report the error on the others (held out)")
+      ->check(CLI::IsMember({"all", "ladder"}));
   cmd->add_option("--gemm", a.gemm_csvs, "GEMM CSV: m,n,k,dtype,tflops[,batch,gpu] (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--gemm-best", a.gemm_best,
+                  "best-shape GEMM table (mamf): sets compute.gemm_peak_efficiency from its bf16 "
+                  "(else fp16) row")
+      ->allow_extra_args(false);
+  cmd->add_option("--gemm-alias", a.gemm_aliases,
+                  "DST=SRC: a dtype without points takes SRC's (same tensor cores, e.g. bf16=fp16)")
+      ->allow_extra_args(false);
+  cmd->add_option(
+         "--hbm", a.bandwidth_csvs,
+         "bandwidth CSV gpu,test,value,unit: BabelStream triad -> memory_bound_efficiency, "
+         "nvbandwidth host copies -> host.pcie_bytes_per_second")
       ->allow_extra_args(false);
   cmd->add_option("--samples", a.samples, "calibration samples JSON (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--base", a.base, "GPU preset or profile JSON to update");
-  cmd->add_option("--gemm-device", a.gemm_device, "use only GEMM CSV rows whose device has this");
+  auto* device = cmd->add_option("--device", a.device,
+                                 "use only table rows whose device contains one of these "
+                                 "'|'-separated parts");
+  cmd->add_option("--gemm-device", a.device, "the same as --device")->excludes(device);
+  cmd->add_option("--measured-on", a.measured_on,
+                  "GPU preset or profile the tables were measured on, when not --base (a sibling "
+                  "part): efficiencies against its peaks and HBM bandwidth");
   cmd->add_option("--ranks", a.ranks, "rank count of the logs (checked against them)");
   cmd->add_option("--gpus-per-node", a.gpus_per_node,
                   "ranks per node when a log prints no hosts (default: the base profile's)");
-  cmd->add_option("-o,--output", a.output, "profile JSON to write")->required();
+  cmd->add_option("--name", a.name, "name of the fitted profile (default: BASE-fitted)");
+  cmd->add_option("--node-network", a.node_network,
+                  "network preset the fitted profile names as node.network");
+  cmd->add_option("--network-base", a.network_base,
+                  "network preset or JSON the collective fit starts from (default: the base "
+                  "profile's network)");
+  cmd->add_option("--network-name", a.network_name, "name of the fitted network");
+  cmd->add_option("--network-output", a.network_output,
+                  "write the fitted network as a cluster preset JSON (not embedded in -o)");
+  cmd->add_option("-o,--output", a.output, "profile JSON to write");
   cmd->add_flag("--json", a.json, "JSON fit report on stdout");
 }
 

@@ -1,7 +1,9 @@
 // Numeric formats of parameters, gradients and activations.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace shardsim {
 
@@ -39,6 +41,13 @@ enum class Dtype { kFp32, kFp16, kBf16, kFp8 };
       return "fp8";
   }
   return "fp32";
+}
+
+// Inverse of dtype_name ("fp32", "fp16", "bf16", "fp8"); nullopt for any other name.
+[[nodiscard]] inline std::optional<Dtype> dtype_from_name(std::string_view name) {
+  for (const Dtype d : {Dtype::kFp32, Dtype::kFp16, Dtype::kBf16, Dtype::kFp8})
+    if (dtype_name(d) == name) return d;
+  return std::nullopt;
 }
 
 }  // namespace shardsim

@@ -147,4 +147,27 @@ nlohmann::json profile_summary(const GpuProfile& g) {
           {"note", g.provenance.note}};
 }
 
+nlohmann::json network_summary(const NetworkConfig& n) {
+  const bool fitted = n.provenance && n.provenance->fitted;
+  return {{"name", n.name.empty() ? "custom" : n.name},
+          {"fitted", fitted},
+          {"sources", n.provenance ? n.provenance->sources.size() : 0},
+          {"note", n.provenance ? n.provenance->note : ""}};
+}
+
+std::optional<std::string> unfitted_profile_warning(const GpuProfile& g) {
+  if (g.provenance.fitted) return std::nullopt;
+  return "hardware profile '" + g.name +
+         "' is not fitted from measurements (provenance.fitted false: datasheet peaks and "
+         "documented efficiencies), so its times are less certain than a fitted profile's";
+}
+
+std::optional<std::string> unfitted_network_warning(const NetworkConfig& n) {
+  if (n.provenance && n.provenance->fitted) return std::nullopt;
+  return "network '" + (n.name.empty() ? std::string("custom") : n.name) +
+         "' is not fitted from measurements (provenance.fitted false or absent: datasheet link "
+         "rates and documented latencies), so its collective times are less certain than a "
+         "fitted network's";
+}
+
 }  // namespace shardsim

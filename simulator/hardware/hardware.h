@@ -169,5 +169,12 @@ void read_network_config(const nlohmann::json& j, const std::string& path, Diagn
 
 // What a report says about the profile: name, fitted, number of sources, note.
 [[nodiscard]] nlohmann::json profile_summary(const GpuProfile& g);
+// The same for a network: name, fitted (false without provenance), number of sources, note.
+[[nodiscard]] nlohmann::json network_summary(const NetworkConfig& n);
+
+// The warning a report carries when it uses a profile / network that is not fitted from
+// measurements (provenance.fitted false or no provenance), or nullopt when it is fitted.
+[[nodiscard]] std::optional<std::string> unfitted_profile_warning(const GpuProfile& g);
+[[nodiscard]] std::optional<std::string> unfitted_network_warning(const NetworkConfig& n);
 
 }  // namespace shardsim

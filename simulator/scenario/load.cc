@@ -196,6 +196,10 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
     diags.throw_if_any();
   }
   apply_effect_switches(s);
+  // Reports say when their numbers rest on an unfitted profile or network.
+  for (const auto& w :
+       {unfitted_profile_warning(s.cluster.gpu), unfitted_network_warning(s.cluster.network)})
+    if (w) s.warnings.push_back(*w);
   resolve_world(s, diags);  // derived dp / nodes
   diags.throw_if_any();     // the cross-field checks need dp
   check_strategy(s).errors.throw_if_any();

@@ -1,6 +1,6 @@
-// Segmented collective fits on the shared nccl-tests logs (tests/data/nccl, copied from
-// the shared nccl-tests data set with their source headers) and the held-out target: fit on
-// every other size, predict the rest, median |error| <= 5% per log.
+// Segmented collective fits on the shared nccl-tests logs (scenarios/measurements/nccl-tests,
+// copied from the shared nccl-tests data set with their source headers) and the held-out
+// target: fit on every other size, predict the rest, median |error| <= 5% per log.
 #include "calibrate/collective_fit.h"
 
 #include <gtest/gtest.h>
@@ -54,7 +54,7 @@ TEST(collective_fit, HeldOutSizesEveryLog) {
       ++logs;
     }
   }
-  EXPECT_EQ(logs, 27);  // the 27 shared logs (tests/data/nccl/README.md), one test each
+  EXPECT_EQ(logs, 27);  // the 27 shared logs (scenarios/measurements/README.md), one test each
 }
 
 // A disturbed run (one column 7x slower, as in the RoCE log) does not move the measured time: the

@@ -1,4 +1,5 @@
-// Loading nccl-tests logs of tests/data/nccl for the calibrate tests.
+// Loading nccl-tests logs of scenarios/measurements/nccl-tests (the shared set) and
+// tests/data/nccl/heldout (published logs used only to test predictions) for the calibrate tests.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,7 +15,8 @@
 namespace shardsim::calibrate::test {
 
 namespace fs = std::filesystem;
-inline const fs::path kNcclDir = fs::path(SHARDSIM_TEST_DATA_DIR) / "nccl";
+inline const fs::path kNcclDir = fs::path(SHARDSIM_MEASUREMENTS_DIR) / "nccl-tests";
+inline const fs::path kHeldoutDir = fs::path(SHARDSIM_TEST_DATA_DIR) / "nccl" / "heldout";
 
 // The collectives of one log (a test failure and nothing when it does not parse).
 inline std::vector<MeasuredCollective> load_log(const fs::path& p, PlacementHints hints = {},

@@ -12,12 +12,13 @@
 namespace shardsim::calibrate {
 namespace {
 
+using test::kHeldoutDir;
 using test::kNcclDir;
 using test::load_log;
 
-// Start values: the dgx-a100 cluster preset (scenarios/clusters/dgx-a100.json: 300 GB/s NVLink,
-// 15 us, 200 Gb/s, 38.6 us) with the NetworkConfig defaults for hops and efficiency. Polaris
-// nodes have 4 A100s and one 200 Gb/s Slingshot NIC per GPU.
+// Start values: the dgx-a100 datasheet preset (scenarios/clusters/dgx-a100-datasheet.json: 300 GB/s
+// NVLink, 15 us, 200 Gb/s, 38.6 us) with the NetworkConfig defaults for hops and efficiency.
+// Polaris nodes have 4 A100s and one 200 Gb/s Slingshot NIC per GPU.
 NetworkConfig start_network() {
   NetworkConfig n;
   n.name = "polaris-start";
@@ -59,7 +60,7 @@ TEST(topology_fit, PolarisFitPredictsHeldOutNodeCounts) {
       fit.net.inter_node_hop_latency_us, fit.net.bandwidth_efficiency_min,
       fit.net.bandwidth_efficiency_max, fit.net.bandwidth_efficiency_half_bytes);
   std::vector<MeasuredCollective> held;
-  for (const auto& p : test::logs_in(kNcclDir / "heldout"))
+  for (const auto& p : test::logs_in(kHeldoutDir))
     for (auto& m : load_log(p)) held.push_back(std::move(m));
   ASSERT_EQ(held.size(), 2u);
   const auto errors = topology_errors(held, fit.net);

@@ -9,8 +9,8 @@
 namespace {
 
 using namespace cli_test;
-const fs::path kNccl = fs::path(SHARDSIM_TEST_DATA_DIR) / "nccl";
-const fs::path kGemm = fs::path(SHARDSIM_TEST_DATA_DIR) / "gemm";
+const fs::path kNccl = fs::path(SHARDSIM_MEASUREMENTS_DIR) / "nccl-tests";
+const fs::path kGemm = fs::path(SHARDSIM_MEASUREMENTS_DIR) / "gemm";
 
 TEST(cli_fit, LogsAndGemmCsvMakeAUsableProfile) {
   const fs::path out = scratch_dir() / "fit_polaris.json";
@@ -18,7 +18,7 @@ TEST(cli_fit, LogsAndGemmCsvMakeAUsableProfile) {
       {"fit", "--nccl-tests", (kNccl / "polaris-a100-slingshot-2node_all_reduce_8.log").string(),
        "--nccl-tests", (kNccl / "polaris-a100-slingshot-8node_all_reduce_32.log").string(),
        "--gemm", (kGemm / "azure_cublaslt_gemm_a100_h100_h200.csv").string(), "--gemm-device",
-       "A100", "--base", "a100-sxm-80gb", "--json", "-o", out.string()});
+       "A100", "--base", "a100-sxm-80gb-datasheet", "--json", "-o", out.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json report = json::parse(r.out);
   ASSERT_EQ(report["logs"].size(), 2u);
@@ -31,13 +31,13 @@ TEST(cli_fit, LogsAndGemmCsvMakeAUsableProfile) {
   EXPECT_TRUE(profile["provenance"]["fitted"].get<bool>());
   // Nothing in the fitted profile still claims to be the datasheet preset: its own name, and a
   // note naming what was fitted (2 logs, 1 table) onto which base.
-  EXPECT_EQ(profile["name"], "a100-sxm-80gb-fitted");
-  // a100-sxm-80gb's node.network preset is refitted from the logs: no longer the preset's name.
+  EXPECT_EQ(profile["name"], "a100-sxm-80gb-datasheet-fitted");
+  // The base's node.network preset is refitted from the logs: no longer the preset's name.
   EXPECT_TRUE(profile["network"]["name"].get<std::string>().ends_with("-fitted"))
       << profile["network"]["name"];
   const std::string note = profile["provenance"]["note"];
   EXPECT_NE(note.find("2 nccl-tests log(s), 1 GEMM table(s)"), std::string::npos) << note;
-  EXPECT_NE(note.find("'a100-sxm-80gb'"), std::string::npos) << note;
+  EXPECT_NE(note.find("'a100-sxm-80gb-datasheet'"), std::string::npos) << note;
   EXPECT_EQ(note.find("not fitted"), std::string::npos) << note;
   EXPECT_EQ(profile["compute"]["kind"], "measured");
   // 8 A100 rows in the CSV (1024^3 ... 802816x192x768), fp16 against the 312 TFLOP/s peak.
@@ -88,8 +88,8 @@ TEST(cli_fit, MeasurementsOutsideTheProfileRangesExitTwo) {
   const fs::path csv = scratch_dir() / "slow_gemm.csv";
   std::ofstream(csv) << "gpu,dtype,m,n,k,batch,tflops\nA100,fp16,1024,1024,1024,1,0.00001\n";
   const fs::path out = scratch_dir() / "never_gemm.json";
-  const auto r =
-      shardsim({"fit", "--gemm", csv.string(), "--base", "a100-sxm-80gb", "-o", out.string()});
+  const auto r = shardsim(
+      {"fit", "--gemm", csv.string(), "--base", "a100-sxm-80gb-datasheet", "-o", out.string()});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, csv.string())) << r.err;
   EXPECT_TRUE(contains(r.err, "/compute/gemm_points/0/efficiency")) << r.err;
@@ -122,7 +122,7 @@ TEST(cli_fit, TwoLogsOfTheSameCollectiveAreRefused) {
   EXPECT_TRUE(contains(r.err, log)) << r.err;
   EXPECT_TRUE(contains(r.err, copy.string())) << r.err;
   EXPECT_TRUE(contains(r.err, "all_reduce on 8 ranks, 4 per node")) << r.err;
-  EXPECT_TRUE(contains(r.err, "give one log per (op, ranks, ranks per node)")) << r.err;
+  EXPECT_TRUE(contains(r.err, "give one log or table per (op, ranks, ranks per node)")) << r.err;
   EXPECT_FALSE(fs::exists(out));
 }
 

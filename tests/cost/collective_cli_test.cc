@@ -113,7 +113,8 @@ TEST(collective_cli, BadInputNamesTheFlagAndExitsWith2) {
 // with no --network, that section is the network, and the report says the time is fitted:
 // 1e-5 + 1.75 x 1e9 / 4e11 = 4.385e-3 s.
 TEST(collective_cli, ProfileNetworkWithFittedEntry) {
-  std::ifstream in(std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/gpus/h100-sxm.json");
+  // The datasheet profile: its own provenance says not fitted, only the network is.
+  std::ifstream in(std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/gpus/h100-sxm-datasheet.json");
   nlohmann::json profile = nlohmann::json::parse(in);
   nlohmann::json net = to_json(dgx_h100());
   net["name"] = "fitted-test";

@@ -1,6 +1,6 @@
 // Collective cost model (simulator/cost/collective.h): closed-form times derived by hand, the
 // nccl-tests bandwidth definitions, placement, and a plausibility check against real nccl-tests
-// logs (tests/data/nccl/, each file keeps its source header).
+// logs (scenarios/measurements/nccl-tests/, each file keeps its source header).
 //
 // Test network `kNet` (round numbers; bandwidth per GPU per direction):
 //   B_nvl = 100 GB/s, B_nic = 50 Gbit/s = 6.25 GB/s, so k = 8 NICs give 50 GB/s per node.
@@ -362,7 +362,7 @@ TEST(collective, NetworkConfigOptionalKeys) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Plausibility against measurements (nccl-tests logs in tests/data/nccl/)
+// Plausibility against measurements (nccl-tests logs in scenarios/measurements/nccl-tests/)
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
@@ -403,7 +403,7 @@ NetworkConfig shipped_network(const std::string& name) {
 void expect_plausible(const std::string& log, CollectiveOp op, GroupPlacement g,
                       const std::string& preset) {
   const NetworkConfig net = shipped_network(preset);
-  const auto rows = parse_nccl_tests(std::string(SHARDSIM_TEST_DATA_DIR) + "/nccl/" + log);
+  const auto rows = parse_nccl_tests(std::string(SHARDSIM_MEASUREMENTS_DIR) + "/nccl-tests/" + log);
   int checked = 0;
   for (const auto& r : rows) {
     if (r.bytes < 1024 * kMiB) continue;

@@ -1,4 +1,5 @@
-// nccl-tests log parser (simulator/hardware/nccl_tests_log.h) on every log of tests/data/nccl/.
+// nccl-tests log parser (simulator/hardware/nccl_tests_log.h) on every log of
+// scenarios/measurements/nccl-tests/.
 // Expected row counts come from the "sizes / rows" column of the shared data README's nccl-tests
 // table (the shared data set's README.md, copied files keep their `# source:` header); values are
 // read from the files at the cited lines.
@@ -22,7 +23,7 @@ std::string read_text(const std::string& path) {
 }
 
 NcclTestsLog parse_file(const std::string& name) {
-  const std::string path = std::string(SHARDSIM_TEST_DATA_DIR) + "/nccl/" + name;
+  const std::string path = std::string(SHARDSIM_MEASUREMENTS_DIR) + "/nccl-tests/" + name;
   auto result = parse_nccl_tests_log(read_text(path), name);
   if (const auto* e = std::get_if<NcclTestsError>(&result)) ADD_FAILURE() << e->text();
   return std::holds_alternative<NcclTestsLog>(result) ? std::get<NcclTestsLog>(result)
@@ -170,10 +171,10 @@ TEST(nccl_tests_log, LargestScaleLastRow) {
 TEST(nccl_tests_log, SeveralTestsInOneFile) {
   // Two logs concatenated: two tests, each with its own op, rows and version (the second's
   // "nccl-tests version" line opens it, so the version does not leak into the first).
-  const std::string text =
-      read_text(std::string(SHARDSIM_TEST_DATA_DIR) +
-                "/nccl/aws-p5-h100-efa-2node_all_reduce_16.log") +
-      read_text(std::string(SHARDSIM_TEST_DATA_DIR) + "/nccl/h100-sxm-nvlink-1node_alltoall_8.log");
+  const std::string text = read_text(std::string(SHARDSIM_MEASUREMENTS_DIR) +
+                                     "/nccl-tests/aws-p5-h100-efa-2node_all_reduce_16.log") +
+                           read_text(std::string(SHARDSIM_MEASUREMENTS_DIR) +
+                                     "/nccl-tests/h100-sxm-nvlink-1node_alltoall_8.log");
   const auto result = parse_nccl_tests_log(text, "combined.txt");
   ASSERT_TRUE(std::holds_alternative<NcclTestsLog>(result));
   const auto& tests = std::get<NcclTestsLog>(result).tests;

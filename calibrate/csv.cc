@@ -1,0 +1,51 @@
+#include "calibrate/csv.h"
+
+#include <cmath>
+#include <exception>
+
+namespace shardsim::calibrate {
+
+std::vector<std::string> split_csv(std::string_view line) {
+  std::vector<std::string> out(1);
+  for (char c : line) {
+    if (c == ',')
+      out.emplace_back();
+    else if (c != '\r')
+      out.back() += c;
+  }
+  return out;
+}
+
+std::vector<CsvLine> csv_lines(std::string_view text) {
+  std::vector<CsvLine> out;
+  int number = 0;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++number;
+    if (line.empty() || line.front() == '#' || line == "\r") continue;
+    out.push_back({number, split_csv(line)});
+  }
+  return out;
+}
+
+std::optional<double> parse_number(const std::string& field) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(field, &used);
+    if (used != field.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+int csv_column(const std::vector<std::string>& header, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == n) return int(i);
+  return -1;
+}
+
+}  // namespace shardsim::calibrate

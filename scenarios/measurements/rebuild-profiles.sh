@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Rebuilds every fitted GPU and network preset from the measurements in this folder with
+# shardsim's own `fit`, and writes each fit's report.
+#
+#   scenarios/measurements/rebuild-profiles.sh SHARDSIM [OUT]
+#
+# SHARDSIM: the shardsim binary (e.g. build/shardsim). OUT (default: the repository's
+# scenarios/): writes OUT/gpus/<gpu>.json, OUT/clusters/<network>.json and
+# OUT/measurements/fits/<name>.txt. The fits start from the '-datasheet' presets, never from the
+# presets they write, so the output depends only on the measurements, those bases and the binary;
+# ctest's rebuild_profiles test runs this into a temporary folder and compares byte for byte.
+# Paths in the profiles' provenance are relative to the repository root.
+set -euo pipefail
+[ $# -ge 1 ] || { echo "usage: $0 SHARDSIM [OUT]" >&2; exit 2; }
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${2:-$root/scenarios}
+mkdir -p "$out/gpus" "$out/clusters" "$out/measurements/fits"
+out=$(cd "$out" && pwd)
+cd "$root"
+m=scenarios/measurements
+gemm=$m/gemm/azure_cublaslt_gemm_a100_h100_h200.csv
+mamf=$m/gemm/mamf_best_shape_nvidia.csv
+hbm=$m/gemm/azure_hbm_stream_bandwidth.csv
+nccl=$m/nccl-tests
+vtrain=()
+for n in 2 3 4 5 6 7 8; do vtrain+=(--collective-table "$m/vtrain/a100_all_reduce_${n}gpu_1M_1024M.csv"); done
+
+# fit NAME ARGS...: one fit, its text report in fits/NAME.txt
+fit() {
+  local name=$1
+  shift
+  "$bin" fit "$@" >"$out/measurements/fits/$name.txt"
+}
+
+# --- GPUs: GEMM efficiency over shape, best-shape efficiency, HBM and host-copy bandwidth ---
+a100='A100-SXM4-80GB|NVIDIA A100 SXM'
+fit a100-sxm-80gb --base a100-sxm-80gb-datasheet --name a100-sxm-80gb --node-network dgx-a100 \
+  --device "$a100" --gemm $gemm --gemm-alias bf16=fp16 --gemm-best $mamf --hbm $hbm \
+  -o "$out/gpus/a100-sxm-80gb.json"
+# A100 40GB: no table of its own; the same GA100 die's efficiencies measured on the 80GB part,
+# applied to the 40GB datasheet peaks and HBM bandwidth (--measured-on).
+fit a100-sxm-40gb --base a100-sxm-40gb-datasheet --measured-on a100-sxm-80gb-datasheet \
+  --name a100-sxm-40gb --node-network dgx-a100 \
+  --device "$a100" --gemm $gemm --gemm-alias bf16=fp16 --gemm-best $mamf --hbm $hbm \
+  -o "$out/gpus/a100-sxm-40gb.json"
+fit h100-sxm --base h100-sxm-datasheet --name h100-sxm --node-network dgx-h100 \
+  --device 'H100 80GB HBM3 SXM|NVIDIA H100 SXM' --gemm $gemm --gemm-best $mamf --hbm $hbm \
+  -o "$out/gpus/h100-sxm.json"
+fit h200-sxm --base h200-sxm-datasheet --name h200-sxm --node-network dgx-h200 \
+  --device 'H200 141GB SXM|NVIDIA H200 SXM' --gemm $gemm --gemm-best $mamf --hbm $hbm \
+  -o "$out/gpus/h200-sxm.json"
+
+# --- Networks: fitted collectives per measured placement + the topology formula's parameters ---
+fit dgx-a100 --network-base dgx-a100-datasheet --network-name dgx-a100 \
+  "${vtrain[@]}" --table-fit-sizes ladder \
+  --nccl-tests $nccl/dgxa100-ib-hdr-k8s-2node_all_reduce_16.log \
+  --nccl-tests $nccl/dgxa100-ib-hdr-4node_all_reduce_32.log \
+  --network-output "$out/clusters/dgx-a100.json"
+fit dgx-h100 --network-base dgx-h100-datasheet --network-name dgx-h100 \
+  --nccl-tests $nccl/aws-p5-h100-nvlink-1node_all_reduce_8.log \
+  --nccl-tests $nccl/h100-sxm-nvlink-1node_all_gather_8.log \
+  --nccl-tests $nccl/h100-sxm-nvlink-1node_reduce_scatter_8.log \
+  --nccl-tests $nccl/h100-sxm-nvlink-1node_alltoall_8.log \
+  --nccl-tests $nccl/h100-sxm-nvlink-1node_sendrecv_8.log \
+  --nccl-tests $nccl/h100-sxm-10node_all_reduce_80.log \
+  --nccl-tests $nccl/h100-sxm-10node_all_gather_80.log \
+  --nccl-tests $nccl/h100-sxm-10node_reduce_scatter_80.log \
+  --nccl-tests $nccl/h100-sxm-10node_alltoall_80.log \
+  --network-output "$out/clusters/dgx-h100.json"
+fit dgx-h200 --network-base dgx-h200-datasheet --network-name dgx-h200 --device 'H200' \
+  --collective-table $nccl/azure-nd-a100v4-h100v5-h200v5-1node_all_reduce_8_busbw-summary.csv \
+  --network-output "$out/clusters/dgx-h200.json"
+fit aws-p4de --network-base aws-p4de-datasheet --network-name aws-p4de \
+  "${vtrain[@]}" --table-fit-sizes ladder \
+  --nccl-tests $nccl/aws-p4de-a100-efa-2node_all_reduce_16.log \
+  --network-output "$out/clusters/aws-p4de.json"
+fit aws-p5 --network-base aws-p5-datasheet --network-name aws-p5 \
+  --nccl-tests $nccl/aws-p5-h100-nvlink-1node_all_reduce_8.log \
+  --nccl-tests $nccl/aws-p5-h100-efa-2node_all_reduce_16.log \
+  --network-output "$out/clusters/aws-p5.json"
+fit gcp-a3-mega --network-base gcp-a3-mega-datasheet --network-name gcp-a3-mega \
+  --nccl-tests $nccl/aws-p5-h100-nvlink-1node_all_reduce_8.log \
+  --nccl-tests $nccl/gcp-a3mega-h100-tcpxo-2node_all_reduce_16.log \
+  --network-output "$out/clusters/gcp-a3-mega.json"
+fit pcie-gen3-nop2p --network-base pcie-gen3-nop2p-datasheet --network-name pcie-gen3-nop2p \
+  --nccl-tests $nccl/pcie-rtx2080ti-nop2p-1node_all_reduce_2.log \
+  --nccl-tests $nccl/pcie-rtx2080ti-nop2p-1node_all_gather_2.log \
+  --nccl-tests $nccl/pcie-rtx2080ti-nop2p-1node_alltoall_2.log \
+  --network-output "$out/clusters/pcie-gen3-nop2p.json"
+fit pcie-gen5-p2p --network-base pcie-gen5-p2p-datasheet --network-name pcie-gen5-p2p \
+  --nccl-tests $nccl/pcie-rtx5090-p2p-1node_all_reduce_8.log \
+  --network-output "$out/clusters/pcie-gen5-p2p.json"

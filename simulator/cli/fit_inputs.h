@@ -1,0 +1,54 @@
+// The compute and host inputs of `shardsim fit` (GEMM shape tables, best-shape tables, dtype
+// aliases, bandwidth tables), each applied to the profile being fitted with its provenance and a
+// line of the fit report. The fits themselves are calibrate/compute_fit.h and
+// calibrate/bandwidth_fit.h; bad input throws InputError naming the flag and "FILE:LINE".
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "simulator/hardware/hardware.h"
+
+namespace shardsim::cli {
+
+// What the fit report says about the non-collective inputs: one JSON item and one text line each.
+struct FitNotes {
+  nlohmann::json items = nlohmann::json::array();
+  std::string text;
+  void add(nlohmann::json item, const std::string& line);
+};
+
+// Where the tables were measured: efficiencies are taken against this device's peaks and HBM
+// bandwidth (the base profile, or --measured-on for a sibling part), rows filtered by `device`.
+struct MeasuredDevice {
+  const GpuProfile& profile;
+  std::string device;  // --device: '|'-separated parts of the table's device name ("" = all)
+};
+
+// The file's text; InputError naming `flag` when it cannot be read.
+[[nodiscard]] std::string read_input(const std::string& path, const std::string& flag);
+
+// --gemm: compute.kind "measured", one point per row (efficiency = FLOP/s / the measured
+// device's dtype peak).
+void fit_gemm_tables(const std::vector<std::string>& files, const MeasuredDevice& on, GpuProfile& g,
+                     FitNotes& notes);
+
+// --gemm-best: a best-shape table (mamf-finder: the best FLOP/s over a shape search) sets
+// compute.gemm_peak_efficiency, the roofline's large-GEMM efficiency used for dtypes without
+// measured points, from its bf16 row (else fp16); its rows are not added as points (one best
+// shape per dtype gives no shape dependence, and a search maximum sits above the shape tables'
+// fixed shapes).
+void fit_gemm_best(const std::vector<std::string>& files, const MeasuredDevice& on, GpuProfile& g,
+                   FitNotes& notes);
+
+// --gemm-alias DST=SRC: a dtype with no points of its own takes SRC's points (the same tensor
+// cores at the same peak, e.g. A100 bf16 = fp16). SRC must have points, DST none.
+void apply_gemm_aliases(const std::vector<std::string>& aliases, GpuProfile& g, FitNotes& notes);
+
+// --hbm: compute.memory_bound_efficiency from BabelStream triad / the measured device's HBM
+// bandwidth, host.pcie_bytes_per_second from the best nvbandwidth host copy.
+void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredDevice& on,
+                          GpuProfile& g, FitNotes& notes);
+
+}  // namespace shardsim::cli
