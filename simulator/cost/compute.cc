@@ -39,10 +39,23 @@ OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& 
 // measured table at (m * batch, n, k) (batch entries share waves, so they count as rows);
 // otherwise (kind "roofline", or no points for the dtype) the closed form
 // gemm_efficiency().total().
+// Measured table first. Outside the table's range the lookup clamps to its boundary, which would
+// give a GEMM far smaller than any measured one (k = 128 of a head, n = 384 of QKV at TP 8) the
+// efficiency of the smallest measured shape. The documented fallback there: the boundary's
+// measured efficiency times the roofline closed form's ratio between the GEMM and the boundary
+// shape (tile and wave quantisation, short-k, alignment), when that ratio is below 1. The closed
+// form never raises a measured value: shapes beyond the largest measured one keep its efficiency.
 double gemm_total_efficiency(double m, double n, double k, double batch, Dtype dtype,
                              const GpuProfile& gpu) {
-  if (gpu.compute.kind == "measured")
-    if (const auto e = measured_gemm_efficiency(gpu.compute, m * batch, n, k, dtype)) return *e;
+  if (gpu.compute.kind == "measured") {
+    std::array<double, 3> c{};
+    if (const auto e = measured_gemm_efficiency(gpu.compute, m * batch, n, k, dtype, &c)) {
+      if (c[0] == m * batch && c[1] == n && c[2] == k) return *e;
+      const double ratio = gemm_efficiency(m * batch, n, k, 1, dtype, gpu).total() /
+                           gemm_efficiency(c[0], c[1], c[2], 1, dtype, gpu).total();
+      return *e * std::min(1.0, ratio);
+    }
+  }
   return gemm_efficiency(m, n, k, batch, dtype, gpu).total();
 }
 

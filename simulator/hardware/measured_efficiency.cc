@@ -29,21 +29,28 @@ struct Candidate {
 }  // namespace
 
 std::optional<double> measured_gemm_efficiency(const ComputeModel& c, double m, double n, double k,
-                                               Dtype dtype) {
+                                               Dtype dtype, std::array<double, 3>* clamped) {
   std::vector<Point3> shapes;
+  std::vector<std::array<double, 3>> dims;  // the points' own (m, n, k)
   std::vector<double> effs;
   for (const auto& p : c.gemm_points)
     if (p.dtype == dtype_name(dtype)) {
       shapes.push_back(log2_shape(p.m, p.n, p.k));
+      dims.push_back({p.m, p.n, p.k});
       effs.push_back(p.efficiency);
     }
   if (shapes.empty()) return std::nullopt;
   // Clamp the query to the measured range, axis by axis.
   Point3 x = log2_shape(m, n, k);
+  std::array<double, 3> shape = {m, n, k};
   for (std::size_t a = 0; a < 3; ++a) {
-    const auto [lo, hi] = std::ranges::minmax(shapes, {}, [a](const Point3& s) { return s[a]; });
-    x[a] = std::clamp(x[a], lo[a], hi[a]);
+    const auto [lo, hi] = std::ranges::minmax(dims, {}, [a](const auto& d) { return d[a]; });
+    // The boundary's own dimension (not exp2 of its logarithm, which may miss the integer).
+    if (shape[a] < lo[a]) shape[a] = lo[a];
+    if (shape[a] > hi[a]) shape[a] = hi[a];
+    x[a] = std::log2(shape[a]);
   }
+  if (clamped) *clamped = shape;
   std::vector<Candidate> near;
   for (std::size_t i = 0; i < shapes.size(); ++i)
     near.push_back({squared_distance(x, shapes[i]), effs[i]});

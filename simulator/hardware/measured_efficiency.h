@@ -2,6 +2,7 @@
 // memory_bound_points). Pure functions; simulator/cost/compute.cc dispatches to them.
 #pragma once
 
+#include <array>
 #include <optional>
 
 #include "simulator/core/dtype.h"
@@ -19,10 +20,13 @@ namespace shardsim {
 //   a point within 1e-9 of x gives its efficiency exactly; otherwise
 //   eff = sum_i w_i eff_i / sum_i w_i with w_i = 1 / |x - x_i|^2.
 // The result lies between the smallest and largest efficiency of the points used.
+// `clamped`, when given, receives the shape after clamping (m, n, k), so a caller can tell a query
+// outside the measured range and apply its own fallback there (simulator/cost/compute.cc).
 // REQUIRES: m, n, k > 0.
 inline constexpr int kNearestGemmPoints = 4;
-[[nodiscard]] std::optional<double> measured_gemm_efficiency(const ComputeModel& c, double m,
-                                                             double n, double k, Dtype dtype);
+[[nodiscard]] std::optional<double> measured_gemm_efficiency(
+    const ComputeModel& c, double m, double n, double k, Dtype dtype,
+    std::array<double, 3>* clamped = nullptr);
 
 // Memory-bound efficiency of a kernel of class `kernel` moving `bytes`. The curve is the points
 // of that class when the profile has any, else the points without a class; piecewise linear in

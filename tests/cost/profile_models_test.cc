@@ -3,6 +3,8 @@
 // simulator/cost/collective.h). Round numbers throughout; the derivation precedes each check.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -57,6 +59,31 @@ TEST(compute_measured, GemmCostUsesTheTableAndFallsBack) {
   const double closed = gemm_efficiency(2048, 2048, 2048, 1, Dtype::kBf16, roofline).total();
   EXPECT_NEAR(gemm_cost(2048, 2048, 2048, 1, Dtype::kBf16, roofline).seconds,
               17179869184 / (1e15 * closed), 1e-18);
+}
+
+TEST(compute_measured, BelowTheTableTheClosedFormsRatioScalesTheBoundary) {
+  GpuProfile g = measured_gpu();
+  g.compute.gemm_k_half = 64;
+  std::array<double, 3> clamped{};
+  // (4096, 4096, 128): k is below the table's 1024, clamped to exactly 1024 (the boundary's own
+  // value), where the lookup gives (4096, 4096, 1024): d^2 = 8 to the first, 4 to the second ->
+  // (0.5/8 + 0.8/4) / (1/8 + 1/4) = 0.7.
+  const double boundary =
+      *measured_gemm_efficiency(g.compute, 4096, 4096, 128, Dtype::kBf16, &clamped);
+  EXPECT_EQ(clamped[0], 4096);
+  EXPECT_EQ(clamped[2], 1024);
+  EXPECT_NEAR(boundary, 0.7, 1e-15);
+  // compute.cc: efficiency = boundary x closed form(128) / closed form(1024); the two shapes differ
+  // only in k-depth k/(k + 64): (128/192) / (1024/1088) = 0.708333..., so 0.7 x 0.7083 = 0.49583.
+  const double eff = 0.7 * (128.0 / 192.0) / (1024.0 / 1088.0);
+  const double flops = 2.0 * 4096 * 4096 * 128;
+  EXPECT_NEAR(gemm_cost(4096, 4096, 128, 1, Dtype::kBf16, g).seconds, flops / (1e15 * eff),
+              1e-12 * flops / (1e15 * eff));
+  // Above the table the closed form would raise the value: it is not applied (no extrapolation
+  // upward), 8192^3 keeps the 4096^3 point's 0.8.
+  const double big = 2.0 * 8192 * 8192 * 8192;
+  EXPECT_NEAR(gemm_cost(8192, 8192, 8192, 1, Dtype::kBf16, g).seconds, big / (1e15 * 0.8),
+              1e-12 * big / 8e14);
 }
 
 TEST(compute_measured, MemoryBoundTableInLogBytes) {
