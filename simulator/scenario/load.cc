@@ -78,6 +78,11 @@ nlohmann::json resolve_network_json(const nlohmann::json& net) {
 
 // framework: a preset name (scenarios/frameworks/) or an inline object; absent: the default.
 nlohmann::json resolve_framework_json(const nlohmann::json& f) {
+  if (f.is_object() && !f.contains("name")) {  // an inline framework says it is the user's own
+    nlohmann::json named = f;
+    named["name"] = "custom";
+    return named;
+  }
   if (!f.is_string()) return f;
   const std::string name = f.get<std::string>();
   auto preset = find_preset(PresetKind::kFramework, name);
