@@ -222,13 +222,35 @@ CollectiveCost fitted_cost(const FittedCollective& f, CollectiveOp op, double by
 
 const FittedCollective* find_fitted_collective(CollectiveOp op, const GroupPlacement& group,
                                                const NetworkConfig& net, double bytes) {
+  if (net.fitted_collectives.empty()) return nullptr;
   const int per_node = local_ranks(group);
-  std::vector<const FittedCollective*> segments;  // entries of this key, ascending min_bytes
+  std::string_view name;  // the nccl-tests name (the first of kOpNames for the op)
+  for (const auto& [n, value] : kOpNames)
+    if (value == op) {
+      name = n;
+      break;
+    }
+  // Entries of this key, ascending min_bytes. A key has a few segments: they are gathered on the
+  // stack (this runs for every collective a plan prices), in a vector only beyond that.
+  constexpr std::size_t kInline = 16;
+  std::array<const FittedCollective*, kInline> inline_segments{};
+  std::vector<const FittedCollective*> more;
+  std::size_t count = 0;
   for (const auto& f : net.fitted_collectives)
-    if (f.op == collective_name(op) && f.ranks == group.size && f.ranks_per_node == per_node &&
-        f.busbw_bytes_per_second > 0)
-      segments.push_back(&f);
-  if (segments.empty()) return nullptr;
+    if (f.ranks == group.size && f.ranks_per_node == per_node && f.busbw_bytes_per_second > 0 &&
+        f.op == name) {
+      if (count < kInline) {
+        inline_segments[count] = &f;
+      } else {
+        if (more.empty()) more.assign(inline_segments.begin(), inline_segments.end());
+        more.push_back(&f);
+      }
+      ++count;
+    }
+  if (count == 0) return nullptr;
+  const std::span<const FittedCollective*> segments =
+      count <= kInline ? std::span<const FittedCollective*>(inline_segments.data(), count)
+                       : std::span<const FittedCollective*>(more);
   std::ranges::sort(segments, {}, &FittedCollective::min_bytes);
   // The first segment whose range reaches `bytes`, or whose gap to the next one is crossed
   // above the geometric mean of the gap's ends; the last one otherwise.

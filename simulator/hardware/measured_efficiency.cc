@@ -30,38 +30,50 @@ struct Candidate {
 
 std::optional<double> measured_gemm_efficiency(const ComputeModel& c, double m, double n, double k,
                                                Dtype dtype, std::array<double, 3>* clamped) {
-  std::vector<Point3> shapes;
-  std::vector<std::array<double, 3>> dims;  // the points' own (m, n, k)
-  std::vector<double> effs;
-  for (const auto& p : c.gemm_points)
-    if (p.dtype == dtype_name(dtype)) {
-      shapes.push_back(log2_shape(p.m, p.n, p.k));
-      dims.push_back({p.m, p.n, p.k});
-      effs.push_back(p.efficiency);
+  // Allocation-free (this runs for every GEMM a plan prices): one pass for the dtype's range per
+  // axis, one for the nearest points.
+  const std::string want = dtype_name(dtype);  // short: no allocation
+  bool any = false;
+  Point3 lo{}, hi{};  // the points' own dimensions (not logarithms)
+  for (const auto& p : c.gemm_points) {
+    if (p.dtype != want) continue;
+    const Point3 d = {p.m, p.n, p.k};
+    for (std::size_t a = 0; a < 3; ++a) {
+      lo[a] = any ? std::min(lo[a], d[a]) : d[a];
+      hi[a] = any ? std::max(hi[a], d[a]) : d[a];
     }
-  if (shapes.empty()) return std::nullopt;
-  // Clamp the query to the measured range, axis by axis.
-  Point3 x = log2_shape(m, n, k);
-  std::array<double, 3> shape = {m, n, k};
-  for (std::size_t a = 0; a < 3; ++a) {
-    const auto [lo, hi] = std::ranges::minmax(dims, {}, [a](const auto& d) { return d[a]; });
-    // The boundary's own dimension (not exp2 of its logarithm, which may miss the integer).
-    if (shape[a] < lo[a]) shape[a] = lo[a];
-    if (shape[a] > hi[a]) shape[a] = hi[a];
-    x[a] = std::log2(shape[a]);
+    any = true;
   }
+  if (!any) return std::nullopt;
+  // Clamp the query to the measured range, axis by axis, to the boundary's own dimension (not
+  // exp2 of its logarithm, which may miss the integer).
+  std::array<double, 3> shape = {m, n, k};
+  for (std::size_t a = 0; a < 3; ++a) shape[a] = std::clamp(shape[a], lo[a], hi[a]);
   if (clamped) *clamped = shape;
-  std::vector<Candidate> near;
-  for (std::size_t i = 0; i < shapes.size(); ++i)
-    near.push_back({squared_distance(x, shapes[i]), effs[i]});
-  std::ranges::stable_sort(near, {}, &Candidate::distance2);
-  near.resize(std::min<std::size_t>(near.size(), kNearestGemmPoints));
-  if (near.front().distance2 < 1e-18) return near.front().efficiency;
+  const Point3 x = log2_shape(shape[0], shape[1], shape[2]);
+  // The kNearestGemmPoints nearest, ascending distance; ties keep table order (insertion moves
+  // only past strictly larger distances), as a stable sort would.
+  std::array<Candidate, kNearestGemmPoints> near{};
+  std::size_t count = 0;
+  for (const auto& p : c.gemm_points) {
+    if (p.dtype != want) continue;
+    const Candidate cand{squared_distance(x, log2_shape(p.m, p.n, p.k)), p.efficiency};
+    std::size_t i = std::min<std::size_t>(count, kNearestGemmPoints);
+    if (i == kNearestGemmPoints && !(cand.distance2 < near[i - 1].distance2)) continue;
+    if (i == kNearestGemmPoints) --i;  // the last one drops out
+    while (i > 0 && cand.distance2 < near[i - 1].distance2) {
+      near[i] = near[i - 1];
+      --i;
+    }
+    near[i] = cand;
+    count = std::min<std::size_t>(count + 1, kNearestGemmPoints);
+  }
+  if (near[0].distance2 < 1e-18) return near[0].efficiency;
   // eff = sum w_i eff_i / sum w_i, w_i = 1 / d_i^2
   double weighted = 0, weights = 0;
-  for (const auto& cand : near) {
-    weighted += cand.efficiency / cand.distance2;
-    weights += 1 / cand.distance2;
+  for (std::size_t i = 0; i < count; ++i) {
+    weighted += near[i].efficiency / near[i].distance2;
+    weights += 1 / near[i].distance2;
   }
   return weighted / weights;
 }
