@@ -36,15 +36,14 @@ OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& 
 }
 
 // Fraction of the dense peak a GEMM reaches. kind "measured" with points for the dtype: the
-// measured table at (m * batch, n, k) (batch entries share waves, so they count as rows);
-// otherwise (kind "roofline", or no points for the dtype) the closed form
+// measured table at (m * batch, n, k) (batch entries share waves, so they count as rows). Outside
+// the table's range the lookup clamps to its boundary, which would give a GEMM far smaller than any
+// measured one (k = 128 of a head, n = 384 of QKV at TP 8) the efficiency of the smallest measured
+// shape; the documented fallback there is the boundary's measured efficiency times the roofline
+// closed form's ratio between the GEMM and the boundary shape (tile and wave quantisation, short
+// k, alignment) when that ratio is below 1, so the closed form never raises a measured value.
+// Otherwise (kind "roofline", or no points for the dtype) the closed form
 // gemm_efficiency().total().
-// Measured table first. Outside the table's range the lookup clamps to its boundary, which would
-// give a GEMM far smaller than any measured one (k = 128 of a head, n = 384 of QKV at TP 8) the
-// efficiency of the smallest measured shape. The documented fallback there: the boundary's
-// measured efficiency times the roofline closed form's ratio between the GEMM and the boundary
-// shape (tile and wave quantisation, short-k, alignment), when that ratio is below 1. The closed
-// form never raises a measured value: shapes beyond the largest measured one keep its efficiency.
 double gemm_total_efficiency(double m, double n, double k, double batch, Dtype dtype,
                              const GpuProfile& gpu) {
   if (gpu.compute.kind == "measured") {
