@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "simulator/core/dtype.h"
 #include "simulator/core/units.h"
 #include "simulator/model/params.h"
@@ -48,6 +50,16 @@ std::string infeasible_text(const Estimate& e) {
   for (const auto& r : e.infeasible)
     out += fmt::format("  [{}] {}: {}\n", r.code, r.path, r.message);
   return out + warnings_text(e);
+}
+
+std::string csv_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+std::string csv_number(double v) {
+  return std::isfinite(v) ? fmt::format("{}", v) : "";
 }
 
 std::string warnings_text(const Estimate& e) {

@@ -29,6 +29,11 @@ inline constexpr int kReportSchemaVersion = 1;
 // REQUIRES: e.plan.
 [[nodiscard]] std::string describe_setup(const Estimate& e);
 
+// CSV cells: a string in double quotes (inner quotes doubled); a number in shortest round-trip
+// form, empty when not finite.
+[[nodiscard]] std::string csv_quoted(const std::string& s);
+[[nodiscard]] std::string csv_number(double v);
+
 // "warning: ...\n" for each of e.warnings.
 [[nodiscard]] std::string warnings_text(const Estimate& e);
 

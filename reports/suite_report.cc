@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "reports/build_info.h"
+#include "reports/report_common.h"
 
 namespace shardsim {
 namespace {
@@ -129,16 +130,6 @@ std::string group_rows(const std::vector<const CaseResult*>& rows) {
         "--json or --csv lists all {})\n",
         shown.size(), rows.size());
   return out;
-}
-
-std::string csv_quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-
-std::string csv_number(double v) {
-  return std::isfinite(v) ? fmt::format("{}", v) : "";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "simulator/cost/contention.h"
 #include "simulator/cost/host_dispatch.h"
 
 namespace shardsim {
@@ -32,9 +33,12 @@ void add_host_bound(bool zb, StageWork& sw) {
 // reduce-scatter) share one stream that runs ahead of compute by one unit. Per micro-batch an item
 // exposes the traffic the compute cannot cover, plus its first gather (v items per pass).
 // Under the zero-bubble schedules the backward-input item gathers and the weight item
-// reduce-scatters, each against its own compute.
-void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int v, bool zb,
+// reduce-scatters, each against its own compute. The traffic that overlaps compute slows it
+// (contention.h), charged to the data-parallel communication too. Without prefetch
+// (parallel.zero3_prefetch = 0) nothing overlaps: every gather and reduce-scatter is exposed.
+void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int v, bool zb, bool prefetch,
                         StageWork& sw) {
+  const double s = c.overlap_slowdown;
   double gather = 0, reduce = 0, first = -1;
   auto unit = [&](const LayerCost& lc) {
     gather += lc.zero3_gather_seconds;
@@ -45,14 +49,23 @@ void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int v, bool
   for (const auto& ch : st.chunks)
     for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) unit(c.layer(l));
   if (st.has_output) unit(c.output);
+  if (!prefetch) {
+    sw.f.add(TimeCategory::kDpComm, gather);
+    (zb ? sw.w : sw.b).add(TimeCategory::kDpComm, reduce);
+    sw.b.add(TimeCategory::kDpComm, gather);
+    return;
+  }
   const double f = sw.f.total(), b = sw.b.total(), w = sw.w.total();
   const double lead = v * std::max(0.0, first);
-  sw.f.add(TimeCategory::kDpComm, std::max(0.0, gather - f) + lead);
+  sw.f.add(TimeCategory::kDpComm,
+           std::max(0.0, gather - f) + lead + contention_seconds(f, gather, s));
   if (zb) {
-    sw.b.add(TimeCategory::kDpComm, std::max(0.0, gather - b) + lead);
-    sw.w.add(TimeCategory::kDpComm, std::max(0.0, reduce - w));
+    sw.b.add(TimeCategory::kDpComm,
+             std::max(0.0, gather - b) + lead + contention_seconds(b, gather, s));
+    sw.w.add(TimeCategory::kDpComm, std::max(0.0, reduce - w) + contention_seconds(w, reduce, s));
   } else {
-    sw.b.add(TimeCategory::kDpComm, std::max(0.0, gather + reduce - b - w) + lead);
+    sw.b.add(TimeCategory::kDpComm, std::max(0.0, gather + reduce - b - w) + lead +
+                                        contention_seconds(b + w, gather + reduce, s));
   }
 }
 
@@ -66,7 +79,8 @@ void for_each_unit_work(const StepCosts& c, const PipelineStage& st, Fn&& fn) {
   if (st.has_output) fn(c.output.work);
 }
 
-StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& st, bool zero3) {
+StageWork stage_work(const Scenario& s, const Plan& plan, const StepCosts& c,
+                     const PipelineStage& st, bool zero3) {
   StageWork sw;
   for_each_unit_work(c, st, [&sw](const WorkCost& wc) {
     sw.f += wc.fwd;
@@ -79,7 +93,7 @@ StageWork stage_work(const Plan& plan, const StepCosts& c, const PipelineStage& 
     sw.host_w += wc.host_bwd_weight;
   });
   const bool zb = plan.schedule_facts().split_weight_grad;
-  if (zero3) add_zero3_exposure(c, st, plan.vpp, zb, sw);
+  if (zero3) add_zero3_exposure(c, st, plan.vpp, zb, s.strategy.zero3_prefetch > 0, sw);
   add_host_bound(zb, sw);
   return sw;
 }
@@ -152,7 +166,8 @@ double pipeline_transfers(Schedule s, int p, int v, double m, double p2p) {
 //  - gradient buckets overlap the backward pass they follow, all but the last bucket (once per
 //    step; ZeRO-2 every micro-batch, its gradients being sharded, each hidden behind the next);
 //  - the ZeRO-1/2 parameter all-gather hides behind the next step's first forward when
-//    overlapped.
+//    overlapped;
+//  - what overlaps compute slows it (contention.h).
 double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int stage,
                   double backward, double micro_batch) {
   const StageCost& sc = c.stages[std::size_t(stage)];
@@ -165,14 +180,21 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
   // ZeRO-2 reduces every micro-batch: overlapped, each reduction runs behind the following
   // micro-batch's compute and only what exceeds it (or the last bucket) shows; otherwise the
   // stage waits for all m of them.
+  const double slow = c.overlap_slowdown;
   double exposed = 0;
   if (s.strategy.zero_facts().reduces_every_microbatch)
-    exposed =
-        s.strategy.overlap_grad_reduce ? std::max(last, m * (total - micro_batch)) : m * total;
+    exposed = s.strategy.overlap_grad_reduce
+                  ? std::max(last, m * (total - micro_batch)) +
+                        (m - 1) * contention_seconds(micro_batch, total, slow) +
+                        contention_seconds(backward, total - last, slow)
+                  : m * total;
   else
-    exposed = s.strategy.overlap_grad_reduce ? std::max(last, total - backward) : total;
+    exposed = s.strategy.overlap_grad_reduce ? std::max(last, total - backward) +
+                                                   contention_seconds(backward, total - last, slow)
+                                             : total;
   exposed += s.strategy.overlap_param_gather
-                 ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds)
+                 ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds) +
+                       contention_seconds(sc.forward_seconds, sc.param_gather_seconds, slow)
                  : sc.param_gather_seconds;
   return exposed;
 }
@@ -198,7 +220,7 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
       work.push_back(work[twin]);
     } else {
       costed.push_back(work.size());
-      work.push_back(stage_work(plan, c, st, zero3));
+      work.push_back(stage_work(s, plan, c, st, zero3));
     }
     const auto& sw = work.back();
     r.model_flops += sw.model_flops;

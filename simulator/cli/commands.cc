@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <iostream>
+
+#include "reports/gates.h"
+#include "reports/html_report.h"
 #include "reports/memory_report.h"
 #include "reports/output.h"
 #include "reports/report_common.h"
@@ -69,14 +73,53 @@ std::string summary(const std::string& description) {
 
 }  // namespace
 
+int write_report_with_gates(const ScenarioArgs& a, const nlohmann::json& report,
+                            const std::string& text, const std::function<std::string()>& html) {
+  std::vector<GateOutcome> gates = run_checks(report, a.checks);
+  if (!a.baseline.empty()) {
+    std::string t = a.tolerance;
+    if (!t.empty() && t.back() == '%') t.pop_back();
+    double tolerance = -1;
+    try {
+      std::size_t used = 0;
+      tolerance = std::stod(t, &used);
+      if (used != t.size()) tolerance = -1;
+    } catch (const std::exception&) {
+      tolerance = -1;
+    }
+    if (!(tolerance >= 0))
+      throw InputError(
+          "", fmt::format("--tolerance \"{}\": expected a percentage >= 0, e.g. 2%", a.tolerance));
+    const auto more = compare_baseline(report, read_json_file(a.baseline), tolerance);
+    gates.insert(gates.end(), more.begin(), more.end());
+  }
+  if (!a.html.empty()) {
+    if (!html) throw InputError("", "--html is not available for this command");
+    write_output(a.html, html());
+  }
+  write_output(a.output, a.json ? json_text(report, 2) + "\n" : text);
+  std::cerr << gates_text(gates);
+  for (const auto& g : gates)
+    if (!g.passed) return kExitCheckFailed;
+  return kExitOk;
+}
+
 int run_memory(const MemoryArgs& a) {
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
   // DeepSpeed's closed form needs no plan: it answers for infeasible plans too.
-  if (a.estimator == "deepspeed") return run_deepspeed_estimate(s, a);
+  if (a.estimator == "deepspeed") {
+    if (!a.common.checks.empty() || !a.common.baseline.empty())
+      throw InputError("",
+                       "--check and --baseline apply to shardsim's own memory report, not to "
+                       "--estimator deepspeed");
+    return run_deepspeed_estimate(s, a);
+  }
   const Estimate e = evaluate_or_throw(s, {Mode::kMemory});
-  write_output(a.common.output,
-               a.common.json ? json_text(memory_report_json(e), 2) + "\n" : memory_report_text(e));
-  return kExitOk;  // not fitting, or a plan that cannot run, is a result with its reasons
+  // Not fitting, or a plan that cannot run, is a result with its reasons (exit 0 unless a gate
+  // fails).
+  return write_report_with_gates(a.common, memory_report_json(e), memory_report_text(e), [&] {
+    return estimate_html(e, "shardsim memory: " + (s.name.empty() ? a.common.scenario : s.name));
+  });
 }
 
 int run_presets(const std::string& kind, bool json) {

@@ -2,6 +2,8 @@
 // InputError for bad input (mapped to exit code 2 by main).
 #pragma once
 
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -15,8 +17,21 @@ struct ScenarioArgs {
   std::string scenario;                // path or shipped example name
   std::vector<std::string> overrides;  // --set KEY=VALUE
   bool json = false;
-  std::string output;  // -o FILE; empty = stdout
+  std::string output;               // -o FILE; empty = stdout
+  std::vector<std::string> checks;  // --check EXPR (reports/gates.h)
+  std::string baseline;             // --baseline OLD.json
+  std::string tolerance = "1%";     // --tolerance P% (with --baseline)
+  std::string html;                 // --html FILE
 };
+
+// Writes the report (JSON or text, as asked) and runs the CI gates of `a` on its JSON: the
+// outcomes go to stderr, and the exit code is 1 when one fails, else 0. Bad gates (a malformed
+// expression, a path the report lacks, an unreadable baseline) throw InputError before anything
+// is written.
+// With --html, `html` (built only when asked) is written to that file too.
+int write_report_with_gates(const ScenarioArgs& a, const nlohmann::json& report,
+                            const std::string& text,
+                            const std::function<std::string()>& html = nullptr);
 
 struct MemoryArgs {
   ScenarioArgs common;

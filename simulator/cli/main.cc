@@ -4,7 +4,10 @@
 #include <iostream>
 
 #include "simulator/cli/commands.h"
+#include "simulator/cli/compare_command.h"
 #include "simulator/cli/fit_command.h"
+#include "simulator/cli/import_command.h"
+#include "simulator/cli/search_command.h"
 #include "simulator/cli/simulate_command.h"
 #include "simulator/cli/suite_command.h"
 #include "simulator/cli/validate_command.h"
@@ -21,6 +24,17 @@ void add_scenario_options(CLI::App* cmd, ScenarioArgs& a) {
       ->allow_extra_args(false);
   cmd->add_flag("--json", a.json, "write the JSON report (SI units)");
   cmd->add_option("-o,--output", a.output, "write the report to FILE instead of stdout");
+  cmd->add_option("--check", a.checks,
+                  "PATH OP VALUE on the JSON report, e.g. memory.peak_bytes<70e9 (repeatable; "
+                  "exit 1 when one fails)")
+      ->allow_extra_args(false);
+  cmd->add_option("--baseline", a.baseline,
+                  "earlier JSON report of the same command: exit 1 when memory or step time grew, "
+                  "or tokens/s or MFU fell, by more than --tolerance");
+  cmd->add_option("--html", a.html,
+                  "also write a self-contained HTML page with SVG charts to FILE");
+  cmd->add_option("--tolerance", a.tolerance,
+                  "with --baseline: allowed worsening, e.g. 2% (default 1%)");
 }
 
 void add_collective_options(CLI::App* cmd, shardsim::cli::CollectiveArgs& a) {
@@ -113,18 +127,11 @@ void add_suite_options(CLI::App* cmd, shardsim::cli::SuiteArgs& a) {
   cmd->add_flag("--json", a.json, "write the JSON report (reports/schemas/suite-report)");
   cmd->add_option("-o,--output", a.output, "write the report to FILE instead of stdout");
   cmd->add_option("--csv", a.csv, "write every case, one row each, to FILE");
+  cmd->add_option("--html", a.html, "write predicted-vs-published charts (HTML, SVG) to FILE");
   cmd->add_flag("--check-targets", a.check_targets, "exit 1 when a group misses its target");
   cmd->add_option("--fit-framework", a.fit_framework,
                   "fit a framework preset's host costs on the vTrain calibration rows (even "
                   "rows) and write it to FILE, reporting the held-out rows' error");
-}
-
-// Commands of later issues: present in --help, refusing to pretend (exit 2).
-void add_unavailable(CLI::App& app, const std::string& name, const std::string& what,
-                     std::string& chosen) {
-  auto* cmd = app.add_subcommand(name, what + " (not available yet)");
-  cmd->allow_extras();
-  cmd->callback([&chosen, name] { chosen = name; });
 }
 
 // The cost models behind `simulate`, one line each (STYLE.md: a single table lists them).
@@ -139,7 +146,6 @@ std::string cost_model_table() {
 int main(int argc, char** argv) {
   CLI::App app{"shardsim: memory and step-time simulator for distributed LLM training"};
   app.require_subcommand(1);
-  std::string unavailable;
 
   shardsim::cli::MemoryArgs mem;
   auto* memory = app.add_subcommand("memory", "per-GPU memory of every pipeline stage");
@@ -166,8 +172,57 @@ int main(int argc, char** argv) {
       "--explain", sim.explain,
       "list the seconds each effect of the step-time model adds (each switched off in turn)");
   simulate->footer(cost_model_table());
-  add_unavailable(app, "search", "search parallel strategies", unavailable);
-  add_unavailable(app, "compare", "compare scenario variants", unavailable);
+  shardsim::cli::SearchArgs srch;
+  auto* search = app.add_subcommand(
+      "search", "the fastest parallel plans that fit (analytic over the space, DES on the top K)");
+  add_scenario_options(search, srch.common);
+  search->add_option("--top", srch.top, "plans re-ranked by the DES and reported (default 10)")
+      ->check(CLI::Range(1, 1000));
+  search->add_option("--csv", srch.csv, "write the top plans, one row each, to FILE");
+  search->add_option("--threads", srch.threads, "threads (default: the machine's; same output)")
+      ->check(CLI::Range(1, 1024));
+  shardsim::cli::ImportArgs imp;
+  auto* import_cmd = app.add_subcommand(
+      "import", "write a scenario from a DeepSpeed config or a Megatron-LM argument list");
+  import_cmd->require_subcommand(1);
+  auto add_target = [&imp](CLI::App* c, bool model_required) {
+    auto* m =
+        c->add_option("--model", imp.target.model, "model preset or Hugging Face config.json path");
+    if (model_required) m->required();
+    c->add_option("--gpu", imp.target.gpu, "GPU preset or hardware profile JSON")->required();
+    c->add_option("--gpus", imp.target.gpus, "the job's world size (GPUs)")
+        ->required()
+        ->check(CLI::Range(1, 1 << 24));
+    c->add_option("--gpus-per-node", imp.target.gpus_per_node,
+                  "default: the GPU preset's node size")
+        ->check(CLI::Range(1, 1 << 16));
+    c->add_option("--seq-len", imp.target.seq_len, "sequence length (tokens)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+    c->add_option("-o,--output", imp.output, "write the scenario to FILE instead of stdout");
+  };
+  auto* import_ds = import_cmd->add_subcommand("deepspeed", "from a DeepSpeed config JSON");
+  import_ds->add_option("DS_CONFIG", imp.config, "DeepSpeed config file")->required();
+  add_target(import_ds, true);
+  auto* import_mg = import_cmd->add_subcommand(
+      "megatron",
+      "from Megatron-LM arguments, given after --: shardsim import megatron --gpu "
+      "h100-sxm --gpus 64 -- --num-layers 32 ...");
+  add_target(import_mg, false);
+  import_mg->add_option("ARGS", imp.args, "Megatron-LM arguments (after --)");
+  shardsim::cli::CompareArgs cmp;
+  auto* compare = app.add_subcommand(
+      "compare", "the scenario over the cross product of varied keys, side by side");
+  add_scenario_options(compare, cmp.common);
+  compare
+      ->add_option("--vary", cmp.vary,
+                   "KEY=V1,V2,... (dotted scenario key, values as --set takes them; repeatable)")
+      ->required()
+      ->allow_extra_args(false);
+  compare->add_option("--mode", cmp.mode, "des (discrete-event, default) or analytic")
+      ->check(CLI::IsMember({"des", "analytic"}));
+  compare->add_option("--csv", cmp.csv, "write one row per variant to FILE");
+  compare->add_option("--threads", cmp.threads, "threads (default: the machine's; same output)")
+      ->check(CLI::Range(1, 1024));
   shardsim::cli::CalibrateArgs cal;
   auto* calibrate = app.add_subcommand(
       "calibrate",
@@ -207,14 +262,16 @@ int main(int argc, char** argv) {
     return shardsim::kExitBadInput;
   }
   try {
-    if (!unavailable.empty()) {
-      std::cerr << "error: 'shardsim " << unavailable << "' is not available yet in this version\n";
-      return shardsim::kExitBadInput;
-    }
     if (*memory) return shardsim::cli::run_memory(mem);
     if (*presets) return shardsim::cli::run_presets(preset_kind, presets_json);
     if (*collective) return shardsim::cli::run_collective(coll);
     if (*simulate) return shardsim::cli::run_simulate(sim);
+    if (*compare) return shardsim::cli::run_compare(cmp);
+    if (*search) return shardsim::cli::run_search(srch);
+    if (*import_cmd) {
+      imp.kind = *import_ds ? "deepspeed" : "megatron";
+      return shardsim::cli::run_import(imp);
+    }
     if (*calibrate) return shardsim::cli::run_calibrate(cal);
     if (*fit_cmd) return shardsim::cli::run_fit(fit);
     if (*validate) return shardsim::cli::run_validate(val);

@@ -1,5 +1,6 @@
 #include "simulator/cli/simulate_command.h"
 
+#include "reports/html_report.h"
 #include "reports/output.h"
 #include "reports/step_report.h"
 #include "reports/trace.h"
@@ -13,7 +14,9 @@ namespace shardsim::cli {
 int run_simulate(const SimulateArgs& a) {
   if (!a.trace.empty() && a.mode != "des")
     throw InputError("", "--trace needs --mode des (the analytic model has no timeline)");
-  const EvaluateOptions options{a.mode == "des" ? Mode::kDes : Mode::kAnalytic, !a.trace.empty()};
+  // The HTML page draws the DES timeline, so --html asks for it too.
+  const EvaluateOptions options{a.mode == "des" ? Mode::kDes : Mode::kAnalytic,
+                                a.mode == "des" && (!a.trace.empty() || !a.common.html.empty())};
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
   const Estimate e = evaluate_or_throw(s, options);
   if (!a.trace.empty() && e.plan) write_output(a.trace, json_text(chrome_trace(e)) + "\n");
@@ -24,8 +27,9 @@ int run_simulate(const SimulateArgs& a) {
     report["explain"] = explain_json(effects, s);
     text += explain_text(effects, s, e.time->step_seconds);
   }
-  write_output(a.common.output, a.common.json ? json_text(report, 2) + "\n" : text);
-  return kExitOk;
+  return write_report_with_gates(a.common, report, text, [&] {
+    return estimate_html(e, "shardsim simulate: " + (s.name.empty() ? a.common.scenario : s.name));
+  });
 }
 
 }  // namespace shardsim::cli

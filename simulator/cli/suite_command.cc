@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "reports/html_report.h"
 #include "reports/output.h"
 #include "reports/suite_report.h"
 #include "simulator/core/diagnostics.h"
@@ -69,6 +70,7 @@ int run_suite(const SuiteArgs& a) {
   options.mode = a.mode == "analytic" ? Mode::kAnalytic : Mode::kDes;
   const suite::SuiteResult r = suite::run_suite(options);
   if (!a.csv.empty()) write_output(a.csv, suite_report_csv(r));
+  if (!a.html.empty()) write_output(a.html, suite_html(r));
   write_output(a.output, a.json ? suite_report_json(r).dump(2) + "\n" : suite_report_text(r));
   if (a.check_targets && !r.all_targets_met()) {
     std::cerr << "suite: a target is not met (--check-targets)\n";

@@ -13,6 +13,7 @@ struct SuiteArgs {
   bool json = false;
   std::string output;          // -o FILE; empty = stdout
   std::string csv;             // --csv FILE: every case, one row each
+  std::string html;            // --html FILE: predicted-vs-measured charts
   bool check_targets = false;  // exit 1 when a group misses its target
   // --fit-framework FILE: fit a framework preset on the vTrain calibration rows and write it to
   // FILE (its name is FILE's stem) instead of running the suite.

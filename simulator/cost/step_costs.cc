@@ -157,6 +157,7 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan, KindCostCache*
   // The MFU denominator is the peak the GEMMs run at (fp32 training: TF32 where available).
   out.peak_flops_per_gpu = gemm_peak_flops(s.training.precision, s.cluster.gpu);
   out.step_host_seconds = s.framework.step_overhead_s;
+  out.overlap_slowdown = s.cluster.gpu.compute.overlap_compute_slowdown;
   return out;
 }
 

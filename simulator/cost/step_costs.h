@@ -54,6 +54,8 @@ struct StepCosts {
   std::vector<StageCost> stages;          // indexed by pipeline stage
   double peak_flops_per_gpu = 0;          // dense peak for the training precision (MFU denominator)
   double step_host_seconds = 0;           // the framework's per-step host time the GPU waits for
+  // Compute slows by this fraction while a data-parallel collective runs beside it (contention.h).
+  double overlap_slowdown = 0;
 
   [[nodiscard]] const LayerCost& layer(int l) const { return kinds[layer_kind[std::size_t(l)]]; }
   [[nodiscard]] int layer_count() const { return int(layer_kind.size()); }

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "simulator/cost/contention.h"
 #include "simulator/cost/host_dispatch.h"
 #include "simulator/des/step_simulation.h"
 
@@ -122,18 +123,34 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
     all.add(TimeCategory::kHostDispatch, host_exposed(host, all.total()));
     last_task = add_segment(i, w, vs, mb, -1, all);
   } else {
-    // ZeRO-3 on one data-parallel stream: unit k+1's gather is queued before unit k's
-    // reduce-scatter, so it prefetches one unit ahead (FSDP's backward prefetch).
+    // ZeRO-3 on one data-parallel stream. With prefetch d, at most d + 1 units are gathered at
+    // once (FSDP's limit_all_gathers): unit j's gather waits until unit j-d-1's compute has
+    // freed its parameters, and is queued before the reduce-scatter of unit j-d (d = 1: FSDP's
+    // backward prefetch, the next unit's gather ahead of this unit's reduce-scatter). With d = 0
+    // each gather waits for the previous unit's compute and reduce-scatter: nothing overlaps.
     const bool gathers = zero3 && w != Work::kBackwardWeight;
-    int next_gather = gathers ? add_zero3_gather(i, units.front()) : -1;
+    const std::size_t depth = std::size_t(s_.strategy.zero3_prefetch);
+    std::vector<int>& gather_ids = gathers_;
+    std::vector<int>& segs = segments_;
+    gather_ids.clear();
+    segs.clear();
+    auto issue_gathers = [&](std::size_t upto) {  // gathers of units[0 .. upto]
+      while (gathers && gather_ids.size() < units.size() && gather_ids.size() <= upto) {
+        const std::size_t j = gather_ids.size();
+        gather_ids.push_back(add_zero3_gather(i, units[j]));
+        if (j > depth) depend(gather_ids.back(), segs[j - depth - 1]);
+      }
+    };
     for (std::size_t k = 0; k < units.size(); ++k) {
       const int u = units[k];
+      issue_gathers(k);
       TimeSplit split = pass_split(unit_cost(u).work, w);
       split.add(TimeCategory::kHostDispatch,
                 host_exposed(pass_host(unit_cost(u).work, w), split.total()));
       const int seg = add_segment(i, w, vs, mb, u, split);
-      if (next_gather >= 0) depend(seg, next_gather);
-      next_gather = gathers && k + 1 < units.size() ? add_zero3_gather(i, units[k + 1]) : -1;
+      segs.push_back(seg);
+      if (gathers) depend(seg, gather_ids[k]);
+      issue_gathers(k + depth);
       if (zero3 && produces_grads(w))
         depend(add_task(i, StreamKind::kDpGather, Role::kPlain, unit_cost(u).zero3_reduce_seconds,
                         TimeCategory::kDpComm),
@@ -244,10 +261,12 @@ void StepSimulation::finalize(int i) {
   }
   // ZeRO-1/2 all-gather the updated parameters; overlapped, it hides behind the next step's
   // first forward pass (Megatron's --overlap-param-gather), so only what exceeds that is
-  // exposed at the end of this step.
-  const double gather = s_.strategy.overlap_param_gather
-                            ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds)
-                            : sc.param_gather_seconds;
+  // exposed at the end of this step, plus the slowdown it causes that forward (contention.h).
+  const double gather =
+      s_.strategy.overlap_param_gather
+          ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds) +
+                contention_seconds(sc.forward_seconds, sc.param_gather_seconds, c_.overlap_slowdown)
+          : sc.param_gather_seconds;
   if (gather > 0) ready = chain(i, StreamKind::kDpGather, gather, TimeCategory::kDpComm, ready);
   // The framework's per-step host work (optimizer launches, synchronising reads of the loss and
   // gradient norm) that the GPU waits for.

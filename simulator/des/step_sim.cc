@@ -29,10 +29,12 @@ StepResult StepSimulation::run() {
   for (int i = 0; i < p_; ++i) pick(i);
   while (!q_.empty()) {
     const EventQueue::Event e = q_.pop();
-    if (e.klass() == kPickEvent)
+    if (e.klass() == kPickEvent) {
       pick(e.id);
-    else
-      complete(e.id);
+    } else {
+      const Task& t = tasks_[std::size_t(e.id)];
+      if (t.end < 0 && e.time == t.due) complete(e.id);  // else: rescheduled, stale
+    }
   }
   // Every stage must have reached its step end; anything else is a scheduling bug, reported
   // as such rather than as a step time.
@@ -65,7 +67,38 @@ void StepSimulation::try_start(int i, StreamKind k) {
     attribute_gap(i, ss.idle_since, now, t.release);
   t.start = now;
   ss.history.push_back(id);
-  q_.push(now + t.duration, id);
+  if (k == StreamKind::kCompute) {
+    st.compute_running = id;
+    t.work_left = t.duration;
+    t.rate_since = now;
+    t.slowed = c_.overlap_slowdown > 0 && st.collectives_running > 0;
+    t.due = now + t.duration * (t.slowed ? 1 + c_.overlap_slowdown : 1);
+  } else {
+    t.due = now + t.duration;
+    if (contends(k, t) && st.collectives_running++ == 0) retime_compute(i);
+  }
+  q_.push(t.due, id);
+}
+
+void StepSimulation::retime_compute(int i) {
+  StageState& st = stages_[std::size_t(i)];
+  if (st.compute_running < 0) return;
+  Task& t = tasks_[std::size_t(st.compute_running)];
+  const double now = q_.now(), elapsed = now - t.rate_since;
+  const double f = 1 + c_.overlap_slowdown;
+  if (t.slowed) {
+    // Over `elapsed` the task did elapsed / f of its work; the rest of the time was contention,
+    // charged to the data-parallel communication that caused it.
+    t.split.add(TimeCategory::kDpComm, elapsed - elapsed / f);
+    t.work_left -= elapsed / f;
+  } else {
+    t.work_left -= elapsed;
+  }
+  t.work_left = std::max(0.0, t.work_left);
+  t.rate_since = now;
+  t.slowed = st.collectives_running > 0;
+  t.due = now + t.work_left * (t.slowed ? f : 1);
+  q_.push(t.due, st.compute_running);
 }
 
 void StepSimulation::complete(int id) {
@@ -76,7 +109,16 @@ void StepSimulation::complete(int id) {
   StreamState& ss = st.streams[std::size_t(t.stream)];
   ss.busy = false;
   ss.idle_since = t.end;
-  if (t.stream == StreamKind::kCompute) st.split += t.split;
+  if (t.stream == StreamKind::kCompute) {
+    if (t.slowed) {  // the contention since the last change of speed
+      const double elapsed = t.end - t.rate_since;
+      t.split.add(TimeCategory::kDpComm, elapsed - elapsed / (1 + c_.overlap_slowdown));
+    }
+    st.compute_running = -1;
+    st.split += t.split;
+  } else if (contends(t.stream, t) && --st.collectives_running == 0) {
+    retime_compute(i);
+  }
   for (int d : t.dependents) {
     Task& dt = tasks_[std::size_t(d)];
     dt.release = id;

@@ -31,6 +31,11 @@ struct Task {
   int release = -1;  // the dependency that finished last
   std::vector<int> dependents;
   double start = -1, end = -1;
+  // Compute tasks under contention (cost/contention.h): work left at full speed as of
+  // `rate_since`, whether a collective slows it now, and the completion time last scheduled
+  // (an event at any other time is stale).
+  double work_left = 0, rate_since = 0, due = -1;
+  bool slowed = false;
 };
 
 struct StreamState {
@@ -48,6 +53,8 @@ struct StageState {
   int in_flight = 0, limit = 1, holding = 0;
   std::deque<std::pair<int, int>> weight_pending;  // ZB: (vs, mb) whose weight grads are due
   bool item_running = false;
+  int collectives_running = 0;  // data-parallel collectives in flight (they slow compute)
+  int compute_running = -1;     // the compute stream's task in flight, or -1
   bool finalized = false;
   bool ended = false;
   double end = 0;
@@ -146,6 +153,16 @@ class StepSimulation {
 
   void complete(int id);
 
+  // Whether a data-parallel collective's start or end on stage i changes the compute speed.
+  bool contends(StreamKind k, const Task& t) const {
+    return c_.overlap_slowdown > 0 && t.duration > 0 &&
+           (k == StreamKind::kDpGather || k == StreamKind::kDpReduce);
+  }
+
+  // Stage i's running compute task: charge its time since the last change, then reschedule its
+  // completion at the speed the collectives now in flight allow.
+  void retime_compute(int i);
+
   void finish_item(int i, Work work, int vs, int mb);
 
   void send(int i, Work work, int vs, int mb, StreamKind k);
@@ -178,8 +195,10 @@ class StepSimulation {
   // than the schedule's first stage (Qi et al.: ZB-H1 peaks at 1F1B's p, ZB-H2 at about 2p).
   int hold_cap_ = 1;
   std::vector<Task> tasks_;
-  std::vector<int> units_;  // item_units scratch
-  unsigned touched_ = 0;    // bit k: stream k received a task (start_item, finalize)
+  std::vector<int> units_;     // item_units scratch
+  std::vector<int> gathers_;   // start_item scratch: the ZeRO-3 gathers of the item's units
+  std::vector<int> segments_;  // start_item scratch: the item's compute segments, per unit
+  unsigned touched_ = 0;       // bit k: stream k received a task (start_item, finalize)
   std::vector<StageState> stages_;
   std::vector<std::uint8_t> f_in_, b_in_, f_done_;
   // Per stage: the latest arrival, which releases the work it enables (gap attribution).

@@ -84,8 +84,14 @@ struct ComputeModel {
   double gemm_misaligned_efficiency = 0.69;  // a dimension not a multiple of 16 bytes
   double memory_bound_efficiency = 0.85;     // fraction of HBM bandwidth streaming kernels reach
   double launch_overhead_s = 4e-6;           // per kernel, seconds
-  std::string kind = "roofline";             // "roofline" | "measured"
-  std::vector<GemmPoint> gemm_points = {};   // kind "measured"
+  // Fraction by which compute slows while a collective runs on the same GPU (its kernels hold
+  // SMs and HBM bandwidth): compute progresses at 1 / (1 + this). Default 0.189: the mean
+  // computational slowdown under overlap that Lee et al. measured over GPT and LLaMA training on
+  // 4 A100, H100, MI250 and MI210 GPUs ("Characterizing Compute-Communication Overlap in
+  // GPU-Accelerated Distributed Deep Learning", arXiv:2507.03114, 2025; maximum 40.0%).
+  double overlap_compute_slowdown = 0.189;
+  std::string kind = "roofline";                           // "roofline" | "measured"
+  std::vector<GemmPoint> gemm_points = {};                 // kind "measured"
   std::vector<MemoryBoundPoint> memory_bound_points = {};  // ascending bytes per kernel
   bool operator==(const ComputeModel&) const = default;
 };

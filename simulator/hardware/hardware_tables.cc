@@ -90,6 +90,9 @@ const Table<ComputeModel>& compute_table() {
        "fraction of HBM bandwidth streaming kernels reach (without memory_bound_points)"},
       {"launch_overhead_s", &C::launch_overhead_s, "s", 0, 1, false,
        "per-kernel launch and framework overhead"},
+      {"overlap_compute_slowdown", &C::overlap_compute_slowdown, "", 0, 4, false,
+       "fraction by which compute slows while a collective runs on the same GPU (default 0.189: "
+       "Lee et al. 2025, arXiv:2507.03114, mean over A100/H100/MI250/MI210)"},
       {"gemm_points", array_member(&C::gemm_points, &gemm_point_table), "", 0, 0, false,
        "measured GEMM efficiencies (kind measured)"},
       {"memory_bound_points", array_member(&C::memory_bound_points, &memory_bound_point_table), "",

@@ -112,7 +112,8 @@ void erase_path(nlohmann::json& root, const std::string& key) {
 
 // Switches an effect off by removing what it reads (effects section, scenario.h): the measured
 // GEMM table, the per-kernel memory-bound curves, the fitted collective curves, the framework's
-// host cost. optimizer_traffic is read where the optimizer is costed.
+// host cost, the compute slowdown under overlapped collectives. optimizer_traffic is read where the
+// optimizer is costed.
 void apply_effect_switches(Scenario& s) {
   const EffectSwitches& e = s.effects;
   auto& compute = s.cluster.gpu.compute;
@@ -121,6 +122,7 @@ void apply_effect_switches(Scenario& s) {
     compute.gemm_points.clear();
   }
   if (!e.kernel_bandwidth) compute.memory_bound_points.clear();
+  if (!e.comm_contention) compute.overlap_compute_slowdown = 0;
   if (!e.fitted_collectives) s.cluster.network.fitted_collectives.clear();
   if (!e.host_dispatch) {
     s.framework.op_dispatch_s = 0;

@@ -67,6 +67,19 @@ struct EffectSwitches {
   bool kernel_bandwidth = true;    // memory-bound efficiency per kernel and size (profile curves)
   bool fitted_collectives = true;  // measured collective curves instead of the topology formula
   bool optimizer_traffic = true;   // the mixed-precision optimizer's full byte traffic
+  bool comm_contention = true;     // compute slows while a data-parallel collective overlaps it
+};
+
+// The "search" section: the values `shardsim search` may give each dimension of the strategy. An
+// empty list leaves the dimension to its default range (README "Searching strategies"); a key
+// pinned with --set is searched at that value only.
+struct SearchSpace {
+  std::vector<int> tp, pp, vpp, cp, ep, zero;
+  std::vector<std::int64_t> micro_batch;
+  std::vector<int> sp, offload_optimizer;  // 0 / 1
+  std::vector<Recompute> recompute;
+  std::vector<Schedule> schedule;
+  int top_k = 10;  // plans re-ranked by the discrete-event simulation and reported
 };
 
 struct Scenario {
@@ -78,6 +91,7 @@ struct Scenario {
   OverheadConfig overheads;
   FrameworkConfig framework;
   EffectSwitches effects;
+  SearchSpace search;
   nlohmann::json resolved;  // the effective input (presets merged, overrides applied)
   // Accepted but questionable input (e.g. a partly used node). The strategy's own warnings and
   // infeasibility are found per evaluation (check_strategy in validate.h, evaluate/evaluate.h).

@@ -1,5 +1,7 @@
 #include "simulator/scenario/sections.h"
 
+#include <fmt/format.h>
+
 #include "simulator/core/json_reader.h"
 
 namespace shardsim {
@@ -55,6 +57,7 @@ void read_parallel(const nlohmann::json& j, Diagnostics& d, Strategy& p) {
   r.boolean("overlap_grad_reduce", p.overlap_grad_reduce);
   r.boolean("overlap_param_gather", p.overlap_param_gather);
   r.boolean("overlap_tp_comm", p.overlap_tp_comm);
+  r.integer("zero3_prefetch", p.zero3_prefetch, 0, 64);
   r.choice("rank_order", p.rank_order,
            {"tp-cp-dp-pp", "tp-cp-pp-dp", "tp-dp-cp-pp", "tp-pp-cp-dp", "cp-tp-dp-pp",
             "tp-dp-pp-cp", "tp-pp-dp-cp", "dp-tp-cp-pp", "pp-tp-cp-dp"});
@@ -110,8 +113,93 @@ void read_effects(const nlohmann::json& j, Diagnostics& d, EffectSwitches& e) {
   r.boolean("host_dispatch", e.host_dispatch);
   r.boolean("gemm_shape", e.gemm_shape);
   r.boolean("kernel_bandwidth", e.kernel_bandwidth);
+  r.boolean("comm_contention", e.comm_contention);
   r.boolean("fitted_collectives", e.fitted_collectives);
   r.boolean("optimizer_traffic", e.optimizer_traffic);
+  r.finish();
+}
+
+// A list of integers in [min, max], each an error of its own at /search/KEY/i.
+template <class T>
+void int_list(ObjectReader& r, std::string_view key, std::vector<T>& out, std::int64_t min,
+              std::int64_t max, Diagnostics& d) {
+  const nlohmann::json* v = r.raw(key);
+  if (v == nullptr) return;
+  const std::string path = pointer_join(r.path(), key);
+  if (!v->is_array() || v->empty()) {
+    d.error(path, fmt::format("must be a non-empty array of integers in [{}, {}], got {}", min, max,
+                              json_text(*v)));
+    return;
+  }
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const nlohmann::json& e = (*v)[i];
+    if (!e.is_number_integer() || e.get<std::int64_t>() < min || e.get<std::int64_t>() > max) {
+      d.error(path + "/" + std::to_string(i),
+              fmt::format("must be an integer in [{}, {}], got {}", min, max, json_text(e)));
+      continue;
+    }
+    out.push_back(T(e.get<std::int64_t>()));
+  }
+}
+
+template <class E>
+void enum_list(ObjectReader& r, std::string_view key, std::vector<E>& out,
+               const std::vector<std::pair<std::string, E>>& table, Diagnostics& d) {
+  const nlohmann::json* v = r.raw(key);
+  if (v == nullptr) return;
+  const std::string path = pointer_join(r.path(), key);
+  std::string names;
+  for (const auto& [name, value] : table) names += (names.empty() ? "" : ", ") + name;
+  if (!v->is_array() || v->empty()) {
+    d.error(path, fmt::format("must be a non-empty array of {{{}}}, got {}", names, json_text(*v)));
+    return;
+  }
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const nlohmann::json& e = (*v)[i];
+    bool found = false;
+    if (e.is_string())
+      for (const auto& [name, value] : table)
+        if (name == e.get<std::string>()) {
+          out.push_back(value);
+          found = true;
+        }
+    if (!found)
+      d.error(path + "/" + std::to_string(i),
+              fmt::format("must be one of {{{}}}, got {}", names, json_text(e)));
+  }
+}
+
+void bool_list(ObjectReader& r, std::string_view key, std::vector<int>& out, Diagnostics& d) {
+  const nlohmann::json* v = r.raw(key);
+  if (v == nullptr) return;
+  const std::string path = pointer_join(r.path(), key);
+  if (!v->is_array() || v->empty()) {
+    d.error(path, fmt::format("must be a non-empty array of booleans, got {}", json_text(*v)));
+    return;
+  }
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    if ((*v)[i].is_boolean())
+      out.push_back((*v)[i].get<bool>() ? 1 : 0);
+    else
+      d.error(path + "/" + std::to_string(i),
+              fmt::format("must be a boolean, got {}", json_text((*v)[i])));
+  }
+}
+
+void read_search(const nlohmann::json& j, Diagnostics& d, SearchSpace& s) {
+  ObjectReader r(j, "/search", d);
+  int_list(r, "tp", s.tp, 1, kMaxDegree, d);
+  int_list(r, "pp", s.pp, 1, kMaxDegree, d);
+  int_list(r, "vpp", s.vpp, 1, kMaxDegree, d);
+  int_list(r, "cp", s.cp, 1, kMaxDegree, d);
+  int_list(r, "ep", s.ep, 1, kMaxDegree, d);
+  int_list(r, "zero", s.zero, 0, 3, d);
+  int_list(r, "micro_batch", s.micro_batch, 1, kMaxCount, d);
+  bool_list(r, "sp", s.sp, d);
+  bool_list(r, "offload_optimizer", s.offload_optimizer, d);
+  enum_list(r, "recompute", s.recompute, kRecompute, d);
+  enum_list(r, "schedule", s.schedule, kSchedules, d);
+  r.integer("top_k", s.top_k, 1, 1000);
   r.finish();
 }
 
@@ -137,6 +225,7 @@ void read_scenario_sections(const nlohmann::json& raw, Diagnostics& diags, Scena
   if (const auto* o = r.object("overheads")) read_overheads(*o, diags, out.overheads);
   if (const auto* f = r.object("framework")) read_framework(*f, diags, out.framework);
   if (const auto* e = r.object("effects")) read_effects(*e, diags, out.effects);
+  if (const auto* s = r.object("search")) read_search(*s, diags, out.search);
   r.finish();
 }
 

@@ -77,6 +77,10 @@ struct Strategy {
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
   bool overlap_tp_comm = false;  // TP/SP collectives overlapped with the adjacent GEMMs
+  // ZeRO-3: units (blocks, embedding, output layer) whose parameter gathers are issued ahead of
+  // the compute. 1: FSDP's default (BACKWARD_PRE, rate-limited to one unit ahead); 0: on demand
+  // (FSDP backward_prefetch=None), each gather queued behind the previous unit's reduce-scatter.
+  int zero3_prefetch = 1;
   // Order of the parallel dimensions in the global rank, innermost first ("tp-cp-dp-pp"):
   // decides which groups share a node. EP groups are carved from DP.
   std::string rank_order = "tp-cp-dp-pp";

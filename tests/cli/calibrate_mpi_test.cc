@@ -36,7 +36,9 @@ TEST(calibrate_mpi, CpuQuickTwoRanksThenSimulate) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("calibrate cpu --quick, 2 ranks: %.1f s\n", wall);
   ASSERT_EQ(rc, 0) << slurp(log);
-  EXPECT_LT(wall, 60.0);  // the bound on a 2-core CI machine
+  // The bound for a 2-core CI machine; a target, so only under SHARDSIM_STRICT_TIMING=1
+  // (tests/common/process_util.h) and in tests/bench/calibrate_bench.cc.
+  if (shardsim::test_util::strict_timing()) EXPECT_LT(wall, 60.0);
   EXPECT_TRUE(fs::exists(dir / "p.samples.json"));
   const auto p = nlohmann::json::parse(slurp(profile));
   EXPECT_TRUE(p["provenance"]["fitted"].get<bool>());

@@ -324,13 +324,6 @@ TEST(cli_json, NotFittingIsAResultNotAnError) {
 // ---------------------------------------------------------------------------------------------
 // Commands and usage
 
-TEST(cli_usage, UnavailableCommandSaysSo) {
-  const Result r = shardsim({"search", "x"});
-  EXPECT_EQ(r.exit_code, 2);  // DESIGN: a command of a later issue refuses (exit 2)
-  EXPECT_EQ(r.out, "");
-  EXPECT_TRUE(contains(r.err, "not available yet")) << r.err;
-}
-
 TEST(cli_usage, PresetsListTheContractNames) {
   const Result r = shardsim({"presets", "models"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -32,6 +32,16 @@ inline std::string mpirun(const std::string& mpiexec, int np) {
   return mpiexec + " --allow-run-as-root --oversubscribe -np " + std::to_string(np) + " ";
 }
 
+// True when SHARDSIM_STRICT_TIMING=1: the tests that time real work on the machine they run on
+// (the MPI calibration and validation runs) then also hold it to the issue's wall-time and
+// accuracy targets. Off by default: a shared CI machine's load can slow one kernel 2x between
+// the sweep and validate, so those targets are checked on a quiet machine (README "Validating
+// predictions") and in tests/bench/calibrate_bench.cc, never as a default test's pass condition.
+inline bool strict_timing() {
+  const char* v = std::getenv("SHARDSIM_STRICT_TIMING");
+  return v != nullptr && std::string(v) == "1";
+}
+
 // Every key `schema` lists as required is present in `doc`, recursively through `properties`
 // and array `items`. Appends the JSON path of each missing key to `missing`.
 inline void check_required(const nlohmann::json& schema, const nlohmann::json& doc,

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "simulator/analytic/analytic.h"
+#include "simulator/cost/contention.h"
 #include "simulator/des/step_sim.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
@@ -163,6 +164,115 @@ TEST(DataParallel, ReductionLongerThanBackwardIsExposedByTheDifference) {
   const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
   EXPECT_DOUBLE_EQ(r.step_seconds, 18);
   EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 6);
+}
+
+// cost/contention.h: compute of c seconds overlapped from its start by a collective of g
+// seconds, compute at 1 / (1 + s) while it runs: g when g >= c (1 + s), else c + g s / (1 + s).
+TEST(Contention, ClosedFormOfComputeSlowedByAnOverlappingCollective) {
+  EXPECT_DOUBLE_EQ(overlapped_seconds(2, 0.5, 0.25), 2.1);  // 2 + 0.5 x 0.25 / 1.25
+  EXPECT_DOUBLE_EQ(overlapped_seconds(2, 3, 0.25), 3);      // 3 >= 2 x 1.25: the collective
+  // At g = c (1 + s) = 2.5 both branches give 2.5 (2 + 2.5 x 0.2): the function is continuous.
+  EXPECT_DOUBLE_EQ(overlapped_seconds(2, 2.5, 0.25), 2.5);
+  EXPECT_DOUBLE_EQ(overlapped_seconds(2, 0.5, 0), 2);  // no slowdown: perfect overlap
+  EXPECT_DOUBLE_EQ(overlapped_seconds(2, 0, 0.25), 2);
+  // contention = overlapped - max(c, g): 0.1 in the first case, 0 once the collective dominates.
+  EXPECT_NEAR(contention_seconds(2, 0.5, 0.25), 0.1, 1e-15);
+  EXPECT_DOUBLE_EQ(contention_seconds(2, 3, 0.25), 0);
+}
+
+TEST(Contention, OverlappedBucketsSlowTheBackwardTheyRunBeside) {
+  // FourLayers with 0.5 s buckets (OverlappedReductionHidesBehindBackward: 12.5 s without
+  // contention) and compute at 1 / 1.25 while a bucket runs. Layer 3's backward ends at 6; its
+  // bucket runs [6, 6.5] beside layer 2's backward (2 s of work), which does 0.5 / 1.25 = 0.4
+  // by 6.5 and ends at 6.5 + 1.6 = 8.1 (the closed form: 2 + 0.5 x 0.25 / 1.25 = 2.1). Layers 1
+  // and 0 likewise take 2.1 each: the backward ends at 4 + 2 + 3 x 2.1 = 12.3, the last bucket
+  // at 12.8. dp_comm = 0.5 exposed + 3 x 0.1 of contention.
+  FourLayers f = four_layers(0.5);
+  f.costs.overlap_slowdown = 0.25;
+  const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
+  EXPECT_NEAR(r.step_seconds, 12.8, 1e-12);
+  EXPECT_NEAR(r.breakdown[TimeCategory::kDpComm], 0.8, 1e-12);
+  EXPECT_NEAR(r.breakdown.total(), r.step_seconds, 1e-12);  // the breakdown still sums
+}
+
+TEST(Contention, ChangesNothingWhenTheCollectivesAreTheBottleneck) {
+  // 3 s buckets (ReductionLongerThanBackwardIsExposedByTheDifference: 18 s). Every backward after
+  // layer 3's runs entirely beside a bucket, slowed to 2.5 s, but the buckets run back to back
+  // from t = 6 and end at 18 regardless: the step stays 18, with the same 6 s of dp_comm (1.5 s
+  // of contention inside the backward, 4.5 s of waiting for the last buckets after it).
+  FourLayers f = four_layers(3);
+  f.costs.overlap_slowdown = 0.25;
+  const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
+  EXPECT_NEAR(r.step_seconds, 18, 1e-12);
+  EXPECT_NEAR(r.breakdown[TimeCategory::kDpComm], 6, 1e-12);
+}
+
+TEST(Contention, SwitchedOffZeroThreeOverlapIsFreeAgain) {
+  // effects.comm_contention=false zeroes the profile's slowdown (scenario/load.cc).
+  const Scenario on = load_scenario("llama3-70b-fsdp-64xh100", {});
+  const Scenario off = load_scenario("llama3-70b-fsdp-64xh100", {"effects.comm_contention=false"});
+  EXPECT_GT(on.cluster.gpu.compute.overlap_compute_slowdown, 0);
+  EXPECT_EQ(off.cluster.gpu.compute.overlap_compute_slowdown, 0);
+  const Plan plan = make_plan(on);
+  const StepCosts c_on = compute_step_costs(on, plan), c_off = compute_step_costs(off, plan);
+  const double des_on = simulate_step(on, plan, c_on).step_seconds;
+  const double des_off = simulate_step(off, plan, c_off).step_seconds;
+  // ZeRO-3's gathers and reduce-scatters overlap the compute, so contention lengthens the step,
+  // by at most the slowdown's share of the whole step (every second slowed by 1 + s).
+  EXPECT_GT(des_on, des_off);
+  EXPECT_LT(des_on, des_off * (1 + on.cluster.gpu.compute.overlap_compute_slowdown));
+  const double an_on = analytic_step(on, plan, c_on).step_seconds;
+  const double an_off = analytic_step(off, plan, c_off).step_seconds;
+  EXPECT_GT(an_on, an_off);
+  EXPECT_LT(an_on, an_off * (1 + on.cluster.gpu.compute.overlap_compute_slowdown));
+}
+
+// One stage of 4 layers under ZeRO-3, one micro-batch, f = b = w = 1 (backward item: b + w = 2
+// per layer), each layer gathering for 0.5 s and reduce-scattering for 0.5 s; embedding and output
+// layer cost nothing; no contention.
+FourLayers zero3_layers(int prefetch) {
+  nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
+  raw["model"]["layers"] = 4;
+  raw["parallel"]["zero"] = 3;
+  raw["parallel"]["zero3_prefetch"] = prefetch;
+  FourLayers f{scenario_from_json(raw, ""), {}, {}};
+  f.plan = make_plan(f.scenario);
+  f.costs = uniform(f.plan, 4, 1, 1, 1);
+  std::vector<LayerCost> layers(4, f.costs.layer(0));
+  for (auto& l : layers) {
+    l.zero3_gather_seconds = 0.5;
+    l.zero3_reduce_seconds = 0.5;
+  }
+  f.costs.set_layers(std::move(layers));
+  return f;
+}
+
+TEST(Zero3Prefetch, WithoutPrefetchNothingOverlaps) {
+  // zero3_prefetch = 0: each gather waits for the previous unit's compute (and, in backward, its
+  // reduce-scatter on the same stream): forward 4 x (0.5 + 1) = 6, backward 4 x (0.5 + 2 + 0.5)
+  // = 12, step 18, of which 4 x 0.5 + 8 x 0.5 = 6 s dp_comm. The analytic model's closed form
+  // (every gather and reduce-scatter exposed) gives the same 18.
+  const FourLayers f = zero3_layers(0);
+  const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
+  EXPECT_DOUBLE_EQ(r.step_seconds, 18);
+  EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 6);
+  EXPECT_DOUBLE_EQ(analytic_step(f.scenario, f.plan, f.costs).step_seconds, 18);
+}
+
+TEST(Zero3Prefetch, OneUnitAheadHidesAllButTheFirstGatherAndLastReduceScatter) {
+  // zero3_prefetch = 1 (FSDP): at most two units gathered at once. Forward: layer 0's gather
+  // [0, 0.5] is exposed, each later gather runs beside the previous layer: 0.5 + 4 = 4.5.
+  // Backward from 4.5: layer 3's gather [4.5, 5], then on the one stream each layer's
+  // reduce-scatter [end, end + 0.5] is followed by the next-but-one gather, both hidden behind the
+  // next layer's 2 s: layers run [5, 7], [7, 9], [9, 11], [11, 13]; the last reduce-scatter ends
+  // at 13.5. Step 13.5 = 12 compute + 1.5 dp_comm (two exposed gathers and the last reduce).
+  const FourLayers f = zero3_layers(1);
+  const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
+  EXPECT_DOUBLE_EQ(r.step_seconds, 13.5);
+  EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 1.5);
+  // Deeper prefetch cannot help here: every gather already hides behind one layer's compute.
+  const FourLayers g = zero3_layers(2);
+  EXPECT_DOUBLE_EQ(simulate_step(g.scenario, g.plan, g.costs).step_seconds, 13.5);
 }
 
 TEST(Trace, HasOneSlicePerComputeItem) {

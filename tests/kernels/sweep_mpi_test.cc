@@ -45,7 +45,9 @@ TEST(CalibrationSweep, CpuQuickUnderMpirunTwoRanks) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("cpu --quick sweep, 2 ranks: %.1f s wall\n", wall);
   ASSERT_EQ(rc, 0) << slurp(out.string() + ".log");
-  EXPECT_LT(wall, 60.0);                                // the bound for a 2-core CI machine
+  // The bound for a 2-core CI machine; a target, so only under SHARDSIM_STRICT_TIMING=1
+  // (tests/common/process_util.h) and in tests/bench/calibrate_bench.cc.
+  if (shardsim::test_util::strict_timing()) EXPECT_LT(wall, 60.0);
   EXPECT_FALSE(fs::exists(out.string() + ".partial"));  // removed after a complete run
 
   const json doc = json::parse(slurp(out));

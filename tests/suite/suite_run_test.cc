@@ -15,7 +15,6 @@
 
 #include "reports/suite_report.h"
 #include "simulator/scenario/load.h"
-#include "tests/common/json_schema_check.h"
 
 namespace shardsim::suite {
 namespace {
@@ -96,25 +95,27 @@ TEST(suite_run, KorthikantiWithinRegressionBounds) {
 }
 
 // Target: each row within +-10 %. Measured (DES): datasheet presets MAPE 29.2 %, max 53.4 %; fitted
-// H100 profile and network: MAPE 29.1 %, max 47.6 % (1.7B on 48 H100: 408.8 TFLOP/s published,
-// 603 predicted); every row too fast, +13.5 to +47.6 %.
+// H100 profile and network: MAPE 29.1 %, max 47.6 %; with compute-communication contention:
+// MAPE 27.3 %, max 46.1 % (1.7B on 48 H100: 408.8 TFLOP/s published, 597 predicted); every row
+// too fast, +13.5 to +46.1 %.
 TEST(suite_run, McoreWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kMcore);
-  EXPECT_LE(g.all.mape, 34.0);
+  EXPECT_LE(g.all.mape, 31.0);
   EXPECT_LE(g.all.max_abs, 60.0);
 }
 
 // Target: each row within +-10 %. Measured (DES): datasheet presets MAPE 30.7 %, max 55.0 %; fitted
-// A100 profile: MAPE 20.2 %, max 40.6 % (MPT-A5, 7B at sequence 65536: 8,108 tokens/s published,
-// 11,398 predicted); every row too fast, +5.7 to +40.6 %.
+// A100 profile: MAPE 20.2 %, max 40.6 %; with compute-communication contention: MAPE 18.9 %, max
+// 40.5 % (MPT-A5, 7B at sequence 65536: 8,108 tokens/s published, 11,392 predicted); every row too
+// fast, +3.8 to +40.5 %.
 TEST(suite_run, MosaicmlWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kMosaicml);
-  EXPECT_LE(g.all.mape, 25.0);
+  EXPECT_LE(g.all.mape, 23.0);
   EXPECT_LE(g.all.max_abs, 45.0);
 }
 
 // The analytic model runs every case too. Measured: group MAPEs within 1.5 points of the DES's
-// (now vTrain 8.2, Korthikanti 3.7, Megatron-Core 29.3, MosaicML 20.4 %); the README documents the
+// (now vTrain 8.2, Korthikanti 3.7, Megatron-Core 28.5, MosaicML 19.0 %); the README documents the
 // two modes agreeing within 5 % on the shipped examples.
 TEST(suite_run, AnalyticModeRunsEveryCase) {
   const SuiteResult a = run_suite({{}, Mode::kAnalytic});
@@ -177,15 +178,11 @@ TEST(suite_run, ErrorStatistics) {
   EXPECT_TRUE(summarize(Group::kMcore, {&rs[0], &rs[2]}).met);
 }
 
-TEST(suite_report, JsonIsDeterministicAndFollowsTheSchema) {
+// The schema is checked by tests/golden/validate_reports.py (a real JSON Schema validator).
+TEST(suite_report, JsonIsDeterministic) {
   const std::string a = suite_report_json(des_result()).dump(2);
   const std::string b = suite_report_json(run_suite({{}, Mode::kDes})).dump(2);
   EXPECT_EQ(a, b);  // byte-identical for the same input
-  const auto schema = read_json_file(std::string(SHARDSIM_SOURCE_DIR) +
-                                     "/reports/schemas/suite-report.schema.json");
-  std::vector<std::string> errors;
-  testing_schema::check(schema, nlohmann::json::parse(a), "", errors);
-  EXPECT_TRUE(errors.empty()) << errors.front();
 }
 
 TEST(suite_report, CsvHasOneRowPerCase) {

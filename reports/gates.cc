@@ -1,0 +1,181 @@
+#include "reports/gates.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+
+#include "simulator/core/diagnostics.h"
+#include "simulator/core/json_reader.h"
+
+namespace shardsim {
+namespace {
+
+// The value at dotted `path`, or nullptr.
+const nlohmann::json* find_path(const nlohmann::json& root, const std::string& path) {
+  const nlohmann::json* at = &root;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t dot = path.find('.', start);
+    const std::string part = path.substr(start, dot == std::string::npos ? dot : dot - start);
+    if (part.empty()) return nullptr;
+    if (at->is_object()) {
+      const auto it = at->find(part);
+      if (it == at->end()) return nullptr;
+      at = &*it;
+    } else if (at->is_array()) {
+      if (!std::all_of(part.begin(), part.end(), [](char c) { return std::isdigit(c) != 0; }))
+        return nullptr;
+      const std::size_t i = std::stoul(part);
+      if (i >= at->size()) return nullptr;
+      at = &(*at)[i];
+    } else {
+      return nullptr;
+    }
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return at;
+}
+
+bool compare_numbers(double lhs, const std::string& op, double rhs) {
+  if (op == "<") return lhs < rhs;
+  if (op == "<=") return lhs <= rhs;
+  if (op == ">") return lhs > rhs;
+  if (op == ">=") return lhs >= rhs;
+  if (op == "==") return lhs == rhs;
+  return lhs != rhs;  // "!="
+}
+
+// One baseline metric: the direction that is worse.
+struct Metric {
+  const char* path;
+  bool higher_is_worse;
+};
+constexpr Metric kMetrics[] = {{"memory.peak_bytes", true},
+                               {"time.step_seconds", true},
+                               {"throughput.tokens_per_second", false},
+                               {"throughput.mfu", false}};
+
+void compare_section(const nlohmann::json& now, const nlohmann::json& old,
+                     const std::string& prefix, double tol, std::vector<GateOutcome>& out) {
+  for (const Metric& m : kMetrics) {
+    const nlohmann::json* a = find_path(now, m.path);
+    const nlohmann::json* b = find_path(old, m.path);
+    if (a == nullptr && b == nullptr) continue;  // not in this kind of report
+    GateOutcome g;
+    g.gate = "baseline " + prefix + m.path;
+    if (a == nullptr || b == nullptr || !a->is_number() || !b->is_number()) {
+      g.message = fmt::format("present in {} only", a == nullptr ? "the baseline" : "the report");
+      out.push_back(g);
+      continue;
+    }
+    const double x = a->get<double>(), y = b->get<double>();
+    const double change = y != 0 ? 100 * (x - y) / std::fabs(y) : (x == 0 ? 0 : 100);
+    const double worse = m.higher_is_worse ? change : -change;
+    g.passed = worse <= tol;
+    g.message = fmt::format("{:.6g} (baseline {:.6g}, {:+.2f} %{}; tolerance {} % worse)", x, y,
+                            change, worse < 0 ? ", better" : (worse > 0 ? ", worse" : ""), tol);
+    out.push_back(g);
+  }
+}
+
+}  // namespace
+
+std::vector<GateOutcome> run_checks(const nlohmann::json& report,
+                                    const std::vector<std::string>& exprs) {
+  std::vector<GateOutcome> out;
+  for (const std::string& e : exprs) {
+    std::string expr;
+    for (char c : e)
+      if (!std::isspace(static_cast<unsigned char>(c))) expr += c;
+    const std::size_t pos = expr.find_first_of("<>=!");
+    if (pos == std::string::npos || pos == 0)
+      throw InputError("", fmt::format("--check \"{}\": expected PATH OP VALUE with OP one of "
+                                       "< <= > >= == != (e.g. memory.peak_bytes<70e9)",
+                                       e));
+    const std::size_t len = pos + 1 < expr.size() && expr[pos + 1] == '=' ? 2 : 1;
+    const std::string path = expr.substr(0, pos), op = expr.substr(pos, len),
+                      rhs = expr.substr(pos + len);
+    if (op == "=" || op == "!")
+      throw InputError(
+          "", fmt::format("--check \"{}\": unknown operator \"{}\" (use == or !=)", e, op));
+    const nlohmann::json* value = find_path(report, path);
+    if (value == nullptr)
+      throw InputError("", fmt::format("--check \"{}\": the report has no \"{}\"", e, path));
+    nlohmann::json bound;
+    try {
+      bound = nlohmann::json::parse(rhs);
+    } catch (const nlohmann::json::exception&) {
+      throw InputError("",
+                       fmt::format("--check \"{}\": \"{}\" is not a number or boolean", e, rhs));
+    }
+    GateOutcome g;
+    g.gate = e;
+    if (value->is_number() && bound.is_number()) {
+      g.passed = compare_numbers(value->get<double>(), op, bound.get<double>());
+      g.message = fmt::format("{} = {:.6g}, wanted {} {:.6g}", path, value->get<double>(), op,
+                              bound.get<double>());
+    } else if (value->is_boolean() && bound.is_boolean() && (op == "==" || op == "!=")) {
+      g.passed = (*value == bound) == (op == "==");
+      g.message = fmt::format("{} = {}, wanted {} {}", path, value->dump(), op, bound.dump());
+    } else {
+      throw InputError("", fmt::format("--check \"{}\": \"{}\" is {} ({}); compare numbers with "
+                                       "< <= > >= == != and booleans with == !=",
+                                       e, path, json_type_name(*value), json_text(*value)));
+    }
+    out.push_back(g);
+  }
+  return out;
+}
+
+std::vector<GateOutcome> compare_baseline(const nlohmann::json& report,
+                                          const nlohmann::json& baseline, double tol) {
+  std::vector<GateOutcome> out;
+  const bool compare = report.contains("compare"), search = report.contains("search");
+  if (compare != baseline.contains("compare") || search != baseline.contains("search"))
+    throw InputError("", "--baseline: the baseline is not a report of the same command");
+  if (compare) {
+    const auto& now = report["compare"]["variants"];
+    const auto& old = baseline["compare"]["variants"];
+    for (const auto& v : now) {
+      const std::string name = json_text(v["values"]);
+      const nlohmann::json* match = nullptr;
+      for (const auto& w : old)
+        if (w["values"] == v["values"]) match = &w;
+      if (match == nullptr) {
+        out.push_back({"baseline variant " + name, false, "not in the baseline"});
+        continue;
+      }
+      compare_section(v, *match, "variant " + name + " ", tol, out);
+    }
+    for (const auto& w : old) {
+      bool found = false;
+      for (const auto& v : now) found |= v["values"] == w["values"];
+      if (!found)
+        out.push_back({"baseline variant " + json_text(w["values"]), false,
+                       "in the baseline, not in the report"});
+    }
+  } else if (search) {
+    const auto& now = report["search"]["results"];
+    const auto& old = baseline["search"]["results"];
+    if (now.empty() || old.empty())
+      out.push_back({"baseline search.results.0", now.empty() == old.empty(),
+                     now.empty() && old.empty() ? "no plan runs in either"
+                                                : "a plan runs in only one of them"});
+    else
+      compare_section(now[0], old[0], "best plan ", tol, out);
+  } else {
+    compare_section(report, baseline, "", tol, out);
+  }
+  return out;
+}
+
+std::string gates_text(const std::vector<GateOutcome>& outcomes) {
+  std::string out;
+  for (const auto& g : outcomes)
+    out += fmt::format("check {}: {}: {}\n", g.passed ? "passed" : "FAILED", g.gate, g.message);
+  return out;
+}
+
+}  // namespace shardsim

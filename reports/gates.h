@@ -1,0 +1,37 @@
+// CI gates on a report's JSON: `--check EXPR` (a report value against a bound) and `--baseline
+// OLD.json --tolerance P` (the key numbers against an earlier report of the same kind). A failed
+// gate is a result (exit code 1 at the CLI); a malformed expression, a path the report does not
+// have, or an unreadable baseline is bad input (InputError, exit code 2).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace shardsim {
+
+struct GateOutcome {
+  std::string gate;  // the expression, or "baseline PATH"
+  bool passed = false;
+  std::string message;  // the values compared, with the rule
+};
+
+// EXPR: PATH OP NUMBER, PATH a dotted path into the report (array elements by index:
+// "search.results.0.throughput.mfu"), OP one of < <= > >= == !=, NUMBER a JSON number; or
+// PATH == true / false for booleans ("memory.fits==true").
+[[nodiscard]] std::vector<GateOutcome> run_checks(const nlohmann::json& report,
+                                                  const std::vector<std::string>& exprs);
+
+// The report's key numbers against `baseline` (same kind): memory.peak_bytes and
+// time.step_seconds may not grow, throughput.tokens_per_second and throughput.mfu may not fall,
+// by more than `tolerance_pct` percent. simulate/memory: the report's own; compare: every variant
+// (matched by its values; a variant missing from either side fails); search: the best result.
+// Improvements pass and are reported.
+[[nodiscard]] std::vector<GateOutcome> compare_baseline(const nlohmann::json& report,
+                                                        const nlohmann::json& baseline,
+                                                        double tolerance_pct);
+
+// "check passed: ..." / "check FAILED: ..." lines, one per outcome.
+[[nodiscard]] std::string gates_text(const std::vector<GateOutcome>& outcomes);
+
+}  // namespace shardsim

@@ -1,0 +1,28 @@
+#include "simulator/cli/compare_command.h"
+
+#include <thread>
+
+#include "reports/compare_report.h"
+#include "reports/html_report.h"
+#include "reports/output.h"
+#include "simulator/core/diagnostics.h"
+#include "simulator/core/json_reader.h"
+#include "simulator/evaluate/variants.h"
+
+namespace shardsim::cli {
+
+int run_compare(const CompareArgs& a) {
+  std::vector<VaryAxis> axes;
+  for (const auto& v : a.vary) axes.push_back(parse_vary(v));
+  const int threads =
+      a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
+  const Comparison c = compare_variants(a.common.scenario, a.common.overrides, std::move(axes),
+                                        a.mode == "des" ? Mode::kDes : Mode::kAnalytic, threads);
+  if (!a.csv.empty()) write_output(a.csv, compare_report_csv(c));
+  return write_report_with_gates(a.common,
+                                 compare_report_json(c, a.common.scenario, a.common.overrides),
+                                 compare_report_text(c, a.common.scenario),
+                                 [&] { return compare_html(c, a.common.scenario); });
+}
+
+}  // namespace shardsim::cli

@@ -1,0 +1,35 @@
+#include "simulator/cli/search_command.h"
+
+#include <cstdio>
+#include <thread>
+
+#include "reports/html_report.h"
+#include "reports/output.h"
+#include "reports/search_report.h"
+#include "simulator/cli/progress.h"
+#include "simulator/core/json_reader.h"
+#include "simulator/evaluate/search.h"
+#include "simulator/scenario/load.h"
+
+namespace shardsim::cli {
+
+int run_search(const SearchArgs& a) {
+  const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
+  SearchOptions o;
+  o.threads = a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
+  o.top_k = a.top;
+  o.points = !a.common.html.empty();  // the page's scatter shows every plan that runs
+  for (const auto& set : a.common.overrides) o.pinned.push_back(set.substr(0, set.find('=')));
+  // Progress on stderr only when it is a terminal (CI logs and pipes stay clean).
+  if (progress_wanted())
+    o.progress = [](std::size_t done, std::size_t total) {
+      std::fprintf(stderr, "\rsearch: %zu of %zu plans evaluated", done, total);
+      if (done == total) std::fprintf(stderr, "\n");
+    };
+  const SearchResult r = search_plans(s, o);
+  if (!a.csv.empty()) write_output(a.csv, search_report_csv(r));
+  return write_report_with_gates(a.common, search_report_json(r, s), search_report_text(r, s),
+                                 [&] { return search_html(r, s); });
+}
+
+}  // namespace shardsim::cli

@@ -1,0 +1,270 @@
+#include "simulator/evaluate/search.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "simulator/core/diagnostics.h"
+#include "simulator/evaluate/evaluate.h"
+
+namespace shardsim {
+namespace {
+
+bool pinned(const std::vector<std::string>& keys, const char* key) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+std::vector<int> powers_of_two_to(int limit) {
+  std::vector<int> v;
+  for (int x = 1; x <= limit; x *= 2) v.push_back(x);
+  return v;
+}
+
+// The values one dimension takes: the pinned value, else the search section's list, else `dflt`.
+template <class T>
+std::vector<T> values(const std::vector<std::string>& keys, const char* key, T current,
+                      const std::vector<T>& section, std::vector<T> dflt) {
+  if (pinned(keys, key)) return {current};
+  return section.empty() ? dflt : section;
+}
+
+}  // namespace
+
+std::string describe(const Candidate& c) {
+  std::string out = fmt::format("tp {} pp {}", c.tp, c.pp);
+  if (c.vpp > 1) out += fmt::format(" vpp {}", c.vpp);
+  if (c.cp > 1) out += fmt::format(" cp {}", c.cp);
+  if (c.ep > 1) out += fmt::format(" ep {}", c.ep);
+  out += fmt::format(" dp {} mb {} zero {}", c.dp, c.micro_batch, c.zero);
+  if (c.sp) out += " sp";
+  if (c.offload_optimizer) out += " offload";
+  out += " rc-" + recompute_name(c.recompute);
+  if (c.pp > 1) out += " " + schedule_name(c.schedule);
+  return out;
+}
+
+Candidate candidate_of(const Scenario& s) {
+  Candidate c;
+  const Strategy& p = s.strategy;
+  c.tp = p.tp;
+  c.pp = p.pp;
+  c.vpp = p.vpp;
+  c.cp = p.cp;
+  c.ep = p.ep;
+  c.dp = p.dp;
+  c.zero = p.zero;
+  c.sp = p.sp;
+  c.offload_optimizer = p.offload_optimizer;
+  c.recompute = p.recompute;
+  c.schedule = p.schedule;
+  c.micro_batch = s.training.micro_batch;
+  return c;
+}
+
+void apply(const Candidate& c, Scenario& s) {
+  Strategy& p = s.strategy;
+  p.tp = c.tp;
+  p.pp = c.pp;
+  p.vpp = c.vpp;
+  p.cp = c.cp;
+  p.ep = c.ep;
+  p.dp = c.dp;
+  p.zero = c.zero;
+  p.sp = c.sp;
+  p.offload_optimizer = c.offload_optimizer;
+  p.recompute = c.recompute;
+  p.schedule = c.schedule;
+  s.training.micro_batch = c.micro_batch;
+}
+
+std::vector<Candidate> enumerate_candidates(const Scenario& s,
+                                            const std::vector<std::string>& keys) {
+  const SearchSpace& sp = s.search;
+  const Strategy& base = s.strategy;
+  const std::int64_t gpus = s.cluster.gpus();
+  const int per_node = std::max(1, s.cluster.gpus_per_node);
+  const int layers = s.model.layers;
+  const std::int64_t batch = s.training.global_batch;
+  const bool moe = s.model.moe.enabled();
+  std::vector<Candidate> out;
+  for (int tp : values(keys, "parallel.tp", base.tp, sp.tp, powers_of_two_to(per_node))) {
+    if (gpus % tp) continue;
+    for (int cp : values(keys, "parallel.cp", base.cp, sp.cp, powers_of_two_to(16))) {
+      if (gpus % (std::int64_t(tp) * cp)) continue;
+      std::vector<int> pp_default;
+      for (int pp = 1; pp <= std::min(layers, 64); ++pp)
+        if (gpus % (std::int64_t(tp) * cp * pp) == 0) pp_default.push_back(pp);
+      for (int pp : values(keys, "parallel.pp", base.pp, sp.pp, pp_default)) {
+        if (gpus % (std::int64_t(tp) * cp * pp)) continue;
+        const int dp = int(gpus / (std::int64_t(tp) * cp * pp));
+        if (pinned(keys, "parallel.dp") && dp != base.dp) continue;
+        std::vector<int> ep_default{1};
+        if (moe) {
+          ep_default.clear();
+          for (int ep = 1; ep <= dp * cp; ++ep)
+            if ((dp * cp) % ep == 0 && s.model.moe.experts % ep == 0) ep_default.push_back(ep);
+        }
+        for (int ep : values(keys, "parallel.ep", base.ep, sp.ep, ep_default)) {
+          std::vector<int> vpp_default{1};
+          if (pp > 1)
+            for (int v = 2; v <= 8; ++v)
+              if (layers >= pp * v) vpp_default.push_back(v);
+          for (int vpp : values(keys, "parallel.vpp", base.vpp, sp.vpp, vpp_default)) {
+            std::vector<Schedule> sched_default;
+            if (vpp > 1)
+              sched_default = {Schedule::kInterleaved};
+            else if (pp > 1)
+              sched_default = {Schedule::kGpipe, Schedule::k1F1B, Schedule::kZbH1, Schedule::kZbH2};
+            else
+              sched_default = {Schedule::k1F1B};
+            for (Schedule sched :
+                 values(keys, "parallel.schedule", base.schedule, sp.schedule, sched_default)) {
+              std::vector<std::int64_t> mb_default;
+              for (std::int64_t mb = 1; mb <= 32; mb *= 2)
+                if (batch % (std::int64_t(dp) * mb) == 0) mb_default.push_back(mb);
+              for (std::int64_t mb : values(keys, "training.micro_batch", s.training.micro_batch,
+                                            sp.micro_batch, mb_default)) {
+                std::vector<int> zero_default{0};
+                if (dp * cp > 1) zero_default = {0, 1, 2, 3};
+                for (int zero : values(keys, "parallel.zero", base.zero, sp.zero, zero_default)) {
+                  std::vector<int> off_default{0};
+                  if (zero >= 1) off_default = {0, 1};
+                  for (int off :
+                       values(keys, "parallel.offload_optimizer", int(base.offload_optimizer),
+                              sp.offload_optimizer, off_default)) {
+                    std::vector<Recompute> rc_default{Recompute::kNone, Recompute::kFull};
+                    if (!s.training.flash_attention)
+                      rc_default.insert(rc_default.begin() + 1, Recompute::kSelective);
+                    for (Recompute rc : values(keys, "training.recompute", base.recompute,
+                                               sp.recompute, rc_default)) {
+                      std::vector<int> sp_default{0};
+                      if (tp > 1) sp_default = {1, 0};
+                      for (int seq : values(keys, "parallel.sp", int(base.sp), sp.sp, sp_default)) {
+                        Candidate c;
+                        c.tp = tp;
+                        c.pp = pp;
+                        c.vpp = vpp;
+                        c.cp = cp;
+                        c.ep = ep;
+                        c.dp = dp;
+                        c.zero = zero;
+                        c.micro_batch = mb;
+                        c.sp = seq != 0;
+                        c.offload_optimizer = off != 0;
+                        c.recompute = rc;
+                        c.schedule = sched;
+                        out.push_back(c);
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+SearchResult search_plans(const Scenario& s, const SearchOptions& o) {
+  SearchResult r;
+  r.top_k = o.top_k > 0 ? o.top_k : s.search.top_k;
+  const std::vector<Candidate> space = enumerate_candidates(s, o.pinned);
+  r.space = r.considered = space.size();
+  // Per plan: its analytic tokens/s, or why it was dropped.
+  struct Outcome {
+    double tokens_per_second = -1, step_seconds = 0, peak_bytes = 0;
+    std::string reason;  // empty: feasible
+  };
+  std::vector<Outcome> outcomes(space.size());
+  std::atomic<std::size_t> next{0}, done{0};
+  auto work = [&](bool report) {
+    Scenario local = s;
+    EvaluateCache cache;
+    EvaluateOptions eo;
+    eo.mode = Mode::kAnalytic;
+    eo.memory_detail = MemoryDetail::kNumbers;
+    eo.cache = &cache;
+    auto last = std::chrono::steady_clock::now();
+    for (std::size_t i; (i = next.fetch_add(1)) < space.size();) {
+      apply(space[i], local);
+      Expected<Estimate> e = evaluate(local, eo);
+      Outcome& out = outcomes[i];
+      if (!e.ok())
+        out.reason = "invalid " + e.errors().items().front().path;
+      else if (!e->feasible())
+        out.reason = e->infeasible.front().code;
+      else {
+        out.tokens_per_second = e->time->throughput.tokens_per_second;
+        out.step_seconds = e->time->step_seconds;
+        out.peak_bytes = e->memory->peak_bytes;
+      }
+      done.fetch_add(1);
+      if (report && o.progress) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last > std::chrono::milliseconds(200)) {
+          o.progress(done.load(), space.size());
+          last = now;
+        }
+      }
+    }
+  };
+  const int t = std::max(1, std::min<int>(o.threads, int(std::max<std::size_t>(1, space.size()))));
+  std::vector<std::thread> pool;
+  for (int k = 1; k < t; ++k) pool.emplace_back(work, false);
+  work(true);
+  for (auto& th : pool) th.join();
+  if (o.progress) o.progress(space.size(), space.size());
+
+  std::vector<std::size_t> feasible;
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    if (outcomes[i].reason.empty())
+      feasible.push_back(i);
+    else
+      ++r.infeasible[outcomes[i].reason];
+  }
+  r.feasible = feasible.size();
+  if (o.points)
+    for (std::size_t i : feasible)
+      r.points.push_back(
+          {outcomes[i].peak_bytes, outcomes[i].tokens_per_second, describe(space[i])});
+  // Best analytic throughput first; equal throughput keeps enumeration order (deterministic).
+  std::stable_sort(feasible.begin(), feasible.end(), [&](std::size_t a, std::size_t b) {
+    return outcomes[a].tokens_per_second > outcomes[b].tokens_per_second;
+  });
+  const Candidate base = candidate_of(s);
+  r.baseline = base;
+  for (std::size_t k = 0; k < feasible.size(); ++k)
+    if (space[feasible[k]] == base) r.baseline_rank = k + 1;
+
+  // The top K again with the discrete-event simulation and every memory term.
+  const std::size_t k = std::min<std::size_t>(std::size_t(r.top_k), feasible.size());
+  for (std::size_t rank = 0; rank < k; ++rank) {
+    const std::size_t i = feasible[rank];
+    RankedPlan p;
+    p.plan = space[i];
+    p.scenario = std::make_unique<Scenario>(s);
+    apply(p.plan, *p.scenario);
+    p.analytic_step_seconds = outcomes[i].step_seconds;
+    p.analytic_tokens_per_second = outcomes[i].tokens_per_second;
+    p.analytic_rank = rank + 1;
+    Expected<Estimate> e = evaluate(*p.scenario, {Mode::kDes});
+    if (!e.ok()) e = evaluate(*p.scenario, {Mode::kAnalytic});  // too large to simulate
+    if (!e.ok()) e.errors().throw_if_any();
+    p.estimate = std::move(e).value();
+    r.results.push_back(std::move(p));
+  }
+  std::stable_sort(r.results.begin(), r.results.end(),
+                   [](const RankedPlan& a, const RankedPlan& b) {
+                     return a.estimate.time->throughput.tokens_per_second >
+                            b.estimate.time->throughput.tokens_per_second;
+                   });
+  return r;
+}
+
+}  // namespace shardsim

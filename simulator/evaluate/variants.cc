@@ -1,0 +1,115 @@
+#include "simulator/evaluate/variants.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "simulator/evaluate/evaluate.h"
+#include "simulator/scenario/load.h"
+
+namespace shardsim {
+namespace {
+
+// Variant i's value index on each axis (first axis slowest).
+std::vector<std::size_t> digits(std::size_t i, const std::vector<VaryAxis>& axes) {
+  std::vector<std::size_t> d(axes.size());
+  for (std::size_t a = axes.size(); a-- > 0;) {
+    d[a] = i % axes[a].values.size();
+    i /= axes[a].values.size();
+  }
+  return d;
+}
+
+void evaluate_variant(const std::string& scenario, const std::vector<std::string>& overrides,
+                      const std::vector<VaryAxis>& axes, Mode mode, EvaluateCache& cache,
+                      Variant& v) {
+  std::vector<std::string> sets = overrides;
+  for (std::size_t a = 0; a < axes.size(); ++a) sets.push_back(axes[a].key + "=" + v.values[a]);
+  try {
+    v.scenario = std::make_unique<Scenario>(load_scenario(scenario, sets));
+  } catch (const InputError& e) {
+    v.errors = e.items();
+    return;
+  }
+  EvaluateOptions o;
+  o.mode = mode;
+  o.cache = &cache;
+  Expected<Estimate> e = evaluate(*v.scenario, o);
+  if (!e.ok()) {
+    v.errors = e.errors().items();
+    v.scenario.reset();
+    return;
+  }
+  v.estimate = std::move(e).value();
+}
+
+}  // namespace
+
+VaryAxis parse_vary(const std::string& arg) {
+  const std::size_t eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("", fmt::format("--vary \"{}\": expected KEY=V1,V2,... (a dotted scenario "
+                                     "key, '=', and comma-separated values)",
+                                     arg));
+  VaryAxis axis{arg.substr(0, eq), {}};
+  const std::string list = arg.substr(eq + 1);
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = list.find(',', start);
+    std::string value = list.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (value.empty())
+      throw InputError("", fmt::format("--vary \"{}\": value {} of {} is empty", arg,
+                                       axis.values.size() + 1, axis.key));
+    axis.values.push_back(std::move(value));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return axis;
+}
+
+Comparison compare_variants(const std::string& scenario, const std::vector<std::string>& overrides,
+                            std::vector<VaryAxis> axes, Mode mode, int threads) {
+  if (axes.empty()) throw InputError("", "compare needs at least one --vary KEY=V1,V2,...");
+  std::set<std::string> keys;
+  std::size_t n = 1;
+  for (const auto& a : axes) {
+    if (!keys.insert(a.key).second)
+      throw InputError("", fmt::format("--vary {}: the key is varied twice; list all its values "
+                                       "in one --vary",
+                                       a.key));
+    n *= a.values.size();
+    if (n > kMaxVariants)
+      throw InputError("", fmt::format("--vary: the cross product exceeds {} variants; vary "
+                                       "fewer keys or values (search covers large spaces)",
+                                       kMaxVariants));
+  }
+  Comparison c;
+  c.mode = mode;
+  c.variants.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto d = digits(i, axes);
+    for (std::size_t a = 0; a < axes.size(); ++a)
+      c.variants[i].values.push_back(axes[a].values[d[a]]);
+  }
+  // Each thread takes the next variant; every variant's result depends only on its own input.
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    EvaluateCache cache;
+    for (std::size_t i; (i = next.fetch_add(1)) < n;)
+      evaluate_variant(scenario, overrides, axes, mode, cache, c.variants[i]);
+  };
+  const int t = std::max(1, std::min<int>(threads, int(n)));
+  std::vector<std::thread> pool;
+  for (int k = 1; k < t; ++k) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+  bool any_valid = false;
+  for (const auto& v : c.variants) any_valid |= !v.invalid();
+  if (!any_valid) throw InputError(c.variants.front().errors);
+  c.axes = std::move(axes);
+  return c;
+}
+
+}  // namespace shardsim

@@ -1,0 +1,146 @@
+// End-to-end tests of `shardsim search`: counts, ranking, each result equal to `simulate --set` of
+// its plan, the best plan checked against a brute-force `compare` over the same space, pins and
+// the search section, determinism over thread counts, and bad input. Helpers: cli_runner.h.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+
+namespace {
+
+using namespace cli_test;
+
+std::vector<std::string> plan_sets(const json& plan) {
+  std::vector<std::string> sets;
+  for (const char* k :
+       {"tp", "pp", "vpp", "cp", "ep", "dp", "zero", "sp", "offload_optimizer", "schedule"}) {
+    std::string s = "parallel.";
+    s += k;
+    s += "=";
+    s += plan[k].is_string() ? plan[k].get<std::string>() : plan[k].dump();
+    sets.push_back(s);
+  }
+  std::string mb = "training.micro_batch=", rc = "training.recompute=";
+  mb += plan["micro_batch"].dump();
+  rc += plan["recompute"].get<std::string>();
+  sets.push_back(mb);
+  sets.push_back(rc);
+  return sets;
+}
+
+TEST(cli_search, CountsAddUpAndEachResultIsWhatSimulateGives) {
+  const Result r = shardsim({"search", kExample, "--json", "--top", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // progress goes to a terminal only
+  const json j = parse_report(r);
+  const json& s = j["search"];
+  std::size_t dropped = 0;
+  for (const auto& [reason, n] : s["infeasible"].items()) dropped += n.get<std::size_t>();
+  EXPECT_EQ(s["considered"].get<std::size_t>(), s["feasible"].get<std::size_t>() + dropped);
+  EXPECT_GT(s["feasible"].get<int>(), 0);
+  ASSERT_EQ(s["results"].size(), 4u);
+  double previous = 1e300;
+  for (std::size_t i = 0; i < s["results"].size(); ++i) {
+    const json& res = s["results"][i];
+    EXPECT_EQ(res["rank"], i + 1);
+    EXPECT_EQ(res["time"]["mode"], "des");
+    EXPECT_TRUE(res["memory"]["fits"].get<bool>());
+    const double tps = res["throughput"]["tokens_per_second"].get<double>();
+    EXPECT_LE(tps, previous);  // best first
+    previous = tps;
+    std::vector<std::string> args = {"simulate", kExample, "--json"};
+    for (const auto& set : plan_sets(res["plan"])) {
+      args.push_back("--set");
+      args.push_back(set);
+    }
+    const Result sim = shardsim(args);
+    ASSERT_EQ(sim.exit_code, 0) << sim.err;
+    const json sj = parse_report(sim);
+    EXPECT_EQ(res["time"]["step_seconds"], sj["time"]["step_seconds"]) << i;
+    EXPECT_EQ(res["memory"]["peak_bytes"], sj["memory"]["peak_bytes"]) << i;
+  }
+  EXPECT_FALSE(has_null(j));
+}
+
+TEST(cli_search, BestAnalyticPlanIsTheBestOfABruteForceCompare) {
+  // A small space (tp 2, sp, no recomputation, pp 1, cp 1 pinned): ZeRO 0..3 x micro-batch 1, 2,
+  // 4, 8, 16 (64 sequences over dp 4 divide by each) x optimizer offload (ZeRO >= 1 only).
+  // `compare` evaluates every cell independently; search's analytic #1 must have the largest
+  // analytic tokens/s among the cells that run.
+  const std::vector<std::string> pins = {
+      "--set", "parallel.tp=2", "--set", "parallel.sp=true",       "--set", "parallel.pp=1",
+      "--set", "parallel.cp=1", "--set", "training.recompute=none"};
+  std::vector<std::string> search = {"search", kExample, "--json", "--top", "1"};
+  search.insert(search.end(), pins.begin(), pins.end());
+  const Result s = shardsim(search);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const json sj = parse_report(s);
+  EXPECT_EQ(sj["search"]["considered"], 5 + 3 * 5 * 2);  // ZeRO 0: 5 plans; 1..3: 5 x 2 each
+  const double best = sj["search"]["results"][0]["analytic"]["tokens_per_second"].get<double>();
+  std::vector<std::string> compare = {"compare",
+                                      kExample,
+                                      "--json",
+                                      "--mode",
+                                      "analytic",
+                                      "--vary",
+                                      "parallel.zero=0,1,2,3",
+                                      "--vary",
+                                      "training.micro_batch=1,2,4,8,16",
+                                      "--vary",
+                                      "parallel.offload_optimizer=false,true"};
+  compare.insert(compare.end(), pins.begin(), pins.end());
+  const Result c = shardsim(compare);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  double brute = 0;
+  const json cj = parse_report(c);
+  EXPECT_EQ(cj["compare"]["counts"]["ok"], sj["search"]["feasible"]);  // the same plans run
+  for (const auto& v : cj["compare"]["variants"])
+    if (v["status"] == "ok")
+      brute = std::max(brute, v["throughput"]["tokens_per_second"].get<double>());
+  EXPECT_EQ(best, brute);
+}
+
+TEST(cli_search, PinsAndTheSearchSectionConstrainTheSpace) {
+  const Result r = shardsim({"search", kExample, "--json", "--set", "parallel.tp=4", "--set",
+                             "search.zero=[2,3]", "--set", "search.micro_batch=[1,2]"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = parse_report(r);
+  ASSERT_FALSE(j["search"]["results"].empty());
+  for (const auto& res : j["search"]["results"]) {
+    EXPECT_EQ(res["plan"]["tp"], 4);
+    EXPECT_GE(res["plan"]["zero"].get<int>(), 2);
+    EXPECT_LE(res["plan"]["micro_batch"].get<int>(), 2);
+  }
+}
+
+TEST(cli_search, SameOutputWhateverTheThreadCount) {
+  const Result one = shardsim({"search", kExample, "--json", "--threads", "1"});
+  const Result two = shardsim({"search", kExample, "--json", "--threads", "2"});
+  const Result three = shardsim({"search", kExample, "--json", "--threads", "3"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out, two.out);
+  EXPECT_EQ(one.out, three.out);
+}
+
+TEST(cli_search, CsvAndBadInput) {
+  const fs::path csv = scratch_dir() / "search.csv";
+  const Result r = shardsim({"search", kExample, "--top", "3", "--csv", csv.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "considered")) << r.out;
+  EXPECT_TRUE(contains(r.out, "GiB (2^30 B)")) << r.out;
+  const auto rows = lines_of(read_file(csv));
+  ASSERT_EQ(rows.size(), 4u);  // header + 3
+  EXPECT_EQ(rows[1].substr(0, 2), "1,");
+  const Result bad = shardsim({"search", kExample, "--set", "search.zero=[5]"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(has_error_line(bad.err, "/search/zero/0", "[0, 3]")) << bad.err;
+  const Result typo = shardsim({"search", kExample, "--set", "search.zeroo=[1]"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_TRUE(has_error_line(typo.err, "/search/zeroo", "")) << typo.err;
+  const Result top = shardsim({"search", kExample, "--top", "0"});
+  EXPECT_EQ(top.exit_code, 2);
+}
+
+}  // namespace

@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""Validates every report kind the CLI emits without a device or MPI against its JSON Schema
+(reports/schemas/*.schema.json, draft 2020-12) with a real validator: Debian's python3-jsonschema
+(installed by .ci/setup). Also validates the shipped GPU profiles against the hardware-profile
+schema. Usage: validate_reports.py SHARDSIM_BINARY SOURCE_DIR. Exit 0 when all conform, 1 with
+one line per violation, 77 (ctest: skipped) when jsonschema is not installed."""
+import json
+import pathlib
+import subprocess
+import sys
+
+try:
+    import jsonschema
+except ImportError:
+    print("skipped: python3-jsonschema is not installed (.ci/setup installs it)")
+    sys.exit(77)
+
+binary, source = sys.argv[1], pathlib.Path(sys.argv[2])
+schemas = source / "reports" / "schemas"
+failures = []
+
+
+def validate(kind, document, what):
+    schema = json.loads((schemas / f"{kind}.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    for error in validator.iter_errors(document):
+        path = "/" + "/".join(str(p) for p in error.absolute_path)
+        failures.append(f"{what}: {kind}: {path}: {error.message[:200]}")
+
+
+def run(kind, *args):
+    result = subprocess.run([binary, *args], capture_output=True, text=True)
+    what = "shardsim " + " ".join(args)
+    if result.returncode != 0:
+        failures.append(f"{what}: exit {result.returncode}: {result.stderr.strip()[:300]}")
+        return
+    validate(kind, json.loads(result.stdout), what)
+
+
+# Every schema must itself be a valid draft 2020-12 schema.
+for path in sorted(schemas.glob("*.schema.json")):
+    try:
+        jsonschema.Draft202012Validator.check_schema(json.loads(path.read_text()))
+    except jsonschema.SchemaError as e:
+        failures.append(f"{path.name}: not a valid schema: {e.message[:200]}")
+
+examples = json.loads(subprocess.run([binary, "presets", "examples", "--json"], capture_output=True,
+                                     text=True, check=True).stdout)
+names = [e["name"] for e in examples["examples"]]
+for name in names:
+    run("memory-report", "memory", name, "--json")
+    for mode in ("des", "analytic"):
+        run("simulate-report", "simulate", name, "--json", "--mode", mode)
+# Plans that cannot run are reports too (memory that does not fit; no layout).
+run("simulate-report", "simulate", "llama3-8b-8xh100", "--json", "--set", "parallel.zero=0",
+    "--set", "parallel.tp=1")
+run("memory-report", "memory", "llama3-8b-8xh100", "--json", "--set", "parallel.zero=0",
+    "--set", "parallel.tp=1")
+run("simulate-report", "simulate", "llama3-8b-8xh100", "--json", "--explain")
+run("compare-report", "compare", "llama3-8b-8xh100", "--json", "--vary", "parallel.zero=0,1,3",
+    "--vary", "parallel.tp=1,3")
+run("search-report", "search", "llama3-8b-8xh100", "--json", "--top", "3")
+run("suite-report", "suite", "--json")
+for path in sorted((source / "scenarios" / "gpus").glob("*.json")):
+    validate("hardware-profile", json.loads(path.read_text()), str(path.relative_to(source)))
+
+# The validator itself must reject a report that breaks its schema (here: no "time").
+broken = json.loads(subprocess.run([binary, "simulate", "llama3-8b-8xh100", "--json"],
+                                   capture_output=True, text=True, check=True).stdout)
+del broken["time"]
+before = len(failures)
+validate("simulate-report", broken, "self-check")
+if len(failures) == before:
+    failures.append("self-check: a simulate report without 'time' passed its schema")
+else:
+    del failures[before:]
+
+for f in failures:
+    print(f)
+print(f"{len(failures)} schema violation(s)")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,186 @@
+// import_deepspeed / import_megatron (simulator/scenario/importers.h): each mapped option lands in
+// the scenario key the README names, every unmodelled option is a warning, bad input is an
+// InputError, and the result loads as a scenario.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "simulator/core/diagnostics.h"
+#include "simulator/scenario/importers.h"
+#include "simulator/scenario/load.h"
+
+namespace shardsim {
+namespace {
+
+bool warns(const ImportResult& r, const std::string& part) {
+  return std::any_of(r.warnings.begin(), r.warnings.end(),
+                     [&](const std::string& w) { return w.find(part) != std::string::npos; });
+}
+
+const nlohmann::json kDeepSpeed = nlohmann::json::parse(R"({
+  "train_batch_size": 512, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2,
+  "bf16": {"enabled": true},
+  "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu", "pin_memory": true},
+    "offload_param": {"device": "nvme"}, "overlap_comm": true, "contiguous_gradients": true,
+    "reduce_bucket_size": 2e8, "stage3_prefetch_bucket_size": 3e7},
+  "activation_checkpointing": {"partition_activations": true},
+  "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
+  "gradient_clipping": 1.0})");
+
+ImportTarget ds_target() {
+  ImportTarget t;
+  t.model = "llama2-13b";
+  t.gpu = "a100-sxm-80gb";
+  t.gpus = 64;
+  t.seq_len = 4096;
+  return t;
+}
+
+TEST(import_deepspeed, MapsEveryModelledKeyAndWarnsOnTheRest) {
+  const ImportResult r = import_deepspeed(kDeepSpeed, ds_target(), "ds.json");
+  const nlohmann::json& s = r.scenario;
+  // train_batch_size 512 = micro-batch 4 x accumulation 2 x 64 GPUs (all data-parallel).
+  EXPECT_EQ(s["training"]["global_batch"], 512);
+  EXPECT_EQ(s["training"]["micro_batch"], 4);
+  EXPECT_EQ(s["training"]["precision"], "bf16");
+  EXPECT_EQ(s["training"]["recompute"], "full");
+  EXPECT_EQ(s["training"]["optimizer"], "adamw");
+  EXPECT_EQ(s["training"]["seq_len"], 4096);
+  EXPECT_EQ(s["parallel"]["zero"], 3);
+  EXPECT_EQ(s["parallel"]["dp"], 64);
+  EXPECT_EQ(s["parallel"]["offload_optimizer"], true);
+  EXPECT_EQ(s["parallel"]["offload_params"], true);
+  EXPECT_EQ(s["parallel"]["overlap_grad_reduce"], true);
+  EXPECT_EQ(s["overheads"]["zero_bucket_elements"], 2e8);
+  EXPECT_EQ(s["overheads"]["zero3_prefetch_elements"], 3e7);
+  EXPECT_EQ(s["model"]["preset"], "llama2-13b");
+  for (const char* w : {"contiguous_gradients", "pin_memory", "nvme", "partition_activations",
+                        "gradient_clipping", "optimizer.params", "activation_checkpointing: read"})
+    EXPECT_TRUE(warns(r, w)) << w;
+  const Scenario loaded = scenario_from_json(s, "");
+  EXPECT_EQ(loaded.cluster.gpus(), 64);
+}
+
+TEST(import_deepspeed, BatchFromMicroTimesAccumulationAndBadInput) {
+  nlohmann::json c = {{"train_micro_batch_size_per_gpu", 2}, {"gradient_accumulation_steps", 8}};
+  EXPECT_EQ(import_deepspeed(c, ds_target(), "x").scenario["training"]["global_batch"],
+            2 * 8 * 64);  // micro x accumulation x data-parallel size
+  EXPECT_EQ(import_deepspeed(c, ds_target(), "x").scenario["training"]["precision"], "fp32");
+  c["train_batch_size"] = 1000;  // != 2 x 8 x 64 = 1024
+  EXPECT_THROW((void)import_deepspeed(c, ds_target(), "x"), InputError);
+  const nlohmann::json autos = {
+      {"train_batch_size", 256},
+      {"train_micro_batch_size_per_gpu", "auto"},
+      {"zero_optimization", {{"stage", 2}, {"reduce_bucket_size", "auto"}}}};
+  const ImportResult a = import_deepspeed(autos, ds_target(), "x");
+  EXPECT_TRUE(warns(a, "\"auto\""));
+  EXPECT_TRUE(warns(a, "reduce_bucket_size"));
+  EXPECT_THROW((void)import_deepspeed({{"train_batch_size", "auto"}}, ds_target(), "x"),
+               InputError);  // no batch at all
+  EXPECT_THROW(
+      (void)import_deepspeed(
+          {{"train_batch_size", 64}, {"fp16", {{"enabled", true}}}, {"bf16", {{"enabled", true}}}},
+          ds_target(), "x"),
+      InputError);
+  EXPECT_THROW(
+      (void)import_deepspeed({{"train_batch_size", 64}, {"zero_optimization", {{"stage", 4}}}},
+                             ds_target(), "x"),
+      InputError);
+  ImportTarget no_model = ds_target();
+  no_model.model.clear();
+  EXPECT_THROW((void)import_deepspeed({{"train_batch_size", 64}}, no_model, "x"), InputError);
+}
+
+const std::vector<std::string> kMegatron = {"--num-layers",
+                                            "32",
+                                            "--hidden-size",
+                                            "4096",
+                                            "--num-attention-heads",
+                                            "32",
+                                            "--group-query-attention",
+                                            "--num-query-groups",
+                                            "8",
+                                            "--ffn-hidden-size",
+                                            "14336",
+                                            "--seq-length",
+                                            "8192",
+                                            "--tensor-model-parallel-size",
+                                            "2",
+                                            "--pipeline-model-parallel-size",
+                                            "2",
+                                            "--num-layers-per-virtual-pipeline-stage",
+                                            "4",
+                                            "--sequence-parallel",
+                                            "--micro-batch-size",
+                                            "1",
+                                            "--global-batch-size",
+                                            "256",
+                                            "--use-distributed-optimizer",
+                                            "--bf16",
+                                            "--swiglu",
+                                            "--untie-embeddings-and-output-weights",
+                                            "--normalization",
+                                            "RMSNorm",
+                                            "--position-embedding-type",
+                                            "rope",
+                                            "--vocab-size",
+                                            "128256",
+                                            "--use-flash-attn",
+                                            "--recompute-granularity",
+                                            "selective",
+                                            "--lr",
+                                            "3e-4",
+                                            "--no-masked-softmax-fusion"};
+
+TEST(import_megatron, MapsTheArgumentsAndWarnsOnTheRest) {
+  ImportTarget t;
+  t.gpu = "h100-sxm";
+  t.gpus = 64;
+  const ImportResult r = import_megatron(kMegatron, t);
+  const nlohmann::json& s = r.scenario;
+  EXPECT_EQ(s["model"]["layers"], 32);
+  EXPECT_EQ(s["model"]["kv_heads"], 8);
+  EXPECT_EQ(s["model"]["ffn_hidden"], 14336);
+  EXPECT_EQ(s["model"]["ffn_type"], "swiglu");
+  EXPECT_EQ(s["model"]["norm"], "rmsnorm");
+  EXPECT_EQ(s["model"]["position"], "rope");
+  EXPECT_EQ(s["model"]["tied_embeddings"], false);
+  EXPECT_EQ(s["model"]["vocab"], 128256);
+  // Selective recomputation saves nothing under flash attention (the scores are never stored): no
+  // recomputation, with a warning.
+  EXPECT_FALSE(s["training"].contains("recompute"));
+  EXPECT_TRUE(warns(r, "--recompute-granularity selective"));
+  EXPECT_EQ(s["training"]["flash_attention"], true);
+  EXPECT_EQ(s["parallel"]["vpp"], 4);  // 32 layers / (pp 2 x 4 layers per virtual stage)
+  EXPECT_EQ(s["parallel"]["schedule"], "interleaved");
+  EXPECT_EQ(s["parallel"]["dp"], 16);   // 64 GPUs / (tp 2 x pp 2 x cp 1)
+  EXPECT_EQ(s["parallel"]["zero"], 1);  // the distributed optimizer shards optimizer states
+  EXPECT_EQ(s["parallel"]["sp"], true);
+  EXPECT_TRUE(warns(r, "--lr 3e-4"));
+  EXPECT_TRUE(warns(r, "--no-masked-softmax-fusion"));
+  EXPECT_EQ(r.warnings.size(), 3u);  // nothing else is dropped
+  const Scenario loaded = scenario_from_json(s, "");
+  EXPECT_EQ(loaded.strategy.dp, 16);
+}
+
+TEST(import_megatron, BadArgumentsAreInputErrors) {
+  ImportTarget t;
+  t.gpu = "h100-sxm";
+  t.gpus = 8;
+  EXPECT_THROW((void)import_megatron({"--num-layers", "32", "--hidden-size", "4096"}, t),
+               InputError);  // no heads
+  EXPECT_THROW(
+      (void)import_megatron(
+          {"--num-layers", "x32", "--hidden-size", "4096", "--num-attention-heads", "32"}, t),
+      InputError);
+  std::vector<std::string> no_batch = {"--num-layers",          "8",  "--hidden-size", "512",
+                                       "--num-attention-heads", "8",  "--vocab-size",  "1000",
+                                       "--seq-length",          "128"};
+  EXPECT_THROW((void)import_megatron(no_batch, t), InputError);
+  no_batch.insert(no_batch.end(), {"--global-batch-size", "16", "--pipeline-model-parallel-size",
+                                   "2", "--num-layers-per-virtual-pipeline-stage", "3"});
+  EXPECT_THROW((void)import_megatron(no_batch, t), InputError);  // 8 % (2 x 3) != 0
+}
+
+}  // namespace
+}  // namespace shardsim
