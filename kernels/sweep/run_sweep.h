@@ -34,6 +34,10 @@ struct SweepOptions {
   // Deadline of every cross-rank wait (barrier, max over ranks): a lost or stuck rank turns into
   // a CallError after this long instead of a hang. Default: 120 s.
   double sync_timeout_s = 120.0;
+  // Rank 0 prints one line per measured item on `log` (name, median, spread, throughput). Off:
+  // only failed verifications, errors and where the files went. `shardsim calibrate` turns it on
+  // when someone watches (a terminal) or with --verbose.
+  bool item_lines = true;
 };
 
 // Why calibration refuses to run from this build type ("Debug": timings of unoptimised code would

@@ -132,7 +132,7 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
 }
 
 void SweepRun::log_item(std::size_t index, std::size_t count, const nlohmann::json& item) {
-  if (!rank0_) return;
+  if (!rank0_ || (!options_.item_lines && item["verified"].get<bool>())) return;
   log_ << fmt::format("[{:>4}/{}] {:<48} median {:.3e} s  mad {:.1e} s  {}{}\n", index + 1, count,
                       item["name"].get<std::string>(), item["median_s"].get<double>(),
                       item["spread"]["mad_s"].get<double>(), headline(item),

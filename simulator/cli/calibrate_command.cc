@@ -11,6 +11,7 @@
 #include "kernels/sweep/run_sweep.h"
 #include "simulator/cli/calibrate_launch.h"
 #include "simulator/cli/fit_command.h"
+#include "simulator/cli/progress.h"
 #include "simulator/core/diagnostics.h"
 
 namespace shardsim::cli {
@@ -40,6 +41,7 @@ int run_calibrate(const CalibrateArgs& a) {
   options.backend = a.backend == "cuda" ? kernels::BackendKind::kCuda : kernels::BackendKind::kCpu;
   options.quick = a.quick;
   options.samples_path = samples_path(a.output);
+  options.item_lines = a.verbose || progress_wanted();
   if (!a.launcher.empty()) return run_launched_calibration(a, options.samples_path);
   nlohmann::json samples;
   const int rc = kernels::run_calibration_sweep(options, std::cerr, samples);

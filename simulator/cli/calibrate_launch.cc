@@ -16,6 +16,7 @@
 #include <sstream>
 #include <vector>
 
+#include "simulator/cli/progress.h"
 #include "simulator/core/diagnostics.h"
 
 namespace shardsim::cli {
@@ -81,6 +82,8 @@ std::string launch_command(const std::string& launcher, const std::string& self,
   std::string cmd = launcher + " " + sh_quote(self) + " calibrate --backend " + sh_quote(a.backend);
   if (a.quick) cmd += " --quick";
   if (!a.base.empty()) cmd += " --base " + sh_quote(a.base);
+  // The launched ranks' stderr is a pipe: whether someone watches is this process's to say.
+  if (a.verbose || progress_wanted()) cmd += " --verbose";
   return cmd + " -o " + sh_quote(a.output);
 }
 

@@ -38,6 +38,8 @@ struct CalibrateArgs {
   std::string base;      // optional base profile or preset
   std::string output;    // -o PROFILE.json; samples go to PROFILE.samples.json
   std::string launcher;  // --launcher CMD: shardsim starts the ranks itself (calibrate_launch.h)
+  // --verbose: one line per measured item even when stderr is no terminal (progress.h).
+  bool verbose = false;
 };
 
 int run_fit(const FitArgs& a);

@@ -65,6 +65,8 @@ void add_calibrate_options(CLI::App* cmd, shardsim::cli::CalibrateArgs& a) {
   cmd->add_option("--launcher", a.launcher,
                   "start the ranks with this command (e.g. \"mpirun -np 8\") and exit 3 naming "
                   "the failing call when a rank fails or is lost, whatever the launcher returns");
+  cmd->add_flag("--verbose", a.verbose,
+                "one line per measured item on stderr (default: only when it is a terminal)");
 }
 
 void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {

@@ -32,9 +32,10 @@ struct Outcome {
 };
 
 // Runs the 2-rank quick calibration with rank 1 raising `signal` after kItemsBeforeDeath items;
-// with `through_launcher`, as `shardsim calibrate --launcher "mpirun ..."` (calibrate_launch.h).
+// with `through_launcher`, as `shardsim calibrate --launcher "mpirun ..."` (calibrate_launch.h);
+// with `verbose`, --verbose (one line per measured item although the log is a file).
 Outcome calibrate_with_dying_rank(const std::string& name, int signal,
-                                  bool through_launcher = false) {
+                                  bool through_launcher = false, bool verbose = false) {
   const fs::path dir =
       fs::temp_directory_path() / ("shardsim_lost_rank_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -49,8 +50,9 @@ Outcome calibrate_with_dying_rank(const std::string& name, int signal,
                        : mpirun + " " + SHARDSIM_BINARY + " calibrate";
   const std::string cmd = "SHARDSIM_TEST_DIE_AFTER_ITEMS=" + std::to_string(kItemsBeforeDeath) +
                           " SHARDSIM_TEST_DIE_SIGNAL=" + std::to_string(signal) +
-                          " timeout -k 5 90 " + launch + " --backend cpu --quick -o " +
-                          (dir / "p.json").string() + " > " + log.string() + " 2>&1";
+                          " timeout -k 5 90 " + launch + " --backend cpu --quick" +
+                          (verbose ? " --verbose" : "") + " -o " + (dir / "p.json").string() +
+                          " > " + log.string() + " 2>&1";
   Outcome out;
   out.rc = run(cmd);
   out.log = slurp(log);
@@ -93,6 +95,8 @@ TEST(calibrate_lost_rank, CrashedRankExitsThreeNamingTheSignal) {
   ASSERT_NE(o.rc, 124) << "hung:\n" << o.log;
   EXPECT_EQ(o.rc, 3) << o.log;
   EXPECT_NE(o.log.find("rank 1 crashed: SIGSEGV"), std::string::npos) << o.log;
+  // The log is a file and --verbose was not given: no per-item lines ("[   1/104] gemm/...").
+  EXPECT_EQ(o.log.find("[   1/"), std::string::npos) << o.log;
   const fs::path error_file = o.samples.string() + ".rank1.error";
   ASSERT_TRUE(fs::exists(error_file)) << o.log;
   const json error = json::parse(slurp(error_file));
@@ -106,13 +110,16 @@ TEST(calibrate_lost_rank, CrashedRankExitsThreeNamingTheSignal) {
 // The same SIGKILL with shardsim starting mpirun itself: mpirun still exits 137, but the user's
 // command exits 3 and names the lost rank and the call, and the items before are kept.
 TEST(calibrate_lost_rank, LauncherModeExitsThreeForAKilledRank) {
-  const Outcome o = calibrate_with_dying_rank("launcher", 9, true);
+  const Outcome o = calibrate_with_dying_rank("launcher", 9, true, true);
   ASSERT_NE(o.rc, 124) << "hung:\n" << o.log;
   EXPECT_EQ(o.rc, 3) << o.log;
   EXPECT_NE(o.log.find("error: calibration failed: MPI_"), std::string::npos) << o.log;
   EXPECT_NE(o.log.find("rank 1 lost during MPI_"), std::string::npos) << o.log;
   EXPECT_NE(o.log.find("the launcher exited with status 137"), std::string::npos) << o.log;
   EXPECT_NE(o.log.find("3 item(s) measured before it are kept"), std::string::npos) << o.log;
+  // --verbose reaches the launched ranks: rank 0 printed a line for each of the 3 items.
+  for (const char* n : {"[   1/", "[   2/", "[   3/"})
+    EXPECT_NE(o.log.find(n), std::string::npos) << n << "\n" << o.log;
   expect_partial(o);
 }
 
