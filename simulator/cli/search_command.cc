@@ -1,12 +1,15 @@
 #include "simulator/cli/search_command.h"
 
 #include <cstdio>
+#include <memory>
 #include <thread>
 
 #include "reports/html_report.h"
 #include "reports/output.h"
 #include "reports/search_report.h"
 #include "simulator/cli/progress.h"
+#include "simulator/cli/search_mpi.h"
+#include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
 #include "simulator/evaluate/search.h"
 #include "simulator/scenario/load.h"
@@ -21,12 +24,15 @@ int run_search(const SearchArgs& a) {
   o.points = !a.common.html.empty();  // the page's scatter shows every plan that runs
   for (const auto& set : a.common.overrides) o.pinned.push_back(set.substr(0, set.find('=')));
   // Progress on stderr only when it is a terminal (CI logs and pipes stay clean).
-  if (progress_wanted())
+  // Under mpirun/srun: this rank's share of the space; rank 0 ranks and writes (search_mpi.h).
+  const std::unique_ptr<SearchSplit> split = split_search_over_ranks(o, a.threads > 0);
+  if (progress_wanted() && (!split || split->rank() == 0))
     o.progress = [](std::size_t done, std::size_t total) {
       std::fprintf(stderr, "\rsearch: %zu of %zu plans evaluated", done, total);
       if (done == total) std::fprintf(stderr, "\n");
     };
   const SearchResult r = search_plans(s, o);
+  if (!o.finish) return kExitOk;
   if (!a.csv.empty()) write_output(a.csv, search_report_csv(r));
   return write_report_with_gates(a.common, search_report_json(r, s), search_report_text(r, s),
                                  [&] { return search_html(r, s); });

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include "simulator/core/diagnostics.h"
@@ -176,12 +177,13 @@ SearchResult search_plans(const Scenario& s, const SearchOptions& o) {
   r.top_k = o.top_k > 0 ? o.top_k : s.search.top_k;
   const std::vector<Candidate> space = enumerate_candidates(s, o.pinned);
   r.space = r.considered = space.size();
-  // Per plan: its analytic tokens/s, or why it was dropped.
-  struct Outcome {
-    double tokens_per_second = -1, step_seconds = 0, peak_bytes = 0;
-    std::string reason;  // empty: feasible
-  };
-  std::vector<Outcome> outcomes(space.size());
+  if (o.shards < 1 || o.shard < 0 || o.shard >= o.shards)
+    throw std::invalid_argument(fmt::format("search: shard {} of {}", o.shard, o.shards));
+  // Per plan: its analytic tokens/s, or why it was dropped. This process's plans, in order.
+  std::vector<PlanOutcome> outcomes(space.size());
+  std::vector<std::size_t> mine;
+  for (std::size_t i = std::size_t(o.shard); i < space.size(); i += std::size_t(o.shards))
+    mine.push_back(i);
   std::atomic<std::size_t> next{0}, done{0};
   auto work = [&](bool report) {
     Scenario local = s;
@@ -191,10 +193,11 @@ SearchResult search_plans(const Scenario& s, const SearchOptions& o) {
     eo.memory_detail = MemoryDetail::kNumbers;
     eo.cache = &cache;
     auto last = std::chrono::steady_clock::now();
-    for (std::size_t i; (i = next.fetch_add(1)) < space.size();) {
+    for (std::size_t k; (k = next.fetch_add(1)) < mine.size();) {
+      const std::size_t i = mine[k];
       apply(space[i], local);
       Expected<Estimate> e = evaluate(local, eo);
-      Outcome& out = outcomes[i];
+      PlanOutcome& out = outcomes[i];
       if (!e.ok())
         out.reason = "invalid " + e.errors().items().front().path;
       else if (!e->feasible())
@@ -208,18 +211,23 @@ SearchResult search_plans(const Scenario& s, const SearchOptions& o) {
       if (report && o.progress) {
         const auto now = std::chrono::steady_clock::now();
         if (now - last > std::chrono::milliseconds(200)) {
-          o.progress(done.load(), space.size());
+          o.progress(done.load(), mine.size());
           last = now;
         }
       }
     }
   };
-  const int t = std::max(1, std::min<int>(o.threads, int(std::max<std::size_t>(1, space.size()))));
+  const int t = std::max(1, std::min<int>(o.threads, int(std::max<std::size_t>(1, mine.size()))));
   std::vector<std::thread> pool;
   for (int k = 1; k < t; ++k) pool.emplace_back(work, false);
   work(true);
   for (auto& th : pool) th.join();
-  if (o.progress) o.progress(space.size(), space.size());
+  if (o.progress) o.progress(mine.size(), mine.size());
+  if (o.shards > 1) {
+    if (!o.gather) throw std::invalid_argument("search: shards > 1 without a gather");
+    o.gather(outcomes);
+  }
+  if (!o.finish) return r;
 
   std::vector<std::size_t> feasible;
   for (std::size_t i = 0; i < space.size(); ++i) {

@@ -19,6 +19,13 @@
 
 namespace shardsim {
 
+// One plan after the analytic pass: its analytic figures, or why it was dropped.
+struct PlanOutcome {
+  double tokens_per_second = -1, step_seconds = 0, peak_bytes = 0;
+  std::string reason;  // empty: feasible; else an infeasibility code or "invalid <path>"
+  bool operator==(const PlanOutcome&) const = default;
+};
+
 struct SearchOptions {
   int threads = 1;
   int top_k = 0;  // 0: the scenario's search.top_k
@@ -26,9 +33,18 @@ struct SearchOptions {
   // Searchable: parallel.{tp,pp,vpp,cp,ep,dp,zero,sp,offload_optimizer,schedule},
   // training.{micro_batch,recompute}.
   std::vector<std::string> pinned;
-  // Called now and then from the calling thread with (plans evaluated, plans in the space).
+  // Called now and then from the calling thread with (plans evaluated, plans this process
+  // evaluates: the whole space unless split over processes).
   std::function<void(std::size_t, std::size_t)> progress;
   bool points = false;  // fill SearchResult::points
+  // Splitting the space over processes (`mpirun -np N shardsim search`): this process evaluates
+  // the plans whose enumeration index i has i % shards == shard; `gather` then receives every
+  // plan's outcome vector with only those entries filled and must fill the rest from the other
+  // processes (the CLI does it with MPI, simulator/cli/search_mpi.h). `finish` false: return after
+  // gathering, with no results (the processes that do not print).
+  int shard = 0, shards = 1;
+  std::function<void(std::vector<PlanOutcome>&)> gather;
+  bool finish = true;
 };
 
 // One plan of the space: the searched fields (the rest is the scenario's).

@@ -16,7 +16,6 @@
 
 namespace {
 
-using shardsim::test_util::check_required;
 using shardsim::test_util::run;
 using shardsim::test_util::slurp;
 
@@ -38,7 +37,9 @@ TEST(calibrate_mpi, CpuQuickTwoRanksThenSimulate) {
   ASSERT_EQ(rc, 0) << slurp(log);
   // The bound for a 2-core CI machine; a target, so only under SHARDSIM_STRICT_TIMING=1
   // (tests/common/process_util.h) and in tests/bench/calibrate_bench.cc.
-  if (shardsim::test_util::strict_timing()) EXPECT_LT(wall, 60.0);
+  if (shardsim::test_util::strict_timing()) {
+    EXPECT_LT(wall, 60.0);
+  }
   EXPECT_TRUE(fs::exists(dir / "p.samples.json"));
   const auto p = nlohmann::json::parse(slurp(profile));
   EXPECT_TRUE(p["provenance"]["fitted"].get<bool>());

@@ -1,15 +1,15 @@
 // Helpers shared by the tests that drive built programs through the shell (the MPI end-to-end
-// tests): run a command, read a file, build an mpirun prefix, check a document against the
-// required keys of a JSON Schema.
+// tests): run a command, read a file, build an mpirun prefix, validate documents against their
+// JSON Schemas.
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -42,20 +42,24 @@ inline bool strict_timing() {
   return v != nullptr && std::string(v) == "1";
 }
 
-// Every key `schema` lists as required is present in `doc`, recursively through `properties`
-// and array `items`. Appends the JSON path of each missing key to `missing`.
-inline void check_required(const nlohmann::json& schema, const nlohmann::json& doc,
-                           const std::string& path, std::vector<std::string>& missing) {
-  if (schema.contains("required") && doc.is_object())
-    for (const auto& key : schema["required"])
-      if (!doc.contains(key.get<std::string>()))
-        missing.push_back(path + "/" + key.get<std::string>());
-  if (schema.contains("properties") && doc.is_object())
-    for (const auto& [key, sub] : schema["properties"].items())
-      if (doc.contains(key)) check_required(sub, doc[key], path + "/" + key, missing);
-  if (schema.contains("items") && doc.is_array())
-    for (std::size_t i = 0; i < doc.size(); ++i)
-      check_required(schema["items"], doc[i], path + "/" + std::to_string(i), missing);
+// Validates documents against their schemas with a real JSON Schema validator
+// (tests/golden/validate_reports.py --documents, Debian's python3-jsonschema): `kind_files` are
+// "KIND=FILE" (KIND: reports/schemas/KIND.schema.json). Returns "" when every document conforms,
+// "skipped" when python3 (exit 127) or python3-jsonschema (77) is absent, else the validator's
+// output.
+inline std::string schema_violations(const std::string& python, const std::string& source_dir,
+                                     const std::vector<std::string>& kind_files) {
+  const auto out = std::filesystem::temp_directory_path() /
+                   ("shardsim_schema_check_" + std::to_string(::getpid()) + ".txt");
+  std::string cmd =
+      python + " " + source_dir + "/tests/golden/validate_reports.py --documents " + source_dir;
+  for (const auto& kf : kind_files) cmd += " '" + kf + "'";
+  const int rc = run(cmd + " > " + out.string() + " 2>&1");
+  const std::string text = slurp(out);
+  std::filesystem::remove(out);
+  if (rc == 0) return "";
+  if (rc == 77 || rc == 127) return "skipped";
+  return "exit " + std::to_string(rc) + ": " + text;
 }
 
 }  // namespace shardsim::test_util

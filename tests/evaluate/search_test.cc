@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <vector>
 
 #include "simulator/evaluate/evaluate.h"
 #include "simulator/evaluate/search.h"
@@ -52,6 +53,58 @@ TEST(search, Llama3_405bBestPlanIsAtLeastAsFastAsMetas) {
   EXPECT_EQ(r.results.front().estimate.time->mode, Mode::kDes);
   EXPECT_LE(r.results.front().estimate.time->step_seconds, meta_best);
   EXPECT_TRUE(r.results.front().estimate.feasible());
+}
+
+// The space split over 3 "processes" (SearchOptions::shard/shards/gather, what
+// `mpirun -np 3 shardsim search` does with MPI in simulator/cli/search_mpi.cc): each shard fills
+// exactly the plans i with i % 3 == shard, and shard 0, given the others' outcomes by its gather,
+// ranks exactly as one process does (same plans, same figures, same counts).
+TEST(search, ShardsFillTheirOwnPlansAndShardZeroRanksAsOneProcess) {
+  nlohmann::json j = llama3_405b_meta_plan();
+  j["cluster"]["nodes"] = 4;  // 32 GPUs, 32 sequences: a small space
+  j["training"]["global_batch"] = 32;
+  j["model"]["preset"] = "llama3-8b";
+  j["parallel"] = {{"tp", 1}, {"pp", 1}, {"dp", 32}, {"zero", 1}};
+  const Scenario s = scenario_from_json(j, "");
+  SearchOptions one;
+  one.top_k = 3;
+  one.points = true;
+  const SearchResult whole = search_plans(s, one);
+  ASSERT_GT(whole.feasible, 3u);
+
+  constexpr int kShards = 3;
+  std::vector<std::vector<PlanOutcome>> filled(kShards);
+  for (int shard = 1; shard < kShards; ++shard) {
+    SearchOptions o = one;
+    o.shard = shard;
+    o.shards = kShards;
+    o.finish = false;
+    o.gather = [&filled, shard](std::vector<PlanOutcome>& all) { filled[shard] = all; };
+    const SearchResult r = search_plans(s, o);
+    EXPECT_TRUE(r.results.empty());
+    ASSERT_EQ(filled[shard].size(), whole.space);
+    for (std::size_t i = 0; i < filled[shard].size(); ++i)
+      EXPECT_EQ(filled[shard][i] == PlanOutcome{}, i % kShards != std::size_t(shard)) << i;
+  }
+  SearchOptions o = one;
+  o.shards = kShards;
+  o.gather = [&filled](std::vector<PlanOutcome>& all) {
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (i % kShards != 0) all[i] = filled[i % kShards][i];
+  };
+  const SearchResult r = search_plans(s, o);
+  EXPECT_EQ(r.feasible, whole.feasible);
+  EXPECT_EQ(r.infeasible, whole.infeasible);
+  EXPECT_EQ(r.baseline_rank, whole.baseline_rank);
+  ASSERT_EQ(r.results.size(), whole.results.size());
+  for (std::size_t k = 0; k < r.results.size(); ++k) {
+    EXPECT_EQ(r.results[k].plan, whole.results[k].plan) << k;
+    EXPECT_EQ(r.results[k].estimate.time->step_seconds,
+              whole.results[k].estimate.time->step_seconds);
+  }
+  ASSERT_EQ(r.points.size(), whole.points.size());
+  for (std::size_t k = 0; k < r.points.size(); ++k)
+    EXPECT_EQ(r.points[k].label, whole.points[k].label);
 }
 
 }  // namespace
