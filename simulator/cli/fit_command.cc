@@ -22,7 +22,9 @@
 #include "calibrate/linear_fit.h"
 #include "calibrate/profile_fit.h"
 #include "calibrate/topology_fit.h"
+#include "reports/build_info.h"
 #include "reports/output.h"
+#include "reports/report_common.h"
 #include "simulator/cli/fit_inputs.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/scenario/load.h"
@@ -160,7 +162,11 @@ void check_finite(const cal::TopologyFit& t, const std::vector<cal::MeasuredColl
 
 json report_json(const FitNotes& notes, const std::vector<LogReport>& logs,
                  const cal::TopologyFit* topo) {
-  json out = {{"inputs", notes.items}, {"logs", json::array()}};
+  json out = {{"schema_version", kReportSchemaVersion},
+              {"tool_version", tool_version()},
+              {"build", build_json()},
+              {"inputs", notes.items},
+              {"logs", json::array()}};
   for (const auto& l : logs) {
     json segs = json::array();
     for (const auto& s : l.fit.segments)

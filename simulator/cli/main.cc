@@ -160,8 +160,8 @@ int main(int argc, char** argv) {
   std::string preset_kind;
   bool presets_json = false;
   auto* presets = app.add_subcommand("presets", "list shipped models, GPUs, clusters, examples");
-  presets->add_option("KIND", preset_kind, "models|gpus|clusters|examples")
-      ->check(CLI::IsMember({"models", "gpus", "clusters", "examples"}));
+  presets->add_option("KIND", preset_kind, "models|gpus|clusters|examples|frameworks")
+      ->check(CLI::IsMember({"models", "gpus", "clusters", "examples", "frameworks"}));
   presets->add_flag("--json", presets_json, "JSON output");
 
   shardsim::cli::SimulateArgs sim;

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Validates every report kind the CLI emits without a device or MPI against its JSON Schema
-(reports/schemas/*.schema.json, draft 2020-12) with a real validator: Debian's python3-jsonschema
+"""Validates every report kind the CLI emits without a device or MPI (memory, the DeepSpeed memory
+estimate, simulate, compare, search, suite, collective, fit, the presets listing) against its
+JSON Schema (reports/schemas/*.schema.json, draft 2020-12) with a real validator: Debian's python3-jsonschema
 (installed by .ci/setup). Also validates the shipped GPU profiles against the hardware-profile
 schema. Usage: validate_reports.py SHARDSIM_BINARY SOURCE_DIR. Exit 0 when all conform, 1 with
 one line per violation, 77 (ctest: skipped) when jsonschema is not installed.
@@ -12,6 +13,7 @@ import json
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 try:
     import jsonschema
@@ -81,6 +83,30 @@ run("compare-report", "compare", "llama3-8b-8xh100", "--json", "--vary", "parall
     "--vary", "parallel.tp=1,3")
 run("search-report", "search", "llama3-8b-8xh100", "--json", "--top", "3")
 run("suite-report", "suite", "--json")
+run("deepspeed-memory-report", "memory", "llama3-8b-8xh100", "--json", "--estimator", "deepspeed",
+    "--set", "parallel.zero=3")
+# One node (fitted segments of a fitted network) and across nodes (the topology formula).
+run("collective-report", "collective", "--gpu", "h100-sxm", "--op", "all_reduce", "--bytes", "1e6",
+    "--ranks", "8", "--json")
+run("collective-report", "collective", "--gpu", "a100-sxm-80gb", "--op", "all_gather", "--bytes",
+    "1e9", "--ranks", "64", "--json")
+run("presets-listing", "presets", "--json")
+for kind in ("models", "gpus", "clusters", "examples", "frameworks"):
+    run("presets-listing", "presets", kind, "--json")
+# fit from an nccl-tests log (segments, topology) and from GEMM/HBM tables (inputs); the fitted
+# profiles go to a temporary folder.
+measurements = source / "scenarios" / "measurements"
+with tempfile.TemporaryDirectory() as tmp:
+    run("fit-report", "fit", "--json", "--network-base", "dgx-h100-datasheet",
+        "--nccl-tests", str(measurements / "nccl-tests" / "aws-p5-h100-efa-2node_all_reduce_16.log"),
+        "--network-output", str(pathlib.Path(tmp) / "network.json"))
+    run("fit-report", "fit", "--json", "--base", "h100-sxm-datasheet", "--name", "h",
+        "--device", "H100 80GB HBM3 SXM|NVIDIA H100 SXM",
+        "--gemm", str(measurements / "gemm" / "azure_cublaslt_gemm_a100_h100_h200.csv"),
+        "--gemm-best", str(measurements / "gemm" / "mamf_best_shape_nvidia.csv"),
+        "--hbm", str(measurements / "gemm" / "azure_hbm_stream_bandwidth.csv"),
+        "-o", str(pathlib.Path(tmp) / "gpu.json"))
+
 for path in sorted((source / "scenarios" / "gpus").glob("*.json")):
     validate("hardware-profile", json.loads(path.read_text()), str(path.relative_to(source)))
 
