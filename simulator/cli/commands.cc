@@ -129,8 +129,7 @@ int run_presets(const std::string& kind, bool json) {
       {"clusters", PresetKind::kCluster},
       {"examples", PresetKind::kExample},
       {"frameworks", PresetKind::kFramework}};
-  nlohmann::json j = {
-      {"schema_version", kReportSchemaVersion}, {"tool_version", tool_version()}};
+  nlohmann::json j = {{"schema_version", kReportSchemaVersion}, {"tool_version", tool_version()}};
   std::string text;
   for (const auto& [name, k] : kinds) {
     if (!kind.empty() && kind != name) continue;
