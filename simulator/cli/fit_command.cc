@@ -27,6 +27,7 @@
 #include "reports/report_common.h"
 #include "simulator/cli/fit_inputs.h"
 #include "simulator/core/diagnostics.h"
+#include "simulator/core/json_reader.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
 
@@ -256,7 +257,9 @@ void fit_samples(const FitArgs& a, GpuProfile& g) {
   for (const auto& path : a.samples) {
     json doc;
     try {
-      doc = json::parse(read_input(path, "--samples"));
+      // Samples of a long GPU sweep are bigger than scenarios: up to 256 MiB.
+      doc = parse_json_text(read_text_file(path, std::uintmax_t{256} << 20, "--samples"),
+                            "--samples \"" + path + "\"");
       g = cal::profile_from_samples(doc, g, {path, cal::samples_memory_bytes(doc)});
     } catch (const json::exception& e) {
       throw InputError("--samples", fmt::format("{}: {}", path, e.what()));

@@ -1,9 +1,13 @@
 #include "simulator/core/json_reader.h"
 
 #include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <vector>
 
 #include "simulator/core/strings.h"
 
@@ -34,6 +38,122 @@ std::string describe(const nlohmann::json& j) {
 }
 
 }  // namespace
+
+namespace {
+
+// Where the parser is, for messages and the duplicate-key check: one frame per open object or
+// array.
+struct ParseFrame {
+  bool array = false;
+  long long index = -1;  // arrays: the last element completed
+  std::string key;       // objects: the key being read
+  std::vector<std::string> keys;
+};
+
+std::string frames_pointer(const std::vector<ParseFrame>& frames) {
+  std::string p;
+  for (const auto& f : frames) {
+    if (f.array) {
+      p += '/';
+      p += std::to_string(f.index + 1);  // the element being read
+    } else if (!f.key.empty()) {
+      p = pointer_join(p, f.key);
+    }
+  }
+  return p.empty() ? "/" : p;
+}
+
+}  // namespace
+
+nlohmann::json parse_json_text(std::string_view text, const std::string& source,
+                               const std::optional<std::string>& pointer) {
+  using nlohmann::json;
+  std::vector<ParseFrame> frames;
+  // The InputError's path: the caller's pointer when given, else the field (or "" for the file).
+  const auto fail = [&](bool at_field, const std::string& message) {
+    throw InputError(pointer ? *pointer : (at_field ? frames_pointer(frames) : ""), message);
+  };
+  const auto element_starts = [&frames] {
+    if (!frames.empty() && frames.back().array) ++frames.back().index;
+  };
+  const json::parser_callback_t track = [&](int depth, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        if (depth >= kMaxJsonDepth)
+          fail(true, fmt::format("{}: nested more than {} levels deep (arrays and objects) at {}",
+                                 source, kMaxJsonDepth, frames_pointer(frames)));
+        frames.push_back({event == json::parse_event_t::array_start, -1, {}, {}});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames.pop_back();
+        element_starts();  // the finished object or array was an element of its parent
+        break;
+      case json::parse_event_t::key: {
+        ParseFrame& f = frames.back();
+        f.key = parsed.get<std::string>();
+        if (std::find(f.keys.begin(), f.keys.end(), f.key) != f.keys.end())
+          fail(true, fmt::format("{}: key \"{}\" appears twice in the same object (at {}); JSON "
+                                 "would silently keep the last one",
+                                 source, f.key, frames_pointer(frames)));
+        f.keys.push_back(f.key);
+        break;
+      }
+      case json::parse_event_t::value:
+        element_starts();
+        break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text.begin(), text.end(), track);
+  } catch (const InputError&) {
+    throw;
+  } catch (const json::parse_error& e) {
+    fail(false, fmt::format("{} is not valid JSON (byte {}): {}", source, e.byte, e.what()));
+  } catch (const json::out_of_range& e) {  // 406: a number a double cannot hold (1e400)
+    fail(true, fmt::format("{}: the number at {} is out of range: {}", source,
+                           frames_pointer(frames), e.what()));
+  } catch (const json::exception& e) {
+    fail(false, fmt::format("{}: {}", source, e.what()));
+  }
+  return {};  // not reached: fail() throws
+}
+
+std::string read_text_file(const std::string& path, std::uintmax_t max_bytes,
+                           const std::string& flag) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st))
+    throw InputError(flag, fmt::format("cannot open \"{}\": no such file", path));
+  if (fs::is_directory(st))
+    throw InputError(flag, fmt::format("\"{}\" is a directory, not a file", path));
+  if (fs::is_regular_file(st)) {
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > max_bytes)
+      throw InputError(flag, fmt::format("\"{}\" is {} bytes; files over {} bytes ({} MiB) are "
+                                         "refused",
+                                         path, size, max_bytes, max_bytes >> 20));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError(flag,
+                     fmt::format("cannot read \"{}\": permission denied or unreadable", path));
+  // Read at most max_bytes + 1 (a pipe or device has no size to check first).
+  std::string text;
+  std::vector<char> chunk(std::size_t{1} << 16);
+  while (in && text.size() <= max_bytes) {
+    in.read(chunk.data(), std::streamsize(chunk.size()));
+    text.append(chunk.data(), std::size_t(in.gcount()));
+  }
+  if (in.bad()) throw InputError(flag, fmt::format("cannot read \"{}\": read error", path));
+  if (text.size() > max_bytes)
+    throw InputError(flag, fmt::format("\"{}\" holds more than {} bytes ({} MiB); refused", path,
+                                       max_bytes, max_bytes >> 20));
+  return text;
+}
 
 std::string json_text(const nlohmann::json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);

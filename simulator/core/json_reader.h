@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,6 +17,29 @@ namespace shardsim {
 
 // JSON pointer for `key` under `parent` ("/model" + "layers" -> "/model/layers"), escaping ~ and /.
 [[nodiscard]] std::string pointer_join(std::string_view parent, std::string_view key);
+
+// Limits on JSON input (README "Guarantees"): nesting depth of any document (the deepest shipped
+// file, a fitted hardware profile, nests 5 levels), and the size of a JSON file a command reads
+// (scenarios, profiles, configs, baselines; the shipped files are under 10 kB and a whole-suite
+// report about 1.2 MB). Checked before anything recursive touches the value.
+inline constexpr int kMaxJsonDepth = 64;
+inline constexpr std::uintmax_t kMaxJsonFileBytes = std::uintmax_t{16} << 20;  // 16 MiB
+
+// Parses JSON text read from `source` (a quoted file name, or "--set KEY", shown in messages),
+// strictly: at most kMaxJsonDepth levels of arrays and objects, no key twice in one object,
+// numbers that a double holds (1e400 is refused). Throws InputError, never anything else, for
+// any input: its path is `pointer` when given (the field that named the file, e.g.
+// /model/hf_config), else the offending field's JSON pointer in the document ("" for a syntax
+// error, whose message gives the byte, line and column); the message names the source and field.
+[[nodiscard]] nlohmann::json parse_json_text(
+    std::string_view text, const std::string& source,
+    const std::optional<std::string>& pointer = std::nullopt);
+
+// The whole content of the file `path`, which must be a readable regular file (or a pipe) of at
+// most `max_bytes`; InputError(`flag`, message naming the path) otherwise. The size is checked
+// before reading, so a huge file is refused at once.
+[[nodiscard]] std::string read_text_file(const std::string& path, std::uintmax_t max_bytes,
+                                         const std::string& flag);
 
 // JSON text of `j` (indent < 0: one line). Invalid UTF-8 in strings is replaced (U+FFFD) rather
 // than thrown, so reports and messages never fail on odd input bytes.

@@ -258,16 +258,8 @@ json load_hf_config_file(const std::string& path) {
                                  "config.json",
                                  path));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError(kHfConfigPointer, fmt::format("cannot read Hugging Face config \"{}\"", path));
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(kHfConfigPointer, fmt::format("Hugging Face config \"{}\" is not valid JSON "
-                                                   "(byte {}): {}",
-                                                   path, e.byte, e.what()));
-  }
+  return parse_json_text(read_text_file(path, kMaxJsonFileBytes, kHfConfigPointer),
+                         "Hugging Face config \"" + path + "\"", kHfConfigPointer);
 }
 
 }  // namespace shardsim

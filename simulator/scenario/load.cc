@@ -91,9 +91,15 @@ nlohmann::json resolve_framework_json(const nlohmann::json& f) {
   return *preset;
 }
 
-nlohmann::json parse_value(const std::string& text) {
+// A --set value: JSON (strictly, as files are: parse_json_text) when it is an object or array,
+// else JSON when it parses (numbers, true, null, "quoted"), else a bare string
+// (--set cluster.gpu=h100-sxm).
+nlohmann::json parse_value(const std::string& key, const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && (text[first] == '{' || text[first] == '['))
+    return parse_json_text(text, "--set " + key);
   auto v = nlohmann::json::parse(text, nullptr, false);
-  if (v.is_discarded()) return text;  // a bare string: --set cluster.gpu=h100-sxm
+  if (v.is_discarded()) return text;
   return v;
 }
 
@@ -132,17 +138,7 @@ void apply_effect_switches(Scenario& s) {
 }
 
 nlohmann::json read_json_file(const std::string& path) {
-  if (fs::is_directory(path))
-    throw InputError("", fmt::format("\"{}\" is a directory, not a JSON file", path));
-  std::ifstream in(path);
-  if (!in) throw InputError("", fmt::format("cannot open \"{}\": no such readable file", path));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  try {
-    return nlohmann::json::parse(buf.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError("", fmt::format("\"{}\" is not valid JSON: {}", path, e.what()));
-  }
+  return parse_json_text(read_text_file(path, kMaxJsonFileBytes, ""), "\"" + path + "\"");
 }
 
 void apply_override(nlohmann::json& root, const std::string& assignment) {
@@ -151,6 +147,9 @@ void apply_override(nlohmann::json& root, const std::string& assignment) {
     throw InputError(
         "", fmt::format("--set \"{}\": expected KEY=VALUE, e.g. parallel.tp=4", assignment));
   const std::string key = assignment.substr(0, eq);
+  if (std::count(key.begin(), key.end(), '.') >= kMaxJsonDepth)
+    throw InputError("", fmt::format("--set: key \"{}...\" has more than {} parts",
+                                     key.substr(0, 40), kMaxJsonDepth));
   nlohmann::json* node = &root;
   std::string path;
   std::size_t start = 0;
@@ -166,7 +165,7 @@ void apply_override(nlohmann::json& root, const std::string& assignment) {
     if (node->is_null()) *node = nlohmann::json::object();
     start = dot + 1;
   }
-  nlohmann::json value = parse_value(assignment.substr(eq + 1));
+  nlohmann::json value = parse_value(key, assignment.substr(eq + 1));
   if (value.is_null()) {  // KEY=null removes the key: back to its default or derived value
     *node = nlohmann::json();
     erase_path(root, key);

@@ -81,5 +81,48 @@ TEST(PointerJoin, EscapesSpecialCharacters) {
   EXPECT_EQ(pointer_join("/a", "b/c~d"), "/a/b~1c~0d");
 }
 
+// The path parse_json_text reports for an error (the InputError's first item).
+std::string error_path(const std::string& text) {
+  try {
+    (void)parse_json_text(text, "t");
+  } catch (const InputError& e) {
+    return e.items().front().path;
+  }
+  return "no error";
+}
+
+TEST(ParseJsonText, DepthLimitIsExactlyKMaxJsonDepth) {
+  // kMaxJsonDepth (64) nested arrays parse; one more is refused where it starts: 64 elements deep
+  // (each the first, index 0), "/0" 64 times.
+  const auto nested = [](int n) {
+    return std::string(std::size_t(n), '[') + std::string(std::size_t(n), ']');
+  };
+  EXPECT_NO_THROW((void)parse_json_text(nested(kMaxJsonDepth), "t"));
+  std::string expected;
+  for (int i = 0; i < kMaxJsonDepth; ++i) expected += "/0";
+  EXPECT_EQ(error_path(nested(kMaxJsonDepth + 1)), expected);
+}
+
+TEST(ParseJsonText, PointsAtTheFieldBeingRead) {
+  // Duplicate key in the second object of an array under "a".
+  EXPECT_EQ(error_path(R"({"a": [{"x": 1}, {"y": 1, "y": 2}]})"), "/a/1/y");
+  // A number a double cannot hold, third element.
+  EXPECT_EQ(error_path(R"({"b": {"c": [1, 2, 1e400]}})"), "/b/c/2");
+  // The same key in different objects is fine.
+  EXPECT_NO_THROW((void)parse_json_text(R"({"x": {"k": 1}, "y": {"k": 2}})", "t"));
+  // A syntax error is the file's, not a field's: path "".
+  EXPECT_EQ(error_path(R"({"a": 1,})"), "");
+}
+
+TEST(ParseJsonText, CallerPointerWins) {
+  try {
+    (void)parse_json_text(R"({"hidden_size": 1e400})", "cfg", std::string("/model/hf_config"));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.items().front().path, "/model/hf_config");
+    EXPECT_NE(e.items().front().message.find("/hidden_size"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace shardsim
