@@ -110,19 +110,24 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
   // micro-batch's, since its gradients are sharded), layer by layer when overlapped.
   const bool reduce = produces_grads(w) && (mb == m_ - 1 || zero.reduces_every_microbatch);
   const bool overlap = s_.strategy.overlap_grad_reduce;
-  const std::vector<int>& units = item_units(vs, first, last, w == Work::kForward);
   const bool per_unit = zero3 || (reduce && overlap);
   int last_task = -1;
   if (!per_unit) {
-    TimeSplit all;
-    double host = 0;
-    for (int u : units) {
-      all += pass_split(unit_cost(u).work, w);
-      host += pass_host(unit_cost(u).work, w);
+    const std::size_t key =
+        (std::size_t(i) * std::size_t(V_) + std::size_t(vs)) * 3 + std::size_t(w);
+    TimeSplit& all = item_split_[key];
+    if (item_split_ready_[key] == 0) {
+      double host = 0;
+      for (int u : item_units(vs, first, last, w == Work::kForward)) {
+        all += pass_split(unit_cost(u).work, w);
+        host += pass_host(unit_cost(u).work, w);
+      }
+      all.add(TimeCategory::kHostDispatch, host_exposed(host, all.total()));
+      item_split_ready_[key] = 1;
     }
-    all.add(TimeCategory::kHostDispatch, host_exposed(host, all.total()));
     last_task = add_segment(i, w, vs, mb, -1, all);
   } else {
+    const std::vector<int>& units = item_units(vs, first, last, w == Work::kForward);
     // ZeRO-3 on one data-parallel stream. With prefetch d, at most d + 1 units are gathered at
     // once (FSDP's limit_all_gathers): unit j's gather waits until unit j-d-1's compute has
     // freed its parameters, and is queued before the reduce-scatter of unit j-d (d = 1: FSDP's
@@ -176,14 +181,24 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
 
 // The buckets completed by `layer`'s backward (-1: those of the embedding/output parameters).
 void StepSimulation::add_buckets(int i, int layer, int after) {
-  for (const auto& b : c_.stages[std::size_t(i)].buckets)
-    if (b.trigger_layer == layer) add_bucket(i, b, after);
+  const auto& index = bucket_index_[std::size_t(i)];
+  const auto& buckets = c_.stages[std::size_t(i)].buckets;
+  // Sorted by (layer, bucket order): a layer's buckets are one run, in bucket order.
+  for (auto it = std::lower_bound(index.begin(), index.end(), std::pair<int, int>(layer, -1));
+       it != index.end() && it->first == layer; ++it)
+    add_bucket(i, buckets[std::size_t(it->second)], after);
 }
 
 std::vector<int> StepSimulation::add_buckets_after_item(int i, int first, int last, int after) {
+  const auto& index = bucket_index_[std::size_t(i)];
+  const auto& buckets = c_.stages[std::size_t(i)].buckets;
+  std::vector<int> order;  // the buckets of layers first..last, in bucket (backward) order
+  for (auto it = std::lower_bound(index.begin(), index.end(), std::pair<int, int>(first, -1));
+       it != index.end() && it->first <= last; ++it)
+    order.push_back(it->second);
+  std::sort(order.begin(), order.end());
   std::vector<int> ids;
-  for (const auto& b : c_.stages[std::size_t(i)].buckets)
-    if (b.trigger_layer >= first && b.trigger_layer <= last) ids.push_back(add_bucket(i, b, after));
+  for (int b : order) ids.push_back(add_bucket(i, buckets[std::size_t(b)], after));
   return ids;
 }
 

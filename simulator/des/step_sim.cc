@@ -16,6 +16,16 @@ StepSimulation::StepSimulation(const Scenario& s, const Plan& plan, const StepCo
   stages_.resize(std::size_t(p_));
   pick_release_.assign(std::size_t(p_), -1);
   for (int i = 0; i < p_; ++i) stages_[std::size_t(i)].limit = limit(i);
+  item_split_.resize(std::size_t(p_) * std::size_t(V_) * 3);
+  item_split_ready_.assign(item_split_.size(), 0);
+  bucket_index_.resize(std::size_t(p_));
+  for (int i = 0; i < p_; ++i) {
+    const auto& buckets = c_.stages[std::size_t(i)].buckets;
+    auto& index = bucket_index_[std::size_t(i)];
+    for (std::size_t b = 0; b < buckets.size(); ++b)
+      index.emplace_back(buckets[b].trigger_layer, int(b));
+    std::sort(index.begin(), index.end());
+  }
   hold_cap_ = int(in_flight_chunks(plan.schedule, 0, p_, v_, plan.micro_batches));
   const std::size_t n = std::size_t(V_) * std::size_t(m_);
   f_in_.assign(n, 0);
@@ -290,24 +300,50 @@ std::string stream_name(StreamKind k) {
   return "compute";
 }
 
+double estimated_tasks(const Scenario& s, const Plan& plan) {
+  // Tasks the simulation will create (start_item): an item that is one segment adds one compute
+  // task and its pipeline send; an item costed block by block (every item under ZeRO-3; backward
+  // items whose gradient buckets reduce as their layers finish, i.e. overlapped reduction: every
+  // micro-batch under ZeRO-2, the last one otherwise) adds per block a segment plus, under
+  // ZeRO-3, a gather and a reduce-scatter, or a gradient bucket. Non-overlapped reductions add
+  // the stage's buckets (at most one per block) once per reducing micro-batch. Counted before
+  // anything is allocated; the per-layer sums of one-segment items are shared by all their
+  // micro-batches, so this count bounds the work too.
+  const double works = plan.schedule_facts().split_weight_grad ? 3 : 2;
+  const double chunks = double(plan.pp) * plan.vpp;
+  const double mb = double(plan.micro_batches);
+  const double blocks = double(s.model.layers) / chunks + 2;
+  const ZeroTraits& zero = s.strategy.zero_facts();
+  const bool overlap = s.strategy.overlap_grad_reduce;
+  const double reducing_mb = zero.reduces_every_microbatch ? mb : 1;  // per chunk
+  double per_block_items = 0, per_block_tasks = 0;
+  if (zero.gathers_params_per_layer) {
+    per_block_items = chunks * mb * works;
+    per_block_tasks = 3;
+  } else if (overlap) {
+    per_block_items = chunks * reducing_mb;
+    per_block_tasks = 2;
+  }
+  const double items = chunks * mb * works;
+  const double buckets = overlap ? 0 : chunks * reducing_mb * blocks;
+  return (items - per_block_items) * 2 + per_block_items * per_block_tasks * blocks + buckets;
+}
+
 Diagnostics check_simulation_size(const Scenario& s, const Plan& plan) {
-  // Tasks: every forward, backward (and ZB weight) item with its pipeline send; under ZeRO-3
-  // (and overlapped per-micro-batch ZeRO-2 reductions) one segment, one gather and one
-  // reduce-scatter per block of the item.
+  const double tasks = estimated_tasks(s, plan);
   const double items = double(plan.pp) * plan.vpp * double(plan.micro_batches) *
                        (plan.schedule_facts().split_weight_grad ? 3 : 2);
-  const double blocks = double(s.model.layers) / (double(plan.pp) * plan.vpp) + 2;
-  const ZeroTraits& zero = s.strategy.zero_facts();
-  const bool per_block = zero.gathers_params_per_layer ||
-                         (zero.reduces_every_microbatch && s.strategy.overlap_grad_reduce);
-  const double tasks = items * (per_block ? 3 * blocks : 2);
+  // The field to change: layers when the block-by-block tasks dominate (an item costed whole is
+  // about 2 tasks), else the micro-batches.
+  const bool by_layers = tasks > 4 * items;
   Diagnostics d;
   if (tasks > kMaxTasks)
-    d.error("/training/global_batch",
-            fmt::format("the event simulation would run about {:.3g} tasks ({:.3g} "
-                        "pipeline work items), above its limit of {:.0e}; use --mode "
-                        "analytic for this size",
-                        tasks, items, kMaxTasks));
+    d.error(by_layers ? "/model/layers" : "/training/global_batch",
+            fmt::format("the event simulation would run about {:.3g} tasks ({:.3g} pipeline work "
+                        "items over {:.3g} layers), above its limit of {:.0e}; use --mode "
+                        "analytic for this size, or fewer micro-batches (training.global_batch, "
+                        "training.micro_batch) or layers",
+                        tasks, items, double(s.model.layers), kMaxTasks));
   return d;
 }
 

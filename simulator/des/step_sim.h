@@ -46,10 +46,18 @@ struct SimOptions {
 };
 
 // Simulations estimated above this many tasks (work items, each a single task or, under ZeRO-3
-// or overlapped reductions, one per block plus its gathers and reductions, and pipeline sends)
-// are refused (InputError) with a pointer to --mode analytic, so huge inputs never hang or
-// exhaust memory: the bound keeps one simulation under about 0.5 s and 200 MB.
+// or overlapped reductions, one per block plus its gathers and reductions, pipeline sends and
+// gradient buckets; check_simulation_size counts them from the plan before anything is
+// allocated) are refused (InputError naming /model/layers or /training/global_batch, whichever
+// drives the count) with a pointer to --mode analytic, so huge inputs never hang or exhaust
+// memory: near the bound a simulation takes about 1-2.5 s and 270-400 MB (measured on the 2-core
+// development machine: 960k tasks of one-segment items 1.0 s / 273 MB; 864k ZeRO-3 tasks
+// 2.2 s / 394 MB).
 inline constexpr double kMaxTasks = 1e6;
+
+// The tasks simulate_step will create for this plan, counted from the plan alone (an upper
+// bound within a small factor: tests/des/des_size_test.cc).
+[[nodiscard]] double estimated_tasks(const Scenario& s, const Plan& plan);
 
 // Empty when the simulation of this plan stays within kMaxTasks; else one diagnostic naming the
 // setting to change.

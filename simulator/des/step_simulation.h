@@ -195,7 +195,15 @@ class StepSimulation {
   // than the schedule's first stage (Qi et al.: ZB-H1 peaks at 1F1B's p, ZB-H2 at about 2p).
   int hold_cap_ = 1;
   std::vector<Task> tasks_;
-  std::vector<int> units_;     // item_units scratch
+  std::vector<int> units_;  // item_units scratch
+  // Per stage: (trigger layer, index in c_.stages[i].buckets), sorted; add_buckets looks a
+  // layer's buckets up in O(log B) instead of scanning all B of them for every layer (a scan was
+  // O(layers x buckets) per item: 82 s for a million layers).
+  std::vector<std::vector<std::pair<int, int>>> bucket_index_;
+  // The whole item's time split when it is one segment, per (stage, virtual stage, work): the
+  // same for every micro-batch, so summed over the item's layers once, not once per micro-batch.
+  std::vector<TimeSplit> item_split_;
+  std::vector<char> item_split_ready_;
   std::vector<int> gathers_;   // start_item scratch: the ZeRO-3 gathers of the item's units
   std::vector<int> segments_;  // start_item scratch: the item's compute segments, per unit
   unsigned touched_ = 0;       // bit k: stream k received a task (start_item, finalize)

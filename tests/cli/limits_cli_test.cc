@@ -128,4 +128,27 @@ TEST(cli_limits, DirectoryAndMissingScenarioExitTwo) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
+TEST(cli_limits, HugeSimulationsAreRefusedNamingTheKnob) {
+  // The 49 s run: 1,048,576 layers. The example overlaps its gradient buckets, so the
+  // last micro-batch's backward is simulated block by block: about 2 tasks per layer, 2.1e6 in
+  // all, over the 1e6 limit (des/step_sim.h kMaxTasks).
+  Result r = shardsim({"simulate", kExample, "--set", "model.layers=1048576"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "/model/layers", "--mode analytic")) << r.err;
+  // 4,000,000 sequences over dp 4 at micro-batch 1: 1e6 micro-batches, 2 items and about 4 tasks
+  // each: over the limit through the batch.
+  r = shardsim({"simulate", kExample, "--set", "training.global_batch=4000000"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "/training/global_batch", "--mode analytic")) << r.err;
+  // The analytic model answers both.
+  r = shardsim({"simulate", kExample, "--set", "model.layers=1048576", "--mode", "analytic"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // The 148 s run (global batch 240,000 with 65,536 layers): 60,000 micro-batches whose
+  // items are one task each, summed over their layers once: runs (it does not fit in memory).
+  r = shardsim({"simulate", kExample, "--set", "model.layers=65536", "--set",
+                "training.global_batch=240000", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(parse_report(r)["feasibility"]["feasible"], false);
+}
+
 }  // namespace
