@@ -1,37 +1,124 @@
 #include "reports/output.h"
 
-#include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <stdexcept>
+#include <string_view>
 
 #include "simulator/core/diagnostics.h"
 
 namespace shardsim {
+namespace {
 
-void write_output(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    std::cout << text;
-    std::cout.flush();
-    return;
+namespace fs = std::filesystem;
+
+bool is_stdout(const std::string& path) {
+  return path.empty() || path == "-";
+}
+
+// The file `path` names, symbolic links followed, a dangling one's target included (the path
+// itself when it does not exist yet).
+fs::path resolved(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  if (ec) return path;
+  for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {  // 40: Linux's MAXSYMLINKS
+    const fs::path t = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = t.is_absolute() ? t : p.parent_path() / t;
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError("", "cannot write \"" + path + "\"");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError("", "writing \"" + path + "\" failed");
+  const fs::path c = fs::weakly_canonical(p, ec);
+  return ec ? p : c;
+}
+
+// Writes all of `text` to `fd`; false with errno set on failure.
+bool write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    text.remove_prefix(std::size_t(n));
+  }
+  return true;
+}
+
+[[noreturn]] void fail(const std::string& path, const char* what, int err) {
+  throw OutputError("cannot write \"" + path + "\": " + what + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+void check_output_path(const std::string& flag, const std::string& path) {
+  if (is_stdout(path)) return;
+  const fs::path target = resolved(path);
+  std::error_code ec;
+  if (fs::is_directory(target, ec))
+    throw InputError(flag, "\"" + path + "\" is a directory; give a file name");
+  const fs::path parent = target.parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    throw InputError(flag, "cannot write \"" + path + "\": its directory \"" + parent.string() +
+                               "\" does not exist");
+}
+
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths) {
+  for (std::size_t i = 0; i < flag_paths.size(); ++i) {
+    const auto& [flag, path] = flag_paths[i];
+    if (is_stdout(path)) continue;
+    check_output_path(flag, path);
+    for (std::size_t j = 0; j < i; ++j) {
+      const auto& [other_flag, other] = flag_paths[j];
+      if (!is_stdout(other) && resolved(other) == resolved(path))
+        throw InputError(flag, "\"" + path + "\" is also the file of " + other_flag +
+                                   "; give each output its own file");
     }
   }
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  if (is_stdout(path)) {
+    std::cout << text;
+    std::cout.flush();
+    if (!std::cout) throw OutputError("cannot write the report to standard output");
+    return;
+  }
+  check_output_path("", path);
+  const fs::path target = resolved(path);
   std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw InputError("", "cannot write \"" + path + "\": " + ec.message());
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    // A FIFO, a device, a terminal: write through it; replacing it would break what it is.
+    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) fail(path, "open", errno);
+    const bool ok = write_all(fd, text);
+    const int err = errno;
+    if (::close(fd) != 0 && ok) fail(path, "close", errno);
+    if (!ok) fail(path, "write", err);
+    return;
+  }
+  // A regular or new file: a temporary sibling of the target, renamed over it when complete.
+  const std::string tmp = target.string() + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail(path, "open", errno);
+  bool ok = write_all(fd, text);
+  int err = errno;
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    ::unlink(tmp.c_str());
+    fail(path, "write", err);
+  }
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    err = errno;
+    ::unlink(tmp.c_str());
+    fail(path, "rename", err);
   }
 }
 

@@ -2,11 +2,29 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace shardsim {
 
-// Writes `text` to `path` ("" or "-" = stdout). Files are written to a temporary sibling and
-// renamed into place. Throws InputError (exit code 2) naming the path on failure.
+// Writes `text` to `path` ("" or "-" = stdout).
+// - A regular file (or a new one) is written to a temporary sibling and renamed into place, so a
+//   reader never sees it half written and a failure leaves the old file (or none).
+// - A symbolic link is followed: its target is replaced, the link stays.
+// - Anything else that exists (a FIFO, /dev/null, /dev/stdout, a terminal) is written through,
+//   never replaced.
+// Throws InputError (exit 2) naming the path when it cannot be a file at all (a directory, a
+// missing parent directory), OutputError (exit 3) when writing fails (disk full, permission
+// denied, I/O error, a closed stdout), with the system's reason.
 void write_output(const std::string& path, const std::string& text);
+
+// Before any work: every output a command was given ((flag, path) pairs; "" and "-" skipped)
+// must be a path it can write (check_output_path) and no two may be the same file (after
+// following symbolic links), or the later one would silently replace the earlier. InputError
+// (exit 2) naming the flags otherwise.
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths);
+
+// InputError naming `flag` when `path` is a directory or its parent directory does not exist.
+void check_output_path(const std::string& flag, const std::string& path);
 
 }  // namespace shardsim

@@ -9,6 +9,7 @@
 
 #include "calibrate/profile_fit.h"
 #include "kernels/sweep/run_sweep.h"
+#include "reports/output.h"
 #include "simulator/cli/calibrate_launch.h"
 #include "simulator/cli/fit_command.h"
 #include "simulator/cli/progress.h"
@@ -35,6 +36,7 @@ int launcher_rank() {
 }  // namespace
 
 int run_calibrate(const CalibrateArgs& a) {
+  check_outputs({{"-o", a.output}});
   if (a.output.empty()) throw InputError("-o", "is required (the profile JSON to write)");
   GpuProfile base = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
   kernels::SweepOptions options;

@@ -230,6 +230,7 @@ nlohmann::json json_report(const CollectiveArgs& a, const GpuProfile& gpu, const
 }  // namespace
 
 int run_collective(const CollectiveArgs& a) {
+  check_outputs({{"-o", a.output}});
   Diagnostics d;
   check_args(a, d);
   d.throw_if_any();

@@ -104,7 +104,15 @@ int write_report_with_gates(const ScenarioArgs& a, const nlohmann::json& report,
   return kExitOk;
 }
 
+std::vector<std::pair<std::string, std::string>> outputs_of(
+    const ScenarioArgs& a, const std::vector<std::pair<std::string, std::string>>& more) {
+  std::vector<std::pair<std::string, std::string>> out = {{"-o", a.output}, {"--html", a.html}};
+  out.insert(out.end(), more.begin(), more.end());
+  return out;
+}
+
 int run_memory(const MemoryArgs& a) {
+  check_outputs(outputs_of(a.common));
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
   // DeepSpeed's closed form needs no plan: it answers for infeasible plans too.
   if (a.estimator == "deepspeed") {

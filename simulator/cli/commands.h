@@ -5,6 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shardsim {
@@ -23,6 +24,11 @@ struct ScenarioArgs {
   std::string tolerance = "1%";     // --tolerance P% (with --baseline)
   std::string html;                 // --html FILE
 };
+
+// The outputs of `a` (-o, --html) and `more` as (flag, path) pairs for check_outputs
+// (reports/output.h), which every command runs before any work.
+std::vector<std::pair<std::string, std::string>> outputs_of(
+    const ScenarioArgs& a, const std::vector<std::pair<std::string, std::string>>& more = {});
 
 // Writes the report (JSON or text, as asked) and runs the CI gates of `a` on its JSON: the
 // outcomes go to stderr, and the exit code is 1 when one fails, else 0. Bad gates (a malformed

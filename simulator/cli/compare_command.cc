@@ -12,6 +12,7 @@
 namespace shardsim::cli {
 
 int run_compare(const CompareArgs& a) {
+  check_outputs(outputs_of(a.common, {{"--csv", a.csv}}));
   std::vector<VaryAxis> axes;
   for (const auto& v : a.vary) axes.push_back(parse_vary(v));
   const int threads =

@@ -471,6 +471,7 @@ void write_network(const NetworkConfig& n, const std::string& path) {
 }  // namespace
 
 int run_fit(const FitArgs& a) {
+  check_outputs({{"-o", a.output}, {"--network-output", a.network_output}});
   check_args(a);
   GpuProfile g = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
   const std::string base_name = a.base.empty() ? std::string() : g.name;

@@ -10,6 +10,7 @@
 namespace shardsim::cli {
 
 int run_import(const ImportArgs& a) {
+  check_outputs({{"-o", a.output}});
   const ImportResult r = a.kind == "deepspeed"
                              ? import_deepspeed(read_json_file(a.config), a.target, a.config)
                              : import_megatron(a.args, a.target);

@@ -1,6 +1,9 @@
 // shardsim command line: parses arguments with CLI11 and dispatches to commands.cc.
 // Exit codes: 0 ok, 1 a requested check failed, 2 bad input or usage, 3 runtime failure.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "simulator/cli/commands.h"
@@ -143,9 +146,8 @@ std::string cost_model_table() {
   return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// Parses the command line and runs the subcommand; its exit code.
+int run_command(int argc, char** argv) {
   CLI::App app{"shardsim: memory and step-time simulator for distributed LLM training"};
   app.require_subcommand(1);
 
@@ -281,10 +283,27 @@ int main(int argc, char** argv) {
   } catch (const shardsim::InputError& e) {
     std::cerr << e.what();
     return shardsim::kExitBadInput;
+  } catch (const shardsim::OutputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return shardsim::kExitRuntime;
   } catch (const std::exception& e) {
     // Not an input problem: a bug or an exhausted resource (exit code 3, runtime failure).
     std::cerr << "error: internal failure: " << e.what() << "\n";
     return shardsim::kExitRuntime;
   }
   return shardsim::kExitBadInput;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rc = run_command(argc, argv);
+  // Output that never arrived is a failure, whoever printed it (a full disk behind > FILE,
+  // /dev/full, a closed pipe): exit 3 instead of 0.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0) {
+    std::cerr << "error: cannot write to standard output: " << std::strerror(errno) << "\n";
+    return rc == shardsim::kExitBadInput ? rc : shardsim::kExitRuntime;
+  }
+  return rc;
 }

@@ -17,6 +17,7 @@
 namespace shardsim::cli {
 
 int run_search(const SearchArgs& a) {
+  check_outputs(outputs_of(a.common, {{"--csv", a.csv}}));
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
   SearchOptions o;
   o.threads = a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));

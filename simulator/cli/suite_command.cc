@@ -64,6 +64,10 @@ int run_framework_fit(const SuiteArgs& a) {
 }
 
 int run_suite(const SuiteArgs& a) {
+  check_outputs({{"-o", a.output},
+                 {"--csv", a.csv},
+                 {"--html", a.html},
+                 {"--fit-framework", a.fit_framework}});
   if (!a.fit_framework.empty()) return run_framework_fit(a);
   suite::SuiteOptions options;
   options.groups = chosen_groups(a.groups);

@@ -31,6 +31,13 @@ class Diagnostics {
   std::vector<Diagnostic> items_;
 };
 
+// Thrown when output cannot be written (disk full, permission denied, I/O error, a closed
+// stdout); the CLI maps it to exit code 3 (a runtime failure, not the user's input).
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Thrown for bad input of any kind; the CLI maps it to exit code 2.
 class InputError : public std::runtime_error {
  public:

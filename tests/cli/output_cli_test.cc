@@ -1,0 +1,104 @@
+// Issue 11's defects in writing output, each with a regression test: -o/--trace given a FIFO, a
+// character device or a symlink replaced it with a regular file (a temporary file renamed over
+// it: as root, `-o /dev/stdout` or `--trace /dev/full` would replace the device node or the
+// link); a failed write to stdout exited 0; the same path for -o and --trace silently kept only
+// one of them.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "cli_runner.h"
+
+namespace {
+
+using namespace cli_test;
+
+bool is_char_device(const char* path) {
+  struct stat st {};
+  return ::lstat(path, &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+TEST(cli_output, SymlinkIsFollowedAndKept) {
+  const fs::path target = scratch_dir() / "link_target.json", link = scratch_dir() / "link.json";
+  fs::remove(link);
+  std::ofstream(target) << "old";
+  fs::create_symlink(target, link);
+  const Result r = shardsim({"memory", kExample, "--json", "-o", link.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(json::parse(read_file(target))["schema_version"], 1);  // the target got the report
+}
+
+TEST(cli_output, FifoIsWrittenThroughNotReplaced) {
+  const fs::path fifo = scratch_dir() / "report.fifo";
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = read_file(fifo); });  // blocks until the writer opens it
+  const Result r = shardsim({"memory", kExample, "--json", "-o", fifo.string()});
+  reader.join();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(fs::status(fifo).type(), fs::file_type::fifo);
+  EXPECT_EQ(json::parse(received)["schema_version"], 1);
+}
+
+TEST(cli_output, DeviceIsWrittenThroughAndAFullOneIsExitThree) {
+  // A link to /dev/null: the report goes through it; the link and the device stay.
+  const fs::path link = scratch_dir() / "null_link";
+  fs::remove(link);
+  fs::create_symlink("/dev/null", link);
+  Result r = shardsim({"simulate", kExample, "-o", link.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(is_char_device("/dev/null"));
+  // /dev/full takes nothing (ENOSPC): exit 3 with the system's reason; the device stays.
+  if (!is_char_device("/dev/full")) GTEST_SKIP() << "no /dev/full on this machine";
+  r = shardsim({"simulate", kExample, "--trace", "/dev/full"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "", "cannot write \"/dev/full\": write: No space left"))
+      << r.err;
+  EXPECT_TRUE(is_char_device("/dev/full"));
+}
+
+TEST(cli_output, FullStdoutIsExitThree) {
+  // The issue's `shardsim memory X --json > /dev/full` exited 0.
+  if (!is_char_device("/dev/full")) GTEST_SKIP() << "no /dev/full on this machine";
+  const fs::path err = scratch_dir() / "stdout_full.err";
+  const int status = std::system((std::string(SHARDSIM_BINARY) + " memory " + kExample +
+                                  " --json > /dev/full 2> " + err.string())
+                                     .c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3) << read_file(err);
+  EXPECT_TRUE(contains(read_file(err), "standard output")) << read_file(err);
+}
+
+TEST(cli_output, SameFileForTwoOutputsIsExitTwo) {
+  const fs::path out = scratch_dir() / "both.json";
+  fs::remove(out);
+  Result r =
+      shardsim({"simulate", kExample, "--json", "-o", out.string(), "--trace", out.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "--trace", "is also the file of -o")) << r.err;
+  EXPECT_FALSE(fs::exists(out));  // refused before anything was written
+  // Through a symlink too, and for --html.
+  const fs::path alias = scratch_dir() / "alias.json";
+  fs::remove(alias);
+  fs::create_symlink(out, alias);
+  r = shardsim({"memory", kExample, "-o", out.string(), "--html", alias.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "--html", "is also the file of -o")) << r.err;
+}
+
+TEST(cli_output, MissingDirectoryIsExitTwoBeforeAnyWork) {
+  const std::string path = (scratch_dir() / "no_such_dir" / "r.csv").string();
+  const Result r = shardsim({"search", kExample, "--csv", path});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "--csv", "does not exist")) << r.err;
+}
+
+}  // namespace
