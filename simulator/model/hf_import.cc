@@ -81,14 +81,23 @@ class HfKeys {
     const auto it = hf_.find(std::string(key));  // string: nlohmann < 3.11 lacks find(string_view)
     return it == hf_.end() || it->is_null() ? nullptr : &*it;
   }
-  // Integers, and integral floats such as 4096.0 (below 2^53, where doubles are exact).
+  // Integers, and integral floats such as 4096.0, from 1 to 9e15 (below 2^53, where doubles are
+  // exact; and small enough that the importer's own arithmetic, 4 * n_embd for GPT-2's default
+  // n_inner, cannot overflow: a 4e18 n_embd was signed overflow, found by UBSan). The scenario's
+  // own range checks then refuse what no model has.
   std::optional<std::int64_t> positive(std::string_view key, const json& v) {
-    if (v.is_number_integer() && v.get<std::int64_t>() > 0) return v.get<std::int64_t>();
+    constexpr std::int64_t kMax = 9'000'000'000'000'000;
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() >= 1 &&
+        v.get<std::uint64_t>() <= std::uint64_t(kMax))
+      return std::int64_t(v.get<std::uint64_t>());
+    if (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() >= 1 &&
+        v.get<std::int64_t>() <= kMax)
+      return v.get<std::int64_t>();
     if (v.is_number_float()) {
       const double d = v.get<double>();
-      if (d >= 1 && d <= 9.0e15 && std::trunc(d) == d) return static_cast<std::int64_t>(d);
+      if (d >= 1 && d <= double(kMax) && std::trunc(d) == d) return static_cast<std::int64_t>(d);
     }
-    type_error(key, "a positive integer", v);
+    type_error(key, "a positive integer up to 9e15", v);
     return std::nullopt;
   }
   void type_error(std::string_view key, std::string_view expected, const json& got) {

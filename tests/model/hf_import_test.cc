@@ -213,5 +213,23 @@ TEST(HfImport, MalformedJsonReportsPosition) {
   EXPECT_TRUE(contains(d.message, "line 3")) << d.message;  // the doubled comma
 }
 
+// Issue 11 defect 7: a GPT-2 config with n_embd 4e18 and no n_inner made 4 * n_embd overflow
+// (UBSan: signed overflow). Integers above 9e15 are now refused, naming the key; 9e15 itself
+// still imports (4 x 9e15 = 3.6e16 fits in int64, max 9.2e18).
+TEST(HfImport, HugeIntegerIsRefusedBeforeArithmetic) {
+  json hf = load_hf_config_file(data_path("gpt2.json"));
+  hf.erase("n_inner");
+  hf["n_embd"] = std::int64_t{4'000'000'000'000'000'000};
+  const Diagnostic d = first_error([&] { (void)hf_config_to_model_json(hf, "gpt2"); });
+  EXPECT_TRUE(contains(d.message, "n_embd")) << d.message;
+  EXPECT_TRUE(contains(d.message, "up to 9e15")) << d.message;
+  hf["n_embd"] = std::uint64_t{18'446'744'073'709'551'615u};  // parsed as unsigned by nlohmann
+  EXPECT_TRUE(
+      contains(first_error([&] { (void)hf_config_to_model_json(hf, "gpt2"); }).message, "n_embd"));
+  hf["n_embd"] = std::int64_t{9'000'000'000'000'000};
+  EXPECT_EQ(hf_config_to_model_json(hf, "gpt2")["ffn_hidden"],
+            std::int64_t{36'000'000'000'000'000});
+}
+
 }  // namespace
 }  // namespace shardsim
