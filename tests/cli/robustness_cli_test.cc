@@ -1,0 +1,91 @@
+// Issue 11's lasting checks over the whole CLI:
+// - No NaN or infinity is ever printed: every shipped example, pushed to extremes one --set at a
+//   time, either reports (exit 0, every JSON number finite: nlohmann writes NaN/inf as null, so
+//   the report must hold no null) or refuses (exit 2 with an error line); never exit 3 or a
+//   signal.
+// - Determinism: each subcommand run twice on the same input prints the same bytes; search also
+//   with 1 and 2 threads.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+
+namespace {
+
+using namespace cli_test;
+
+// Extremes of the keys a user sizes a run with (each alone; the rest is the example's).
+const std::vector<std::string> kExtremes = {
+    "training.seq_len=1",
+    "training.seq_len=1048576",
+    "training.micro_batch=1024",
+    "training.global_batch=1000000000",
+    "model.layers=1",
+    "model.vocab=1",
+    "cluster.nodes=1000000",
+    "parallel.zero=3",
+    "training.precision=\"fp32\"",
+    "parallel.offload_optimizer=true",
+    "training.recompute=\"full\"",
+    "model.ffn_hidden=1",
+};
+
+TEST(cli_robustness, ExtremesGiveFiniteReportsOrClearRefusals) {
+  for (const std::string& example : example_names()) {
+    for (const std::string& set : kExtremes) {
+      const Result r = shardsim({"simulate", example, "--json", "--set", set});
+      const std::string what = "simulate " + example + " --set " + set;
+      ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 2) << what << ": exit " << r.exit_code << "\n"
+                                                        << r.err;
+      EXPECT_FALSE(has_nan_or_inf(r.out)) << what;
+      EXPECT_FALSE(has_nan_or_inf(r.err)) << what << "\n" << r.err;
+      if (r.exit_code == 0) {
+        EXPECT_FALSE(has_null(parse_report(r))) << what;
+      } else {
+        EXPECT_GE(count_error_lines(r.err), 1) << what << "\n" << r.err;
+      }
+    }
+  }
+}
+
+// The same command twice: the same bytes.
+void expect_deterministic(const std::vector<std::string>& args) {
+  const Result a = shardsim(args), b = shardsim(args);
+  ASSERT_EQ(a.exit_code, 0) << describe(args) << "\n" << a.err;
+  EXPECT_EQ(a.out, b.out) << describe(args);
+  EXPECT_FALSE(a.out.empty()) << describe(args);
+}
+
+TEST(cli_robustness, EverySubcommandIsDeterministic) {
+  expect_deterministic({"memory", kExample, "--json"});
+  expect_deterministic(
+      {"memory", kExample, "--json", "--estimator", "deepspeed", "--set", "parallel.zero=3"});
+  expect_deterministic({"simulate", kExample, "--json"});
+  expect_deterministic({"simulate", kExample, "--json", "--mode", "analytic", "--explain"});
+  expect_deterministic({"simulate", kExample, "--json", "--set", "parallel.zero=3"});
+  expect_deterministic({"compare", kExample, "--json", "--vary", "parallel.zero=0,1,2,3"});
+  expect_deterministic({"collective", "--gpu", "h100-sxm", "--op", "all_reduce", "--bytes", "1e6",
+                        "--ranks", "16", "--json"});
+  expect_deterministic({"presets", "--json"});
+  expect_deterministic({"fit", "--json", "--network-base", "dgx-h100-datasheet", "--nccl-tests",
+                        std::string(SHARDSIM_MEASUREMENTS_DIR) +
+                            "/nccl-tests/aws-p5-h100-efa-2node_all_reduce_16.log",
+                        "--network-output", (scratch_dir() / "det_network.json").string()});
+  const fs::path ds = scratch_dir() / "det_ds.json";
+  std::ofstream(ds) << R"({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 1,
+    "bf16": {"enabled": true}, "zero_optimization": {"stage": 3}})";
+  expect_deterministic({"import", "deepspeed", ds.string(), "--model", "llama2-7b", "--gpu",
+                        "h100-sxm", "--gpus", "8", "--seq-len", "4096"});
+  // search: twice, and with 1 and 2 threads (the ranking must not depend on the thread count).
+  const std::vector<std::string> search = {"search", kExample, "--json", "--top", "3"};
+  expect_deterministic(search);
+  std::vector<std::string> one = search, two = search;
+  one.insert(one.end(), {"--threads", "1"});
+  two.insert(two.end(), {"--threads", "2"});
+  EXPECT_EQ(shardsim(one).out, shardsim(two).out);
+}
+
+}  // namespace
