@@ -29,7 +29,7 @@ std::string slurp(const fs::path& p) {
 }
 
 // The binary carries exactly the files of scenarios/published, byte for byte, so `shardsim suite`
-// reads nothing from disk and nothing from ../shared.
+// reads nothing from disk, and nothing from outside the repository.
 TEST(suite_data, EmbeddedFilesAreTheRepositoryCopies) {
   const fs::path dir = fs::path(SHARDSIM_SOURCE_DIR) / "scenarios" / "published";
   std::set<std::string> on_disk, embedded;
