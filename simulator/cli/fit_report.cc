@@ -1,0 +1,87 @@
+#include "simulator/cli/fit_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "calibrate/linear_fit.h"
+#include "reports/build_info.h"
+#include "reports/report_common.h"
+
+namespace shardsim::cli {
+
+namespace cal = shardsim::calibrate;
+using nlohmann::json;
+
+std::string ladder_text(const std::vector<double>& errors) {
+  return fmt::format("{} rows off the size ladder held out: median {:.2f}%, max {:.2f}%",
+                     errors.size(), cal::median(errors), *std::ranges::max_element(errors));
+}
+
+json fit_report_json(const FitNotes& notes, const std::vector<LogReport>& logs,
+                     const cal::TopologyFit* topo) {
+  json out = {{"schema_version", kReportSchemaVersion},
+              {"tool_version", tool_version()},
+              {"build", build_json()},
+              {"inputs", notes.items},
+              {"logs", json::array()}};
+  for (const auto& l : logs) {
+    json segs = json::array();
+    for (const auto& s : l.fit.segments)
+      segs.push_back({{"min_bytes", s.entry.min_bytes},
+                      {"max_bytes", s.entry.max_bytes},
+                      {"alpha_s", s.entry.alpha_s},
+                      {"busbw_bytes_per_second", s.entry.busbw_bytes_per_second},
+                      {"residual", s.residual},
+                      {"rows", s.points}});
+    out["logs"].push_back({{"file", l.rows.file},
+                           {"op", l.rows.op},
+                           {"ranks", l.rows.ranks},
+                           {"ranks_per_node", l.rows.ranks_per_node},
+                           {"rows", l.rows.bytes.size()},
+                           {"residual", l.fit.residual},
+                           {"held_out_median_abs_pct_error",
+                            l.held_out_pct < 0 ? json(nullptr) : json(l.held_out_pct)},
+                           {"segments", segs}});
+    if (!l.ladder_held_out_pct.empty())
+      out["logs"].back()["off_ladder_held_out"] = {
+          {"rows", l.ladder_held_out_pct.size()},
+          {"median_abs_pct_error", cal::median(l.ladder_held_out_pct)},
+          {"max_abs_pct_error", *std::ranges::max_element(l.ladder_held_out_pct)}};
+  }
+  if (topo) {
+    out["topology"] = {{"residual", topo->residual}, {"logs", json::array()}};
+    for (const auto& e : topo->errors)
+      out["topology"]["logs"].push_back({{"file", e.file},
+                                         {"median_abs_pct_error", e.median_pct},
+                                         {"max_abs_pct_error", e.max_pct}});
+  }
+  return out;
+}
+
+std::string fit_report_text(const FitNotes& notes, const std::vector<LogReport>& logs,
+                            const cal::TopologyFit* topo) {
+  std::string t = notes.text;
+  for (const auto& l : logs) {
+    t += fmt::format(
+        "{}: {} {} ranks, {} per node, {} rows, residual {:.1f}%, held-out median "
+        "error {}\n",
+        l.rows.file, l.rows.op, l.rows.ranks, l.rows.ranks_per_node, l.rows.bytes.size(),
+        l.fit.residual * 100, l.held_out_pct < 0 ? "n/a" : fmt::format("{:.2f}%", l.held_out_pct));
+    if (!l.ladder_held_out_pct.empty()) t += "  " + ladder_text(l.ladder_held_out_pct) + "\n";
+    for (const auto& s : l.fit.segments)
+      t += fmt::format(
+          "  {:>12g} - {:<12g} B  alpha {:9.2f} us  busbw {:8.2f} GB/s  residual "
+          "{:.1f}%\n",
+          s.entry.min_bytes, s.entry.max_bytes, s.entry.alpha_s * 1e6,
+          s.entry.busbw_bytes_per_second / 1e9, s.residual * 100);
+  }
+  if (topo) {
+    t += fmt::format("topology model (all logs jointly): RMS log error {:.3f}\n", topo->residual);
+    for (const auto& e : topo->errors)
+      t += fmt::format("  {}: median {:.1f}%, max {:.1f}%\n", e.file, e.median_pct, e.max_pct);
+  }
+  return t;
+}
+
+}  // namespace shardsim::cli
