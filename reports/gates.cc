@@ -24,7 +24,10 @@ const nlohmann::json* find_path(const nlohmann::json& root, const std::string& p
       if (it == at->end()) return nullptr;
       at = &*it;
     } else if (at->is_array()) {
-      if (!std::all_of(part.begin(), part.end(), [](char c) { return std::isdigit(c) != 0; }))
+      // Digits only; more than 9 of them is past any array a report holds (no stoul, whose
+      // out_of_range on "99999999999999999999" would escape as an internal failure).
+      if (part.size() > 9 ||
+          !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }))
         return nullptr;
       const std::size_t i = std::stoul(part);
       if (i >= at->size()) return nullptr;
@@ -65,8 +68,15 @@ void compare_section(const nlohmann::json& now, const nlohmann::json& old,
     if (a == nullptr && b == nullptr) continue;  // not in this kind of report
     GateOutcome g;
     g.gate = "baseline " + prefix + m.path;
-    if (a == nullptr || b == nullptr || !a->is_number() || !b->is_number()) {
+    if (a == nullptr || b == nullptr) {
       g.message = fmt::format("present in {} only", a == nullptr ? "the baseline" : "the report");
+      out.push_back(g);
+      continue;
+    }
+    if (!a->is_number() || !b->is_number()) {
+      g.message =
+          fmt::format("not a number in {} ({})", a->is_number() ? "the baseline" : "the report",
+                      json_text(a->is_number() ? *b : *a));
       out.push_back(g);
       continue;
     }
@@ -78,6 +88,28 @@ void compare_section(const nlohmann::json& now, const nlohmann::json& old,
                             change, worse < 0 ? ", better" : (worse > 0 ? ", worse" : ""), tol);
     out.push_back(g);
   }
+}
+
+// root[section][key] as an array of objects, else InputError (a baseline is user input: its
+// shape is checked before it is walked).
+const nlohmann::json& list_at(const nlohmann::json& root, const char* section, const char* key,
+                              const char* who) {
+  const nlohmann::json* list = nullptr;
+  if (const auto s = root.find(section); s != root.end() && s->is_object())
+    if (const auto k = s->find(key); k != s->end()) list = &*k;
+  if (list == nullptr || !list->is_array() ||
+      !std::all_of(list->begin(), list->end(),
+                   [](const nlohmann::json& v) { return v.is_object(); }))
+    throw InputError(
+        "", fmt::format("--baseline: {}'s {}.{} is not a list of objects", who, section, key));
+  return *list;
+}
+
+// A compare variant's "values" (null when absent).
+const nlohmann::json& values_of(const nlohmann::json& variant) {
+  static const nlohmann::json none;
+  const auto it = variant.find("values");
+  return it == variant.end() ? none : *it;
 }
 
 }  // namespace
@@ -105,11 +137,12 @@ std::vector<GateOutcome> run_checks(const nlohmann::json& report,
       throw InputError("", fmt::format("--check \"{}\": the report has no \"{}\"", e, path));
     nlohmann::json bound;
     try {
-      bound = nlohmann::json::parse(rhs);
-    } catch (const nlohmann::json::exception&) {
+      bound = parse_json_text(rhs, "--check");
+    } catch (const InputError&) {
+    }
+    if (!bound.is_number() && !bound.is_boolean())
       throw InputError("",
                        fmt::format("--check \"{}\": \"{}\" is not a number or boolean", e, rhs));
-    }
     GateOutcome g;
     g.gate = e;
     if (value->is_number() && bound.is_number()) {
@@ -136,13 +169,13 @@ std::vector<GateOutcome> compare_baseline(const nlohmann::json& report,
   if (compare != baseline.contains("compare") || search != baseline.contains("search"))
     throw InputError("", "--baseline: the baseline is not a report of the same command");
   if (compare) {
-    const auto& now = report["compare"]["variants"];
-    const auto& old = baseline["compare"]["variants"];
+    const auto& now = list_at(report, "compare", "variants", "the report");
+    const auto& old = list_at(baseline, "compare", "variants", "the baseline");
     for (const auto& v : now) {
-      const std::string name = json_text(v["values"]);
+      const std::string name = json_text(values_of(v));
       const nlohmann::json* match = nullptr;
       for (const auto& w : old)
-        if (w["values"] == v["values"]) match = &w;
+        if (values_of(w) == values_of(v)) match = &w;
       if (match == nullptr) {
         out.push_back({"baseline variant " + name, false, "not in the baseline"});
         continue;
@@ -151,14 +184,14 @@ std::vector<GateOutcome> compare_baseline(const nlohmann::json& report,
     }
     for (const auto& w : old) {
       bool found = false;
-      for (const auto& v : now) found |= v["values"] == w["values"];
+      for (const auto& v : now) found |= values_of(v) == values_of(w);
       if (!found)
-        out.push_back({"baseline variant " + json_text(w["values"]), false,
+        out.push_back({"baseline variant " + json_text(values_of(w)), false,
                        "in the baseline, not in the report"});
     }
   } else if (search) {
-    const auto& now = report["search"]["results"];
-    const auto& old = baseline["search"]["results"];
+    const auto& now = list_at(report, "search", "results", "the report");
+    const auto& old = list_at(baseline, "search", "results", "the baseline");
     if (now.empty() || old.empty())
       out.push_back({"baseline search.results.0", now.empty() == old.empty(),
                      now.empty() && old.empty() ? "no plan runs in either"

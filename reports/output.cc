@@ -1,6 +1,7 @@
 #include "reports/output.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -101,11 +102,23 @@ void write_output(const std::string& path, const std::string& text) {
     if (!ok) fail(path, "write", err);
     return;
   }
-  // A regular or new file: a temporary sibling of the target, renamed over it when complete.
-  const std::string tmp = target.string() + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(path, "open", errno);
-  bool ok = write_all(fd, text);
+  // A regular or new file: a temporary sibling of the target (mkstemp: a fresh name, created
+  // exclusively, so nothing planted at a predictable name is followed), given the replaced
+  // file's permissions (a new file: 0666 less the umask), flushed to disk, then renamed over
+  // the target. A hard link to the old file keeps the old contents.
+  std::string tmp = target.string() + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) fail(path, "create a temporary file beside it", errno);
+  ::mode_t mode = 0;
+  if (fs::exists(st)) {
+    struct ::stat old {};
+    mode = ::stat(target.c_str(), &old) == 0 ? (old.st_mode & 07777) : 0644;
+  } else {
+    const ::mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  bool ok = ::fchmod(fd, mode) == 0 && write_all(fd, text) && ::fsync(fd) == 0;
   int err = errno;
   if (::close(fd) != 0 && ok) {
     ok = false;

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "reports/html_report.h"
@@ -32,7 +34,20 @@ int run_search(const SearchArgs& a) {
       std::fprintf(stderr, "\rsearch: %zu of %zu plans evaluated", done, total);
       if (done == total) std::fprintf(stderr, "\n");
     };
-  const SearchResult r = search_plans(s, o);
+  // Under MPI a failure on one rank ends the job (the others would wait in the gather).
+  std::optional<SearchResult> result;
+  if (!split) {
+    result = search_plans(s, o);
+  } else {
+    try {
+      result = search_plans(s, o);
+    } catch (const InputError& e) {
+      split->abort_job(kExitBadInput, e.what());
+    } catch (const std::exception& e) {
+      split->abort_job(kExitRuntime, std::string("error: internal failure: ") + e.what());
+    }
+  }
+  const SearchResult& r = *result;
   if (!o.finish) return kExitOk;
   if (!a.csv.empty()) write_output(a.csv, search_report_csv(r));
   return write_report_with_gates(a.common, search_report_json(r, s), search_report_text(r, s),

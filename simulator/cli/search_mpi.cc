@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -63,24 +66,47 @@ class MpiSplit final : public SearchSplit {
   [[nodiscard]] int size() const override { return world_.size(); }
   [[nodiscard]] const kernels::Comm& world() const { return world_; }
 
-  // Every rank's outcomes to rank 0 (MPI_Gather of the sizes, MPI_Gatherv of the bytes).
+  [[noreturn]] void abort_job(int exit_code, const std::string& message) const override {
+    std::fprintf(stderr, "rank %d of %d: %s%s", rank(), size(), message.c_str(),
+                 message.ends_with('\n') ? "" : "\n");
+    std::fflush(stderr);
+    MPI_Abort(world_.handle(), exit_code);
+    std::_Exit(exit_code);  // MPI_Abort does not return; if it did, this rank still ends
+  }
+
+  // Every rank's outcomes to rank 0. First every rank learns every rank's plan count and byte
+  // count (MPI_Allgather), so all of them refuse together when the ranks enumerated different
+  // spaces or the bytes do not fit MPI's int counts; then MPI_Gatherv of the bytes.
   void gather(std::vector<PlanOutcome>& all) const {
     const std::vector<char> mine = pack(all, rank(), size());
-    const int bytes = int(mine.size());
     const auto n = static_cast<std::size_t>(size());
-    std::vector<int> counts(n), offsets(n);
+    const std::uint64_t facts[2] = {all.size(), mine.size()};
+    std::vector<std::uint64_t> every(2 * n);
     kernels::check_mpi(
-        MPI_Gather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world_.handle()),
-        "MPI_Gather");
-    std::vector<char> received;
-    if (rank() == 0) {
-      long long total = 0;
-      for (std::size_t r = 0; r < counts.size(); ++r) {
-        offsets[r] = int(total);
-        total += counts[r];
-      }
-      received.resize(std::size_t(total));
+        MPI_Allgather(facts, 2, MPI_UINT64_T, every.data(), 2, MPI_UINT64_T, world_.handle()),
+        "MPI_Allgather");
+    std::uint64_t total = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      if (every[2 * r] != all.size())
+        throw std::runtime_error("search under MPI: rank " + std::to_string(r) + " enumerated " +
+                                 std::to_string(every[2 * r]) + " plans, rank " +
+                                 std::to_string(rank()) + " " + std::to_string(all.size()) +
+                                 " (every rank must read the same scenario and --set)");
+      total += every[2 * r + 1];
     }
+    if (total > std::uint64_t(std::numeric_limits<int>::max()))
+      throw std::runtime_error("search under MPI: the outcomes are " + std::to_string(total) +
+                               " bytes, more than one MPI gather carries (2^31 - 1); search a "
+                               "smaller space");
+    std::vector<int> counts(n), offsets(n);
+    for (std::size_t r = 0, at = 0; r < n; ++r) {
+      counts[r] = int(every[2 * r + 1]);
+      offsets[r] = int(at);
+      at += every[2 * r + 1];
+    }
+    const int bytes = int(mine.size());
+    std::vector<char> received;
+    if (rank() == 0) received.resize(std::size_t(total));
     kernels::check_mpi(MPI_Gatherv(mine.data(), bytes, MPI_CHAR, received.data(), counts.data(),
                                    offsets.data(), MPI_CHAR, 0, world_.handle()),
                        "MPI_Gatherv");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "simulator/evaluate/search.h"
 
@@ -16,6 +17,10 @@ class SearchSplit {
   virtual ~SearchSplit() = default;
   [[nodiscard]] virtual int rank() const = 0;
   [[nodiscard]] virtual int size() const = 0;
+  // A failure on this rank (bad input, an exhausted resource) ends the whole job: `message` to
+  // stderr prefixed with the rank, then MPI_Abort with `exit_code`. Without it, this rank would
+  // finalise MPI while the others wait in the gather, and the job would hang.
+  [[noreturn]] virtual void abort_job(int exit_code, const std::string& message) const = 0;
 };
 
 // Under an MPI launcher (Open MPI, PMI/PMIx) with more than one rank: sets o.shard, o.shards,

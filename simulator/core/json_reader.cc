@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <unordered_set>
 #include <vector>
 
 #include "simulator/core/strings.h"
@@ -45,9 +46,10 @@ namespace {
 // array.
 struct ParseFrame {
   bool array = false;
-  long long index = -1;  // arrays: the last element completed
-  std::string key;       // objects: the key being read
-  std::vector<std::string> keys;
+  long long index = -1;                  // arrays: the last element completed
+  std::string key;                       // objects: the key being read
+  std::unordered_set<std::string> keys;  // the object's keys so far (hashed: an object of
+                                         // 10^6 keys is checked in linear time)
 };
 
 std::string frames_pointer(const std::vector<ParseFrame>& frames) {
@@ -93,11 +95,10 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source,
       case json::parse_event_t::key: {
         ParseFrame& f = frames.back();
         f.key = parsed.get<std::string>();
-        if (std::find(f.keys.begin(), f.keys.end(), f.key) != f.keys.end())
+        if (!f.keys.insert(f.key).second)
           fail(true, fmt::format("{}: key \"{}\" appears twice in the same object (at {}); JSON "
                                  "would silently keep the last one",
                                  source, f.key, frames_pointer(frames)));
-        f.keys.push_back(f.key);
         break;
       }
       case json::parse_event_t::value:

@@ -113,8 +113,10 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
   const bool per_unit = zero3 || (reduce && overlap);
   int last_task = -1;
   if (!per_unit) {
+    // Per (stage, its chunk vs / p, work): p x v x 3 entries (keyed by vs it was p^2 x v x 3,
+    // 4.6 GB at pp 4096).
     const std::size_t key =
-        (std::size_t(i) * std::size_t(V_) + std::size_t(vs)) * 3 + std::size_t(w);
+        (std::size_t(i) * std::size_t(v_) + std::size_t(vs / p_)) * 3 + std::size_t(w);
     TimeSplit& all = item_split_[key];
     if (item_split_ready_[key] == 0) {
       double host = 0;

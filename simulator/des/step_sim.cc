@@ -16,7 +16,7 @@ StepSimulation::StepSimulation(const Scenario& s, const Plan& plan, const StepCo
   stages_.resize(std::size_t(p_));
   pick_release_.assign(std::size_t(p_), -1);
   for (int i = 0; i < p_; ++i) stages_[std::size_t(i)].limit = limit(i);
-  item_split_.resize(std::size_t(p_) * std::size_t(V_) * 3);
+  item_split_.resize(std::size_t(p_) * std::size_t(v_) * 3);
   item_split_ready_.assign(item_split_.size(), 0);
   bucket_index_.resize(std::size_t(p_));
   for (int i = 0; i < p_; ++i) {

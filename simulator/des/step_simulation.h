@@ -200,8 +200,9 @@ class StepSimulation {
   // layer's buckets up in O(log B) instead of scanning all B of them for every layer (a scan was
   // O(layers x buckets) per item: 82 s for a million layers).
   std::vector<std::vector<std::pair<int, int>>> bucket_index_;
-  // The whole item's time split when it is one segment, per (stage, virtual stage, work): the
-  // same for every micro-batch, so summed over the item's layers once, not once per micro-batch.
+  // The whole item's time split when it is one segment, per (stage, chunk, work): the same for
+  // every micro-batch, so summed over the item's layers once, not once per micro-batch. p x v x 3
+  // entries (not p x V x 3 = p^2 x v x 3: a stage only runs its own chunks).
   std::vector<TimeSplit> item_split_;
   std::vector<char> item_split_ready_;
   std::vector<int> gathers_;   // start_item scratch: the ZeRO-3 gathers of the item's units

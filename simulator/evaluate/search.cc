@@ -6,9 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
-#include <thread>
 
 #include "simulator/core/diagnostics.h"
+#include "simulator/core/parallel.h"
 #include "simulator/evaluate/evaluate.h"
 
 namespace shardsim {
@@ -42,8 +42,12 @@ std::string describe(const Candidate& c) {
   out += fmt::format(" dp {} mb {} zero {}", c.dp, c.micro_batch, c.zero);
   if (c.sp) out += " sp";
   if (c.offload_optimizer) out += " offload";
-  out += " rc-" + recompute_name(c.recompute);
-  if (c.pp > 1) out += " " + schedule_name(c.schedule);
+  out += " rc-";
+  out += recompute_name(c.recompute);
+  if (c.pp > 1) {
+    out += ' ';
+    out += schedule_name(c.schedule);
+  }
   return out;
 }
 
@@ -184,44 +188,40 @@ SearchResult search_plans(const Scenario& s, const SearchOptions& o) {
   std::vector<std::size_t> mine;
   for (std::size_t i = std::size_t(o.shard); i < space.size(); i += std::size_t(o.shards))
     mine.push_back(i);
-  std::atomic<std::size_t> next{0}, done{0};
-  auto work = [&](bool report) {
-    Scenario local = s;
-    EvaluateCache cache;
+  // Per worker: a scenario to vary in place and an evaluate cache.
+  const int workers = worker_count(mine.size(), o.threads);
+  std::vector<Scenario> locals(std::size_t(workers), s);
+  std::vector<EvaluateCache> caches(static_cast<std::size_t>(workers));
+  std::atomic<std::size_t> done{0};
+  auto last = std::chrono::steady_clock::now();  // worker 0's last progress call
+  parallel_for(mine.size(), o.threads, [&](std::size_t k, int worker) {
+    const std::size_t i = mine[k];
+    Scenario& local = locals[std::size_t(worker)];
     EvaluateOptions eo;
     eo.mode = Mode::kAnalytic;
     eo.memory_detail = MemoryDetail::kNumbers;
-    eo.cache = &cache;
-    auto last = std::chrono::steady_clock::now();
-    for (std::size_t k; (k = next.fetch_add(1)) < mine.size();) {
-      const std::size_t i = mine[k];
-      apply(space[i], local);
-      Expected<Estimate> e = evaluate(local, eo);
-      PlanOutcome& out = outcomes[i];
-      if (!e.ok())
-        out.reason = "invalid " + e.errors().items().front().path;
-      else if (!e->feasible())
-        out.reason = e->infeasible.front().code;
-      else {
-        out.tokens_per_second = e->time->throughput.tokens_per_second;
-        out.step_seconds = e->time->step_seconds;
-        out.peak_bytes = e->memory->peak_bytes;
-      }
-      done.fetch_add(1);
-      if (report && o.progress) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last > std::chrono::milliseconds(200)) {
-          o.progress(done.load(), mine.size());
-          last = now;
-        }
+    eo.cache = &caches[std::size_t(worker)];
+    apply(space[i], local);
+    Expected<Estimate> e = evaluate(local, eo);
+    PlanOutcome& out = outcomes[i];
+    if (!e.ok())
+      out.reason = "invalid " + e.errors().items().front().path;
+    else if (!e->feasible())
+      out.reason = e->infeasible.front().code;
+    else {
+      out.tokens_per_second = e->time->throughput.tokens_per_second;
+      out.step_seconds = e->time->step_seconds;
+      out.peak_bytes = e->memory->peak_bytes;
+    }
+    done.fetch_add(1);
+    if (worker == 0 && o.progress) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last > std::chrono::milliseconds(200)) {
+        o.progress(done.load(), mine.size());
+        last = now;
       }
     }
-  };
-  const int t = std::max(1, std::min<int>(o.threads, int(std::max<std::size_t>(1, mine.size()))));
-  std::vector<std::thread> pool;
-  for (int k = 1; k < t; ++k) pool.emplace_back(work, false);
-  work(true);
-  for (auto& th : pool) th.join();
+  });
   if (o.progress) o.progress(mine.size(), mine.size());
   if (o.shards > 1) {
     if (!o.gather) throw std::invalid_argument("search: shards > 1 without a gather");

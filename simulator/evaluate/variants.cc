@@ -4,8 +4,8 @@
 
 #include <atomic>
 #include <set>
-#include <thread>
 
+#include "simulator/core/parallel.h"
 #include "simulator/evaluate/evaluate.h"
 #include "simulator/scenario/load.h"
 
@@ -93,18 +93,11 @@ Comparison compare_variants(const std::string& scenario, const std::vector<std::
     for (std::size_t a = 0; a < axes.size(); ++a)
       c.variants[i].values.push_back(axes[a].values[d[a]]);
   }
-  // Each thread takes the next variant; every variant's result depends only on its own input.
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    EvaluateCache cache;
-    for (std::size_t i; (i = next.fetch_add(1)) < n;)
-      evaluate_variant(scenario, overrides, axes, mode, cache, c.variants[i]);
-  };
-  const int t = std::max(1, std::min<int>(threads, int(n)));
-  std::vector<std::thread> pool;
-  for (int k = 1; k < t; ++k) pool.emplace_back(work);
-  work();
-  for (auto& th : pool) th.join();
+  // Each worker takes the next variant; every variant's result depends only on its own input.
+  std::vector<EvaluateCache> caches(static_cast<std::size_t>(worker_count(n, threads)));
+  parallel_for(n, threads, [&](std::size_t i, int worker) {
+    evaluate_variant(scenario, overrides, axes, mode, caches[std::size_t(worker)], c.variants[i]);
+  });
   bool any_valid = false;
   for (const auto& v : c.variants) any_valid |= !v.invalid();
   if (!any_valid) throw InputError(c.variants.front().errors);

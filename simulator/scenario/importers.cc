@@ -7,6 +7,7 @@
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
+#include "simulator/scenario/strategy.h"
 
 namespace shardsim {
 namespace {
@@ -34,6 +35,16 @@ std::int64_t positive_integer(const nlohmann::json& v, const std::string& key) {
   if (!v.is_number_integer() || v.get<std::int64_t>() < 1)
     throw InputError("/" + key, fmt::format("must be an integer >= 1, got {}", json_text(v)));
   return v.get<std::int64_t>();
+}
+
+// a x b x c, or InputError at `key` when the product does not fit in 64 bits (the values come
+// from the user's config and are not otherwise bounded yet).
+std::int64_t checked_product(std::int64_t a, std::int64_t b, std::int64_t c,
+                             const std::string& key) {
+  std::int64_t ab = 0, abc = 0;
+  if (__builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, &abc))
+    throw InputError(key, fmt::format("{} x {} x {} does not fit in a 64-bit integer", a, b, c));
+  return abc;
 }
 
 bool enabled(const nlohmann::json& config, const char* section) {
@@ -93,17 +104,20 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
   if (micro > 0) training["micro_batch"] = micro;
   // DeepSpeed alone has no tensor or pipeline parallelism: every GPU is a data-parallel rank.
   const std::int64_t dp = t.gpus;
-  if (batch == 0 && micro > 0 && accumulation > 0) batch = micro * accumulation * dp;
+  const std::int64_t product = micro > 0 && accumulation > 0
+                                   ? checked_product(micro, accumulation, dp, "/train_batch_size")
+                                   : 0;
+  if (batch == 0) batch = product;
   if (batch == 0)
     throw InputError(
         "/train_batch_size",
         "the global batch is not given: set train_batch_size, or both "
         "train_micro_batch_size_per_gpu and gradient_accumulation_steps (not \"auto\")");
-  if (micro > 0 && accumulation > 0 && batch != micro * accumulation * dp)
+  if (product > 0 && batch != product)
     throw InputError("/train_batch_size",
                      fmt::format("train_batch_size {} != micro-batch {} x accumulation {} x {} "
                                  "GPUs = {}",
-                                 batch, micro, accumulation, dp, micro * accumulation * dp));
+                                 batch, micro, accumulation, dp, product));
   training["global_batch"] = batch;
 
   // ZeRO.
@@ -114,7 +128,12 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
     for (const auto& [k, v] : z.items()) {
       const std::string key = "zero_optimization." + k;
       if (k == "stage") {
-        if (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() > 3)
+        // Compared as 64-bit (or unsigned) integers: 4294967298 is not stage 2.
+        const bool ok = v.is_number_unsigned() ? v.get<std::uint64_t>() <= 3
+                        : v.is_number_integer()
+                            ? v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= 3
+                            : false;
+        if (!ok)
           throw InputError("/zero_optimization/stage",
                            fmt::format("must be 0, 1, 2 or 3, got {}", json_text(v)));
         parallel["zero"] = v.get<int>();
@@ -162,7 +181,12 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
 
   handled.insert("optimizer");
   if (ds.contains("optimizer") && ds["optimizer"].is_object()) {
-    const std::string type = ds["optimizer"].value("type", "");
+    const auto type_it = ds["optimizer"].find("type");
+    if (type_it != ds["optimizer"].end() && !type_it->is_string())
+      throw InputError("/optimizer/type",
+                       fmt::format("must be a string, got {}", json_type_name(*type_it)));
+    const std::string type =
+        type_it == ds["optimizer"].end() ? std::string() : type_it->get<std::string>();
     std::string lower;
     for (char c : type) lower += char(std::tolower(static_cast<unsigned char>(c)));
     if (ds["optimizer"].contains("params"))
@@ -248,6 +272,18 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
     }
     if (n != it->second.size() || v < 1)
       throw InputError("", fmt::format("{} {}: expected an integer >= 1", key, it->second));
+    // 2^53: every larger value is refused by the scenario anyway, and products of two such
+    // values (layers x ..., hidden x 4) stay far from 64-bit overflow.
+    if (v > (std::int64_t{1} << 53))
+      throw InputError("", fmt::format("{} {}: at most 2^53 (9007199254740992)", key, v));
+    return v;
+  };
+  // A parallel degree (or layers per virtual stage): at most kMaxParallelDegree, so products of
+  // three stay inside 64 bits.
+  auto degree = [&](const std::string& key) -> std::int64_t {
+    const std::int64_t v = integer(key);
+    if (v > kMaxParallelDegree)
+      throw InputError("", fmt::format("{} {}: at most {}", key, v, kMaxParallelDegree));
     return v;
   };
   auto text = [&](const std::string& key) -> std::string {
@@ -294,7 +330,16 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
                      "--vocab-size is required: Megatron reads the vocabulary from the "
                      "tokenizer, which the arguments do not give");
   if (const auto kv = integer("--kv-channels")) model["head_dim"] = kv;
-  if (flag("--swiglu")) model["ffn_type"] = "swiglu";
+  const bool swiglu = flag("--swiglu");
+  if (swiglu) model["ffn_type"] = "swiglu";
+  // Megatron's default width when --ffn-hidden-size is absent (megatron/training/arguments.py):
+  // 4 x hidden, or with --swiglu int(4 x hidden x 2/3 / 64) x 64 = floor(hidden / 24) x 64 (two
+  // up-projections at 2/3 the width keep the parameter count). A hidden size the scenario refuses
+  // anyway (> 2^40) is left to its check.
+  if (t.model.empty() && !model.contains("ffn_hidden") && hidden <= (std::int64_t{1} << 40)) {
+    const std::int64_t f = swiglu ? hidden / 24 * 64 : 4 * hidden;
+    if (f > 0) model["ffn_hidden"] = f;
+  }
   if (flag("--untie-embeddings-and-output-weights"))
     model["tied_embeddings"] = false;
   else if (t.model.empty())
@@ -319,7 +364,15 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   if (const auto e = integer("--num-experts")) {
     model["moe"] = {{"experts", e}, {"top_k", 2}};
     if (const auto k = integer("--moe-router-topk")) model["moe"]["top_k"] = k;
-    if (const auto f = integer("--moe-ffn-hidden-size")) model["moe"]["expert_ffn_hidden"] = f;
+    // Megatron: --moe-ffn-hidden-size defaults to the dense FFN width.
+    if (const auto f = integer("--moe-ffn-hidden-size"))
+      model["moe"]["expert_ffn_hidden"] = f;
+    else if (model.contains("ffn_hidden"))
+      model["moe"]["expert_ffn_hidden"] = model["ffn_hidden"];
+    else
+      warn(
+          "--num-experts without --moe-ffn-hidden-size or --ffn-hidden-size: the expert width "
+          "is not known (set model.moe.expert_ffn_hidden)");
   }
   for (const char* d : {"--attention-dropout", "--hidden-dropout"}) {
     const std::string v = text(d);
@@ -355,14 +408,14 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
         "as --recompute-granularity says");
 
   nlohmann::json parallel = nlohmann::json::object();
-  const std::int64_t tp = std::max<std::int64_t>(1, integer("--tensor-model-parallel-size"));
-  const std::int64_t pp = std::max<std::int64_t>(1, integer("--pipeline-model-parallel-size"));
-  const std::int64_t cp = std::max<std::int64_t>(1, integer("--context-parallel-size"));
+  const std::int64_t tp = std::max<std::int64_t>(1, degree("--tensor-model-parallel-size"));
+  const std::int64_t pp = std::max<std::int64_t>(1, degree("--pipeline-model-parallel-size"));
+  const std::int64_t cp = std::max<std::int64_t>(1, degree("--context-parallel-size"));
   parallel["tp"] = tp;
   parallel["pp"] = pp;
   parallel["cp"] = cp;
-  if (const auto ep = integer("--expert-model-parallel-size")) parallel["ep"] = ep;
-  if (const auto per = integer("--num-layers-per-virtual-pipeline-stage")) {
+  if (const auto ep = degree("--expert-model-parallel-size")) parallel["ep"] = ep;
+  if (const auto per = degree("--num-layers-per-virtual-pipeline-stage")) {
     if (!layers || layers % (pp * per) != 0)
       throw InputError("", fmt::format("--num-layers-per-virtual-pipeline-stage {}: --num-layers "
                                        "must be a multiple of it times the pipeline size {}",

@@ -34,6 +34,26 @@ TEST(cli_output, SymlinkIsFollowedAndKept) {
   EXPECT_EQ(json::parse(read_file(target))["schema_version"], 1);  // the target got the report
 }
 
+// Found by review: the atomic replace made a 0600 report world-readable (0644) and used a
+// predictable temporary name; now the replaced file's mode is kept and no temporary is left.
+TEST(cli_output, ReplacedFileKeepsItsModeAndNoTemporaryIsLeft) {
+  const fs::path dir = scratch_dir() / "mode";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path out = dir / "private.json";
+  std::ofstream(out) << "old";
+  ASSERT_EQ(::chmod(out.c_str(), 0600), 0);
+  const Result r = shardsim({"memory", kExample, "--json", "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat st {};
+  ASSERT_EQ(::stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(json::parse(read_file(out))["schema_version"], 1);
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++files;
+  EXPECT_EQ(files, 1);  // the report only: the temporary was renamed over it
+}
+
 TEST(cli_output, FifoIsWrittenThroughNotReplaced) {
   const fs::path fifo = scratch_dir() / "report.fifo";
   fs::remove(fifo);

@@ -182,5 +182,80 @@ TEST(import_megatron, BadArgumentsAreInputErrors) {
   EXPECT_THROW((void)import_megatron(no_batch, t), InputError);  // 8 % (2 x 3) != 0
 }
 
+// Megatron's defaults when the width arguments are absent (megatron/training/arguments.py):
+// ffn = 4 x hidden, or int(4 x hidden x 2/3 / 64) x 64 with --swiglu; --moe-ffn-hidden-size
+// defaults to the dense width.
+TEST(import_megatron, FfnWidthsFollowMegatronDefaults) {
+  ImportTarget t;
+  t.gpu = "h100-sxm";
+  t.gpus = 8;
+  const std::vector<std::string> base = {
+      "--num-layers", "8",     "--hidden-size", "4096", "--num-attention-heads", "32",
+      "--vocab-size", "32000", "--seq-length",  "2048", "--global-batch-size",   "16"};
+  // 4 x 4096 = 16384.
+  EXPECT_EQ(import_megatron(base, t).scenario["model"]["ffn_hidden"], 16384);
+  std::vector<std::string> swiglu = base;
+  swiglu.push_back("--swiglu");
+  // int(4 x 4096 x 2/3 / 64) x 64 = int(170.67) x 64 = 10880.
+  EXPECT_EQ(import_megatron(swiglu, t).scenario["model"]["ffn_hidden"], 10880);
+  std::vector<std::string> moe = swiglu;
+  moe.insert(moe.end(), {"--num-experts", "8", "--expert-model-parallel-size", "8"});
+  const ImportResult r = import_megatron(moe, t);
+  EXPECT_EQ(r.scenario["model"]["moe"]["expert_ffn_hidden"], 10880);
+  const Scenario loaded = scenario_from_json(r.scenario, "");  // loads: the width is known
+  EXPECT_EQ(loaded.model.moe.expert_ffn_hidden, 10880);
+}
+
+// Found by review (issue 11): parallel sizes whose product wrapped to 0 divided by it (SIGFPE);
+// DeepSpeed products overflowed, a 2^32 + 2 stage read as 2, a numeric optimizer type threw
+// nlohmann's type_error (exit 3). Each is now InputError.
+TEST(import_megatron, HugeParallelSizesAreInputErrors) {
+  ImportTarget t;
+  t.gpu = "h100-sxm";
+  t.gpus = 8;
+  std::vector<std::string> args = {"--num-layers",
+                                   "8",
+                                   "--hidden-size",
+                                   "512",
+                                   "--num-attention-heads",
+                                   "8",
+                                   "--vocab-size",
+                                   "1000",
+                                   "--seq-length",
+                                   "128",
+                                   "--global-batch-size",
+                                   "16",
+                                   "--tensor-model-parallel-size",
+                                   "4294967296",
+                                   "--pipeline-model-parallel-size",
+                                   "4294967296"};
+  EXPECT_THROW((void)import_megatron(args, t), InputError);
+  args.back() = "2";
+  args[args.size() - 3] = "1";
+  args.insert(args.end(), {"--num-layers-per-virtual-pipeline-stage", "4294967296"});
+  EXPECT_THROW((void)import_megatron(args, t), InputError);
+  args.back() = "99999999999999999";  // > 2^53
+  EXPECT_THROW((void)import_megatron(args, t), InputError);
+}
+
+TEST(import_deepspeed, OverflowsAndWrongTypesAreInputErrors) {
+  // 2^62 x 4 x 64 does not fit in 64 bits (it wrapped to 0: "global batch is not given").
+  try {
+    (void)import_deepspeed({{"train_micro_batch_size_per_gpu", std::int64_t{1} << 62},
+                            {"gradient_accumulation_steps", 4}},
+                           ds_target(), "x");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("64-bit"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)import_deepspeed(
+                   {{"train_batch_size", 64}, {"zero_optimization", {{"stage", 4294967298LL}}}},
+                   ds_target(), "x"),
+               InputError);
+  EXPECT_THROW((void)import_deepspeed({{"train_batch_size", 64}, {"optimizer", {{"type", 5}}}},
+                                      ds_target(), "x"),
+               InputError);
+}
+
 }  // namespace
 }  // namespace shardsim
