@@ -101,7 +101,8 @@ struct SearchResult {
 [[nodiscard]] std::vector<Candidate> enumerate_candidates(const Scenario& s,
                                                           const std::vector<std::string>& pinned);
 
-// REQUIRES: `s` came from load_scenario. Throws InputError when a pinned key is not searchable.
+// REQUIRES: `s` came from load_scenario. A pinned key that is not a search dimension (a model or
+// training key given with --set) changes nothing here: its value is already in `s`.
 [[nodiscard]] SearchResult search_plans(const Scenario& s, const SearchOptions& o);
 
 }  // namespace shardsim

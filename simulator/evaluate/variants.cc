@@ -62,6 +62,15 @@ VaryAxis parse_vary(const std::string& arg) {
     if (value.empty())
       throw InputError("", fmt::format("--vary \"{}\": value {} of {} is empty", arg,
                                        axis.values.size() + 1, axis.key));
+    // A value the scenario would refuse as malformed JSON ("{", "[[") is bad --vary input, not a
+    // variant: said here, naming the flag (it surfaced as "--set v" from the report writer).
+    try {
+      nlohmann::json holder = nlohmann::json::object();
+      apply_override(holder, "v=" + value);
+    } catch (const InputError& e) {
+      throw InputError("", fmt::format("--vary \"{}\": value {} of {} ({}) is not valid JSON",
+                                       arg, axis.values.size() + 1, axis.key, value));
+    }
     axis.values.push_back(std::move(value));
     if (comma == std::string::npos) break;
     start = comma + 1;

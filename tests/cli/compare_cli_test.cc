@@ -109,6 +109,12 @@ TEST(cli_compare, BadVaryArgumentsExitTwoNamingTheProblem) {
   EXPECT_TRUE(has_error_line(typo.err, "/parallel/zeor", "")) << typo.err;
   const Result none = shardsim({"compare", kExample});
   EXPECT_EQ(none.exit_code, 2);
+  // A malformed JSON value names --vary and the value (it was reported as "--set v").
+  const Result malformed = shardsim({"compare", kExample, "--vary", "parallel.tp=2,[["});
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_TRUE(contains(malformed.err, "value 2 of parallel.tp ([[) is not valid JSON"))
+      << malformed.err;
+  EXPECT_FALSE(contains(malformed.err, "--set v")) << malformed.err;
   // Above the variant limit (4096): 65 x 65 = 4225.
   std::string many = "training.seq_len=", more = "training.global_batch=";
   for (int k = 1; k <= 65; ++k) {

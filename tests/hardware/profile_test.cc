@@ -180,7 +180,9 @@ TEST(hardware_profile, OnlyALaterSegmentMayHaveANegativeIntercept) {
   Diagnostics d;
   read_network_config(n, "/net", d, net);
   EXPECT_TRUE(d.empty()) << d.format();
-  n["fitted_collectives"] = {b};  // alone, it is the first segment
+  // alone, it is the first segment (json::array: a one-element brace list `{b}` is b itself
+  // under Clang and [b] under GCC; the sanitizer build, Clang's, found it)
+  n["fitted_collectives"] = nlohmann::json::array({b});
   Diagnostics d2;
   read_network_config(n, "/net", d2, net);
   EXPECT_NE(d2.format().find("/net/fitted_collectives/0/alpha_s: must be >= 0 in the first"),
