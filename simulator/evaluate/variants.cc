@@ -68,8 +68,8 @@ VaryAxis parse_vary(const std::string& arg) {
       nlohmann::json holder = nlohmann::json::object();
       apply_override(holder, "v=" + value);
     } catch (const InputError& e) {
-      throw InputError("", fmt::format("--vary \"{}\": value {} of {} ({}) is not valid JSON",
-                                       arg, axis.values.size() + 1, axis.key, value));
+      throw InputError("", fmt::format("--vary \"{}\": value {} of {} ({}) is not valid JSON", arg,
+                                       axis.values.size() + 1, axis.key, value));
     }
     axis.values.push_back(std::move(value));
     if (comma == std::string::npos) break;

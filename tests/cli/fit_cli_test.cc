@@ -109,6 +109,27 @@ TEST(cli_fit, MeasurementsOutsideTheProfileRangesExitTwo) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// Found by the nccl_log fuzz target: a log whose fitted segment lies outside the network
+// reader's ranges (here max_bytes 2.1e15 > 1e15) was exit 3 ("internal failure") with
+// --network-output, exit 2 only with -o. The input is the fuzzer's minimised finding
+// (tests/fuzz/regressions/nccl_log/segment-max-bytes-out-of-range.log), named so that fit reads
+// its op and ranks from the file name.
+TEST(cli_fit, NetworkOutsideTheReaderRangesExitsTwoWithNetworkOutput) {
+  const fs::path log = scratch_dir() / "fuzz_all_reduce_16.log";
+  fs::copy_file(fs::path(SHARDSIM_SOURCE_DIR) /
+                    "tests/fuzz/regressions/nccl_log/segment-max-bytes-out-of-range.log",
+                log, fs::copy_options::overwrite_existing);
+  const fs::path out = scratch_dir() / "never_net.json";
+  fs::remove(out);
+  const auto r = shardsim({"fit", "--nccl-tests", log.string(), "--network-base", "dgx-a100",
+                           "--network-output", out.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "the measurements give a network outside the accepted ranges"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "max_bytes")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(cli_fit, TwoLogsOfTheSameCollectiveAreRefused) {
   // The same log twice: both are all_reduce on 8 ranks, 4 per node (8 "# Rank" lines on 2
   // hosts); merging would keep only the second's segments.

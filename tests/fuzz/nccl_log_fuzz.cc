@@ -1,8 +1,8 @@
 // Fuzz target: the nccl-tests log parser and the per-log collective fit (what `shardsim fit
 // --nccl-tests FILE` does before writing the network profile). Input: log text. Property: the
 // parser returns a log or an error naming the line (it never throws); every collective it yields
-// either has too few rows or fits to finite segments that the network profile reader accepts
-// (fit writes them into a profile and reads it back: a refusal there would be exit 3).
+// either has too few rows or fits to finite segments, which the network profile reader reads
+// back (accepting them or refusing with diagnostics, as fit does before writing).
 #include <cstddef>
 #include <cstdint>
 #include <variant>
@@ -41,9 +41,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     Diagnostics d;
     read_network_config(base, "", d, net);
     net.fitted_collectives = calibrate::entries(f);
+    // The reader may refuse what absurd measurements fit to (a segment past its ranges): fit
+    // then exits 2 naming the file (cli_fit.NetworkOutsideTheReaderRangesExitsTwoWith...). It
+    // must do so with diagnostics, never a throw.
     NetworkConfig back;
     read_network_config(to_json(net), "", d, back);
-    if (!d.empty()) fuzz::fail("the fitted segments fail the profile reader:\n" + d.format());
     if (m.bytes.size() >= 4) {
       const double pct = calibrate::held_out_median_pct(m);
       if (!std::isfinite(pct) || pct < 0) fuzz::fail("non-finite held-out error");
