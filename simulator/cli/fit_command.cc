@@ -225,35 +225,32 @@ std::string inputs_text(const FitArgs& a) {
   return out;
 }
 
-// The fitted profile must read back: a value outside the reader's ranges comes from the
-// measurements (a GEMM rate far below the peak, absurd times), so it is bad input, not a bug.
-void check_fitted(const FitArgs& a, const GpuProfile& g) {
-  GpuProfile back;
+// The fitted profile (or network, for --network-output) must read back: a value outside the
+// reader's ranges comes from the measurements (a GEMM rate far below the peak, absurd times, a
+// segment past the ranges), so it is bad input, not a bug. The network was once checked only
+// while being written, which made such logs exit 3 (found by the nccl_log fuzz target;
+// tests/fuzz/regressions/nccl_log/).
+template <class T>
+void check_reads_back(const FitArgs& a, const T& fitted, const char* what,
+                      void (*reader)(const json&, const std::string&, Diagnostics&, T&)) {
+  T back;
   Diagnostics d;
-  read_gpu_profile(to_json(g), "", d, back);
+  reader(to_json(fitted), "", d, back);
   if (d.empty()) return;
   std::vector<Diagnostic> items;
   for (const auto& e : d.items())
-    items.push_back({"", fmt::format("{}: the measurements give a profile outside the accepted "
+    items.push_back({"", fmt::format("{}: the measurements give a {} outside the accepted "
                                      "ranges: {}: {}",
-                                     inputs_text(a), e.path, e.message)});
+                                     inputs_text(a), what, e.path, e.message)});
   throw InputError(items);
 }
 
-// The same for the network alone (--network-output): it was checked only while being written,
-// so measurements that gave a segment outside the reader's ranges were exit 3 (found by the
-// nccl_log fuzz target; tests/fuzz/regressions/nccl_log/).
+void check_fitted(const FitArgs& a, const GpuProfile& g) {
+  check_reads_back(a, g, "profile", &read_gpu_profile);
+}
+
 void check_fitted(const FitArgs& a, const NetworkConfig& n) {
-  NetworkConfig back;
-  Diagnostics d;
-  read_network_config(to_json(n), "", d, back);
-  if (d.empty()) return;
-  std::vector<Diagnostic> items;
-  for (const auto& e : d.items())
-    items.push_back({"", fmt::format("{}: the measurements give a network outside the accepted "
-                                     "ranges: {}: {}",
-                                     inputs_text(a), e.path, e.message)});
-  throw InputError(items);
+  check_reads_back(a, n, "network", &read_network_config);
 }
 
 }  // namespace
