@@ -13,10 +13,11 @@ int runs_per_sample(double one_run_s, const LoopConfig& config) {
 }
 
 Measurement measure(const Descriptor& descriptor, Timer& timer, const Comm& comm,
-                    const LoopConfig& config) {
+                    const LoopConfig& config, const std::function<void()>& started) {
   Measurement m;
   const std::unique_ptr<Instance> instance = descriptor.setup();
   comm.barrier();
+  if (started) started();
   instance->run(1);
   m.verification = instance->verify();
   m.verification.ok = comm.all(m.verification.ok);

@@ -13,6 +13,7 @@
 // deadline-bounded barrier throw (comm.h) instead of hanging.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "kernels/common/comm.h"
@@ -38,8 +39,11 @@ struct Measurement {
 };
 
 // Runs the loop above for one descriptor. Throws CallError on a failed library call or deadline.
+// `started` (if set) runs once on every rank after the ranks agreed to start the item, before its
+// first run (the sweep's test hook, rank_signals.h).
 [[nodiscard]] Measurement measure(const Descriptor& descriptor, Timer& timer, const Comm& comm,
-                                  const LoopConfig& config);
+                                  const LoopConfig& config,
+                                  const std::function<void()>& started = nullptr);
 
 // runs_per_sample for a run lasting `one_run_s`: ceil(min_sample_s / one_run_s) clamped to
 // [1, max_runs_per_sample]; max_runs_per_sample when one_run_s <= 0 (too short to measure).

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <string_view>
+#include <utility>
 
 #include "kernels/common/errors.h"
 
@@ -24,6 +26,11 @@ constexpr std::array kCrashSignals = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 char g_error_path[4096] = {};
 char g_item[512] = {};
 int g_rank = 0;
+// Ranks on this host other than this one, and their pids (set_peers).
+constexpr std::size_t kMaxPeers = 1024;
+int g_peer_rank[kMaxPeers] = {};
+long g_peer_pid[kMaxPeers] = {};
+std::size_t g_peers = 0;
 struct sigaction g_previous[kStopSignals.size() + kCrashSignals.size()];
 
 // Appends `text` to buf[0..cap) at `len` (async-signal-safe string building).
@@ -77,13 +84,106 @@ void append_int(char* buf, std::size_t cap, std::size_t& len, long value) {
   }
 }
 
+// Whether process `pid` is gone: no such process, or a zombie (exited, not yet reaped by the
+// launcher). Async-signal-safe (kill, open, read, close).
+bool process_gone(long pid) {
+  if (kill(static_cast<pid_t>(pid), 0) != 0) return errno == ESRCH;
+  char path[64];
+  std::size_t p = 0;
+  append(path, sizeof(path), p, "/proc/");
+  append_int(path, sizeof(path), p, pid);
+  append(path, sizeof(path), p, "/stat");
+  const int fd = open(path, O_RDONLY);
+  if (fd < 0) return false;
+  char stat[512];
+  const ssize_t n = read(fd, stat, sizeof(stat) - 1);
+  close(fd);
+  if (n <= 0) return false;
+  // "pid (comm) S ...": the state follows the last ')'.
+  ssize_t close_paren = -1;
+  for (ssize_t i = 0; i < n; ++i)
+    if (stat[i] == ')') close_paren = i;
+  return close_paren >= 0 && close_paren + 2 < n && stat[close_paren + 2] == 'Z';
+}
+
+// The stop handler's record (rank_signals.h): `<samples>.rank<N>.error` naming the item, the
+// signal and the ranks on this host whose process is gone, written now because a rank blocked in
+// a call that the signal does not interrupt never reports again.
+void write_stop_record(int signal) {
+  if (g_error_path[0] == '\0') return;
+  char lost[2048];
+  std::size_t l = 0;
+  lost[0] = '\0';
+  char numbers[2048];
+  std::size_t k = 0;
+  numbers[0] = '\0';
+  std::size_t n_lost = 0;
+  for (std::size_t i = 0; i < g_peers; ++i) {
+    if (!process_gone(g_peer_pid[i])) continue;
+    if (l > 0) append(lost, sizeof(lost), l, ", ");
+    if (k > 0) append(numbers, sizeof(numbers), k, ", ");
+    ++n_lost;
+    append_int(lost, sizeof(lost), l, g_peer_rank[i]);
+    append_int(numbers, sizeof(numbers), k, g_peer_rank[i]);
+  }
+  char message[4096];
+  std::size_t m = 0;
+  if (l > 0) {
+    append(message, sizeof(message), m, n_lost > 1 ? "ranks " : "rank ");
+    append(message, sizeof(message), m, lost);
+    append(message, sizeof(message), m, " lost during ");
+    append(message, sizeof(message), m, g_item[0] != '\0' ? g_item : "the sweep");
+    append(message, sizeof(message), m, ": ");
+  }
+  append(message, sizeof(message), m, "interrupted by ");
+  append(message, sizeof(message), m, signal_name(signal));
+  append(message, sizeof(message), m,
+         " (the launcher is ending the job: another rank was lost or failed, or the job was "
+         "cancelled)");
+  if (l == 0 && g_item[0] != '\0') {  // (when a rank is lost, the message starts with the item)
+    append(message, sizeof(message), m, " while measuring ");
+    append(message, sizeof(message), m, g_item);
+  }
+  append(message, sizeof(message), m,
+         "; recorded when the signal arrived: a rank blocked in a call that does not return "
+         "(a collective waiting for a lost rank) is killed before it can report more");
+  constexpr std::size_t kDoc = 16384;
+  constexpr std::size_t kTail = 6 * sizeof(g_item) + sizeof(numbers) + 128;
+  char doc[kDoc];
+  std::size_t d = 0;
+  append(doc, sizeof(doc), d, "{\"call\": \"");
+  append_json_string(doc, kDoc - kTail, d, g_item[0] != '\0' ? g_item : signal_name(signal));
+  append(doc, sizeof(doc), d, "\", \"message\": \"");
+  append_json_string(doc, kDoc - kTail, d, message);
+  append(doc, sizeof(doc), d, "\", \"item\": \"");
+  append_json_string(doc, kDoc - sizeof(numbers) - 128, d, g_item);
+  append(doc, sizeof(doc), d, "\", \"rank\": ");
+  append_int(doc, sizeof(doc), d, g_rank);
+  append(doc, sizeof(doc), d, ", \"signal\": ");
+  append_int(doc, sizeof(doc), d, signal);
+  if (k > 0) {
+    append(doc, sizeof(doc), d, ", \"lost_ranks\": [");
+    append(doc, sizeof(doc), d, numbers);
+    append(doc, sizeof(doc), d, "]");
+  }
+  append(doc, sizeof(doc), d, "}\n");
+  const int fd = open(g_error_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) {
+    (void)!write(fd, doc, d);
+    close(fd);
+  }
+}
+
 void on_stop(int signal) {
   if (termination_signal() != 0) {  // the second request: stop now, as by default
     std::signal(signal, SIG_DFL);
     std::raise(signal);
     return;
   }
+  const int saved_errno = errno;
   note_termination_signal(signal);
+  write_stop_record(signal);
+  errno = saved_errno;
 }
 
 // This rank crashed: report it the way a failed call is reported, then exit 3.
@@ -147,6 +247,7 @@ RankSignals::RankSignals(int rank, const std::string& error_path) {
   g_rank = rank;
   copy_to(g_error_path, sizeof(g_error_path), error_path);
   g_item[0] = '\0';
+  g_peers = 0;
   clear_termination_signal();
   std::size_t i = 0;
   for (const int s : kStopSignals) {
@@ -183,6 +284,22 @@ void append_json_string(char* buf, std::size_t limit, std::size_t& len, const ch
 
 void RankSignals::set_item(const std::string& item) {
   copy_to(g_item, sizeof(g_item), item);
+}
+
+void RankSignals::set_peers(const std::vector<Peer>& peers, int self) {
+  std::array<char, 256> host{};
+  gethostname(host.data(), host.size() - 1);
+  g_peers = 0;
+  for (std::size_t r = 0; r < peers.size() && g_peers < kMaxPeers; ++r) {
+    if (static_cast<int>(r) == self || peers[r].host != host.data()) continue;
+    g_peer_rank[g_peers] = static_cast<int>(r);
+    g_peer_pid[g_peers] = peers[r].pid;
+    ++g_peers;
+  }
+}
+
+void RankSignals::forget_error() {
+  if (g_error_path[0] != '\0') std::remove(g_error_path);
 }
 
 std::vector<Peer> gather_peers(const Comm& world) {
@@ -223,6 +340,14 @@ std::vector<int> lost_ranks(const std::vector<Peer>& peers) {
   return out;
 }
 
+namespace {
+// SHARDSIM_TEST_DIE_SIGNAL, default SIGKILL.
+int test_hook_signal() {
+  const char* sig = std::getenv("SHARDSIM_TEST_DIE_SIGNAL");
+  return sig != nullptr ? std::atoi(sig) : SIGKILL;
+}
+}  // namespace
+
 void test_hook_maybe_die(std::size_t items_done, const Comm& world) {
   const char* after = std::getenv("SHARDSIM_TEST_DIE_AFTER_ITEMS");
   if (after == nullptr || world.rank() != world.size() - 1) return;
@@ -236,10 +361,25 @@ void test_hook_maybe_die(std::size_t items_done, const Comm& world) {
     return;
   }
   if (n != items_done) return;
-  const char* sig = std::getenv("SHARDSIM_TEST_DIE_SIGNAL");
-  const int signal = sig != nullptr ? std::atoi(sig) : SIGKILL;
+  const int signal = test_hook_signal();
   std::cerr << "test hook (SHARDSIM_TEST_DIE_AFTER_ITEMS): rank " << world.rank() << " raises "
             << signal_name(signal) << " after " << items_done << " items" << std::endl;
+  std::raise(signal);
+}
+
+void test_hook_maybe_die_inside(bool collective_item, const Comm& world) {
+  const char* where = std::getenv("SHARDSIM_TEST_DIE_INSIDE");
+  if (where == nullptr || !collective_item || world.rank() != world.size() - 1) return;
+  if (std::string_view(where) != "collective") {
+    static bool warned = false;
+    if (!std::exchange(warned, true))
+      std::cerr << "warning: SHARDSIM_TEST_DIE_INSIDE=\"" << where
+                << "\" is not \"collective\"; test hook ignored" << std::endl;
+    return;
+  }
+  const int signal = test_hook_signal();
+  std::cerr << "test hook (SHARDSIM_TEST_DIE_INSIDE): rank " << world.rank() << " raises "
+            << signal_name(signal) << " inside a collective item" << std::endl;
   std::raise(signal);
 }
 

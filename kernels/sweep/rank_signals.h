@@ -5,6 +5,11 @@
 //    cancelled run): recorded, not fatal (note_termination_signal, comm.h); the rank's next
 //    cross-rank wait throws CallError naming its call, so the failure and the samples reach the
 //    files before the launcher's SIGKILL. A second such signal ends the process as by default.
+//    The handler also writes `<samples>.rank<N>.error` at once (naming the item, the signal and
+//    the ranks on this host whose process is gone): a rank blocked inside a call that a signal
+//    does not interrupt (a blocking MPI collective waiting for the lost rank) never reaches its
+//    next wait, and this record is then all it leaves. When the main thread does reach a wait, it
+//    replaces the file with the failing call's error (SweepRun::fail).
 //  - SIGSEGV / SIGBUS / SIGFPE / SIGILL / SIGABRT (this rank crashed): writes
 //    `<samples>.rank<N>.error` naming the signal and the item, then _exit(3), so the launcher sees
 //    exit status 3 rather than 128 + signal.
@@ -19,6 +24,12 @@
 
 namespace shardsim::kernels {
 
+// Where every rank runs (MPI_Allgather over `world`, at the start of the sweep).
+struct Peer {
+  std::string host;
+  long pid = 0;
+};
+
 // Installs the handlers above for its lifetime; restores the previous ones on destruction.
 class RankSignals {
  public:
@@ -29,6 +40,11 @@ class RankSignals {
   ~RankSignals();
   // The item being measured, named by a crash report.
   static void set_item(const std::string& item);
+  // The ranks (index = rank) whose process the stop handler checks: those on this host other
+  // than `self` (at most 1024 are kept).
+  static void set_peers(const std::vector<Peer>& peers, int self);
+  // Removes this rank's error file (the run completed after all).
+  static void forget_error();
 };
 
 // Appends `text` to buf as the inside of a JSON string (RFC 8259): '"' and '\\' escaped,
@@ -39,11 +55,6 @@ class RankSignals {
 // with it. REQUIRES: len < limit <= the size of buf.
 void append_json_string(char* buf, std::size_t limit, std::size_t& len, const char* text);
 
-// Where every rank runs (MPI_Allgather over `world`, at the start of the sweep).
-struct Peer {
-  std::string host;
-  long pid = 0;
-};
 [[nodiscard]] std::vector<Peer> gather_peers(const Comm& world);
 
 // Ranks of `peers` on this host whose process is gone (no such pid, or a zombie). Ranks on other
@@ -55,5 +66,10 @@ struct Peer {
 // default 9 = SIGKILL) just before measuring item N+1 (0: before the first), as a lost or crashed
 // rank would. Does nothing without the variable.
 void test_hook_maybe_die(std::size_t items_done, const Comm& world);
+// Test hook: with SHARDSIM_TEST_DIE_INSIDE=collective, the last rank raises
+// SHARDSIM_TEST_DIE_SIGNAL (default SIGKILL) inside the first collective item, after the ranks
+// agreed to start it (measure()'s `started`), so the others enter the item's blocking collective
+// and wait there for it. Does nothing without the variable.
+void test_hook_maybe_die_inside(bool collective_item, const Comm& world);
 
 }  // namespace shardsim::kernels

@@ -80,6 +80,7 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
     std::remove(my_error_file.c_str());  // an error file of an earlier run would mislead
     signals.emplace(world->rank(), my_error_file);
     peers_ = gather_peers(*world);
+    RankSignals::set_peers(peers_, world->rank());
     // Checked before measuring (rank 0 writes the file; every rank takes its answer).
     const std::string bad_output = rank0_ ? output_problem(options_.samples_path) : "";
     if (!world->all(bad_output.empty())) {
@@ -114,12 +115,15 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
       test_hook_maybe_die(i, *world);
       current_item_ = chosen[i]->name;
       RankSignals::set_item(current_item_);
-      const Measurement m = measure(*chosen[i], backend->timer(), *world, plan.loop);
+      const bool collective = chosen[i]->kind == Kind::kCollective;
+      const Measurement m = measure(*chosen[i], backend->timer(), *world, plan.loop,
+                                    [&] { test_hook_maybe_die_inside(collective, *world); });
       items_.push_back(item_json(*chosen[i], m));
       log_item(i, chosen.size(), items_.back());
       publish(false);
     }
     publish(true);
+    RankSignals::forget_error();  // a stop signal's record, when the sweep completed after all
   } catch (const CallError& e) {
     return fail(world ? &*world : nullptr, e.call(), e.what());
   } catch (const std::exception& e) {

@@ -2,7 +2,10 @@
 // collective sizes, kernel definitions, verification, and the cpu kernels run through their
 // descriptors (setup, one run, verify) exactly as the timing loop does.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <array>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -302,5 +305,42 @@ TEST(KernelRankSignals, CrashDocumentIsValidJsonForAnyItemName) {
   EXPECT_EQ(doc.at("signal"), SIGSEGV);
   EXPECT_EQ(doc.at("message"), "rank 7 crashed: SIGSEGV (signal " + std::to_string(SIGSEGV) +
                                    ") while measuring " + item);
+  std::remove(path.c_str());
+}
+
+// The stop handler (SIGTERM from a launcher ending the job) writes its record at once, for a rank
+// that is blocked in a call the signal does not interrupt (rank_signals.h): valid JSON for an
+// item name with a quote and a backslash, naming the item as the call, the signal, and the peer on
+// this host whose process is gone (here a child that exited and was reaped: its pid is free).
+TEST(KernelRankSignals, StopRecordNamesTheItemAndALostPeer) {
+  const std::string path = ::testing::TempDir() + "shardsim_stop_test.rank0.error";
+  std::remove(path.c_str());
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  std::array<char, 256> host{};
+  gethostname(host.data(), host.size() - 1);
+  const std::string item = "collective/\"odd\"\\name";
+  {
+    sk::RankSignals signals(0, path);
+    sk::RankSignals::set_peers({{host.data(), static_cast<long>(getpid())}, {host.data(), child}},
+                               0);
+    sk::RankSignals::set_item(item);
+    std::raise(SIGTERM);  // handled: recorded, not fatal
+    EXPECT_EQ(sk::termination_signal(), SIGTERM);
+  }
+  sk::clear_termination_signal();
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << path;
+  const nlohmann::json doc = nlohmann::json::parse(in);  // throws (fails the test) if not JSON
+  EXPECT_EQ(doc.at("call"), item);
+  EXPECT_EQ(doc.at("item"), item);
+  EXPECT_EQ(doc.at("rank"), 0);
+  EXPECT_EQ(doc.at("signal"), SIGTERM);
+  EXPECT_EQ(doc.at("lost_ranks"), nlohmann::json::array({1}));
+  const std::string message = doc.at("message");
+  EXPECT_EQ(message.rfind("rank 1 lost during " + item + ": interrupted by SIGTERM", 0), 0u)
+      << message;
   std::remove(path.c_str());
 }
