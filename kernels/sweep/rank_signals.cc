@@ -111,24 +111,19 @@ bool process_gone(long pid) {
 // a call that the signal does not interrupt never reports again.
 void write_stop_record(int signal) {
   if (g_error_path[0] == '\0') return;
-  char lost[2048];
+  char lost[2048];  // "1, 5": the lost ranks, for the message and the lost_ranks array
   std::size_t l = 0;
   lost[0] = '\0';
-  char numbers[2048];
-  std::size_t k = 0;
-  numbers[0] = '\0';
   std::size_t n_lost = 0;
   for (std::size_t i = 0; i < g_peers; ++i) {
     if (!process_gone(g_peer_pid[i])) continue;
     if (l > 0) append(lost, sizeof(lost), l, ", ");
-    if (k > 0) append(numbers, sizeof(numbers), k, ", ");
-    ++n_lost;
     append_int(lost, sizeof(lost), l, g_peer_rank[i]);
-    append_int(numbers, sizeof(numbers), k, g_peer_rank[i]);
+    ++n_lost;
   }
   char message[4096];
   std::size_t m = 0;
-  if (l > 0) {
+  if (n_lost > 0) {
     append(message, sizeof(message), m, n_lost > 1 ? "ranks " : "rank ");
     append(message, sizeof(message), m, lost);
     append(message, sizeof(message), m, " lost during ");
@@ -140,7 +135,8 @@ void write_stop_record(int signal) {
   append(message, sizeof(message), m,
          " (the launcher is ending the job: another rank was lost or failed, or the job was "
          "cancelled)");
-  if (l == 0 && g_item[0] != '\0') {  // (when a rank is lost, the message starts with the item)
+  if (n_lost == 0 &&
+      g_item[0] != '\0') {  // (when a rank is lost, the message starts with the item)
     append(message, sizeof(message), m, " while measuring ");
     append(message, sizeof(message), m, g_item);
   }
@@ -148,7 +144,7 @@ void write_stop_record(int signal) {
          "; recorded when the signal arrived: a rank blocked in a call that does not return "
          "(a collective waiting for a lost rank) is killed before it can report more");
   constexpr std::size_t kDoc = 16384;
-  constexpr std::size_t kTail = 6 * sizeof(g_item) + sizeof(numbers) + 128;
+  constexpr std::size_t kTail = 6 * sizeof(g_item) + sizeof(lost) + 128;
   char doc[kDoc];
   std::size_t d = 0;
   append(doc, sizeof(doc), d, "{\"call\": \"");
@@ -156,14 +152,14 @@ void write_stop_record(int signal) {
   append(doc, sizeof(doc), d, "\", \"message\": \"");
   append_json_string(doc, kDoc - kTail, d, message);
   append(doc, sizeof(doc), d, "\", \"item\": \"");
-  append_json_string(doc, kDoc - sizeof(numbers) - 128, d, g_item);
+  append_json_string(doc, kDoc - sizeof(lost) - 128, d, g_item);
   append(doc, sizeof(doc), d, "\", \"rank\": ");
   append_int(doc, sizeof(doc), d, g_rank);
   append(doc, sizeof(doc), d, ", \"signal\": ");
   append_int(doc, sizeof(doc), d, signal);
-  if (k > 0) {
+  if (n_lost > 0) {
     append(doc, sizeof(doc), d, ", \"lost_ranks\": [");
-    append(doc, sizeof(doc), d, numbers);
+    append(doc, sizeof(doc), d, lost);
     append(doc, sizeof(doc), d, "]");
   }
   append(doc, sizeof(doc), d, "}\n");
