@@ -247,8 +247,12 @@ SearchResult search_plans(const Scenario& s, const SearchOptions& o) {
   });
   const Candidate base = candidate_of(s);
   r.baseline = base;
-  for (std::size_t k = 0; k < feasible.size(); ++k)
-    if (space[feasible[k]] == base) r.baseline_rank = k + 1;
+  for (std::size_t k = 0; k < feasible.size(); ++k) {
+    if (space[feasible[k]] == base) {  // its best rank, should the space hold it twice
+      r.baseline_rank = k + 1;
+      break;
+    }
+  }
 
   // The top K again with the discrete-event simulation and every memory term.
   const std::size_t k = std::min<std::size_t>(std::size_t(r.top_k), feasible.size());
