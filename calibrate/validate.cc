@@ -239,6 +239,7 @@ StepPrediction predict_step(const json& scenario) {
     if (!e) throw std::runtime_error("evaluate rejected the composite scenario");
     if (!e->time) throw std::runtime_error("evaluate gave no step time for the composite scenario");
     (mode == Mode::kDes ? p.des_seconds : p.analytic_seconds) = e->time->step_seconds;
+    if (mode == Mode::kDes) p.des_breakdown = e->time->breakdown;
   }
   return p;
 }
@@ -273,9 +274,21 @@ ValidationResult run_validation(bool quick, const GpuProfile& profile, kernels::
   r.scenario = composite_scenario(r.composite, r.ranks, r.ranks_per_node, profile);
   const StepPrediction p = predict_step(r.scenario);
   r.scenario["cluster"]["gpu"] = profile.name;  // the report names the profile, not all of it
-  r.step = {c.step_seconds,     p.des_seconds, abs_pct_error(p.des_seconds, c.step_seconds),
-            p.analytic_seconds, c.samples_s,   c.verified,
-            c.verification};
+  r.step.measured_seconds = c.step_seconds;
+  r.step.predicted_seconds = p.des_seconds;
+  r.step.abs_pct_error = abs_pct_error(p.des_seconds, c.step_seconds);
+  r.step.predicted_analytic_seconds = p.analytic_seconds;
+  r.step.samples_s = c.samples_s;
+  r.step.verified = c.verified;
+  r.step.verification = c.verification;
+  const TimeSplit& b = p.des_breakdown;
+  const auto phase = [](const char* name, double measured, double predicted) {
+    return ValidationPhase{name, measured, predicted, abs_pct_error(predicted, measured)};
+  };
+  r.step.phases = {phase("forward_backward", c.phases.forward_backward_s,
+                         b[TimeCategory::kCompute] + b[TimeCategory::kRecompute]),
+                   phase("grad_allreduce", c.phases.grad_allreduce_s, b[TimeCategory::kDpComm]),
+                   phase("optimizer", c.phases.optimizer_s, b[TimeCategory::kOptimizer])};
   r.held_out_median_abs_pct_error = median_of(r.items, true);
   r.fitted_median_abs_pct_error = median_of(r.items, false);
   return r;

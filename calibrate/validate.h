@@ -21,6 +21,7 @@
 #include "kernels/common/backend.h"
 #include "kernels/common/comm.h"
 #include "kernels/cpu/composite.h"
+#include "simulator/cost/time_split.h"
 #include "simulator/hardware/hardware.h"
 
 namespace shardsim::calibrate {
@@ -34,6 +35,16 @@ struct ValidationItem {
   bool held_out = false;
 };
 
+// One phase of the composite step: measured (median over the timed steps of the maximum over
+// ranks) against the DES breakdown's exposed seconds of the same work.
+struct ValidationPhase {
+  std::string name;  // forward_backward (breakdown compute + recompute), grad_allreduce (dp_comm),
+                     // optimizer (optimizer)
+  double measured_seconds = 0;
+  double predicted_seconds = 0;
+  double abs_pct_error = 0;
+};
+
 struct ValidationStep {
   double measured_seconds = 0;
   double predicted_seconds = 0;  // DES
@@ -42,6 +53,7 @@ struct ValidationStep {
   std::vector<double> samples_s;
   bool verified = false;
   std::string verification;
+  std::vector<ValidationPhase> phases;
 };
 
 struct ValidationResult {
@@ -72,6 +84,7 @@ struct ValidationResult {
 struct StepPrediction {
   double des_seconds = 0;
   double analytic_seconds = 0;
+  TimeSplit des_breakdown;  // exposed seconds per category; sums to des_seconds
 };
 [[nodiscard]] StepPrediction predict_step(const nlohmann::json& scenario);
 

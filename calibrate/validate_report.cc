@@ -38,6 +38,12 @@ json validation_json(const ValidationResult& r, const GpuProfile& profile) {
                      {"abs_pct_error", i.abs_pct_error},
                      {"held_out", i.held_out}});
   const ValidationStep& s = r.step;
+  json phases = json::array();
+  for (const auto& p : s.phases)
+    phases.push_back({{"name", p.name},
+                      {"measured_seconds", p.measured_seconds},
+                      {"predicted_seconds", p.predicted_seconds},
+                      {"abs_pct_error", p.abs_pct_error}});
   return {
       {"profile", profile_summary(profile)},
       {"composite", composite_json(r.composite)},
@@ -53,6 +59,7 @@ json validation_json(const ValidationResult& r, const GpuProfile& profile) {
           {"predicted_mode", "des"},
           {"predicted_analytic_seconds", s.predicted_analytic_seconds},
           {"samples_s", s.samples_s},
+          {"phases", phases},
           {"verified", s.verified},
           {"verification", s.verification}}},
         {"held_out_median_abs_pct_error", r.held_out_median_abs_pct_error},
@@ -76,9 +83,13 @@ std::string validation_text(const ValidationResult& r, const GpuProfile& profile
   const ValidationStep& s = r.step;
   out += fmt::format("{:<44} {:>9} {:>12} {:>13} {:>8.1f}\n", "composite step (des)", "-",
                      ms(s.measured_seconds), ms(s.predicted_seconds), s.abs_pct_error);
-  out += fmt::format("{:<44} {:>9} {:>12} {:>13} {:>8.1f}\n\n", "composite step (analytic)", "-",
+  out += fmt::format("{:<44} {:>9} {:>12} {:>13} {:>8.1f}\n", "composite step (analytic)", "-",
                      ms(s.measured_seconds), ms(s.predicted_analytic_seconds),
                      abs_pct_error(s.predicted_analytic_seconds, s.measured_seconds));
+  for (const auto& p : s.phases)
+    out += fmt::format("{:<44} {:>9} {:>12} {:>13} {:>8.1f}\n", "  phase " + p.name + " (des)", "-",
+                       ms(p.measured_seconds), ms(p.predicted_seconds), p.abs_pct_error);
+  out += "\n";
   out += fmt::format("held-out median error: {:.1f}%   fitted-size median error: {:.1f}%\n",
                      r.held_out_median_abs_pct_error, r.fitted_median_abs_pct_error);
   out += fmt::format("step check: {} ({})\n", s.verified ? "ok" : "FAILED", s.verification);

@@ -2,6 +2,8 @@
 // one Adam pass cover them), activations kept per layer for the backward pass.
 #include "kernels/cpu/composite.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -10,6 +12,7 @@
 
 #include "kernels/common/descriptor.h"
 #include "kernels/common/hash.h"
+#include "kernels/common/stats.h"
 #include "kernels/cpu/composite_ops.h"
 
 namespace shardsim::kernels::cpu {
@@ -84,14 +87,23 @@ class Model {
     logits_.resize(std::size_t(t_) * c.vocab);
   }
 
-  // One training step; returns the loss before the update.
-  double step(const Comm& comm) {
+  // One training step; returns the loss before the update and the seconds of its phases.
+  double step(const Comm& comm, CompositePhases& phases) {
+    using Clock = std::chrono::steady_clock;
+    const auto seconds = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration<double>(b - a).count();
+    };
+    const auto start = Clock::now();
     const double loss = forward();
     backward();
+    const auto computed = Clock::now();
     check_mpi(
         MPI_Allreduce(MPI_IN_PLACE, g_.data(), int(g_.size()), MPI_FLOAT, MPI_SUM, comm.handle()),
         "MPI_Allreduce");
+    const auto reduced = Clock::now();
     ops::adam(p_, g_, m_, v_, ++steps_, 1.0f / float(comm.size()), {});
+    const auto updated = Clock::now();
+    phases = {seconds(start, computed), seconds(computed, reduced), seconds(reduced, updated)};
     return loss;
   }
 
@@ -254,10 +266,18 @@ class StepInstance final : public Instance {
  public:
   // `losses` and `checksum` outlive the instance (measure() destroys it before returning).
   StepInstance(const CompositeConfig& c, const Comm& comm, std::vector<double>& losses,
-               double& checksum)
-      : model_(c, comm.rank()), comm_(comm), losses_(losses), checksum_(checksum) {}
+               std::vector<CompositePhases>& phases, double& checksum)
+      : model_(c, comm.rank()),
+        comm_(comm),
+        losses_(losses),
+        phases_(phases),
+        checksum_(checksum) {}
   void run(int times) override {
-    for (int i = 0; i < times; ++i) losses_.push_back(model_.step(comm_));
+    for (int i = 0; i < times; ++i) {
+      CompositePhases p;
+      losses_.push_back(model_.step(comm_, p));
+      phases_.push_back(p);
+    }
   }
   // The final parameters' checksum, taken when measure() releases the instance (untimed).
   ~StepInstance() override { checksum_ = model_.checksum(); }
@@ -269,8 +289,22 @@ class StepInstance final : public Instance {
   Model model_;
   const Comm& comm_;
   std::vector<double>& losses_;
+  std::vector<CompositePhases>& phases_;
   double& checksum_;
 };
+
+// Per phase, the median over the last `timed` steps of the maximum over ranks (collective).
+CompositePhases phase_medians(const std::vector<CompositePhases>& steps, int timed,
+                              const Comm& comm) {
+  const std::size_t n = std::min(steps.size(), std::size_t(timed));
+  std::vector<double> fb, ar, opt;
+  for (std::size_t i = steps.size() - n; i < steps.size(); ++i) {
+    fb.push_back(comm.max(steps[i].forward_backward_s));
+    ar.push_back(comm.max(steps[i].grad_allreduce_s));
+    opt.push_back(comm.max(steps[i].optimizer_s));
+  }
+  return {summarize(fb).median_s, summarize(ar).median_s, summarize(opt).median_s};
+}
 
 // Loss fell on every rank; parameters agree across ranks to 1e-9 relative.
 void verify(CompositeResult& r, const Comm& comm, double checksum) {
@@ -298,9 +332,12 @@ CompositeResult run_composite(const CompositeConfig& config, const Comm& world) 
   CompositeResult r;
   r.parameters = composite_parameters(config);
   double checksum = 0;
+  std::vector<CompositePhases> phases;  // every step run, warm-up included
   Descriptor d;
   d.name = "composite/step";
-  d.setup = [&] { return std::make_unique<StepInstance>(config, world, r.losses, checksum); };
+  d.setup = [&] {
+    return std::make_unique<StepInstance>(config, world, r.losses, phases, checksum);
+  };
   // One step per sample (min_sample_s 0), exactly timed_steps samples after warm-up.
   LoopConfig loop;
   loop.warmup_runs = config.warmup_steps;
@@ -312,6 +349,8 @@ CompositeResult run_composite(const CompositeConfig& config, const Comm& world) 
   const Measurement m = measure(d, timer, world, loop);
   r.samples_s = m.samples_s;
   r.step_seconds = m.summary.median_s;
+  // The samples are the last steps run (measure(): one step per sample, after the warm-up).
+  r.phases = phase_medians(phases, int(m.samples_s.size()), world);
   verify(r, world, checksum);
   return r;
 }

@@ -33,13 +33,25 @@ struct CompositeConfig {
   int timed_steps = 7;
 };
 
+// Where a step's time goes: steady-clock seconds of its phases, in order.
+struct CompositePhases {
+  double forward_backward_s = 0;  // forward and backward passes (the model's compute)
+  double grad_allreduce_s = 0;    // the MPI_Allreduce of the gradients (waiting for a slower rank
+                                  // included)
+  double optimizer_s = 0;         // Adam over every parameter
+};
+
 struct CompositeResult {
   double step_seconds = 0;        // median of the samples
   std::vector<double> samples_s;  // one step each, maximum over ranks
-  std::vector<double> losses;     // this rank's loss at every step run, in order
-  double parameters = 0;          // parameter count of the model
-  bool verified = false;          // loss fell on every rank and the replicas agree
-  std::string verification;       // what was checked, with the numbers
+  // Per phase: the median over the timed steps of the phase's maximum over ranks. The phases of
+  // one step on one rank sum to its step time (the clock is read between them); medians and
+  // maxima taken per phase need not sum exactly to step_seconds.
+  CompositePhases phases;
+  std::vector<double> losses;  // this rank's loss at every step run, in order
+  double parameters = 0;       // parameter count of the model
+  bool verified = false;       // loss fell on every rank and the replicas agree
+  std::string verification;    // what was checked, with the numbers
 };
 
 // Parameter count: embedding V h + positions s h + layers (12 h^2 ... see composite.cc) + output.

@@ -81,6 +81,32 @@ TEST(ValidateMpi, QuickCpuRunReportsEveryKeyWithFiniteErrors) {
   const json& step = v["step"];
   EXPECT_TRUE(step["verified"].get<bool>()) << step["verification"];
   EXPECT_EQ(doc["ranks"], 2);
+  // The step's phases (validate.h ValidationPhase), in order. Predicted: the DES breakdown's
+  // exposed seconds sum to the step (simulator/evaluate/estimate.h), and the composite scenario
+  // has no TP/CP/EP/PP traffic, one stage (no bubble), no offload and a framework with zero host
+  // cost, so compute + recompute + dp_comm + optimizer, the three phases, are the whole predicted
+  // step. Measured: on each rank a step's phases sum to its time (one clock read between
+  // phases); the report takes per phase the median over steps of the maximum over ranks, so their
+  // sum is at least about the step's median (a maximum per phase is at least the rank that set the
+  // step's maximum) and at most about twice it (a slow rank's compute counted once more as the
+  // other rank's wait in the all-reduce).
+  const json& phases = step["phases"];
+  ASSERT_EQ(phases.size(), 3u) << step;
+  const char* names[] = {"forward_backward", "grad_allreduce", "optimizer"};
+  double measured_sum = 0, predicted_sum = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(phases[i]["name"], names[i]);
+    EXPECT_GT(phases[i]["measured_seconds"].get<double>(), 0) << phases[i];
+    EXPECT_GT(phases[i]["predicted_seconds"].get<double>(), 0) << phases[i];
+    EXPECT_TRUE(std::isfinite(phases[i]["abs_pct_error"].get<double>())) << phases[i];
+    measured_sum += phases[i]["measured_seconds"].get<double>();
+    predicted_sum += phases[i]["predicted_seconds"].get<double>();
+  }
+  const double predicted_step = step["predicted_seconds"].get<double>();
+  EXPECT_NEAR(predicted_sum, predicted_step, 1e-9 * predicted_step);
+  const double measured_step = step["measured_seconds"].get<double>();
+  EXPECT_GE(measured_sum, 0.9 * measured_step) << phases;
+  EXPECT_LE(measured_sum, 2.0 * measured_step) << phases;
   const double held = v["held_out_median_abs_pct_error"].get<double>();
   const double step_err = step["abs_pct_error"].get<double>();
   std::cout << "held-out median error " << held << " %, composite step error " << step_err
