@@ -155,14 +155,24 @@ OpCost flash_attention(const LocalShape& s, Pass pass, Dtype dtype, bool causal,
   return cost;
 }
 
+// The kernel class whose measured curve costs an op's backward pass. Softmax's (and the loss's)
+// backward, dS = P (dP - rowsum(P dP)), evaluates no exponential: it streams P and dP like any
+// elementwise kernel, so it takes the unclassed curve (or the scalar), not the softmax curve,
+// which measures the forward's exp (on a CPU, exp-bound at about a fifth of the memory rate).
+// The other classes' backward passes do what their forward does: norms stream, GeLU and SwiGLU
+// evaluate their exp again, dropout regenerates its mask.
+MemoryKernel backward_kernel(MemoryKernel forward) {
+  return forward == MemoryKernel::kSoftmax ? MemoryKernel::kAny : forward;
+}
+
 // Streaming op: forward bytes = elements * activation bytes * 2 (read + write); backward-input
 // twice that; backward-weight nothing.
 OpCost memory_op(const LocalShape& s, Pass pass, Dtype precision, MemoryKernel kernel,
                  const GpuProfile& gpu) {
   if (pass == Pass::kBackwardWeight) return {};
   const double forward_bytes = s.elements * activation_bytes(precision) * 2;
-  return memory_bound_cost(pass == Pass::kForward ? forward_bytes : kBackwardBytes * forward_bytes,
-                           gpu, kernel);
+  if (pass == Pass::kForward) return memory_bound_cost(forward_bytes, gpu, kernel);
+  return memory_bound_cost(kBackwardBytes * forward_bytes, gpu, backward_kernel(kernel));
 }
 
 }  // namespace

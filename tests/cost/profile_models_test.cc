@@ -122,6 +122,39 @@ TEST(compute_measured, MemoryBoundCurvePerKernelClass) {
   EXPECT_EQ(memory_bound_efficiency(g.compute, 1e6, MemoryKernel::kLayernorm), 0.85);
 }
 
+// Softmax's backward (dS = P (dP - rowsum(P dP))) evaluates no exponential: it is costed on the
+// unclassed streaming curve, while its forward (and every other class's backward) keeps its own
+// class's curve (compute.cc backward_kernel).
+TEST(compute_measured, SoftmaxBackwardStreamsOnTheUnclassedCurve) {
+  GpuProfile g = measured_gpu();
+  g.hbm_bytes_per_second = 1e12;
+  g.compute.launch_overhead_s = 0;
+  g.compute.memory_bound_points = {
+      {1e3, 0.5},         {1e9, 0.5},        {1e3, 0.1, "softmax"}, {1e9, 0.1, "softmax"},
+      {1e3, 0.2, "gelu"}, {1e9, 0.2, "gelu"}};
+  ModelConfig m;
+  m.hidden = 64;
+  m.heads = 4;
+  m.ffn_hidden = 256;
+  const OpShape shape{32, 32, 1, false};
+  OpContext ctx;
+  ctx.precision = Dtype::kFp32;
+  int checked = 0;
+  for (const Op& op : layer_ops(m, 0, shape)) {
+    if (op.kernel != MemoryKernel::kSoftmax && op.kernel != MemoryKernel::kGelu) continue;
+    const double fwd = op_cost(op, Pass::kForward, ctx, g).seconds;
+    const double bwd = op_cost(op, Pass::kBackwardInput, ctx, g).seconds;
+    ASSERT_GT(fwd, 0) << op.name;
+    // Backward moves twice the forward's bytes (kBackwardBytes). Softmax: forward at 0.1, backward
+    // at the unclassed 0.5, so bwd / fwd = 2 x 0.1 / 0.5 = 0.4. GeLU (exp again in its backward):
+    // both at 0.2, so bwd / fwd = 2.
+    const double ratio = op.kernel == MemoryKernel::kSoftmax ? 0.4 : 2.0;
+    EXPECT_NEAR(bwd / fwd, ratio, 1e-12) << op.name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);  // the attention softmax and the MLP's GeLU
+}
+
 TEST(compute_measured, OpsCarryTheirKernelClass) {
   // The op list tags memory-bound ops with the class a profile's curves are measured under.
   ModelConfig m;
