@@ -56,10 +56,36 @@ void adam(std::vector<Vec>& t, const MemOpConstants& k) {
   composite::adam(t[0], t[1], t[2], t[3], 1, 1.0f, {k.lr, k.beta1, k.beta2, k.adam_eps});
 }
 
+// Gives input i (from 1) an allocation of `size + i * kStaggerFloats` floats, the output one more
+// step: arrays of one power-of-two size allocated in a row otherwise start at the same offset
+// modulo large powers of two, and a kernel streaming several of them in step contends for the same
+// cache sets (why STREAM offsets its arrays). A real step's tensors (the composite's flat
+// 10.6 M-parameter buffers, a framework allocator's blocks) do not line up like that. Measured on
+// the 2-vCPU development VM, the sweep's Adam over 2^23 parameters on 2 ranks, 8 processes each
+// (2026-11-24): plain 35.8-39.7 ms in 6, staggered 29.1-29.5 ms in 6; the other 2 of each ran
+// 77-89 ms, a per-process slow mode of this VM that no layout avoids (README "Validating
+// predictions"). The kernel's traffic is unchanged: only where its arrays start.
+constexpr std::size_t kStaggerFloats = 1024 + 16;  // 4 KiB + 64 B
+
+Vec staggered(const Vec& values, std::size_t i) {
+  Vec out;
+  out.reserve(values.size() + i * kStaggerFloats);
+  out.assign(values.begin(), values.end());
+  return out;
+}
+
+MemOpData stagger(MemOpData d) {
+  for (std::size_t i = 0; i < d.inputs.size(); ++i) d.inputs[i] = staggered(d.inputs[i], i + 1);
+  return d;
+}
+
 class MemOpInstance final : public Instance {
  public:
   MemOpInstance(MemOp op, MemoryShape s)
-      : op_(op), s_(s), data_(make_mem_op_data(op, s, k_)), y_(data_.inputs[0].size()) {}
+      : op_(op),
+        s_(s),
+        data_(stagger(make_mem_op_data(op, s, k_))),
+        y_(staggered(Vec(data_.inputs[0].size()), data_.inputs.size() + 1)) {}
 
   void run(int times) override {
     const auto cols = static_cast<std::size_t>(s_.cols);
