@@ -67,15 +67,20 @@ void adam(std::vector<Vec>& t, const MemOpConstants& k) {
 // predictions"). The kernel's traffic is unchanged: only where its arrays start.
 constexpr std::size_t kStaggerFloats = 1024 + 16;  // 4 KiB + 64 B
 
-Vec staggered(const Vec& values, std::size_t i) {
+// `n` zeros in an allocation of `n + i * kStaggerFloats` floats.
+Vec staggered(std::size_t n, std::size_t i) {
   Vec out;
-  out.reserve(values.size() + i * kStaggerFloats);
-  out.assign(values.begin(), values.end());
+  out.reserve(n + i * kStaggerFloats);
+  out.resize(n);
   return out;
 }
 
 MemOpData stagger(MemOpData d) {
-  for (std::size_t i = 0; i < d.inputs.size(); ++i) d.inputs[i] = staggered(d.inputs[i], i + 1);
+  for (std::size_t i = 0; i < d.inputs.size(); ++i) {
+    Vec moved = staggered(d.inputs[i].size(), i + 1);
+    std::copy(d.inputs[i].begin(), d.inputs[i].end(), moved.begin());
+    d.inputs[i].swap(moved);
+  }
   return d;
 }
 
@@ -85,7 +90,7 @@ class MemOpInstance final : public Instance {
       : op_(op),
         s_(s),
         data_(stagger(make_mem_op_data(op, s, k_))),
-        y_(staggered(Vec(data_.inputs[0].size()), data_.inputs.size() + 1)) {}
+        y_(staggered(data_.inputs[0].size(), data_.inputs.size() + 1)) {}
 
   void run(int times) override {
     const auto cols = static_cast<std::size_t>(s_.cols);

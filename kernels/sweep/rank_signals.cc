@@ -9,7 +9,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <string_view>
 #include <utility>
@@ -85,7 +84,7 @@ void append_int(char* buf, std::size_t cap, std::size_t& len, long value) {
 }
 
 // Whether process `pid` is gone: no such process, or a zombie (exited, not yet reaped by the
-// launcher). Async-signal-safe (kill, open, read, close).
+// launcher). Async-signal-safe (kill, open, read, close): the stop handler and lost_ranks use it.
 bool process_gone(long pid) {
   if (kill(static_cast<pid_t>(pid), 0) != 0) return errno == ESRCH;
   char path[64];
@@ -321,17 +320,8 @@ std::vector<int> lost_ranks(const std::vector<Peer>& peers) {
   gethostname(host.data(), host.size() - 1);
   std::vector<int> out;
   for (std::size_t r = 0; r < peers.size(); ++r) {
-    if (peers[r].host != host.data()) continue;
-    const auto pid = static_cast<pid_t>(peers[r].pid);
-    bool gone = kill(pid, 0) != 0 && errno == ESRCH;
-    if (!gone) {  // a zombie (exited, not yet reaped by the launcher) is gone too
-      std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-      std::string line;
-      std::getline(stat, line);  // "pid (comm) S ...": the state follows the last ')'
-      const auto close = line.rfind(')');
-      gone = close != std::string::npos && line.compare(close, 3, ") Z") == 0;
-    }
-    if (gone) out.push_back(static_cast<int>(r));
+    if (peers[r].host == host.data() && process_gone(peers[r].pid))
+      out.push_back(static_cast<int>(r));
   }
   return out;
 }
