@@ -114,6 +114,7 @@ std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(std::stri
 std::variant<std::vector<GemmPoint>, std::string> gemm_points(
     const std::vector<GemmMeasurement>& rows, const PeakFlops& peak, const std::string& file) {
   std::vector<GemmPoint> out;
+  std::vector<int> rows_in;  // rows averaged into out[i]
   for (const auto& r : rows) {
     const double p = peak_of(peak, r.dtype);
     if (p <= 0) return fmt::format("{}:{}: the base profile has no {} peak", file, r.line, r.dtype);
@@ -123,7 +124,17 @@ std::variant<std::vector<GemmPoint>, std::string> gemm_points(
           "{}:{}: {:.1f} TFLOP/s exceeds the base profile's {} peak {:.1f} TFLOP/s "
           "(wrong --base or --gemm-device?)",
           file, r.line, r.flops_per_second / kTera, r.dtype, p / kTera);
-    out.push_back({r.dtype, r.m, r.n, r.k, eff});
+    const auto same = std::ranges::find_if(out, [&](const GemmPoint& q) {
+      return q.dtype == r.dtype && q.m == r.m && q.n == r.n && q.k == r.k;
+    });
+    if (same == out.end()) {
+      out.push_back({r.dtype, r.m, r.n, r.k, eff});
+      rows_in.push_back(1);
+      continue;
+    }
+    int& count = rows_in[std::size_t(same - out.begin())];
+    same->efficiency = (same->efficiency * count + eff) / (count + 1);  // running mean
+    ++count;
   }
   return out;
 }

@@ -32,7 +32,11 @@ struct GemmMeasurement {
     std::string_view text, const std::string& file, const std::string& device);
 
 // GemmPoints: efficiency = flops_per_second / peak.for_dtype(dtype). A measurement above the
-// peak or of a dtype with no peak is an error naming the row.
+// peak or of a dtype with no peak is an error naming the row. Rows of one dtype that land on the
+// same (m, n, k) -- a batched row folds into m, so b = 2, m = 1024 is the point m = 2048, as is
+// a repeated measurement -- become one point with the mean of their efficiencies, in the order
+// of the first such row: the table then holds one value per shape, and leave-one-out cannot
+// predict a shape from its own copy.
 [[nodiscard]] std::variant<std::vector<GemmPoint>, std::string> gemm_points(
     const std::vector<GemmMeasurement>& rows, const PeakFlops& peak, const std::string& file);
 

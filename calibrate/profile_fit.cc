@@ -104,6 +104,7 @@ void fit_compute(const DeviceFits& d, bool cpu, GpuProfile& g) {
   if (auto* p = std::get_if<std::vector<GemmPoint>>(&points); p && !p->empty()) {
     g.compute.kind = "measured";
     g.compute.gemm_points = *p;
+    index_gemm_points(g.compute);
   }
   if (d.hbm_bytes_per_second > 0) {
     g.hbm_bytes_per_second = d.hbm_bytes_per_second;

@@ -73,6 +73,7 @@ void fit_gemm_tables(const std::vector<std::string>& files, const MeasuredDevice
     const auto points = to_points(rows, on.profile.peak, path, "--gemm");
     g.compute.kind = "measured";
     g.compute.gemm_points.insert(g.compute.gemm_points.end(), points.begin(), points.end());
+    index_gemm_points(g.compute);
     g.provenance.sources.push_back(
         {path, rows.front().line, rows.back().line, "",
          "GEMM efficiency points (FLOP/s / the dtype's dense peak of " + on.profile.name + ")"});
@@ -147,6 +148,7 @@ void apply_gemm_aliases(const std::vector<std::string>& aliases, GpuProfile& g, 
     for (const auto& p : g.compute.gemm_points)
       if (p.dtype == src) copies.push_back({dst, p.m, p.n, p.k, p.efficiency});
     g.compute.gemm_points.insert(g.compute.gemm_points.end(), copies.begin(), copies.end());
+    index_gemm_points(g.compute);
     g.provenance.sources.push_back(
         {"", 0, 0, "",
          fmt::format("compute.gemm_points of {} = the {} points ({}): same tensor cores at the "

@@ -112,6 +112,7 @@ void check_network(const NetworkConfig& n, const std::string& path, Diagnostics&
 void read_gpu_profile(const nlohmann::json& j, const std::string& path, Diagnostics& diags,
                       GpuProfile& out) {
   read_table(j, path, diags, gpu_profile_table(), out);
+  index_gemm_points(out.compute);
 }
 
 void read_network_config(const nlohmann::json& j, const std::string& path, Diagnostics& diags,

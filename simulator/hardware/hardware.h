@@ -2,6 +2,9 @@
 // output and `fit` output) and the network of a cluster. Values are SI: bytes, FLOP/s, bytes/s.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -57,7 +60,34 @@ struct GemmPoint {
   std::string dtype = "bf16";  // fp32 | fp16 | bf16 | fp8
   double m = 0, n = 0, k = 0;
   double efficiency = 0;
-  bool operator==(const GemmPoint&) const = default;
+  // Field by field, numbers first and the short dtype name inline: a search's memos compare whole
+  // profiles (simulator/core/memo.h), and a fitted table holds hundreds of points.
+  bool operator==(const GemmPoint& o) const {
+    return m == o.m && n == o.n && k == o.k && efficiency == o.efficiency &&
+           std::equal(dtype.begin(), dtype.end(), o.dtype.begin(), o.dtype.end());
+  }
+};
+
+// An index of gemm_points for the lookup that runs for every GEMM a plan prices
+// (measured_efficiency.h): per dtype, the measured range and the points' log2 shapes sorted by
+// log2 m, so a lookup visits the few points near the query instead of the whole table. Filled by
+// index_gemm_points(), which read_gpu_profile calls; code that changes gemm_points afterwards
+// calls it again. A lookup uses the index only while it covers as many points as gemm_points
+// holds, else scans the table (same result, slower). Derived data: profiles compare equal
+// whatever it holds.
+struct GemmPointLogs {
+  struct Entry {
+    double log2_m = 0, log2_n = 0, log2_k = 0;
+    std::size_t point = 0;  // index into gemm_points
+  };
+  struct Table {
+    std::string dtype;
+    std::array<double, 3> lo{}, hi{};  // the points' own m, n, k range
+    std::vector<Entry> by_m = {};      // ascending (log2_m, point)
+  };
+  std::vector<Table> tables = {};
+  std::size_t points = 0;  // gemm_points.size() when indexed
+  bool operator==(const GemmPointLogs&) const { return true; }
 };
 
 // Memory-bound efficiency measured at a transfer size (fraction of HBM bandwidth), for one class
@@ -93,8 +123,13 @@ struct ComputeModel {
   std::string kind = "roofline";                           // "roofline" | "measured"
   std::vector<GemmPoint> gemm_points = {};                 // kind "measured"
   std::vector<MemoryBoundPoint> memory_bound_points = {};  // ascending bytes per kernel
+  GemmPointLogs gemm_point_logs = {};  // derived from gemm_points; not part of the profile
   bool operator==(const ComputeModel&) const = default;
 };
+
+// Fills c.gemm_point_logs from c.gemm_points (GemmPointLogs above; simulator/hardware/
+// measured_efficiency.cc).
+void index_gemm_points(ComputeModel& c);
 
 // One collective fitted from nccl-tests rows: time(S) = alpha_s + bus_factor(op, ranks) * S /
 // busbw_bytes_per_second, with S the nccl-tests size (simulator/cost/collective.h).

@@ -21,18 +21,63 @@ double squared_distance(const Point3& a, const Point3& b) {
   return d;
 }
 
-struct Candidate {
-  double distance2;
-  double efficiency;
+// The kNearestGemmPoints nearest points, ascending (distance, table position): ties keep table
+// order, as a stable sort of the whole table by distance would, whichever order points are offered.
+class Nearest {
+ public:
+  void offer(double distance2, std::size_t point, double efficiency) {
+    const Candidate cand{distance2, point, efficiency};
+    std::size_t i = std::min<std::size_t>(count_, kNearestGemmPoints);
+    if (i == kNearestGemmPoints && !before(cand, near_[i - 1])) return;
+    if (i == kNearestGemmPoints) --i;  // the last one drops out
+    while (i > 0 && before(cand, near_[i - 1])) {
+      near_[i] = near_[i - 1];
+      --i;
+    }
+    near_[i] = cand;
+    count_ = std::min<std::size_t>(count_ + 1, kNearestGemmPoints);
+  }
+  // True once kNearestGemmPoints are held and every one is nearer than `distance2` (so no point
+  // at least that far can enter).
+  [[nodiscard]] bool full_and_nearer_than(double distance2) const {
+    return count_ == kNearestGemmPoints && near_[count_ - 1].distance2 < distance2;
+  }
+  // eff of the exact match, else sum w_i eff_i / sum w_i, w_i = 1 / d_i^2.
+  [[nodiscard]] double efficiency() const {
+    if (near_[0].distance2 < 1e-18) return near_[0].efficiency;
+    double weighted = 0, weights = 0;
+    for (std::size_t i = 0; i < count_; ++i) {
+      weighted += near_[i].efficiency / near_[i].distance2;
+      weights += 1 / near_[i].distance2;
+    }
+    return weighted / weights;
+  }
+
+ private:
+  struct Candidate {
+    double distance2 = 0;
+    std::size_t point = 0;
+    double efficiency = 0;
+  };
+  static bool before(const Candidate& a, const Candidate& b) {
+    return a.distance2 < b.distance2 || (a.distance2 == b.distance2 && a.point < b.point);
+  }
+  std::array<Candidate, kNearestGemmPoints> near_{};
+  std::size_t count_ = 0;
 };
 
-}  // namespace
+// Clamps (m, n, k) per axis to [lo, hi], to the boundary's own dimension (not exp2 of its
+// logarithm, which may miss the integer).
+std::array<double, 3> clamp_shape(double m, double n, double k, const Point3& lo,
+                                  const Point3& hi) {
+  std::array<double, 3> shape = {m, n, k};
+  for (std::size_t a = 0; a < 3; ++a) shape[a] = std::clamp(shape[a], lo[a], hi[a]);
+  return shape;
+}
 
-std::optional<double> measured_gemm_efficiency(const ComputeModel& c, double m, double n, double k,
-                                               Dtype dtype, std::array<double, 3>* clamped) {
-  // Allocation-free (this runs for every GEMM a plan prices): one pass for the dtype's range per
-  // axis, one for the nearest points.
-  const std::string want = dtype_name(dtype);  // short: no allocation
+// The lookup without an index: two passes over the whole table.
+std::optional<double> scan_table(const ComputeModel& c, double m, double n, double k,
+                                 const std::string& want, std::array<double, 3>* clamped) {
   bool any = false;
   Point3 lo{}, hi{};  // the points' own dimensions (not logarithms)
   for (const auto& p : c.gemm_points) {
@@ -45,37 +90,95 @@ std::optional<double> measured_gemm_efficiency(const ComputeModel& c, double m, 
     any = true;
   }
   if (!any) return std::nullopt;
-  // Clamp the query to the measured range, axis by axis, to the boundary's own dimension (not
-  // exp2 of its logarithm, which may miss the integer).
-  std::array<double, 3> shape = {m, n, k};
-  for (std::size_t a = 0; a < 3; ++a) shape[a] = std::clamp(shape[a], lo[a], hi[a]);
+  const auto shape = clamp_shape(m, n, k, lo, hi);
   if (clamped) *clamped = shape;
   const Point3 x = log2_shape(shape[0], shape[1], shape[2]);
-  // The kNearestGemmPoints nearest, ascending distance; ties keep table order (insertion moves
-  // only past strictly larger distances), as a stable sort would.
-  std::array<Candidate, kNearestGemmPoints> near{};
-  std::size_t count = 0;
-  for (const auto& p : c.gemm_points) {
-    if (p.dtype != want) continue;
-    const Candidate cand{squared_distance(x, log2_shape(p.m, p.n, p.k)), p.efficiency};
-    std::size_t i = std::min<std::size_t>(count, kNearestGemmPoints);
-    if (i == kNearestGemmPoints && !(cand.distance2 < near[i - 1].distance2)) continue;
-    if (i == kNearestGemmPoints) --i;  // the last one drops out
-    while (i > 0 && cand.distance2 < near[i - 1].distance2) {
-      near[i] = near[i - 1];
-      --i;
+  Nearest near;
+  for (std::size_t j = 0; j < c.gemm_points.size(); ++j) {
+    const auto& p = c.gemm_points[j];
+    if (p.dtype == want)
+      near.offer(squared_distance(x, log2_shape(p.m, p.n, p.k)), j, p.efficiency);
+  }
+  return near.efficiency();
+}
+
+// The lookup through the index: from the query's place in the log2 m order outwards, each side
+// stopping once its m distance alone exceeds the farthest of the nearest points held.
+std::optional<double> search_index(const ComputeModel& c, double m, double n, double k,
+                                   const std::string& want, std::array<double, 3>* clamped) {
+  const auto& tables = c.gemm_point_logs.tables;
+  const auto t = std::ranges::find(tables, want, &GemmPointLogs::Table::dtype);
+  if (t == tables.end()) return std::nullopt;
+  const auto shape = clamp_shape(m, n, k, t->lo, t->hi);
+  if (clamped) *clamped = shape;
+  const Point3 x = log2_shape(shape[0], shape[1], shape[2]);
+  const auto& e = t->by_m;
+  Nearest near;
+  auto offer = [&](const GemmPointLogs::Entry& p) {
+    near.offer(squared_distance(x, {p.log2_m, p.log2_n, p.log2_k}), p.point,
+               c.gemm_points[p.point].efficiency);
+  };
+  const auto mid = std::ranges::lower_bound(e, x[0], {}, &GemmPointLogs::Entry::log2_m);
+  auto up = mid;
+  auto down = mid;
+  bool up_open = up != e.end(), down_open = down != e.begin();
+  while (up_open || down_open) {
+    if (up_open) {
+      const double dm = up->log2_m - x[0];
+      if (near.full_and_nearer_than(dm * dm)) {
+        up_open = false;
+      } else {
+        offer(*up);
+        up_open = ++up != e.end();
+      }
     }
-    near[i] = cand;
-    count = std::min<std::size_t>(count + 1, kNearestGemmPoints);
+    if (down_open) {
+      const double dm = x[0] - std::prev(down)->log2_m;
+      if (near.full_and_nearer_than(dm * dm)) {
+        down_open = false;
+      } else {
+        offer(*--down);
+        down_open = down != e.begin();
+      }
+    }
   }
-  if (near[0].distance2 < 1e-18) return near[0].efficiency;
-  // eff = sum w_i eff_i / sum w_i, w_i = 1 / d_i^2
-  double weighted = 0, weights = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    weighted += near[i].efficiency / near[i].distance2;
-    weights += 1 / near[i].distance2;
+  return near.efficiency();
+}
+
+}  // namespace
+
+void index_gemm_points(ComputeModel& c) {
+  auto& index = c.gemm_point_logs;
+  index.tables.clear();
+  for (std::size_t j = 0; j < c.gemm_points.size(); ++j) {
+    const auto& p = c.gemm_points[j];
+    auto t = std::ranges::find(index.tables, p.dtype, &GemmPointLogs::Table::dtype);
+    if (t == index.tables.end()) {
+      index.tables.push_back({p.dtype, {p.m, p.n, p.k}, {p.m, p.n, p.k}, {}});
+      t = std::prev(index.tables.end());
+    }
+    const Point3 d = {p.m, p.n, p.k};
+    for (std::size_t a = 0; a < 3; ++a) {
+      t->lo[a] = std::min(t->lo[a], d[a]);
+      t->hi[a] = std::max(t->hi[a], d[a]);
+    }
+    const Point3 l = log2_shape(p.m, p.n, p.k);
+    t->by_m.push_back({l[0], l[1], l[2], j});
   }
-  return weighted / weights;
+  for (auto& t : index.tables)
+    std::ranges::sort(t.by_m, [](const GemmPointLogs::Entry& a, const GemmPointLogs::Entry& b) {
+      return a.log2_m < b.log2_m || (a.log2_m == b.log2_m && a.point < b.point);
+    });
+  index.points = c.gemm_points.size();
+}
+
+std::optional<double> measured_gemm_efficiency(const ComputeModel& c, double m, double n, double k,
+                                               Dtype dtype, std::array<double, 3>* clamped) {
+  // Allocation-free: this runs for every GEMM a plan prices.
+  const std::string want = dtype_name(dtype);  // short: no allocation
+  if (c.gemm_point_logs.points == c.gemm_points.size() && !c.gemm_points.empty())
+    return search_index(c, m, n, k, want, clamped);
+  return scan_table(c, m, n, k, want, clamped);
 }
 
 double memory_bound_efficiency(const ComputeModel& c, double bytes, MemoryKernel kernel) {

@@ -126,6 +126,7 @@ void apply_effect_switches(Scenario& s) {
   if (!e.gemm_shape) {
     compute.kind = "roofline";
     compute.gemm_points.clear();
+    index_gemm_points(compute);
   }
   if (!e.kernel_bandwidth) compute.memory_bound_points.clear();
   if (!e.comm_contention) compute.overlap_compute_slowdown = 0;

@@ -16,6 +16,27 @@ nlohmann::json memory_item(const std::string& op, double bytes, double bytes_per
           {"derived", {{"bytes_per_second", bytes_per_second}}}};
 }
 
+TEST(gemm_points, RowsOfOneFoldedShapeBecomeOnePointWithTheirMeanEfficiency) {
+  // b = 2, m = 1024 folds into m = 2048 (parse_gemm_csv multiplies m by the batch), the same
+  // shape as the b = 1 row: one point, efficiency (400 + 600) / 2 TFLOP/s over the 1000 TFLOP/s
+  // peak = 0.5. The 4096 row stays its own point (800 / 1000 = 0.8), after the first.
+  const auto rows = parse_gemm_csv(
+      "m,n,k,batch,dtype,tflops\n2048,4096,1024,1,bf16,400\n4096,4096,1024,1,bf16,800\n"
+      "1024,4096,1024,2,bf16,600\n",
+      "t.csv", "");
+  ASSERT_TRUE(std::holds_alternative<std::vector<GemmMeasurement>>(rows));
+  PeakFlops peak;
+  peak.bf16 = 1e15;
+  const auto points = gemm_points(std::get<std::vector<GemmMeasurement>>(rows), peak, "t.csv");
+  ASSERT_TRUE(std::holds_alternative<std::vector<GemmPoint>>(points));
+  const auto& p = std::get<std::vector<GemmPoint>>(points);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].m, 2048);
+  EXPECT_NEAR(p[0].efficiency, 0.5, 1e-15);
+  EXPECT_EQ(p[1].m, 4096);
+  EXPECT_NEAR(p[1].efficiency, 0.8, 1e-15);
+}
+
 TEST(fit_device, OneMemoryBoundCurvePerKernelClass) {
   // layernorm at 1 MB: 10 and 12 GB/s (two ranks); softmax at 1 MB: 2 GB/s; adam at 1e8 B: 8 GB/s.
   nlohmann::json samples = {

@@ -44,6 +44,62 @@ TEST(compute_measured, ExactPointClampAndInterpolation) {
   EXPECT_FALSE(measured_gemm_efficiency(c, 1024, 1024, 1024, Dtype::kFp16).has_value());
 }
 
+// Ties go by table order: the query 2048^3 has six points at squared distance 1 (one step of
+// log2 along each axis), listed in the table with efficiencies 0.1 ... 0.6 so that the
+// log2-m order the index keeps differs from the table order. The four nearest are the first four
+// of the table: (0.1 + 0.2 + 0.3 + 0.4) / 4 = 0.25, with the index as without it.
+TEST(compute_measured, TiesKeepTableOrderWithAndWithoutTheIndex) {
+  ComputeModel c;
+  c.kind = "measured";
+  c.gemm_points = {{"bf16", 4096, 2048, 2048, 0.1}, {"bf16", 2048, 1024, 2048, 0.2},
+                   {"bf16", 2048, 2048, 4096, 0.3}, {"bf16", 1024, 2048, 2048, 0.4},
+                   {"bf16", 2048, 4096, 2048, 0.5}, {"bf16", 2048, 2048, 1024, 0.6}};
+  EXPECT_NEAR(*measured_gemm_efficiency(c, 2048, 2048, 2048, Dtype::kBf16), 0.25, 1e-15);
+  index_gemm_points(c);
+  EXPECT_NEAR(*measured_gemm_efficiency(c, 2048, 2048, 2048, Dtype::kBf16), 0.25, 1e-15);
+}
+
+// The index (GemmPointLogs) is a faster way to the same answer: on a 5 x 5 x 5 grid of two dtypes
+// (many equidistant points), every query of a 9 x 9 x 9 grid from half the smallest to twice the
+// largest dimension gives bit-identical efficiencies and clamped shapes. A table grown after
+// indexing is looked up without the index (the point count no longer matches) and still right.
+TEST(compute_measured, IndexedLookupEqualsTheTableScan) {
+  ComputeModel plain;
+  plain.kind = "measured";
+  const double dims[] = {256, 512, 1024, 2048, 4096};
+  for (const char* dtype : {"fp16", "bf16"})
+    for (double m : dims)
+      for (double n : dims)
+        for (double k : dims)
+          plain.gemm_points.push_back(
+              {dtype, m, n, k, 0.05 + 0.9 * std::log2(m * n * k) / 36 - (dtype[0] == 'b') * 0.01});
+  ComputeModel indexed = plain;
+  index_gemm_points(indexed);
+  EXPECT_EQ(indexed, plain);  // derived data: not part of the comparison
+  auto same_everywhere = [](const ComputeModel& a, const ComputeModel& b) {
+    int checked = 0;
+    for (Dtype d : {Dtype::kBf16, Dtype::kFp16})
+      for (int i = 0; i < 9; ++i)
+        for (int j = 0; j < 9; ++j)
+          for (int l = 0; l < 9; ++l) {
+            const double m = 128 * std::exp2(i * 0.75), n = 128 * std::exp2(j * 0.75),
+                         k = 128 * std::exp2(l * 0.75);
+            std::array<double, 3> ca{}, cb{};
+            const auto ea = measured_gemm_efficiency(a, m, n, k, d, &ca);
+            const auto eb = measured_gemm_efficiency(b, m, n, k, d, &cb);
+            EXPECT_EQ(ea, eb) << m << " " << n << " " << k;
+            EXPECT_EQ(ca, cb);
+            ++checked;
+          }
+    return checked;
+  };
+  EXPECT_EQ(same_everywhere(indexed, plain), 2 * 729);
+  indexed.gemm_points.push_back({"bf16", 8192, 8192, 8192, 0.9});
+  plain.gemm_points.push_back({"bf16", 8192, 8192, 8192, 0.9});
+  EXPECT_EQ(*measured_gemm_efficiency(indexed, 8192, 8192, 8192, Dtype::kBf16), 0.9);
+  same_everywhere(indexed, plain);
+}
+
 TEST(compute_measured, GemmCostUsesTheTableAndFallsBack) {
   const GpuProfile g = measured_gpu();
   // 2048^3 bf16: flops 2 * 2048^3 = 17179869184 at 1e15 x 0.65 -> 17179869184 / 6.5e14 s.

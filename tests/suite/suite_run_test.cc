@@ -96,12 +96,13 @@ TEST(suite_run, KorthikantiWithinRegressionBounds) {
 
 // Target: each row within +-10 %. Measured (DES): datasheet presets MAPE 29.2 %, max 53.4 %; fitted
 // H100 profile and network: MAPE 29.1 %, max 47.6 %; with compute-communication contention:
-// MAPE 27.3 %, max 46.1 % (1.7B on 48 H100: 408.8 TFLOP/s published, 597 predicted); every row
-// too fast, +13.5 to +46.1 %.
+// MAPE 27.3 %, max 46.1 % (1.7B on 48 H100: 408.8 TFLOP/s published, 597 predicted); with XLA's
+// measured H100 BF16 table: MAPE 26.7 %, max 39.7 % (the 1.7B row, 571 predicted); every row too
+// fast, +13.4 to +39.7 %.
 TEST(suite_run, McoreWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kMcore);
-  EXPECT_LE(g.all.mape, 31.0);
-  EXPECT_LE(g.all.max_abs, 60.0);
+  EXPECT_LE(g.all.mape, 29.0);
+  EXPECT_LE(g.all.max_abs, 43.0);
 }
 
 // Target: each row within +-10 %. Measured (DES): datasheet presets MAPE 30.7 %, max 55.0 %; fitted
