@@ -28,10 +28,36 @@ constexpr std::int64_t kKiB = 1024;
 
 // Sizes measured now. Held-out sizes sit between or beside the sweep's (validate.h); the fitted
 // ones repeat sweep sizes, to show the interpolation error apart from the extrapolation error.
-kernels::SweepPlan item_plan(bool quick) {
+kernels::SweepPlan item_plan(bool quick, BackendKind kind) {
   kernels::SweepPlan p;
-  p.backend = BackendKind::kCpu;
+  p.backend = kind;
   p.gemm_dtypes = {"fp32"};
+  p.loop.warmup_runs = 2;
+  p.loop.min_repetitions = quick ? 5 : 9;
+  p.loop.max_repetitions = quick ? 15 : 30;
+  p.loop.min_total_s = quick ? 0.05 : 0.2;
+  if (kind == BackendKind::kCuda) {
+    // The cpu list at the GPU sweep's scale (make_sweep_plan: 4096 tokens, hidden 1024-8192,
+    // head_dim 64 and 128, power-of-two squares, 1 KiB-1 GiB collectives): hidden 3072, a
+    // 2048-token attention head, a 3072 square, a 6144 x 4096 memory shape and 3 / 96 MiB
+    // all-reduces are held out; the hidden 4096 GEMMs, 4096 squares, the 4096 x 4096 memory shape
+    // and a 4 MiB all-reduce repeat sweep sizes.
+    p.gemm_shapes = {
+        {2048, 2048, 64, false, true, {"attention_scores"}},
+        {2048, 64, 2048, false, false, {"attention_values"}},
+        {3072, 3072, 3072, false, false, {"square"}},
+        {4096, 9216, 3072, false, false, {"h3072_qkv_fwd"}},
+        {4096, 3072, 12288, false, false, {"h3072_fc2_fwd"}},
+        {3072, 12288, 4096, true, false, {"h3072_fc1_bwd_weight"}},
+        {4096, 12288, 4096, false, false, {"h4096_qkv_fwd"}},
+        {4096, 4096, 16384, false, false, {"h4096_fc2_fwd"}},
+        {4096, 12288, 4096, true, false, {"h4096_qkv_bwd_weight"}},
+        {4096, 4096, 4096, false, false, {"square"}},
+    };
+    p.memory_shapes = {{6144, 4096}, {4096, 4096}};
+    p.collective_bytes = {3 * kKiB * kKiB, 4 * kKiB * kKiB, 96 * kKiB * kKiB};
+    return p;
+  }
   p.gemm_shapes = {
       {256, 256, 64, false, true, {"attention_scores"}},  // Q.K^T of one head, s 256, d 64
       {256, 64, 256, false, false, {"attention_values"}},
@@ -47,10 +73,6 @@ kernels::SweepPlan item_plan(bool quick) {
   p.memory_shapes = {{256, 1024}, {512, 1024}};
   if (!quick) p.memory_shapes.push_back({1024, 1024});
   p.collective_bytes = {12 * kKiB, 192 * kKiB, 256 * kKiB, 3 * kKiB * kKiB};
-  p.loop.warmup_runs = 2;
-  p.loop.min_repetitions = quick ? 5 : 9;
-  p.loop.max_repetitions = quick ? 15 : 30;
-  p.loop.min_total_s = quick ? 0.05 : 0.2;
   return p;
 }
 
@@ -61,17 +83,18 @@ bool wanted_memory_op(const json& params, bool held_out) {
   return op == "layernorm" || op == "gelu";
 }
 
-// Every size any cpu sweep plan (quick or full) measures: what a profile can have been fitted on.
+// Every size any sweep plan (quick or full) of the backend measures: what a profile can have been
+// fitted on.
 struct SweepSizes {
   std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool>> gemms;
   std::set<std::pair<std::int64_t, std::int64_t>> memory;
   std::set<double> collective;
 };
 
-SweepSizes sweep_sizes() {
+SweepSizes sweep_sizes(BackendKind kind) {
   SweepSizes s;
   for (const bool quick : {true, false}) {
-    const auto plan = kernels::make_sweep_plan(BackendKind::kCpu, quick);
+    const auto plan = kernels::make_sweep_plan(kind, quick);
     for (const GemmShape& g : plan.gemm_shapes)
       s.gemms.insert({g.m, g.n, g.k, g.trans_a, g.trans_b});
     for (const MemoryShape& m : plan.memory_shapes) s.memory.insert({m.rows, m.cols});
@@ -144,15 +167,27 @@ int ranks_on_node_of_rank0(const kernels::Comm& world) {
 
 }  // namespace
 
-kernels::cpu::CompositeConfig composite_config(bool quick) {
-  kernels::cpu::CompositeConfig c;
+kernels::CompositeConfig composite_config(bool quick, BackendKind kind) {
+  kernels::CompositeConfig c;
+  if (kind == BackendKind::kCuda) {
+    // A step of tens of ms on a GPU, so that kernel time, not launch cost, dominates: about
+    // 68 M parameters, 2 x 1024 tokens, 16 heads of 64.
+    c.layers = 4;
+    c.hidden = 1024;
+    c.heads = 16;
+    c.ffn_hidden = 4096;
+    c.vocab = 8192;
+    c.seq_len = 1024;
+    c.micro_batch = 2;
+  }
   c.warmup_steps = quick ? 2 : 3;
   c.timed_steps = quick ? 7 : 15;
   return c;
 }
 
-void check_composite_scenario(bool quick, const GpuProfile& profile, const kernels::Comm& world) {
-  const json s = composite_scenario(composite_config(quick), world.size(),
+void check_composite_scenario(bool quick, BackendKind kind, const GpuProfile& profile,
+                              const kernels::Comm& world) {
+  const json s = composite_scenario(composite_config(quick, kind), world.size(),
                                     ranks_on_node_of_rank0(world), profile);
   (void)predict_step(s);
 }
@@ -171,13 +206,13 @@ NetworkConfig placeholder_network() {
   return n;
 }
 
-json composite_scenario(const kernels::cpu::CompositeConfig& c, int ranks, int ranks_per_node,
+json composite_scenario(const kernels::CompositeConfig& c, int ranks, int ranks_per_node,
                         const GpuProfile& profile) {
-  const double grad_bytes = 4 * kernels::cpu::composite_parameters(c);
+  const double grad_bytes = 4 * kernels::composite_parameters(c);
   const int per_node = std::min(ranks, ranks_per_node);
   json scenario = {
-      {"name", "validate-composite-cpu"},
-      {"description", "the composite workload of shardsim validate (kernels/cpu/composite.h)"},
+      {"name", "validate-composite"},
+      {"description", "the composite workload of shardsim validate (kernels/common/composite.h)"},
       {"model",
        {{"layers", c.layers},
         {"hidden", c.hidden},
@@ -200,8 +235,8 @@ json composite_scenario(const kernels::cpu::CompositeConfig& c, int ranks, int r
         {"recompute", "none"}}},
       {"parallel",
        {{"tp", 1}, {"pp", 1}, {"dp", ranks}, {"zero", 0}, {"overlap_grad_reduce", false}}},
-      // One all-reduce of every gradient after the backward pass: one bucket holds them all. No
-      // CUDA context, NCCL buffers or cuBLAS workspace on a CPU.
+      // One all-reduce of every gradient after the backward pass: one bucket holds them all. The
+      // runtime overheads only matter to memory, which validate does not compare: none counted.
       {"overheads",
        {{"ddp_bucket_bytes", grad_bytes},
         {"cuda_context_bytes", 0},
@@ -254,8 +289,9 @@ ValidationResult run_validation(bool quick, const GpuProfile& profile, kernels::
   ValidationResult r;
   r.ranks = world.size();
   r.ranks_per_node = ranks_on_node_of_rank0(world);
-  const SweepSizes sizes = sweep_sizes();
-  const kernels::SweepPlan plan = item_plan(quick);
+  const BackendKind kind = backend.name() == "cuda" ? BackendKind::kCuda : BackendKind::kCpu;
+  const SweepSizes sizes = sweep_sizes(kind);
+  const kernels::SweepPlan plan = item_plan(quick, kind);
   for (const auto& d : item_descriptors(backend, plan, world.size(), sizes)) {
     const kernels::Measurement m = kernels::measure(d, backend.timer(), world, plan.loop);
     if (!m.verification.ok)
@@ -269,8 +305,8 @@ ValidationResult run_validation(bool quick, const GpuProfile& profile, kernels::
     it.abs_pct_error = abs_pct_error(it.predicted_seconds, it.measured_seconds);
     r.items.push_back(it);
   }
-  r.composite = composite_config(quick);
-  const kernels::cpu::CompositeResult c = kernels::cpu::run_composite(r.composite, world);
+  r.composite = composite_config(quick, kind);
+  const kernels::CompositeResult c = backend.run_composite(r.composite, world);
   r.scenario = composite_scenario(r.composite, r.ranks, r.ranks_per_node, profile);
   const StepPrediction p = predict_step(r.scenario);
   r.scenario["cluster"]["gpu"] = profile.name;  // the report names the profile, not all of it

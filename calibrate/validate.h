@@ -1,12 +1,12 @@
 // `shardsim validate`: measure a composite training step and single kernels with the backend's
 // kernels, predict the same with a hardware profile through the simulator, report the errors.
 //
-// Step: kernels/cpu/composite.h runs the workload; composite_scenario() describes the same work
-// as a Scenario (model dims, fp32, Adam, dp = ranks, tp = pp = 1, unfused attention, one
-// gradient all-reduce after the backward pass, the profile as cluster.gpu and its fitted network)
-// and evaluate() predicts its step time (DES; the analytic figure is reported too).
-// Items: GEMMs, memory-bound kernels and all-reduces measured now with the cpu backend's
-// descriptors through the one timing loop, predicted by gemm_cost / memory_bound_cost /
+// Step: the backend's run_composite (kernels/common/composite.h) runs the workload;
+// composite_scenario() describes the same work as a Scenario (model dims, fp32, Adam, dp = ranks,
+// tp = pp = 1, unfused attention, one gradient all-reduce after the backward pass, the profile as
+// cluster.gpu and its fitted network) and evaluate() predicts its step time (DES; the analytic
+// figure is reported too). Items: GEMMs, memory-bound kernels and all-reduces measured now with the
+// backend's descriptors through the one timing loop, predicted by gemm_cost / memory_bound_cost /
 // collective_cost. held_out: the size is not one the profile was fitted on (a GEMM shape absent
 // from gemm_points, memory-bound bytes absent from memory_bound_points, a collective size that
 // is no power of two, which no sweep uses).
@@ -20,7 +20,7 @@
 
 #include "kernels/common/backend.h"
 #include "kernels/common/comm.h"
-#include "kernels/cpu/composite.h"
+#include "kernels/common/composite.h"
 #include "simulator/cost/time_split.h"
 #include "simulator/hardware/hardware.h"
 
@@ -61,17 +61,18 @@ struct ValidationResult {
   ValidationStep step;
   double held_out_median_abs_pct_error = 0;  // over items with held_out; 0 when none
   double fitted_median_abs_pct_error = 0;    // over the others
-  kernels::cpu::CompositeConfig composite;
+  kernels::CompositeConfig composite;
   nlohmann::json scenario;  // what evaluate() was given (the profile abbreviated to its name)
   int ranks = 1;
   int ranks_per_node = 1;
 };
 
 // The composite workload for `quick` (shorter timing) or the full run.
-[[nodiscard]] kernels::cpu::CompositeConfig composite_config(bool quick);
+// The composite model of each backend: the cpu default (CompositeConfig) or a larger one on cuda.
+[[nodiscard]] kernels::CompositeConfig composite_config(bool quick, kernels::BackendKind kind);
 
 // The Scenario JSON of the composite step on `ranks` ranks, `ranks_per_node` per node.
-[[nodiscard]] nlohmann::json composite_scenario(const kernels::cpu::CompositeConfig& c, int ranks,
+[[nodiscard]] nlohmann::json composite_scenario(const kernels::CompositeConfig& c, int ranks,
                                                 int ranks_per_node, const GpuProfile& profile);
 
 // The network composite_scenario() uses when the profile has neither a network section nor a
@@ -94,7 +95,8 @@ struct StepPrediction {
 // Builds and predicts the composite scenario for `profile` on `world` without measuring anything
 // (collective: every rank calls it), so a profile the scenario loader rejects fails before the
 // sweep. Throws InputError (bad profile for the scenario) or std::runtime_error (infeasible).
-void check_composite_scenario(bool quick, const GpuProfile& profile, const kernels::Comm& world);
+void check_composite_scenario(bool quick, kernels::BackendKind kind, const GpuProfile& profile,
+                              const kernels::Comm& world);
 
 // Runs everything on every rank of `world` in lockstep (collective). Throws CallError.
 [[nodiscard]] ValidationResult run_validation(bool quick, const GpuProfile& profile,

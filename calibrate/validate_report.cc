@@ -9,7 +9,7 @@ namespace {
 
 using nlohmann::json;
 
-json composite_json(const kernels::cpu::CompositeConfig& c) {
+json composite_json(const kernels::CompositeConfig& c) {
   return {{"layers", c.layers},
           {"hidden", c.hidden},
           {"heads", c.heads},
@@ -19,7 +19,7 @@ json composite_json(const kernels::cpu::CompositeConfig& c) {
           {"micro_batch", c.micro_batch},
           {"warmup_steps", c.warmup_steps},
           {"timed_steps", c.timed_steps},
-          {"parameters", kernels::cpu::composite_parameters(c)}};
+          {"parameters", kernels::composite_parameters(c)}};
 }
 
 std::string ms(double s) {

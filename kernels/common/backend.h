@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/common/comm.h"
+#include "kernels/common/composite.h"
 #include "kernels/common/descriptor.h"
 #include "kernels/common/sweep_plan.h"
 
@@ -22,6 +24,10 @@ class Backend {
   [[nodiscard]] virtual Timer& timer() = 0;
   // Every descriptor of `plan`, in the order they are measured. Identical on every rank.
   [[nodiscard]] virtual std::vector<Descriptor> descriptors(const SweepPlan& plan) = 0;
+  // The composite training step of `shardsim validate` (composite.h) on this backend's kernels.
+  // Collective over `world` (the backend's world).
+  [[nodiscard]] virtual CompositeResult run_composite(const CompositeConfig& config,
+                                                      const Comm& world) = 0;
 };
 
 }  // namespace shardsim::kernels

@@ -1,61 +1,17 @@
-// The composite workload of `shardsim validate` on the cpu backend: training steps of a small
-// GPT-style transformer (learned positions, pre-LayerNorm blocks of unfused causal attention and
-// a GeLU MLP, no biases or dropout, untied output layer) in fp32 with OpenBLAS, data-parallel over
-// the MPI ranks: forward, backward (input and weight gradients), one MPI_Allreduce of the flat
-// gradient buffer, Adam. Its ops are those simulator/model/ops.h lists for the same model
-// (embedding_ops, layer_ops with flash_attention false, output_ops), with the same GEMM shapes.
-//
-// Timing: the kernels' one timing loop (timing_loop.h) with one step per sample: warm-up steps,
-// then `timed_steps` samples, each the maximum over ranks of one step's steady-clock time.
-// Verification (real, not "it ran"): the loss on each rank's fixed batch must fall from the first
-// step to the last, and every rank must hold the same parameters afterwards (the all-reduce kept
-// the replicas identical).
+// The composite workload of `shardsim validate` on the cpu backend (kernels/common/composite.h):
+// the shared model (composite_model.h) on OpenBLAS cblas_sgemm, the C++ kernels of
+// composite_ops.h and MPI_Allreduce, timed with a steady clock.
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
-
 #include "kernels/common/comm.h"
-#include "kernels/common/timing_loop.h"
+#include "kernels/common/composite.h"
 
 namespace shardsim::kernels::cpu {
 
-struct CompositeConfig {
-  int layers = 2;
-  int hidden = 512;
-  int heads = 8;
-  int ffn_hidden = 2048;
-  int vocab = 4096;  // a multiple of 128: the simulator's padded vocabulary is the same
-  int seq_len = 256;
-  int micro_batch = 1;
-  int warmup_steps = 2;
-  int timed_steps = 7;
-};
-
-// Where a step's time goes: steady-clock seconds of its phases, in order.
-struct CompositePhases {
-  double forward_backward_s = 0;  // forward and backward passes (the model's compute)
-  double grad_allreduce_s = 0;    // the MPI_Allreduce of the gradients (waiting for a slower rank
-                                  // included)
-  double optimizer_s = 0;         // Adam over every parameter
-};
-
-struct CompositeResult {
-  double step_seconds = 0;        // median of the samples
-  std::vector<double> samples_s;  // one step each, maximum over ranks
-  // Per phase: the median over the timed steps of the phase's maximum over ranks. The phases of
-  // one step on one rank sum to its step time (the clock is read between them); medians and
-  // maxima taken per phase need not sum exactly to step_seconds.
-  CompositePhases phases;
-  std::vector<double> losses;  // this rank's loss at every step run, in order
-  double parameters = 0;       // parameter count of the model
-  bool verified = false;       // loss fell on every rank and the replicas agree
-  std::string verification;    // what was checked, with the numbers
-};
-
-// Parameter count: embedding V h + positions s h + layers (12 h^2 ... see composite.cc) + output.
-[[nodiscard]] double composite_parameters(const CompositeConfig& c);
+using kernels::composite_parameters;
+using kernels::CompositeConfig;
+using kernels::CompositePhases;
+using kernels::CompositeResult;
 
 // Runs the workload on every rank of `world` in lockstep. Throws CallError on a failed MPI call
 // or a cross-rank deadline; std::invalid_argument for a config that cannot run (names the field).

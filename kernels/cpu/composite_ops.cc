@@ -165,16 +165,21 @@ double cross_entropy(float* logits, const std::vector<std::int32_t>& targets, in
 }
 
 // m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; p -= lr (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps).
-void adam(Vec& p, const Vec& g, Vec& m, Vec& v, int step, float grad_scale,
+void adam(float* p, const float* g, float* m, float* v, std::size_t n, int step, float grad_scale,
           const AdamConstants& c) {
   const float c1 = 1.0f / (1.0f - std::pow(c.beta1, float(step)));
   const float c2 = 1.0f / (1.0f - std::pow(c.beta2, float(step)));
-  for (std::size_t i = 0; i < p.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     const float gi = g[i] * grad_scale;
     m[i] = c.beta1 * m[i] + (1.0f - c.beta1) * gi;
     v[i] = c.beta2 * v[i] + (1.0f - c.beta2) * gi * gi;
     p[i] -= c.lr * (m[i] * c1) / (std::sqrt(v[i] * c2) + c.eps);
   }
+}
+
+void adam(Vec& p, const Vec& g, Vec& m, Vec& v, int step, float grad_scale,
+          const AdamConstants& c) {
+  adam(p.data(), g.data(), m.data(), v.data(), p.size(), step, grad_scale, c);
 }
 
 }  // namespace shardsim::kernels::cpu::composite

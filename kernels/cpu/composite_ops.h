@@ -4,6 +4,7 @@
 // helper runs the weight GEMMs' forward and both backward products with the shapes op_cost uses.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -57,6 +58,8 @@ double cross_entropy(float* logits, const std::vector<std::int32_t>& targets, in
 struct AdamConstants {
   float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
 };
+void adam(float* p, const float* g, float* m, float* v, std::size_t n, int step, float grad_scale,
+          const AdamConstants& c);
 void adam(Vec& p, const Vec& g, Vec& m, Vec& v, int step, float grad_scale, const AdamConstants& c);
 
 }  // namespace shardsim::kernels::cpu::composite

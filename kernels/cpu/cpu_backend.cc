@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "kernels/common/collectives.h"
+#include "kernels/cpu/composite.h"
 #include "kernels/cpu/descriptors.h"
 
 namespace shardsim::kernels::cpu {
@@ -50,6 +51,10 @@ class CpuBackend final : public Backend {
     std::vector<Descriptor> coll = collective_descriptors(plan, groups_);
     std::move(coll.begin(), coll.end(), std::back_inserter(out));
     return out;
+  }
+
+  CompositeResult run_composite(const CompositeConfig& config, const Comm& world) override {
+    return cpu::run_composite(config, world);
   }
 
  private:

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "kernels/cuda/composite.h"
 #include "kernels/cuda/descriptors.h"
 #include "kernels/cuda/device_query.h"
 
@@ -95,6 +96,9 @@ class CudaBackend final : public Backend {
       out.insert(out.end(), more.begin(), more.end());
     }
     return out;
+  }
+  CompositeResult run_composite(const CompositeConfig& config, const Comm& world) override {
+    return cuda::run_composite(config, world, ctx_, nccl_);
   }
 
  private:

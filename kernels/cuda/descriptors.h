@@ -103,6 +103,15 @@ class NcclGroups {
                                                              NcclGroups& groups,
                                                              const DeviceContext& ctx);
 
+#ifdef SHARDSIM_HAVE_NCCL
+// Completes an NCCL call on a nonblocking communicator: `result` is what the call returned; while
+// the communicator's state is ncclInProgress, polls ncclCommGetAsyncError until it leaves that
+// state or `timeout_s` passes (or a termination signal arrives, comm.h). On failure calls
+// `abort` (which must ncclCommAbort the communicator) and throws CallError(call, ...).
+void nccl_complete(ncclComm_t comm, ncclResult_t result, const char* call, double timeout_s,
+                   const std::function<void()>& abort);
+#endif
+
 // "nccl unavailable" when built without NCCL, else the NCCL version as "2.28.9".
 [[nodiscard]] std::string nccl_version();
 

@@ -17,14 +17,8 @@
 namespace shardsim::kernels::cuda {
 
 #ifdef SHARDSIM_HAVE_NCCL
-namespace {
-
-// Completes an NCCL call on a nonblocking communicator: `result` is what the call returned; while
-// the communicator's state is ncclInProgress, polls ncclCommGetAsyncError until it leaves that
-// state or `timeout_s` passes (or a termination signal arrives, comm.h). On failure calls
-// `abort` (which must ncclCommAbort the communicator) and throws CallError(call, ...).
-void complete(ncclComm_t comm, ncclResult_t result, const char* call, double timeout_s,
-              const std::function<void()>& abort) {
+void nccl_complete(ncclComm_t comm, ncclResult_t result, const char* call, double timeout_s,
+                   const std::function<void()>& abort) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   ncclResult_t state = result;
   while (state == ncclInProgress) {
@@ -50,6 +44,8 @@ void complete(ncclComm_t comm, ncclResult_t result, const char* call, double tim
   throw CallError(call, std::string(ncclGetErrorString(state)) + (last.empty() ? "" : ": " + last) +
                             "; communicator aborted (ncclCommAbort)");
 }
+
+namespace {
 
 class NcclInstance final : public Instance, public PeerWork {
  public:
@@ -112,7 +108,7 @@ class NcclInstance final : public Instance, public PeerWork {
   // Every NCCL call of a collective: a nonblocking communicator may answer ncclInProgress.
   void call(ncclResult_t result, const char* name) {
     last_call_ = name;
-    complete(comm_, result, name, ctx_.timeout_s, [this] { abort(); });
+    nccl_complete(comm_, result, name, ctx_.timeout_s, [this] { abort(); });
   }
 
   void run_once() {
@@ -176,11 +172,12 @@ void NcclComm::release() noexcept {
   auto* c = static_cast<ncclComm_t>(comm_);
   if (c == nullptr) return;
   try {  // flush, then free; a communicator that cannot finalize in time is aborted instead
-    complete(c, ncclCommFinalize(c), "ncclCommFinalize", timeout_s_, [this] { abort(); });
+    nccl_complete(c, ncclCommFinalize(c), "ncclCommFinalize", timeout_s_, [this] { abort(); });
     ncclCommDestroy(c);
     comm_ = nullptr;
-  } catch (...) {  // aborted by complete() (or no memory to say why); a destructor cannot report
-    abort();       // it; abort() does nothing when complete() already aborted
+  } catch (
+      ...) {  // aborted by nccl_complete() (or no memory to say why); a destructor cannot report
+    abort();  // it; abort() does nothing when nccl_complete() already aborted
   }
 }
 
@@ -198,7 +195,7 @@ NcclGroups::NcclGroups(const Comm& world, double timeout_s)
     if (g.comm->rank() == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
     check_mpi(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, g.comm->handle()), "MPI_Bcast");
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    config.blocking = 0;  // every call may answer ncclInProgress: complete() polls it
+    config.blocking = 0;  // every call may answer ncclInProgress: nccl_complete() polls it
     ncclComm_t comm = nullptr;
     const ncclResult_t r = ncclCommInitRankConfig(&comm, g.size, id, g.comm->rank(), &config);
     nccl_.back() = NcclComm(comm, timeout_s_);  // owned before anything below can throw
@@ -206,7 +203,7 @@ NcclGroups::NcclGroups(const Comm& world, double timeout_s)
       abort(i);  // whatever handle the failed call left
       check_nccl(r, "ncclCommInitRankConfig");
     }
-    complete(comm, r, "ncclCommInitRankConfig", timeout_s_, [this, i] { abort(i); });
+    nccl_complete(comm, r, "ncclCommInitRankConfig", timeout_s_, [this, i] { abort(i); });
   }
 }
 

@@ -28,11 +28,10 @@ int local_rank(const Comm& world) {
   return static_cast<int>(std::count(node.begin(), node.begin() + world.rank(), mine));
 }
 
-// The backend for `options`, or an error message (every rank agrees: a rank without a device
-// makes every rank fail, with the same exit code and no hang).
-std::unique_ptr<Backend> make_backend(const SweepOptions& options, const Comm& world,
-                                      std::string& error) {
-  if (options.backend == BackendKind::kCpu) return cpu::make_cpu_backend(world);
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(BackendKind kind, const Comm& world, std::string& error) {
+  if (kind == BackendKind::kCpu) return cpu::make_cpu_backend(world);
 #ifdef SHARDSIM_HAVE_CUDA
   const std::string mine = cuda::select_device(local_rank(world));
   if (!world.all(mine.empty())) {
@@ -48,8 +47,6 @@ std::unique_ptr<Backend> make_backend(const SweepOptions& options, const Comm& w
   return nullptr;
 #endif
 }
-
-}  // namespace
 
 std::optional<std::string> build_type_refusal(std::string_view build_type) {
   std::string lower(build_type);
@@ -91,7 +88,7 @@ int run_calibration_sweep(const SweepOptions& options, std::ostream& log,
   }
   SweepRun run(options, log, samples_out, mpi->owned());
   const int code = run.execute(build, [&](const Comm& world, std::string& error) {
-    return make_backend(options, world, error);
+    return make_backend(options.backend, world, error);
   });
   return code;
 }

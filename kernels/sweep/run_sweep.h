@@ -6,6 +6,7 @@
 // one rank. Every rank runs the same descriptor sequence in lockstep; rank 0 writes the files.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -13,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/common/backend.h"
+#include "kernels/common/comm.h"
 #include "kernels/common/results.h"
 #include "kernels/common/sweep_plan.h"
 
@@ -46,6 +49,14 @@ struct SweepOptions {
 
 // The BuildInfo of this binary (compile definitions set by kernels/sweep/CMakeLists.txt).
 [[nodiscard]] BuildInfo this_build();
+
+// The backend of `kind` over `world` (collective), or nullptr with `error` set: for cuda, each
+// rank selects the device of its index on its node, and when any rank has no usable device every
+// rank gets nullptr (error "no CUDA device ..." or "another rank has no usable CUDA device"), so
+// all fail the same way without a hang. A build without CUDA: "no CUDA device: this shardsim was
+// built without CUDA ...".
+[[nodiscard]] std::unique_ptr<Backend> make_backend(BackendKind kind, const Comm& world,
+                                                    std::string& error);
 
 // Runs the sweep and fills `samples_out` with the samples document (on every rank).
 // Returns the CLI exit code (DESIGN.md):

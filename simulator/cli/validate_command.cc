@@ -9,7 +9,6 @@
 #include "calibrate/validate.h"
 #include "kernels/common/comm.h"
 #include "kernels/common/errors.h"
-#include "kernels/cpu/cpu_backend.h"
 #include "kernels/sweep/run_sweep.h"
 #include "reports/build_info.h"
 #include "reports/output.h"
@@ -64,16 +63,24 @@ int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
   kernels::MpiScope mpi;
   const kernels::Comm world = kernels::Comm::world(kSyncTimeoutS);
   try {
-    calibrate::check_composite_scenario(a.quick, g, world);  // before minutes of measuring
-    const auto backend = kernels::cpu::make_cpu_backend(world);
+    const auto kind =
+        a.backend == "cuda" ? kernels::BackendKind::kCuda : kernels::BackendKind::kCpu;
+    calibrate::check_composite_scenario(a.quick, kind, g, world);  // before minutes of measuring
+    std::string no_backend;
+    const auto backend = kernels::make_backend(kind, world, no_backend);
+    if (!backend) {  // every rank agrees (make_backend): no CUDA device, or a build without CUDA
+      if (world.rank() == 0)
+        std::cerr << "error: validate --backend " << a.backend << ": " << no_backend << "\n";
+      return kExitRuntime;
+    }
     const calibrate::ValidationResult r = calibrate::run_validation(a.quick, g, *backend, world);
     if (world.rank() == 0) write_output(a.output, report(r, g, a.json));
     return r.step.verified ? kExitOk : kExitCheckFailed;
   } catch (const InputError&) {
     throw;  // a profile the composite scenario cannot use: bad input, exit 2
   } catch (const std::exception& e) {
-    // A failed MPI / BLAS call, a lost rank, or a kernel that failed verification: say which,
-    // and end every rank rather than leave one waiting in MPI_Finalize.
+    // A failed MPI / BLAS / CUDA / NCCL call, a lost rank, or a kernel that failed verification:
+    // say which, and end every rank rather than leave one waiting in MPI_Finalize.
     std::cerr << "error: rank " << world.rank() << ": " << e.what() << "\n";
     if (world.size() > 1) MPI_Abort(MPI_COMM_WORLD, kExitRuntime);
     return kExitRuntime;
@@ -90,11 +97,6 @@ int run_validate(const ValidateArgs& a) {
   }
   const GpuProfile g = load_profile(a.profile);
   check_output_path(a.output);
-  if (a.backend == "cuda") {
-    std::cerr << "error: validate --backend cuda: the composite workload is not implemented for "
-                 "cuda (only cpu); no CUDA measurement was attempted\n";
-    return kExitRuntime;
-  }
   try {
     return measure_and_report(a, g);
   } catch (const kernels::CallError& e) {

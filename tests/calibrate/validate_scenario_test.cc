@@ -24,7 +24,7 @@ TEST(validate_scenario, ProfileWithoutAnyNetworkGetsThePlaceholder) {
   GpuProfile g = preset_profile();
   g.network.reset();
   g.default_network.clear();  // what a single-rank cpu calibrate writes
-  const auto s = composite_scenario(composite_config(true), 1, 1, g);
+  const auto s = composite_scenario(composite_config(true, kernels::BackendKind::kCpu), 1, 1, g);
   EXPECT_EQ(s["cluster"]["network"]["name"], placeholder_network().name);
   const StepPrediction p = predict_step(s);  // threw InputError before the fix
   // Any one-rank step takes a positive, finite time (the composite does real GEMMs).
@@ -39,7 +39,7 @@ TEST(validate_scenario, ProfileNetworkSectionIsUsed) {
   NetworkConfig n = placeholder_network();
   n.name = "measured-net";
   g.network = n;
-  const auto s = composite_scenario(composite_config(true), 2, 2, g);
+  const auto s = composite_scenario(composite_config(true, kernels::BackendKind::kCpu), 2, 2, g);
   EXPECT_EQ(s["cluster"]["network"]["name"], "measured-net");
   EXPECT_GT(predict_step(s).des_seconds, 0);
 }
@@ -48,7 +48,7 @@ TEST(validate_scenario, NodeNetworkPresetLeftToTheLoader) {
   // h100-sxm names a node.network preset: no cluster.network, the loader resolves the preset.
   const GpuProfile g = preset_profile();
   ASSERT_FALSE(g.default_network.empty());
-  const auto s = composite_scenario(composite_config(true), 2, 2, g);
+  const auto s = composite_scenario(composite_config(true, kernels::BackendKind::kCpu), 2, 2, g);
   EXPECT_FALSE(s["cluster"].contains("network"));
   EXPECT_GT(predict_step(s).des_seconds, 0);
 }
