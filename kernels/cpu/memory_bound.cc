@@ -57,14 +57,16 @@ void adam(std::vector<Vec>& t, const MemOpConstants& k) {
 }
 
 // Gives input i (from 1) an allocation of `size + i * kStaggerFloats` floats, the output one more
-// step: arrays of one power-of-two size allocated in a row otherwise start at the same offset
-// modulo large powers of two, and a kernel streaming several of them in step contends for the same
-// cache sets (why STREAM offsets its arrays). A real step's tensors (the composite's flat
-// 10.6 M-parameter buffers, a framework allocator's blocks) do not line up like that. Measured on
-// the 2-vCPU development VM, the sweep's Adam over 2^23 parameters on 2 ranks, 8 processes each
-// (2026-11-24): plain 35.8-39.7 ms in 6, staggered 29.1-29.5 ms in 6; the other 2 of each ran
-// 77-89 ms, a per-process slow mode of this VM that no layout avoids (README "Validating
-// predictions"). The kernel's traffic is unchanged: only where its arrays start.
+// step, so that arrays of one power-of-two size are not allocated alike (STREAM offsets its arrays
+// for the same reason: arrays streamed in step can contend for cache sets). What this changes is
+// placement only, and for large arrays less than the constant suggests: glibc serves them with
+// mmap, page-aligned plus its 16-byte header, so the 64 B part is lost and only their page-level
+// placement differs (a second reader checked: at 2^23 floats every array starts 16 B past a page).
+// The effect was measured, its mechanism is not established: on the 2-vCPU development VM, the
+// sweep's Adam over 2^23 parameters on 2 ranks, 8 processes each (2026-11-24): plain 35.8-39.7 ms
+// in 6, staggered 29.1-29.5 ms in 6; the other 2 of each ran 77-89 ms, a per-process slow mode
+// of this VM that no layout avoids (README "Validating predictions"). The kernel's traffic is
+// unchanged.
 constexpr std::size_t kStaggerFloats = 1024 + 16;  // 4 KiB + 64 B
 
 // `n` zeros in an allocation of `n + i * kStaggerFloats` floats.

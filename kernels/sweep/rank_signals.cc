@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -29,7 +30,14 @@ int g_rank = 0;
 constexpr std::size_t kMaxPeers = 1024;
 int g_peer_rank[kMaxPeers] = {};
 long g_peer_pid[kMaxPeers] = {};
-std::size_t g_peers = 0;
+// How many of g_peer_* are valid: published after the arrays (set_peers), read once per handler.
+volatile std::sig_atomic_t g_peers = 0;
+// The handlers write a record only while this is set (the constructor sets it; stop_recording()
+// and the destructor clear it), so that a failure the main thread already recorded is not
+// overwritten by a signal arriving during MPI_Abort, nor a completed sweep given a stale record.
+volatile std::sig_atomic_t g_recording = 0;
+// ", " and up to 10 digits per lost rank, for every peer: the list is never cut.
+constexpr std::size_t kLostCap = kMaxPeers * 12 + 1;
 struct sigaction g_previous[kStopSignals.size() + kCrashSignals.size()];
 
 // Appends `text` to buf[0..cap) at `len` (async-signal-safe string building).
@@ -108,13 +116,50 @@ bool process_gone(long pid) {
 // The stop handler's record (rank_signals.h): `<samples>.rank<N>.error` naming the item, the
 // signal and the ranks on this host whose process is gone, written now because a rank blocked in
 // a call that the signal does not interrupt never reports again.
+// Writes the record to g_error_path (while recording): {"call", "message", "item", "rank",
+// "signal"[, "lost_ranks"]}. Strings are escaped (an item name may hold '"' or '\\'); each may take
+// the document up to kDoc - kTail, leaving room for what follows it (the item, escaped, at most 6
+// bytes per byte, the lost ranks and the numbers), so the document always closes.
+void write_record(const char* call, const char* message, int signal, const char* lost) {
+  if (g_recording == 0 || g_error_path[0] == '\0') return;
+  constexpr std::size_t kDoc = 32768;
+  constexpr std::size_t kTail = 6 * sizeof(g_item) + kLostCap + 128;
+  char doc[kDoc];
+  std::size_t d = 0;
+  append(doc, sizeof(doc), d, "{\"call\": \"");
+  append_json_string(doc, kDoc - kTail, d, call);
+  append(doc, sizeof(doc), d, "\", \"message\": \"");
+  append_json_string(doc, kDoc - kTail, d, message);
+  append(doc, sizeof(doc), d, "\", \"item\": \"");
+  append_json_string(doc, kDoc - kLostCap - 128, d, g_item);
+  append(doc, sizeof(doc), d, "\", \"rank\": ");
+  append_int(doc, sizeof(doc), d, g_rank);
+  append(doc, sizeof(doc), d, ", \"signal\": ");
+  append_int(doc, sizeof(doc), d, signal);
+  if (lost != nullptr && lost[0] != '\0') {
+    append(doc, sizeof(doc), d, ", \"lost_ranks\": [");
+    append(doc, sizeof(doc), d, lost);
+    append(doc, sizeof(doc), d, "]");
+  }
+  append(doc, sizeof(doc), d, "}\n");
+  const int fd = open(g_error_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) {
+    (void)!write(fd, doc, d);
+    close(fd);
+  }
+}
+
+// The stop handler's record (rank_signals.h): `<samples>.rank<N>.error` naming the item, the
+// signal and the ranks on this host whose process is gone, written now because a rank blocked in
+// a call that the signal does not interrupt never reports again.
 void write_stop_record(int signal) {
-  if (g_error_path[0] == '\0') return;
-  char lost[2048];  // "1, 5": the lost ranks, for the message and the lost_ranks array
+  if (g_recording == 0 || g_error_path[0] == '\0') return;
+  char lost[kLostCap];  // "1, 5": the lost ranks, for the message and the lost_ranks array
   std::size_t l = 0;
   lost[0] = '\0';
   std::size_t n_lost = 0;
-  for (std::size_t i = 0; i < g_peers; ++i) {
+  const auto peers = static_cast<std::size_t>(g_peers);
+  for (std::size_t i = 0; i < peers; ++i) {
     if (!process_gone(g_peer_pid[i])) continue;
     if (l > 0) append(lost, sizeof(lost), l, ", ");
     append_int(lost, sizeof(lost), l, g_peer_rank[i]);
@@ -142,31 +187,7 @@ void write_stop_record(int signal) {
   append(message, sizeof(message), m,
          "; recorded when the signal arrived: a rank blocked in a call that does not return "
          "(a collective waiting for a lost rank) is killed before it can report more");
-  constexpr std::size_t kDoc = 16384;
-  constexpr std::size_t kTail = 6 * sizeof(g_item) + sizeof(lost) + 128;
-  char doc[kDoc];
-  std::size_t d = 0;
-  append(doc, sizeof(doc), d, "{\"call\": \"");
-  append_json_string(doc, kDoc - kTail, d, g_item[0] != '\0' ? g_item : signal_name(signal));
-  append(doc, sizeof(doc), d, "\", \"message\": \"");
-  append_json_string(doc, kDoc - kTail, d, message);
-  append(doc, sizeof(doc), d, "\", \"item\": \"");
-  append_json_string(doc, kDoc - sizeof(lost) - 128, d, g_item);
-  append(doc, sizeof(doc), d, "\", \"rank\": ");
-  append_int(doc, sizeof(doc), d, g_rank);
-  append(doc, sizeof(doc), d, ", \"signal\": ");
-  append_int(doc, sizeof(doc), d, signal);
-  if (n_lost > 0) {
-    append(doc, sizeof(doc), d, ", \"lost_ranks\": [");
-    append(doc, sizeof(doc), d, lost);
-    append(doc, sizeof(doc), d, "]");
-  }
-  append(doc, sizeof(doc), d, "}\n");
-  const int fd = open(g_error_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd >= 0) {
-    (void)!write(fd, doc, d);
-    close(fd);
-  }
+  write_record(g_item[0] != '\0' ? g_item : signal_name(signal), message, signal, lost);
 }
 
 void on_stop(int signal) {
@@ -202,31 +223,7 @@ void on_crash(int signal) {
   append(line, sizeof(line), l, message);
   append(line, sizeof(line), l, "\n");
   (void)!write(STDERR_FILENO, line, l);
-  if (g_error_path[0] != '\0') {
-    // Strings escaped (an item name may hold '"' or '\\'); each string may take the document up
-    // to kDoc - kTail, leaving room for what follows it (the item, escaped, at most 6 bytes per
-    // byte, and the numbers), so the document always closes.
-    constexpr std::size_t kDoc = 8192;
-    constexpr std::size_t kTail = 6 * sizeof(g_item) + 128;
-    char doc[kDoc];
-    std::size_t d = 0;
-    append(doc, sizeof(doc), d, "{\"call\": \"");
-    append_json_string(doc, kDoc - kTail, d, signal_name(signal));
-    append(doc, sizeof(doc), d, "\", \"message\": \"");
-    append_json_string(doc, kDoc - kTail, d, message);
-    append(doc, sizeof(doc), d, "\", \"item\": \"");
-    append_json_string(doc, kDoc - 128, d, g_item);
-    append(doc, sizeof(doc), d, "\", \"rank\": ");
-    append_int(doc, sizeof(doc), d, g_rank);
-    append(doc, sizeof(doc), d, ", \"signal\": ");
-    append_int(doc, sizeof(doc), d, signal);
-    append(doc, sizeof(doc), d, "}\n");
-    const int fd = open(g_error_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      (void)!write(fd, doc, d);
-      close(fd);
-    }
-  }
+  write_record(signal_name(signal), message, signal, nullptr);
   _exit(3);
 }
 
@@ -243,6 +240,7 @@ RankSignals::RankSignals(int rank, const std::string& error_path) {
   copy_to(g_error_path, sizeof(g_error_path), error_path);
   g_item[0] = '\0';
   g_peers = 0;
+  g_recording = 1;
   clear_termination_signal();
   std::size_t i = 0;
   for (const int s : kStopSignals) {
@@ -264,6 +262,7 @@ RankSignals::~RankSignals() {
   std::size_t i = 0;
   for (const int s : kStopSignals) sigaction(s, &g_previous[i++], nullptr);
   for (const int s : kCrashSignals) sigaction(s, &g_previous[i++], nullptr);
+  g_recording = 0;
   g_error_path[0] = '\0';
 }
 
@@ -284,16 +283,25 @@ void RankSignals::set_item(const std::string& item) {
 void RankSignals::set_peers(const std::vector<Peer>& peers, int self) {
   std::array<char, 256> host{};
   gethostname(host.data(), host.size() - 1);
-  g_peers = 0;
-  for (std::size_t r = 0; r < peers.size() && g_peers < kMaxPeers; ++r) {
+  g_peers = 0;  // a handler running now sees no peers rather than a half-written list
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  std::size_t n = 0;
+  for (std::size_t r = 0; r < peers.size() && n < kMaxPeers; ++r) {
     if (static_cast<int>(r) == self || peers[r].host != host.data()) continue;
-    g_peer_rank[g_peers] = static_cast<int>(r);
-    g_peer_pid[g_peers] = peers[r].pid;
-    ++g_peers;
+    g_peer_rank[n] = static_cast<int>(r);
+    g_peer_pid[n] = peers[r].pid;
+    ++n;
   }
+  std::atomic_signal_fence(std::memory_order_seq_cst);  // the entries before their count
+  g_peers = static_cast<std::sig_atomic_t>(n);
+}
+
+void RankSignals::stop_recording() {
+  g_recording = 0;
 }
 
 void RankSignals::forget_error() {
+  stop_recording();  // no later signal may leave a record beside a completed sweep
   if (g_error_path[0] != '\0') std::remove(g_error_path);
 }
 

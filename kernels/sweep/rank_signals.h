@@ -43,7 +43,10 @@ class RankSignals {
   // The ranks (index = rank) whose process the stop handler checks: those on this host other
   // than `self` (at most 1024 are kept).
   static void set_peers(const std::vector<Peer>& peers, int self);
-  // Removes this rank's error file (the run completed after all).
+  // From now on no handler writes a record (the main thread records the failure itself, or the
+  // run is over); the handlers stay installed.
+  static void stop_recording();
+  // Removes this rank's error file (the run completed after all) and stops recording.
   static void forget_error();
 };
 

@@ -168,6 +168,7 @@ int SweepRun::fail(const Comm* world, const std::string& call, const std::string
       // that failed, the abort may end it before it learns the error, so its .partial would keep
       // `error: null`; this file names the failing call regardless.
       const std::string error_file = error_path(options_.samples_path, rank);
+      RankSignals::stop_recording();  // a signal during MPI_Abort must not replace this record
       write_json_file(error_file, error_);
       log_ << "error of rank " << rank << " written to " << error_file << "\n";
     }

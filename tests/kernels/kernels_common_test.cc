@@ -312,6 +312,49 @@ TEST(KernelRankSignals, CrashDocumentIsValidJsonForAnyItemName) {
 // that is blocked in a call the signal does not interrupt (rank_signals.h): valid JSON for an
 // item name with a quote and a backslash, naming the item as the call, the signal, and the peer on
 // this host whose process is gone (here a child that exited and was reaped: its pid is free).
+// After stop_recording() (the main thread wrote its own record, or forget_error() ended a
+// completed run) a stop signal is still noted but leaves no file: the precise record a failing
+// rank wrote before MPI_Abort is not replaced by the launcher's SIGTERM. And with every one of
+// the 1024 peers lost, the lost_ranks list is whole and the document is JSON.
+TEST(KernelRankSignals, NoRecordAfterStopRecordingAndWholeListOfManyLostPeers) {
+  const std::string path = ::testing::TempDir() + "shardsim_stop_test2.rank0.error";
+  std::remove(path.c_str());
+  {
+    sk::RankSignals signals(0, path);
+    sk::RankSignals::set_item("gemm/fp32/1");
+    sk::RankSignals::stop_recording();
+    std::raise(SIGTERM);
+    EXPECT_EQ(sk::termination_signal(), SIGTERM);
+  }
+  sk::clear_termination_signal();
+  EXPECT_FALSE(std::ifstream(path).good()) << path;
+  // 1024 peers on this host (ranks 1..1024), every pid gone: a child reaped (no such process any
+  // more). Their list, "1, 2, ..., 1024", is 5,035 characters: the 2,048-character buffer before
+  // cut it mid-list (invalid JSON or a wrong rank); it is now sized for 1024 ten-digit ranks.
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  std::array<char, 256> host{};
+  gethostname(host.data(), host.size() - 1);
+  {
+    sk::RankSignals signals(0, path);
+    std::vector<sk::Peer> peers(1025, sk::Peer{host.data(), static_cast<long>(child)});
+    peers[0].pid = static_cast<long>(getpid());  // self
+    sk::RankSignals::set_peers(peers, 0);
+    sk::RankSignals::set_item("collective/mpi/all_reduce/g1025/8");
+    std::raise(SIGTERM);
+  }
+  sk::clear_termination_signal();
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << path;
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  ASSERT_EQ(doc.at("lost_ranks").size(), 1024u);
+  EXPECT_EQ(doc.at("lost_ranks").front(), 1);
+  EXPECT_EQ(doc.at("lost_ranks").back(), 1024);
+  std::remove(path.c_str());
+}
+
 TEST(KernelRankSignals, StopRecordNamesTheItemAndALostPeer) {
   const std::string path = ::testing::TempDir() + "shardsim_stop_test.rank0.error";
   std::remove(path.c_str());
