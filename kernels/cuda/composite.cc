@@ -55,16 +55,7 @@ class GradientComm final : public PeerWork {
 #ifdef SHARDSIM_HAVE_NCCL
     if (index_ < 0) return;
     auto* comm = static_cast<ncclComm_t>(groups_.nccl(std::size_t(index_)));
-    if (comm == nullptr) return;
-    ncclResult_t state = ncclSuccess;
-    ncclResult_t r = ncclCommGetAsyncError(comm, &state);
-    if (r == ncclSuccess) r = state;
-    if (r == ncclSuccess || r == ncclInProgress) return;
-    const std::string last = ncclGetLastError(comm);
-    abort();
-    throw CallError("ncclAllReduce", std::string("asynchronous error ") + ncclGetErrorString(r) +
-                                         (last.empty() ? "" : ": " + last) +
-                                         "; communicator aborted (ncclCommAbort)");
+    if (comm != nullptr) nccl_poll(comm, "ncclAllReduce", [this] { abort(); });
 #endif
   }
 

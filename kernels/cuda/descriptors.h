@@ -110,6 +110,9 @@ class NcclGroups {
 // `abort` (which must ncclCommAbort the communicator) and throws CallError(call, ...).
 void nccl_complete(ncclComm_t comm, ncclResult_t result, const char* call, double timeout_s,
                    const std::function<void()>& abort);
+// Throws CallError(call, ...) after `abort` when the communicator reports an asynchronous error;
+// returns while it is fine or still in progress.
+void nccl_poll(ncclComm_t comm, const char* call, const std::function<void()>& abort);
 #endif
 
 // "nccl unavailable" when built without NCCL, else the NCCL version as "2.28.9".

@@ -45,6 +45,18 @@ void nccl_complete(ncclComm_t comm, ncclResult_t result, const char* call, doubl
                             "; communicator aborted (ncclCommAbort)");
 }
 
+void nccl_poll(ncclComm_t comm, const char* call, const std::function<void()>& abort) {
+  ncclResult_t state = ncclSuccess;
+  ncclResult_t r = ncclCommGetAsyncError(comm, &state);
+  if (r == ncclSuccess) r = state;
+  if (r == ncclSuccess || r == ncclInProgress) return;
+  const std::string last = ncclGetLastError(comm);
+  abort();
+  throw CallError(call, std::string("asynchronous error ") + ncclGetErrorString(r) +
+                            (last.empty() ? "" : ": " + last) +
+                            "; communicator aborted (ncclCommAbort)");
+}
+
 namespace {
 
 class NcclInstance final : public Instance, public PeerWork {
@@ -80,16 +92,7 @@ class NcclInstance final : public Instance, public PeerWork {
   }
 
   void poll() override {
-    if (comm_ == nullptr) return;
-    ncclResult_t state = ncclSuccess;
-    ncclResult_t r = ncclCommGetAsyncError(comm_, &state);
-    if (r == ncclSuccess) r = state;
-    if (r == ncclSuccess || r == ncclInProgress) return;
-    const std::string last = ncclGetLastError(comm_);
-    abort();
-    throw CallError(last_call_, std::string("asynchronous error ") + ncclGetErrorString(r) +
-                                    (last.empty() ? "" : ": " + last) +
-                                    "; communicator aborted (ncclCommAbort)");
+    if (comm_ != nullptr) nccl_poll(comm_, last_call_, [this] { abort(); });
   }
 
   [[noreturn]] void give_up(const std::string& why) override {

@@ -312,6 +312,21 @@ TEST(KernelRankSignals, CrashDocumentIsValidJsonForAnyItemName) {
 // that is blocked in a call the signal does not interrupt (rank_signals.h): valid JSON for an
 // item name with a quote and a backslash, naming the item as the call, the signal, and the peer on
 // this host whose process is gone (here a child that exited and was reaped: its pid is free).
+// The pid of a child that has exited and been reaped: no process has it any more (until the
+// kernel reuses it, far later than these tests look). 0 when fork or waitpid failed.
+pid_t reaped_child() {
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  if (child < 0 || waitpid(child, nullptr, 0) != child) return 0;
+  return child;
+}
+
+std::string this_host() {
+  std::array<char, 256> host{};
+  gethostname(host.data(), host.size() - 1);
+  return host.data();
+}
+
 // After stop_recording() (the main thread wrote its own record, or forget_error() ended a
 // completed run) a stop signal is still noted but leaves no file: the precise record a failing
 // rank wrote before MPI_Abort is not replaced by the launcher's SIGTERM. And with every one of
@@ -331,15 +346,12 @@ TEST(KernelRankSignals, NoRecordAfterStopRecordingAndWholeListOfManyLostPeers) {
   // 1024 peers on this host (ranks 1..1024), every pid gone: a child reaped (no such process any
   // more). Their list, "1, 2, ..., 1024", is 5,035 characters: the 2,048-character buffer before
   // cut it mid-list (invalid JSON or a wrong rank); it is now sized for 1024 ten-digit ranks.
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) _exit(0);
-  ASSERT_EQ(waitpid(child, nullptr, 0), child);
-  std::array<char, 256> host{};
-  gethostname(host.data(), host.size() - 1);
+  const pid_t child = reaped_child();
+  ASSERT_GT(child, 0);
+  const std::string host = this_host();
   {
     sk::RankSignals signals(0, path);
-    std::vector<sk::Peer> peers(1025, sk::Peer{host.data(), static_cast<long>(child)});
+    std::vector<sk::Peer> peers(1025, sk::Peer{host, static_cast<long>(child)});
     peers[0].pid = static_cast<long>(getpid());  // self
     sk::RankSignals::set_peers(peers, 0);
     sk::RankSignals::set_item("collective/mpi/all_reduce/g1025/8");
@@ -358,17 +370,13 @@ TEST(KernelRankSignals, NoRecordAfterStopRecordingAndWholeListOfManyLostPeers) {
 TEST(KernelRankSignals, StopRecordNamesTheItemAndALostPeer) {
   const std::string path = ::testing::TempDir() + "shardsim_stop_test.rank0.error";
   std::remove(path.c_str());
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) _exit(0);
-  ASSERT_EQ(waitpid(child, nullptr, 0), child);
-  std::array<char, 256> host{};
-  gethostname(host.data(), host.size() - 1);
+  const pid_t child = reaped_child();
+  ASSERT_GT(child, 0);
+  const std::string host = this_host();
   const std::string item = "collective/\"odd\"\\name";
   {
     sk::RankSignals signals(0, path);
-    sk::RankSignals::set_peers({{host.data(), static_cast<long>(getpid())}, {host.data(), child}},
-                               0);
+    sk::RankSignals::set_peers({{host, static_cast<long>(getpid())}, {host, child}}, 0);
     sk::RankSignals::set_item(item);
     std::raise(SIGTERM);  // handled: recorded, not fatal
     EXPECT_EQ(sk::termination_signal(), SIGTERM);
