@@ -108,6 +108,7 @@ class CudaOps {
     check_cuda(cudaMemcpy(t.ids->get(), ids.data(), ids.size() * sizeof(std::int32_t),
                           cudaMemcpyHostToDevice),
                "cudaMemcpy");
+    check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");  // as upload() does
     return t;
   }
 

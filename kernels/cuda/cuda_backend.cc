@@ -164,6 +164,10 @@ void upload(const DeviceContext& ctx, float* device, const std::vector<float>& h
   check_cuda(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize");
   check_cuda(cudaMemcpy(device, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice),
              "cudaMemcpy");
+  // From pageable memory cudaMemcpy may return before its DMA has landed (CUDA runtime API,
+  // "API synchronization behavior"), and ctx.stream is non-blocking: it does not wait for the
+  // legacy stream the copy ran on. Wait for that stream before any kernel reads `device`.
+  check_cuda(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
 }
 
 std::string select_device(int local_rank) {
