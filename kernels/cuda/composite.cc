@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/common/composite_model.h"
+#include "kernels/common/gemm_layout.h"
 #include "kernels/cuda/composite_kernels.h"
 
 namespace shardsim::kernels::cuda {
@@ -112,15 +113,15 @@ class CudaOps {
     return t;
   }
 
-  // Row-major C[m x n] = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: cuBLAS gets the
-  // operands swapped, each with its own transpose flag, and the dimensions (n, m, k).
+  // Row-major on column-major cuBLAS (kernels/common/gemm_layout.h, tested on the CPU).
   void sgemm(bool ta, bool tb, int m, int n, int kk, const float* a, int lda, const float* b,
              int ldb, float* c, int ldc) {
     const float one = 1.0f, zero = 0.0f;
-    check_cublas(
-        cublasSgemm(ctx_.blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m,
-                    kk, &one, b, ldb, a, lda, &zero, c, ldc),
-        "cublasSgemm");
+    const ColumnMajorGemm g = column_major_gemm(ta, tb, m, n, kk, a, lda, b, ldb, c, ldc);
+    check_cublas(cublasSgemm(ctx_.blas, g.trans_first ? CUBLAS_OP_T : CUBLAS_OP_N,
+                             g.trans_second ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &one,
+                             g.first, g.ld_first, g.second, g.ld_second, &zero, g.c, g.ldc),
+                 "cublasSgemm");
   }
   void layernorm_forward(const float* x, const float* gamma, const float* beta, float* y,
                          float* mean, float* rstd, int rows, int cols) {

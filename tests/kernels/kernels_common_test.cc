@@ -17,6 +17,7 @@
 
 #include "kernels/common/collectives.h"
 #include "kernels/common/gemm_check.h"
+#include "kernels/common/gemm_layout.h"
 #include "kernels/common/hash.h"
 #include "kernels/common/memory_ops.h"
 #include "kernels/common/stats.h"
@@ -28,6 +29,53 @@
 #include "simulator/core/memory_kernel.h"
 
 namespace sk = shardsim::kernels;
+
+// column_major_gemm (gemm_layout.h), the mapping the CUDA composite hands cublasSgemm, checked
+// without a GPU: a plain column-major GEMM (BLAS semantics: C = op(A) op(B), element (i, j) of a
+// matrix with leading dimension ld at [i + j ld]) run with the mapped arguments must give, for all
+// four transpose combinations and padded row strides, what the row-major definition gives.
+void column_major_reference(const sk::ColumnMajorGemm& g) {
+  for (int i = 0; i < g.m; ++i)
+    for (int j = 0; j < g.n; ++j) {
+      double sum = 0;
+      for (int p = 0; p < g.k; ++p) {
+        const float a = g.trans_first ? g.first[p + i * g.ld_first] : g.first[i + p * g.ld_first];
+        const float b =
+            g.trans_second ? g.second[j + p * g.ld_second] : g.second[p + j * g.ld_second];
+        sum += double(a) * double(b);
+      }
+      g.c[i + j * g.ldc] = float(sum);
+    }
+}
+
+TEST(KernelGemmLayout, RowMajorOnAColumnMajorGemmForEveryTranspose) {
+  const int m = 5, n = 3, k = 4;
+  for (const bool ta : {false, true})
+    for (const bool tb : {false, true}) {
+      // Row-major storage of A (m x k, or k x m when transposed) and B, rows padded by 2.
+      const int a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
+      const int lda = a_cols + 2, ldb = b_cols + 2, ldc = n + 2;
+      std::vector<float> a(std::size_t(a_rows * lda)), b(std::size_t(b_rows * ldb));
+      for (std::size_t i = 0; i < a.size(); ++i) a[i] = float(i % 7) - 3;
+      for (std::size_t i = 0; i < b.size(); ++i) b[i] = float(i % 5) - 2;
+      auto at = [&](int i, int p) {
+        return ta ? a[std::size_t(p * lda + i)] : a[std::size_t(i * lda + p)];
+      };
+      auto bt = [&](int p, int j) {
+        return tb ? b[std::size_t(j * ldb + p)] : b[std::size_t(p * ldb + j)];
+      };
+      std::vector<float> c(std::size_t(m * ldc), -99.0f);
+      column_major_reference(
+          sk::column_major_gemm(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc));
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+          float want = 0;  // small integers: exact in float
+          for (int p = 0; p < k; ++p) want += at(i, p) * bt(p, j);
+          EXPECT_EQ(c[std::size_t(i * ldc + j)], want) << ta << tb << " " << i << "," << j;
+        }
+      EXPECT_EQ(c[std::size_t(n)], -99.0f);  // the padding of row 0 is not written
+    }
+}
 
 TEST(KernelStats, MedianAndMad) {
   // Odd count: sorted {1, 2, 3} -> middle 2. Even: sorted {1, 2, 3, 4} -> (2 + 3) / 2 = 2.5.
