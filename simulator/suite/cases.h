@@ -13,9 +13,9 @@
 
 namespace shardsim::suite {
 
-enum class Group { kVtrain, kKorthikanti, kMcore, kMosaicml, kMemory };
-inline constexpr Group kAllGroups[] = {Group::kVtrain, Group::kKorthikanti, Group::kMcore,
-                                       Group::kMosaicml, Group::kMemory};
+enum class Group { kVtrain, kVtrainMulti, kKorthikanti, kMcore, kMosaicml, kMemory };
+inline constexpr Group kAllGroups[] = {Group::kVtrain, Group::kVtrainMulti, Group::kKorthikanti,
+                                       Group::kMcore,  Group::kMosaicml,    Group::kMemory};
 
 [[nodiscard]] std::string group_name(Group g);  // "vtrain", "korthikanti", ...
 [[nodiscard]] std::optional<Group> group_from_name(std::string_view name);
@@ -68,6 +68,7 @@ struct Case {
 
 // Every case of a group, in file order.
 [[nodiscard]] std::vector<Case> vtrain_cases();
+[[nodiscard]] std::vector<Case> vtrain_multi_cases();
 [[nodiscard]] std::vector<Case> korthikanti_cases();
 [[nodiscard]] std::vector<Case> mcore_cases();
 [[nodiscard]] std::vector<Case> mosaicml_cases();

@@ -85,8 +85,9 @@ struct SuiteResult {
 
 [[nodiscard]] SuiteResult run_suite(const SuiteOptions& options);
 
-// The gradient-bucket size that makes DDP all-reduce every gradient at once (vTrain: bucketing
-// off): the whole model's parameters, with Megatron's padded vocabulary, times the gradient bytes.
+// The gradient-bucket size that makes DDP all-reduce each stage's whole gradient at once (vTrain:
+// bucketing off): the largest pipeline stage's local gradient bytes (over TP, Megatron's padded
+// vocabulary), plus a millionth.
 [[nodiscard]] double single_bucket_bytes(const Scenario& s);
 
 // A prediction case's scenario, parsed (InputError when it is not accepted), with the case's

@@ -70,7 +70,7 @@ TEST(cli_suite, WholeSuiteJsonIsByteIdentical) {
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_EQ(a.out, b.out);
   const json j = json::parse(a.out);
-  EXPECT_EQ(j["suite"]["cases"].size(), 1440u + 8u + 9u + 7u + 133u);
+  EXPECT_EQ(j["suite"]["cases"].size(), 1440u + 109u + 8u + 9u + 7u + 133u);
   EXPECT_EQ(j["suite"]["mode"], "des");
 }
 

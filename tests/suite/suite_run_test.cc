@@ -85,6 +85,23 @@ TEST(suite_run, VtrainWithinRegressionBounds) {
   EXPECT_LE(g.all.max_abs, 36.0);
 }
 
+// No target (issue 9 names none; nothing is fitted on these rows): vTrain's 109 multi-node
+// iterations, an independent check. Measured (DES) on 2026-11-25 with the fitted A100 profile, the
+// dgx-a100 network at half its NIC rate (vTrain's 800 Gb/s per node of 8) and the megatron-eager
+// framework fitted on the single-node even rows: MAPE 10.5 %, max 52.2 % (row 15: 3.6B on 64 GPUs,
+// TP 8, micro-batch 64: 9.84 s measured, twice its micro-batch-32 neighbour's 4.97 s; 4.70 s
+// predicted); 68 of 109 within 10 %; by size, median error 3.6B -10.3 %, 18.4B -11.2 %, 39.1B
+// -7.5 %, 175B -2.4 %. The 39.1B rows at TP 2 with DP 16-32 are 40-42 % too fast: measured, they
+// take 46 % (PP 8) and 52 % (PP 16) longer than TP 8 at the same pipeline depth and micro-batch,
+// which the model's extra DP traffic (0.12 s of exposed DP all-reduce) does not account for.
+TEST(suite_run, VtrainMultiWithinRegressionBounds) {
+  const GroupSummary& g = group(des_result(), Group::kVtrainMulti);
+  EXPECT_EQ(g.all.count, 109);
+  EXPECT_LE(g.all.mape, 12.0);
+  EXPECT_LE(g.all.max_abs, 55.0);
+  EXPECT_GE(g.all.within_10, 60);
+}
+
 // Target: each row within +-10 %. Measured (DES): datasheet presets MAPE 11.0 %, max 19.1 %; with
 // the fitted A100 profile and framework MAPE 3.7 %, max 8.3 % (22B, SP + selective: 1.10 s
 // published, 1.01 s predicted); 7 of 8 rows too fast, down to -8.3 %; 530B full +0.04 %.
