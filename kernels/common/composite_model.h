@@ -8,9 +8,13 @@
 //   Buffer zeros(std::size_t n);     Buffer from_host(const std::vector<float>&);
 //   std::vector<float> to_host(const Buffer&);   Tokens tokens(const std::vector<std::int32_t>&);
 //   row-major kernels with the contracts of kernels/cpu/composite_ops.h: sgemm, layernorm_forward,
-//   layernorm_backward, causal_softmax_forward, causal_softmax_backward, gelu_forward,
-//   gelu_backward, add, embedding_forward, embedding_backward, cross_entropy (returns the mean
-//   loss), adam(p, g, m, v, n, step, grad_scale), zero(p, n);
+//   layernorm_backward, gelu_forward, gelu_backward, add, embedding_forward, embedding_backward,
+//   adam(p, g, m, v, n, step, grad_scale), zero(p, n); and, batched over heads,
+//   sgemm_batched(..., stride_a, ..., stride_b, ..., stride_c, batch) (one call: `batch`
+//   products at fixed float strides), causal_softmax_forward(x, count, s, scale) and
+//   causal_softmax_backward(p, dp, count, s, scale) on `count` stacked [s x s] matrices;
+//   cross_entropy(logits, targets, t, v) (no result: the device need not be waited for) and
+//   double loss() (the last cross_entropy's mean loss; may wait for the device);
 //   allreduce_sum(float* g, std::size_t n)   sum over every rank, in place
 //   finish()                         waits for the work queued so far (a no-op on the cpu)
 // Each Ops call may throw CallError naming the failing library call.
@@ -20,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <sstream>
 #include <utility>
@@ -101,7 +106,7 @@ class Model {
     df_ = ops.zeros(t * f);
     dqkv_ = ops.zeros(3 * t * h);
     dx_ = ops.zeros(t * h);
-    dp_ = ops.zeros(std::size_t(c.seq_len) * c.seq_len);
+    dp_ = ops.zeros(std::size_t(c.heads) * c.seq_len * c.seq_len);
   }
 
   // One training step; returns the loss before the update and the seconds of its phases.
@@ -111,7 +116,7 @@ class Model {
       return std::chrono::duration<double>(b - a).count();
     };
     const auto start = Clock::now();
-    const double loss = forward();
+    forward();
     backward();
     ops_.finish();
     const auto computed = Clock::now();
@@ -123,7 +128,8 @@ class Model {
     ops_.finish();
     const auto updated = Clock::now();
     phases = {seconds(start, computed), seconds(computed, reduced), seconds(reduced, updated)};
-    return loss;
+    // Read after the timed phases: the per-row losses are untouched until the next forward pass.
+    return ops_.loss();
   }
 
   [[nodiscard]] double checksum() { return parameter_checksum(ops_.to_host(p_)); }
@@ -150,20 +156,21 @@ class Model {
     ops_.sgemm(true, false, k, n, t_, x, k, dy, n, dw, n);
   }
 
-  // Q.K^T -> causal softmax -> P.V per (sequence, head); the simulator's attention_scores,
-  // softmax and attention_values ops.
+  // Q.K^T -> causal softmax -> P.V per sequence, each a call batched over the heads (head i's
+  // Q, K, V and context columns start i d floats further; its probabilities s^2 further); the
+  // simulator's attention_scores, softmax and attention_values ops, which it prices batched.
   void attention_forward(LayerActs& a) {
-    const int s = c_.seq_len, h = c_.hidden, d = h / c_.heads;
+    const int s = c_.seq_len, h = c_.hidden, d = h / c_.heads, heads = c_.heads;
     const float scale = 1.0f / std::sqrt(float(d));
-    for (int b = 0; b < c_.micro_batch; ++b)
-      for (int hd = 0; hd < c_.heads; ++hd) {
-        const float* q = a.qkv.data() + std::size_t(b) * s * 3 * h + std::size_t(hd) * d;
-        float* pr = a.probs.data() + (std::size_t(b) * c_.heads + hd) * s * s;
-        ops_.sgemm(false, true, s, s, d, q, 3 * h, q + h, 3 * h, pr, s);
-        ops_.causal_softmax_forward(pr, s, scale);
-        float* o = a.ctx.data() + std::size_t(b) * s * h + std::size_t(hd) * d;
-        ops_.sgemm(false, false, s, d, s, pr, s, q + 2 * h, 3 * h, o, h);
-      }
+    const long long ss = static_cast<long long>(s) * s;
+    for (int b = 0; b < c_.micro_batch; ++b) {
+      const float* q = a.qkv.data() + std::size_t(b) * s * 3 * h;
+      float* pr = a.probs.data() + std::size_t(b) * heads * ss;
+      ops_.sgemm_batched(false, true, s, s, d, q, 3 * h, d, q + h, 3 * h, d, pr, s, ss, heads);
+      ops_.causal_softmax_forward(pr, heads, s, scale);
+      float* o = a.ctx.data() + std::size_t(b) * s * h;
+      ops_.sgemm_batched(false, false, s, d, s, pr, s, ss, q + 2 * h, 3 * h, d, o, h, d, heads);
+    }
   }
 
   void layer_forward(const LayerParams& lp, LayerActs& a, float* out) {
@@ -183,7 +190,7 @@ class Model {
     ops_.add(a.x2.data(), proj_.data(), out, th);
   }
 
-  double forward() {
+  void forward() {
     const int h = c_.hidden;
     ops_.embedding_forward(tokens_, P(l_.embed), P(l_.pos), acts_[0].x.data(), c_.seq_len, h);
     for (std::size_t i = 0; i < acts_.size(); ++i) {
@@ -193,26 +200,32 @@ class Model {
     ops_.layernorm_forward(xf_.data(), P(l_.lnf_g), P(l_.lnf_b), zf_.data(), meanf_.data(),
                            rstdf_.data(), t_, h);
     linear_forward(zf_.data(), P(l_.head), logits_.data(), c_.vocab, h);
-    return ops_.cross_entropy(logits_.data(), targets_, t_, c_.vocab);
+    ops_.cross_entropy(logits_.data(), targets_, t_, c_.vocab);
   }
 
   void attention_backward(LayerActs& a, const float* dctx, float* dqkv) {
     const int s = c_.seq_len, h = c_.hidden, d = h / c_.heads;
     const float scale = 1.0f / std::sqrt(float(d));
-    float* dp = dp_.data();
-    for (int b = 0; b < c_.micro_batch; ++b)
-      for (int hd = 0; hd < c_.heads; ++hd) {
-        const std::size_t qo = std::size_t(b) * s * 3 * h + std::size_t(hd) * d;
-        const float* q = a.qkv.data() + qo;
-        float* dq = dqkv + qo;
-        const float* pr = a.probs.data() + (std::size_t(b) * c_.heads + hd) * s * s;
-        const float* dout = dctx + std::size_t(b) * s * h + std::size_t(hd) * d;
-        ops_.sgemm(false, true, s, s, d, dout, h, q + 2 * h, 3 * h, dp, s);   // dP = dO V^T
-        ops_.sgemm(true, false, s, d, s, pr, s, dout, h, dq + 2 * h, 3 * h);  // dV = P^T dO
-        ops_.causal_softmax_backward(pr, dp, s, scale);
-        ops_.sgemm(false, false, s, d, s, dp, s, q + h, 3 * h, dq, 3 * h);  // dQ = dS K
-        ops_.sgemm(true, false, s, d, s, dp, s, q, 3 * h, dq + h, 3 * h);   // dK = dS^T Q
-      }
+    const int heads = c_.heads;
+    const long long ss = static_cast<long long>(s) * s;
+    float* dp = dp_.data();  // heads x [s x s]
+    const auto batched = [&](bool ta, bool tb, int m, int n, int k, const float* x, int ldx,
+                             long long sx, const float* y, int ldy, long long sy, float* z, int ldz,
+                             long long sz) {
+      ops_.sgemm_batched(ta, tb, m, n, k, x, ldx, sx, y, ldy, sy, z, ldz, sz, heads);
+    };
+    for (int b = 0; b < c_.micro_batch; ++b) {
+      const std::size_t qo = std::size_t(b) * s * 3 * h;
+      const float* q = a.qkv.data() + qo;
+      float* dq = dqkv + qo;
+      const float* pr = a.probs.data() + std::size_t(b) * heads * ss;
+      const float* dout = dctx + std::size_t(b) * s * h;
+      batched(false, true, s, s, d, dout, h, d, q + 2 * h, 3 * h, d, dp, s, ss);   // dP = dO V^T
+      batched(true, false, s, d, s, pr, s, ss, dout, h, d, dq + 2 * h, 3 * h, d);  // dV = P^T dO
+      ops_.causal_softmax_backward(pr, dp, heads, s, scale);
+      batched(false, false, s, d, s, dp, s, ss, q + h, 3 * h, d, dq, 3 * h, d);  // dQ = dS K
+      batched(true, false, s, d, s, dp, s, ss, q, 3 * h, d, dq + h, 3 * h, d);   // dK = dS^T Q
+    }
   }
 
   // `dx` holds d loss / d (block output) on entry and d loss / d (block input) on return.
@@ -285,8 +298,14 @@ class StepInstance final : public Instance {
       phases_.push_back(p);
     }
   }
-  // The final parameters' checksum, taken when measure() releases the instance (untimed).
+  // The final parameters' checksum, taken when measure() releases the instance (untimed). Not
+  // while an exception unwinds: after a device hang, the checksum's wait would hold the error
+  // for another full deadline.
   ~StepInstance() override {
+    if (std::uncaught_exceptions() > 0) {
+      checksum_ = std::nan("");
+      return;
+    }
     try {
       checksum_ = model_.checksum();
     } catch (...) {

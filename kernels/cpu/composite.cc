@@ -33,6 +33,13 @@ class CpuOps {
              int ldb, float* c, int ldc) {
     ops::sgemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
   }
+  void sgemm_batched(bool ta, bool tb, int m, int n, int k, const float* a, int lda,
+                     long long stride_a, const float* b, int ldb, long long stride_b, float* c,
+                     int ldc, long long stride_c, int batch) {
+    for (int i = 0; i < batch; ++i)
+      ops::sgemm(ta, tb, m, n, k, a + i * stride_a, lda, b + i * stride_b, ldb, c + i * stride_c,
+                 ldc);
+  }
   void layernorm_forward(const float* x, const float* gamma, const float* beta, float* y,
                          float* mean, float* rstd, int rows, int cols) {
     ops::layernorm_forward(x, gamma, beta, y, mean, rstd, rows, cols);
@@ -42,11 +49,13 @@ class CpuOps {
                           int cols) {
     ops::layernorm_backward(x, gamma, mean, rstd, dy, dx, dgamma, dbeta, rows, cols);
   }
-  void causal_softmax_forward(float* x, int s, float scale) {
-    ops::causal_softmax_forward(x, s, scale);
+  void causal_softmax_forward(float* x, int count, int s, float scale) {
+    const std::size_t ss = std::size_t(s) * std::size_t(s);
+    for (int i = 0; i < count; ++i) ops::causal_softmax_forward(x + i * ss, s, scale);
   }
-  void causal_softmax_backward(const float* p, float* dp, int s, float scale) {
-    ops::causal_softmax_backward(p, dp, s, scale);
+  void causal_softmax_backward(const float* p, float* dp, int count, int s, float scale) {
+    const std::size_t ss = std::size_t(s) * std::size_t(s);
+    for (int i = 0; i < count; ++i) ops::causal_softmax_backward(p + i * ss, dp + i * ss, s, scale);
   }
   void gelu_forward(const float* x, float* y, std::int64_t n) { ops::gelu_forward(x, y, n); }
   void gelu_backward(const float* x, const float* dy, float* dx, std::int64_t n) {
@@ -61,9 +70,10 @@ class CpuOps {
                           int h) {
     ops::embedding_backward(tokens, dx, de, dp, seq, h);
   }
-  double cross_entropy(float* logits, const Tokens& targets, int t, int v) {
-    return ops::cross_entropy(logits, targets, t, v);
+  void cross_entropy(float* logits, const Tokens& targets, int t, int v) {
+    loss_ = ops::cross_entropy(logits, targets, t, v);
   }
+  [[nodiscard]] double loss() const { return loss_; }
   void adam(float* p, const float* g, float* m, float* v, std::size_t n, int step,
             float grad_scale) {
     ops::adam(p, g, m, v, n, step, grad_scale, {});
@@ -77,6 +87,7 @@ class CpuOps {
 
  private:
   const Comm& comm_;
+  double loss_ = 0;
 };
 
 }  // namespace

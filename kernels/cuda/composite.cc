@@ -123,6 +123,22 @@ class CudaOps {
                              g.first, g.ld_first, g.second, g.ld_second, &zero, g.c, g.ldc),
                  "cublasSgemm");
   }
+  // `batch` products at fixed strides (floats) between consecutive A, B and C matrices: one
+  // cublasSgemmStridedBatched call, operands mapped as sgemm's.
+  void sgemm_batched(bool ta, bool tb, int m, int n, int kk, const float* a, int lda,
+                     long long stride_a, const float* b, int ldb, long long stride_b, float* c,
+                     int ldc, long long stride_c, int batch) {
+    const float one = 1.0f, zero = 0.0f;
+    const ColumnMajorGemmBatched bg = column_major_gemm_batched(
+        ta, tb, m, n, kk, a, lda, stride_a, b, ldb, stride_b, c, ldc, stride_c, batch);
+    const ColumnMajorGemm& g = bg.gemm;
+    check_cublas(
+        cublasSgemmStridedBatched(ctx_.blas, g.trans_first ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                  g.trans_second ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &one,
+                                  g.first, g.ld_first, bg.stride_first, g.second, g.ld_second,
+                                  bg.stride_second, &zero, g.c, g.ldc, bg.stride_c, bg.batch),
+        "cublasSgemmStridedBatched");
+  }
   void layernorm_forward(const float* x, const float* gamma, const float* beta, float* y,
                          float* mean, float* rstd, int rows, int cols) {
     check_cuda(k::layernorm_forward(x, gamma, beta, y, mean, rstd, rows, cols, ctx_.stream),
@@ -135,11 +151,11 @@ class CudaOps {
         k::layernorm_backward(x, gamma, mean, rstd, dy, dx, dgamma, dbeta, rows, cols, ctx_.stream),
         "layernorm_backward<<<>>>");
   }
-  void causal_softmax_forward(float* x, int s, float scale) {
-    check_cuda(k::causal_softmax_forward(x, s, scale, ctx_.stream), "causal_softmax<<<>>>");
+  void causal_softmax_forward(float* x, int count, int s, float scale) {
+    check_cuda(k::causal_softmax_forward(x, count, s, scale, ctx_.stream), "causal_softmax<<<>>>");
   }
-  void causal_softmax_backward(const float* p, float* dp, int s, float scale) {
-    check_cuda(k::causal_softmax_backward(p, dp, s, scale, ctx_.stream),
+  void causal_softmax_backward(const float* p, float* dp, int count, int s, float scale) {
+    check_cuda(k::causal_softmax_backward(p, dp, count, s, scale, ctx_.stream),
                "causal_softmax_backward<<<>>>");
   }
   void gelu_forward(const float* x, float* y, std::int64_t n) {
@@ -160,15 +176,18 @@ class CudaOps {
     check_cuda(k::embedding_backward(t.data(), t.count, dx, de, dp, seq, h, ctx_.stream),
                "embedding_backward<<<>>>");
   }
-  // The mean loss: per-row losses on the device, summed in double on the host.
-  double cross_entropy(float* logits, const Tokens& targets, int t, int v) {
+  // Per-row losses stay on the device (no host sync inside the forward pass); loss() reads them.
+  void cross_entropy(float* logits, const Tokens& targets, int t, int v) {
     if (row_loss_.size() != std::size_t(t)) row_loss_ = Floats(std::size_t(t));
     check_cuda(k::cross_entropy(logits, targets.data(), row_loss_.data(), t, v, ctx_.stream),
                "cross_entropy<<<>>>");
+  }
+  // The last cross_entropy's mean loss, summed in double on the host (waits for the stream).
+  double loss() {
     finish();
     double sum = 0;
     for (const float x : download(ctx_, row_loss_.data(), row_loss_.size())) sum += x;
-    return sum / t;
+    return row_loss_.size() ? sum / double(row_loss_.size()) : std::nan("");
   }
   void adam(float* p, const float* g, float* m, float* v, std::size_t n, int step,
             float grad_scale) {

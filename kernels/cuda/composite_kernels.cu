@@ -68,9 +68,31 @@ __global__ void layernorm_forward_kernel(const float* x, const float* gamma, con
   }
 }
 
+// dgamma[c] += sum_r dy[r][c] xhat[r][c], dbeta[c] += sum_r dy[r][c]: one thread per column of
+// a chunk of kLnRowsPerBlock rows (coalesced reads along the row), one atomic per chunk and
+// column (rows / 64 per address rather than one per row). Runs before the dx kernel, which may
+// overwrite dy.
+constexpr int kLnRowsPerBlock = 64;
+
+__global__ void layernorm_param_grads_kernel(const float* x, const float* mean, const float* rstd,
+                                             const float* dy, float* dgamma, float* dbeta, int rows,
+                                             int cols) {
+  const int c = blockIdx.x * kThreads + threadIdx.x;
+  if (c >= cols) return;
+  const int first = blockIdx.y * kLnRowsPerBlock;
+  const int last = min(rows, first + kLnRowsPerBlock);
+  float dg = 0, db = 0;
+  for (int r = first; r < last; ++r) {
+    const long long i = static_cast<long long>(r) * cols + c;
+    dg += dy[i] * (x[i] - mean[r]) * rstd[r];
+    db += dy[i];
+  }
+  atomicAdd(&dgamma[c], dg);
+  atomicAdd(&dbeta[c], db);
+}
+
 __global__ void layernorm_backward_kernel(const float* x, const float* gamma, const float* mean,
-                                          const float* rstd, const float* dy, float* dx,
-                                          float* dgamma, float* dbeta, int cols) {
+                                          const float* rstd, const float* dy, float* dx, int cols) {
   const long long o = static_cast<long long>(blockIdx.x) * cols;
   const float mu = mean[blockIdx.x], inv = rstd[blockIdx.x];
   float g_sum = 0, gx_sum = 0;
@@ -79,8 +101,6 @@ __global__ void layernorm_backward_kernel(const float* x, const float* gamma, co
     const float g = dy[o + c] * gamma[c];
     g_sum += g;
     gx_sum += g * xhat;
-    atomicAdd(&dgamma[c], dy[o + c] * xhat);
-    atomicAdd(&dbeta[c], dy[o + c]);
   }
   const float g_mean = block_sum(g_sum) / cols, gx_mean = block_sum(gx_sum) / cols;
   // Each element is read (dy) and then written (dx) by the same thread: in place is safe.
@@ -90,9 +110,11 @@ __global__ void layernorm_backward_kernel(const float* x, const float* gamma, co
   }
 }
 
+// One block per row of `count` stacked [s x s] matrices: row i of its matrix is global row
+// blockIdx.x.
 __global__ void causal_softmax_forward_kernel(float* x, int s, float scale) {
-  const int i = blockIdx.x;
-  float* row = x + static_cast<long long>(i) * s;
+  const int i = blockIdx.x % s;
+  float* row = x + static_cast<long long>(blockIdx.x) * s;
   float mx = -3.402823466e38f;
   for (int j = threadIdx.x; j <= i; j += kThreads) mx = fmaxf(mx, row[j] * scale);
   mx = block_max(mx);
@@ -107,9 +129,9 @@ __global__ void causal_softmax_forward_kernel(float* x, int s, float scale) {
 }
 
 __global__ void causal_softmax_backward_kernel(const float* p, float* dp, int s, float scale) {
-  const int i = blockIdx.x;
-  const float* pr = p + static_cast<long long>(i) * s;
-  float* dr = dp + static_cast<long long>(i) * s;
+  const int i = blockIdx.x % s;
+  const float* pr = p + static_cast<long long>(blockIdx.x) * s;
+  float* dr = dp + static_cast<long long>(blockIdx.x) * s;
   float dot = 0;
   for (int j = threadIdx.x; j <= i; j += kThreads) dot += pr[j] * dr[j];
   dot = block_sum(dot);
@@ -218,19 +240,22 @@ cudaError_t layernorm_forward(const float* x, const float* gamma, const float* b
 cudaError_t layernorm_backward(const float* x, const float* gamma, const float* mean,
                                const float* rstd, const float* dy, float* dx, float* dgamma,
                                float* dbeta, int rows, int cols, cudaStream_t stream) {
-  layernorm_backward_kernel<<<rows, kThreads, 0, stream>>>(x, gamma, mean, rstd, dy, dx, dgamma,
-                                                           dbeta, cols);
+  const dim3 grid((cols + kThreads - 1) / kThreads, (rows + kLnRowsPerBlock - 1) / kLnRowsPerBlock);
+  layernorm_param_grads_kernel<<<grid, kThreads, 0, stream>>>(x, mean, rstd, dy, dgamma, dbeta,
+                                                              rows, cols);
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  layernorm_backward_kernel<<<rows, kThreads, 0, stream>>>(x, gamma, mean, rstd, dy, dx, cols);
   return cudaGetLastError();
 }
 
-cudaError_t causal_softmax_forward(float* x, int s, float scale, cudaStream_t stream) {
-  causal_softmax_forward_kernel<<<s, kThreads, 0, stream>>>(x, s, scale);
+cudaError_t causal_softmax_forward(float* x, int count, int s, float scale, cudaStream_t stream) {
+  causal_softmax_forward_kernel<<<count * s, kThreads, 0, stream>>>(x, s, scale);
   return cudaGetLastError();
 }
 
-cudaError_t causal_softmax_backward(const float* p, float* dp, int s, float scale,
+cudaError_t causal_softmax_backward(const float* p, float* dp, int count, int s, float scale,
                                     cudaStream_t stream) {
-  causal_softmax_backward_kernel<<<s, kThreads, 0, stream>>>(p, dp, s, scale);
+  causal_softmax_backward_kernel<<<count * s, kThreads, 0, stream>>>(p, dp, s, scale);
   return cudaGetLastError();
 }
 

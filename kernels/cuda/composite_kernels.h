@@ -13,12 +13,14 @@ namespace shardsim::kernels::cuda::composite {
 
 cudaError_t layernorm_forward(const float* x, const float* gamma, const float* beta, float* y,
                               float* mean, float* rstd, int rows, int cols, cudaStream_t stream);
-// dx may be dy (in place); dgamma and dbeta are accumulated (+=).
+// dx may be dy (in place); dgamma and dbeta are accumulated (+=) from per-chunk column sums (two
+// kernels: the parameter gradients first, then dx).
 cudaError_t layernorm_backward(const float* x, const float* gamma, const float* mean,
                                const float* rstd, const float* dy, float* dx, float* dgamma,
                                float* dbeta, int rows, int cols, cudaStream_t stream);
-cudaError_t causal_softmax_forward(float* x, int s, float scale, cudaStream_t stream);
-cudaError_t causal_softmax_backward(const float* p, float* dp, int s, float scale,
+// On `count` stacked [s x s] matrices (one launch for every head of a sequence).
+cudaError_t causal_softmax_forward(float* x, int count, int s, float scale, cudaStream_t stream);
+cudaError_t causal_softmax_backward(const float* p, float* dp, int count, int s, float scale,
                                     cudaStream_t stream);
 cudaError_t gelu_forward(const float* x, float* y, std::int64_t n, cudaStream_t stream);
 // dx may be dy (in place).

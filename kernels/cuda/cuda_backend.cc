@@ -49,16 +49,59 @@ class EventTimer final : public Timer {
   cudaEvent_t stop_ = nullptr;
 };
 
+// The backend's stream, cuBLAS/cuBLASLt handles and workspace. Each is released by the
+// destructor, and what was already created is released when a later creation step throws.
+class OwnedContext {
+ public:
+  explicit OwnedContext(double timeout_s) {
+    try {
+      create(timeout_s);
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~OwnedContext() { release(); }
+  OwnedContext(const OwnedContext&) = delete;
+  OwnedContext& operator=(const OwnedContext&) = delete;
+  [[nodiscard]] const DeviceContext& get() const { return c_; }
+
+ private:
+  void create(double timeout_s) {
+    c_.timeout_s = timeout_s;
+    check_cuda(cudaGetDevice(&c_.device), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&c_.cc_major, cudaDevAttrComputeCapabilityMajor, c_.device),
+               "cudaDeviceGetAttribute");
+    check_cuda(cudaDeviceGetAttribute(&c_.cc_minor, cudaDevAttrComputeCapabilityMinor, c_.device),
+               "cudaDeviceGetAttribute");
+    check_cuda(cudaStreamCreateWithFlags(&c_.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check_cublas(cublasCreate(&c_.blas), "cublasCreate");
+    check_cublas(cublasSetStream(c_.blas, c_.stream), "cublasSetStream");
+    check_cublas(cublasLtCreate(&c_.lt), "cublasLtCreate");
+    check_cuda(cudaMalloc(&c_.workspace, kWorkspaceBytes), "cudaMalloc");
+    c_.workspace_bytes = kWorkspaceBytes;
+    check_cublas(cublasSetWorkspace(c_.blas, c_.workspace, c_.workspace_bytes),
+                 "cublasSetWorkspace");
+  }
+  void release() noexcept {
+    if (c_.workspace != nullptr) cudaFree(c_.workspace);
+    if (c_.lt != nullptr) cublasLtDestroy(c_.lt);
+    if (c_.blas != nullptr) cublasDestroy(c_.blas);
+    if (c_.stream != nullptr) cudaStreamDestroy(c_.stream);
+    c_.workspace = nullptr;
+    c_.lt = nullptr;
+    c_.blas = nullptr;
+    c_.stream = nullptr;
+  }
+  DeviceContext c_;
+};
+
+// Members are destroyed in reverse order: the timer, then the NCCL communicators (finalized while
+// the stream and handles still exist), then the context.
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(const Comm& world)
-      : ctx_(make_context(world.timeout_s())), nccl_(world, world.timeout_s()), timer_(ctx_) {}
-  ~CudaBackend() override {
-    cudaFree(ctx_.workspace);
-    cublasLtDestroy(ctx_.lt);
-    cublasDestroy(ctx_.blas);
-    cudaStreamDestroy(ctx_.stream);
-  }
+      : owned_(world.timeout_s()), nccl_(world, world.timeout_s()), timer_(ctx_) {}
 
   std::string name() const override { return "cuda"; }
 
@@ -102,25 +145,8 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  static DeviceContext make_context(double timeout_s) {
-    DeviceContext c;
-    c.timeout_s = timeout_s;
-    check_cuda(cudaGetDevice(&c.device), "cudaGetDevice");
-    check_cuda(cudaDeviceGetAttribute(&c.cc_major, cudaDevAttrComputeCapabilityMajor, c.device),
-               "cudaDeviceGetAttribute");
-    check_cuda(cudaDeviceGetAttribute(&c.cc_minor, cudaDevAttrComputeCapabilityMinor, c.device),
-               "cudaDeviceGetAttribute");
-    check_cuda(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    check_cublas(cublasCreate(&c.blas), "cublasCreate");
-    check_cublas(cublasSetStream(c.blas, c.stream), "cublasSetStream");
-    check_cublas(cublasLtCreate(&c.lt), "cublasLtCreate");
-    check_cuda(cudaMalloc(&c.workspace, kWorkspaceBytes), "cudaMalloc");
-    c.workspace_bytes = kWorkspaceBytes;
-    check_cublas(cublasSetWorkspace(c.blas, c.workspace, c.workspace_bytes), "cublasSetWorkspace");
-    return c;
-  }
-
-  DeviceContext ctx_;
+  OwnedContext owned_;
+  const DeviceContext& ctx_ = owned_.get();
   NcclGroups nccl_;
   EventTimer timer_;
 };

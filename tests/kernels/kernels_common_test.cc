@@ -77,6 +77,39 @@ TEST(KernelGemmLayout, RowMajorOnAColumnMajorGemmForEveryTranspose) {
     }
 }
 
+// column_major_gemm_batched: the attention layout of the composite (composite_model.h): heads of
+// Q in a [s x 3h] buffer (head i's columns i d floats further), scores s^2 further per head. K
+// sits in its own buffer with a different head stride (d + 1) so that swapped strides would read
+// the wrong heads. The mapped batch, run product by product through the column-major reference
+// with the mapped strides, must give each head's row-major Q K^T (small integers: exact).
+TEST(KernelGemmLayout, StridedBatchOverHeadsSwapsTheStridesWithTheOperands) {
+  const int s = 4, d = 2, heads = 3, h = heads * d, ldk = heads * (d + 1);
+  std::vector<float> qkv(std::size_t(s * 3 * h)), k(std::size_t(s * ldk));
+  for (std::size_t i = 0; i < qkv.size(); ++i) qkv[i] = float(i % 5) - 2;
+  for (std::size_t i = 0; i < k.size(); ++i) k[i] = float(i % 7) - 3;
+  std::vector<float> scores(std::size_t(heads * s * s), -99.0f);
+  const sk::ColumnMajorGemmBatched bg =
+      sk::column_major_gemm_batched(false, true, s, s, d, qkv.data(), 3 * h, d, k.data(), ldk,
+                                    d + 1, scores.data(), s, s * s, heads);
+  ASSERT_EQ(bg.batch, heads);
+  for (int i = 0; i < bg.batch; ++i) {
+    sk::ColumnMajorGemm g = bg.gemm;
+    g.first += i * bg.stride_first;
+    g.second += i * bg.stride_second;
+    g.c += i * bg.stride_c;
+    column_major_reference(g);
+  }
+  for (int hd = 0; hd < heads; ++hd)
+    for (int r = 0; r < s; ++r)
+      for (int c = 0; c < s; ++c) {
+        float want = 0;  // Q[r] . K[c] of head hd
+        for (int p = 0; p < d; ++p)
+          want +=
+              qkv[std::size_t(r * 3 * h + hd * d + p)] * k[std::size_t(c * ldk + hd * (d + 1) + p)];
+        EXPECT_EQ(scores[std::size_t(hd * s * s + r * s + c)], want) << hd << " " << r << "," << c;
+      }
+}
+
 TEST(KernelStats, MedianAndMad) {
   // Odd count: sorted {1, 2, 3} -> middle 2. Even: sorted {1, 2, 3, 4} -> (2 + 3) / 2 = 2.5.
   EXPECT_DOUBLE_EQ(sk::median({3, 1, 2}), 2.0);
