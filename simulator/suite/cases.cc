@@ -285,25 +285,36 @@ bool vtrain_calibration_row(int row_index) {
   return row_index % 2 == 0;
 }
 
+namespace {
+
+// What every vTrain row's case shares (either file): a measured step time in ms, one gradient
+// bucket (bucketing off). The caller sets id, group, source, description and scenario.
+Case vtrain_row_case(const CsvTable& t, std::size_t r, std::string_view file) {
+  Case c;
+  c.status = "V";
+  c.quantity = Quantity::kStepSeconds;
+  c.unit = "s";
+  c.published = t.number(r, "iteration time (ms)") / 1e3;
+  c.file = std::string(file);
+  c.row_index = int(r);
+  c.single_gradient_bucket = true;
+  return c;
+}
+
+}  // namespace
+
 std::vector<Case> vtrain_cases() {
   const CsvTable t = published_table(kVtrainFile, /*header_in_comment=*/true);
   std::vector<Case> out;
   out.reserve(t.rows.size());
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    Case c;
+    Case c = vtrain_row_case(t, r, kVtrainFile);
     c.id = fmt::format("vtrain/row-{:04}", r);
     c.group = Group::kVtrain;
     c.source = "vTrain @ f8dda84 data/ground_truth_single.csv (Bang et al., MICRO 2024)";
-    c.status = "V";
-    c.quantity = Quantity::kStepSeconds;
-    c.unit = "s";
-    c.published = t.number(r, "iteration time (ms)") / 1e3;
-    c.file = std::string(kVtrainFile);
-    c.row_index = int(r);
     c.description = vtrain_description(t, r);
     c.calibration_subset = vtrain_calibration_row(int(r));
     c.scenario = vtrain_scenario(t, r);
-    c.single_gradient_bucket = true;
     out.push_back(std::move(c));
   }
   return out;
@@ -314,20 +325,13 @@ std::vector<Case> vtrain_multi_cases() {
   std::vector<Case> out;
   out.reserve(t.rows.size());
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    Case c;
+    Case c = vtrain_row_case(t, r, kVtrainMultiFile);
     c.id = fmt::format("vtrain-multi/row-{:03}", r);
     c.group = Group::kVtrainMulti;
     c.source = "vTrain @ f8dda84 data/ground_truth_multi.csv (Bang et al., MICRO 2024)";
-    c.status = "V";
-    c.quantity = Quantity::kStepSeconds;
-    c.unit = "s";
-    c.published = t.number(r, "iteration time (ms)") / 1e3;
-    c.file = std::string(kVtrainMultiFile);
-    c.row_index = int(r);
     c.description =
         fmt::format("{}B, {}", t.field(r, "Parameters (billion)"), vtrain_description(t, r));
     c.scenario = vtrain_multi_scenario(t, r);
-    c.single_gradient_bucket = true;
     out.push_back(std::move(c));
   }
   return out;
