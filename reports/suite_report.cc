@@ -68,7 +68,7 @@ nlohmann::json group_json(const GroupSummary& g) {
         {"max_mape_pct", g.target.max_mape >= 0 ? nlohmann::json(g.target.max_mape) : nullptr},
         {"max_abs_pct", g.target.max_abs >= 0 ? nlohmann::json(g.target.max_abs) : nullptr},
         {"exact", g.target.exact}}},
-      {"met", g.met},
+      {"met", g.target.none() ? nlohmann::json(nullptr) : nlohmann::json(g.met)},
       {"profiles", profiles}};
   if (g.calibration) j["calibration_subset"] = stats_json(*g.calibration);
   if (g.held_out) j["held_out"] = stats_json(*g.held_out);
@@ -154,14 +154,20 @@ std::string suite_report_text(const suite::SuiteResult& r) {
       out += "  calibration subset (even rows): " + stats_text(*g.calibration) + "\n";
     if (g.held_out) out += "  held out (odd rows): " + stats_text(*g.held_out) + "\n";
     if (g.target.exact) out += fmt::format("  exact: {} of {}\n", g.exact, g.cases);
-    out += fmt::format("  target: {}: {}\n", g.target.text, g.met ? "met" : "NOT met");
+    if (g.target.none())
+      out += fmt::format("  target: {}\n", g.target.text);
+    else
+      out += fmt::format("  target: {}: {}\n", g.target.text, g.met ? "met" : "NOT met");
   }
   out += fmt::format("\n{:<12} {:>6} {:>9} {:>8} {:>8}  {:<32} {}\n", "group", "cases", "evaluated",
                      "MAPE %", "max %", "target", "met");
   for (const GroupSummary& g : r.groups)
-    out += fmt::format("{:<12} {:>6} {:>9} {:>8.1f} {:>8.1f}  {:<32} {}\n",
-                       suite::group_name(g.group), g.cases, g.all.count, g.all.mape, g.all.max_abs,
-                       g.target.text, g.met ? "yes" : "no");
+    out +=
+        fmt::format("{:<12} {:>6} {:>9} {:>8.1f} {:>8.1f}  {:<32} {}\n", suite::group_name(g.group),
+                    g.cases, g.all.count, g.all.mape, g.all.max_abs, g.target.text,
+                    g.target.none() ? "-"
+                    : g.met         ? "yes"
+                                    : "no");
   return out;
 }
 

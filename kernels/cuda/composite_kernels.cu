@@ -110,8 +110,8 @@ __global__ void layernorm_backward_kernel(const float* x, const float* gamma, co
   }
 }
 
-// One block per row of `count` stacked [s x s] matrices: row i of its matrix is global row
-// blockIdx.x.
+// One block per row of `count` stacked [s x s] matrices: global row blockIdx.x is row
+// blockIdx.x % s (its causal limit) of matrix blockIdx.x / s.
 __global__ void causal_softmax_forward_kernel(float* x, int s, float scale) {
   const int i = blockIdx.x % s;
   float* row = x + static_cast<long long>(blockIdx.x) * s;

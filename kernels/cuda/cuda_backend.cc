@@ -84,9 +84,10 @@ class OwnedContext {
                  "cublasSetWorkspace");
   }
   void release() noexcept {
-    if (c_.workspace != nullptr) cudaFree(c_.workspace);
+    // The handles before the workspace they were given, the stream last.
     if (c_.lt != nullptr) cublasLtDestroy(c_.lt);
     if (c_.blas != nullptr) cublasDestroy(c_.blas);
+    if (c_.workspace != nullptr) cudaFree(c_.workspace);
     if (c_.stream != nullptr) cudaStreamDestroy(c_.stream);
     c_.workspace = nullptr;
     c_.lt = nullptr;

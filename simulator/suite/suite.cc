@@ -197,13 +197,13 @@ GroupSummary summarize(Group g, const std::vector<const CaseResult*>& results) {
   if (t.max_mape >= 0) met = met && sum.all.mape <= t.max_mape;
   if (t.max_abs >= 0) met = met && sum.all.max_abs <= t.max_abs;
   if (t.exact) met = met && sum.exact == sum.cases;
-  sum.met = met;
+  sum.met = met && !t.none();
   return sum;
 }
 
 bool SuiteResult::all_targets_met() const {
   for (const auto& g : groups)
-    if (!g.met) return false;
+    if (!g.target.none() && !g.met) return false;
   return true;
 }
 

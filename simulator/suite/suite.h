@@ -53,6 +53,8 @@ struct Target {
   double max_mape = -1;  // < 0: no MAPE bound
   double max_abs = -1;   // < 0: no per-row bound
   bool exact = false;    // memory: every case exact
+  // No bound at all: an independent check, reported only (it never gates --check-targets).
+  [[nodiscard]] bool none() const { return max_mape < 0 && max_abs < 0 && !exact; }
 };
 [[nodiscard]] Target target_of(Group g);
 
@@ -67,7 +69,8 @@ struct GroupSummary {
   // The hardware profiles the group's scenarios used (name, fitted), sorted by name.
   std::vector<std::pair<std::string, bool>> profiles;
   Target target;
-  // The target holds on every evaluated case and every case was evaluated.
+  // The target holds on every evaluated case and every case was evaluated; false for a group
+  // without a target (Target::none(), whose reports say "no target" instead).
   bool met = false;
 };
 

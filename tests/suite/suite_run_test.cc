@@ -92,8 +92,9 @@ TEST(suite_run, VtrainWithinRegressionBounds) {
 // TP 8, micro-batch 64: 9.84 s measured, twice its micro-batch-32 neighbour's 4.97 s; 4.70 s
 // predicted); 68 of 109 within 10 %; by size, median error 3.6B -10.3 %, 18.4B -11.2 %, 39.1B
 // -7.5 %, 175B -2.4 %. The 39.1B rows at TP 2 with DP 16-32 are 40-42 % too fast: measured, they
-// take 46 % (PP 8) and 52 % (PP 16) longer than TP 8 at the same pipeline depth and micro-batch,
-// which the model's extra DP traffic (0.12 s of exposed DP all-reduce) does not account for.
+// take 25-46 % (PP 8) and 52-68 % (PP 16) longer than TP 8 at the same pipeline depth and
+// micro-batch, while the model's DP all-reduce is 0.1-0.2 s of the step and TP 2 adds only about
+// 0.02 s to it.
 TEST(suite_run, VtrainMultiWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kVtrainMulti);
   EXPECT_EQ(g.all.count, 109);
@@ -194,6 +195,25 @@ TEST(suite_run, ErrorStatistics) {
   rs[0].c.group = rs[1].c.group = rs[2].c.group = Group::kMcore;
   EXPECT_FALSE(summarize(Group::kMcore, {&rs[0], &rs[1], &rs[2]}).met);
   EXPECT_TRUE(summarize(Group::kMcore, {&rs[0], &rs[2]}).met);
+}
+
+// A group without a target (vtrain-multi, an independent check) is never "met" and never fails
+// all_targets_met, whatever its errors: one case 30 % off, and a suite of it alone.
+TEST(suite_run, GroupWithoutTargetNeverGatesTheSuite) {
+  EXPECT_TRUE(target_of(Group::kVtrainMulti).none());
+  EXPECT_FALSE(target_of(Group::kVtrain).none());
+  EXPECT_FALSE(target_of(Group::kMemory).none());  // exact counts as a target
+  CaseResult r;
+  r.c.group = Group::kVtrainMulti;
+  r.signed_pct_error = 30;
+  r.abs_pct_error = 30;
+  SuiteResult suite;
+  suite.groups.push_back(summarize(Group::kVtrainMulti, {&r}));
+  EXPECT_FALSE(suite.groups[0].met);
+  EXPECT_TRUE(suite.all_targets_met());
+  const nlohmann::json j = suite_report_json(suite);
+  EXPECT_TRUE(j["suite"]["groups"][0]["met"].is_null()) << j["suite"]["groups"][0].dump();
+  EXPECT_TRUE(j["suite"]["all_targets_met"].get<bool>());
 }
 
 // The schema is checked by tests/golden/validate_reports.py (a real JSON Schema validator).
