@@ -112,4 +112,74 @@ std::string explain_text(const std::vector<EffectContribution>& effects, const S
   return out;
 }
 
+namespace {
+
+constexpr const char* kPassKeys[3] = {"forward", "backward_input", "backward_weight"};
+
+nlohmann::json op_pass_json(const OpCost& c) {
+  return {{"seconds", c.seconds}, {"flops", c.flops}, {"bytes", c.bytes}};
+}
+
+}  // namespace
+
+nlohmann::json ops_json(const std::vector<OpCostRow>& rows) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const OpCostRow& r : rows) {
+    nlohmann::json j = {{"part", r.part}, {"name", r.name}, {"kind", r.kind}};
+    for (int p = 0; p < 3; ++p) j[kPassKeys[p]] = op_pass_json(r.pass[p]);
+    list.push_back(std::move(j));
+  }
+  return {{"rows", list},
+          {"note",
+           "one micro-batch on one tensor-parallel rank, compute only (no communication, host "
+           "dispatch or recomputation counted apart); blocks of one kind cost the same, so one "
+           "block of each kind is listed; flash attention's flops are the full unmasked count "
+           "while its time covers the causal half"}};
+}
+
+std::string ops_text(const std::vector<OpCostRow>& rows) {
+  std::string out =
+      "\nOps (one micro-batch on one TP rank, compute only; rate over all passes: TFLOP/s = 1e12 "
+      "FLOP/s, GB/s = 1e9 B/s of HBM traffic; flash attention's FLOPs are the full unmasked "
+      "count, its time the causal half's):\n";
+  out += fmt::format("  {:<30} {:<16} {:>10} {:>10} {:>10} {:>14}\n", "op", "kind", "fwd us",
+                     "bwd-in us", "bwd-w us", "rate");
+  std::string part;
+  double part_seconds = 0, part_flops = 0;
+  const auto close_part = [&] {
+    if (part.empty()) return;
+    out += fmt::format("  = {}: {:.1f} us", part, part_seconds * 1e6);
+    if (part_seconds > 0 && part_flops > 0)
+      out += fmt::format(", {:.0f} TFLOP/s", part_flops / part_seconds / 1e12);
+    out += "\n";
+  };
+  for (const OpCostRow& r : rows) {
+    if (r.part != part) {
+      close_part();
+      part = r.part;
+      part_seconds = part_flops = 0;
+      out += fmt::format("  {}:\n", part);
+    }
+    double seconds = 0, flops = 0, bytes = 0;
+    for (const OpCost& c : r.pass) {
+      seconds += c.seconds;
+      flops += c.flops;
+      bytes += c.bytes;
+    }
+    part_seconds += seconds;
+    part_flops += flops;
+    std::string rate = "-";
+    if (seconds > 0 && flops > 0)
+      rate = fmt::format("{:.0f} TFLOP/s", flops / seconds / 1e12);
+    else if (seconds > 0)
+      rate = fmt::format("{:.0f} GB/s", bytes / seconds / 1e9);
+    const double us[3] = {r.pass[0].seconds * 1e6, r.pass[1].seconds * 1e6,
+                          r.pass[2].seconds * 1e6};
+    out += fmt::format("  {:<30} {:<16} {:>10.1f} {:>10.1f} {:>10.1f} {:>14}\n", r.name, r.kind,
+                       us[0], us[1], us[2], rate);
+  }
+  close_part();
+  return out;
+}
+
 }  // namespace shardsim

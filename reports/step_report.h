@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "simulator/cost/op_table.h"
 #include "simulator/evaluate/estimate.h"
 #include "simulator/evaluate/explain.h"
 
@@ -27,5 +28,11 @@ inline constexpr const char* kFlopConvention =
                                           const Scenario& s);
 [[nodiscard]] std::string explain_text(const std::vector<EffectContribution>& effects,
                                        const Scenario& s, double step_seconds);
+
+// `simulate --ops`: each op's seconds per pass, FLOPs and bytes (cost/op_table.h), as the report's
+// "ops" section and as a table with the rate each op reaches (TFLOP/s where it does floating-point
+// work, else GB/s of HBM traffic).
+[[nodiscard]] nlohmann::json ops_json(const std::vector<OpCostRow>& rows);
+[[nodiscard]] std::string ops_text(const std::vector<OpCostRow>& rows);
 
 }  // namespace shardsim

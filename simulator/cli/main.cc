@@ -176,6 +176,9 @@ int run_command(int argc, char** argv) {
   simulate->add_flag(
       "--explain", sim.explain,
       "list the seconds each effect of the step-time model adds (each switched off in turn)");
+  simulate->add_flag("--ops", sim.ops,
+                     "list each op's seconds per pass and the rate it reaches (one block of each "
+                     "kind, the embedding and the output layer)");
   simulate->footer(cost_model_table());
   shardsim::cli::SearchArgs srch;
   auto* search = app.add_subcommand(

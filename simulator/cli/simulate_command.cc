@@ -28,6 +28,11 @@ int run_simulate(const SimulateArgs& a) {
     report["explain"] = explain_json(effects, s);
     text += explain_text(effects, s, e.time->step_seconds);
   }
+  if (a.ops && e.plan) {
+    const std::vector<OpCostRow> rows = op_cost_rows(s, *e.plan);
+    report["ops"] = ops_json(rows);
+    text += ops_text(rows);
+  }
   return write_report_with_gates(a.common, report, text, [&] {
     return estimate_html(e, "shardsim simulate: " + (s.name.empty() ? a.common.scenario : s.name));
   });

@@ -12,6 +12,7 @@ struct SimulateArgs {
   std::string mode = "des";  // des | analytic
   std::string trace;         // Chrome trace output path (DES only)
   bool explain = false;      // each effect's seconds (evaluate/explain.h)
+  bool ops = false;          // each op's cost (cost/op_table.h)
 };
 
 int run_simulate(const SimulateArgs& a);

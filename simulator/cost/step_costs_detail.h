@@ -1,7 +1,8 @@
 // Internals of compute_step_costs (step_costs.h), shared by its three files: step_costs.cc
 // (context, collective memo, assembly), layer_costs.cc (per-layer compute and the TP/CP/EP
 // communication inside a layer) and stage_costs.cc (data-parallel buckets, ZeRO gathers,
-// optimizer and offload per pipeline stage). Not for other users.
+// optimizer and offload per pipeline stage); op_table.cc prices the same ops on the same context
+// for `simulate --ops`. Not for other users.
 #pragma once
 
 #include <array>

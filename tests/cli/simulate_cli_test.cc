@@ -64,6 +64,35 @@ TEST(cli_simulate, ExplainListsEachEffectAgainstTheStepWithItOff) {
   EXPECT_EQ(j["explain"]["framework"]["name"], "megatron-eager");  // the default framework
 }
 
+// --ops: the op table in JSON and text, beside the usual report. Every row has finite,
+// non-negative numbers; the GEMMs do floating-point work and the norms none (ops.h).
+TEST(cli_simulate, OpsListsEachOpPerPass) {
+  const Result r = shardsim({"simulate", kExample, "--json", "--ops"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(has_nan_or_inf(r.out));
+  const json j = parse_report(r);
+  ASSERT_TRUE(j.contains("time"));
+  const json& rows = j["ops"]["rows"];
+  ASSERT_FALSE(rows.empty());
+  int gemms = 0;
+  for (const auto& row : rows)
+    for (const char* pass : {"forward", "backward_input", "backward_weight"}) {
+      EXPECT_GE(row[pass]["seconds"].get<double>(), 0) << row;
+      if (row["kind"] == "gemm" && std::string(pass) == "forward") {
+        EXPECT_GT(row[pass]["flops"].get<double>(), 0) << row;
+        ++gemms;
+      }
+      if (row["kind"] == "norm") {
+        EXPECT_EQ(row[pass]["flops"].get<double>(), 0) << row;
+      }
+    }
+  EXPECT_GE(gemms, 4);  // QKV, attention output, the MLP's, the logits
+  const Result text = shardsim({"simulate", kExample, "--ops"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Ops (one micro-batch on one TP rank"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("= dense block:"), std::string::npos) << text.out;
+}
+
 TEST(cli_simulate, BadFrameworkInputExitsTwoNamingTheField) {
   const Result unknown = shardsim({"simulate", kExample, "--set", "framework=pytorch-eagre"});
   EXPECT_EQ(unknown.exit_code, 2);

@@ -6,6 +6,7 @@
 #include "simulator/analytic/analytic.h"
 #include "simulator/cost/collective.h"
 #include "simulator/cost/compute.h"
+#include "simulator/cost/op_table.h"
 #include "simulator/cost/step_costs.h"
 #include "simulator/model/ops.h"
 #include "simulator/scenario/load.h"
@@ -165,6 +166,43 @@ TEST(step_throughput, MfuIsModelFlopsOverStepTimesPeak) {
   EXPECT_NEAR(t.mfu, kModelFlops / 2.0 / 312e12, 1e-12);
   EXPECT_DOUBLE_EQ(t.tokens_per_second, 2 * 2048 / 2.0);
   EXPECT_NEAR(t.model_tflops_per_gpu, kModelFlops / 2.0 / 1e12, 1e-9);
+}
+
+// simulate --ops (cost/op_table.h) lists the ops compute_step_costs prices, on the same context.
+// For gpt(2, "none") (TP 2, one micro-batch of 2048 tokens, h 1024, V 51200):
+//   qkv_projection forward = 2 x tokens x k x n / tp = 2 x 2048 x 1024 x 3072 / 2 = 6,442,450,944
+//   output_projection forward = 2 x 2048 x 1024 x 51200 / 2 = 107,374,182,400
+// and, summed over the rows, the dense block's forward seconds are the block's forward compute,
+// and the rows' FLOPs (embedding + 4 blocks + output) are the micro-batch's hardware FLOPs.
+TEST(op_table, RowsAreTheOpsTheStepPrices) {
+  const Scenario s = scenario_from_json(gpt(2, "none"), "");
+  const Plan plan = make_plan(s);
+  const std::vector<OpCostRow> rows = op_cost_rows(s, plan);
+  const StepCosts c = compute_step_costs(s, plan);
+  double block_fwd = 0, flops = 0;
+  int blocks = 0;
+  for (const OpCostRow& r : rows) {
+    const double f = r.pass[0].flops + r.pass[1].flops + r.pass[2].flops;
+    flops += r.part == "dense block" ? 4 * f : f;
+    if (r.part == "dense block") {
+      block_fwd += r.pass[0].seconds;
+      ++blocks;
+    }
+    if (r.name == "qkv_projection") {
+      EXPECT_EQ(r.kind, "gemm");
+      EXPECT_DOUBLE_EQ(r.pass[0].flops, 6442450944.0);
+    }
+    if (r.name == "output_projection") {
+      EXPECT_DOUBLE_EQ(r.pass[0].flops, 107374182400.0);
+    }
+  }
+  EXPECT_GT(blocks, 5);
+  EXPECT_EQ(rows.front().part, "embedding");
+  EXPECT_EQ(rows.back().part, "output");
+  EXPECT_DOUBLE_EQ(block_fwd, c.layer(0).work.fwd[TimeCategory::kCompute]);
+  double step_hw = c.embedding.work.hardware_flops + c.output.work.hardware_flops;
+  for (int l = 0; l < c.layer_count(); ++l) step_hw += c.layer(l).work.hardware_flops;
+  EXPECT_NEAR(flops, step_hw, 1e-12 * step_hw);
 }
 
 }  // namespace

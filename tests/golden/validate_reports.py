@@ -79,6 +79,7 @@ run("simulate-report", "simulate", "llama3-8b-8xh100", "--json", "--set", "paral
 run("memory-report", "memory", "llama3-8b-8xh100", "--json", "--set", "parallel.zero=0",
     "--set", "parallel.tp=1")
 run("simulate-report", "simulate", "llama3-8b-8xh100", "--json", "--explain")
+run("simulate-report", "simulate", "mixtral-8x7b-16xh100", "--json", "--ops")
 run("compare-report", "compare", "llama3-8b-8xh100", "--json", "--vary", "parallel.zero=0,1,3",
     "--vary", "parallel.tp=1,3")
 run("search-report", "search", "llama3-8b-8xh100", "--json", "--top", "3")

@@ -1,0 +1,70 @@
+#include "simulator/cost/op_table.h"
+
+#include "simulator/cost/step_costs_detail.h"
+#include "simulator/model/ops.h"
+#include "simulator/model/params.h"
+
+namespace shardsim {
+namespace {
+
+void add_rows(const step_costs_detail::Ctx& c, const char* part, const std::vector<Op>& ops,
+              std::vector<OpCostRow>& out) {
+  for (const Op& op : ops) {
+    OpCostRow r{part, std::string(op.name), op_kind_name(op.kind), {}};
+    for (int p = 0; p < 3; ++p) r.pass[p] = op_cost(op, Pass(p), c.op, c.s.cluster.gpu);
+    out.push_back(std::move(r));
+  }
+}
+
+}  // namespace
+
+std::string op_kind_name(OpKind k) {
+  switch (k) {
+    case OpKind::kGemm:
+      return "gemm";
+    case OpKind::kExpertGemm:
+      return "expert_gemm";
+    case OpKind::kAttentionScore:
+      return "attention_score";
+    case OpKind::kAttentionValue:
+      return "attention_value";
+    case OpKind::kFlashAttention:
+      return "flash_attention";
+    case OpKind::kSoftmax:
+      return "softmax";
+    case OpKind::kNorm:
+      return "norm";
+    case OpKind::kActivationFn:
+      return "activation";
+    case OpKind::kDropout:
+      return "dropout";
+    case OpKind::kRouter:
+      return "router";
+    case OpKind::kEmbedding:
+      return "embedding";
+    case OpKind::kLoss:
+      return "loss";
+    case OpKind::kElementwise:
+      return "elementwise";
+  }
+  return "gemm";
+}
+
+std::vector<OpCostRow> op_cost_rows(const Scenario& s, const Plan& plan) {
+  const step_costs_detail::Ctx c = step_costs_detail::make_ctx(s, plan);
+  const ModelConfig& m = s.model;
+  std::vector<OpCostRow> out;
+  const double vocab = padded_vocab(m.vocab, plan.tp);
+  add_rows(c, "embedding", embedding_ops(m, vocab, c.shape), out);
+  bool seen[2] = {false, false};  // as kind_costs: the first block of each kind
+  for (int l = 0; l < m.layers && !(seen[0] && seen[1]); ++l) {
+    const int k = m.is_moe_layer(l) ? 1 : 0;
+    if (seen[k]) continue;
+    seen[k] = true;
+    add_rows(c, k ? "MoE block" : "dense block", layer_ops(m, l, c.shape), out);
+  }
+  add_rows(c, "output", output_ops(m, vocab, c.shape), out);
+  return out;
+}
+
+}  // namespace shardsim
