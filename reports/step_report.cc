@@ -131,10 +131,10 @@ nlohmann::json ops_json(const std::vector<OpCostRow>& rows) {
   }
   return {{"rows", list},
           {"note",
-           "one micro-batch on one tensor-parallel rank, compute only (no communication, host "
-           "dispatch or recomputation counted apart); blocks of one kind cost the same, so one "
-           "block of each kind is listed; flash attention's flops are the full unmasked count "
-           "while its time covers the causal half"}};
+           "one micro-batch on one tensor-parallel rank, compute only: communication, host "
+           "dispatch and recomputation are not in these rows (see time.breakdown); blocks of one "
+           "kind cost the same, so one block of each kind is listed; flash attention's flops are "
+           "the full unmasked count while its time covers the causal half"}};
 }
 
 std::string ops_text(const std::vector<OpCostRow>& rows) {
