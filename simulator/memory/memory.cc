@@ -285,6 +285,14 @@ std::string category_name(MemoryCategory c) {
   return "overhead";
 }
 
+double largest_stage_local_parameters(const Scenario& s, const Plan& plan) {
+  const PlanFacts f = plan_facts(s, plan);
+  double largest = 0;
+  for (const auto& st : plan.stages)
+    largest = std::max(largest, stage_params(s, plan, f, st).total());
+  return largest;
+}
+
 MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan, MemoryDetail detail,
                                PlanFactsCache* cache) {
   const bool full = detail == MemoryDetail::kFull;

@@ -66,4 +66,9 @@ using PlanFactsCache = Memo<memory_detail::PlanFactsKey, memory_detail::PlanFact
 
 [[nodiscard]] std::string category_name(MemoryCategory c);
 
+// The local parameters (one TP/EP rank, before ZeRO sharding) of the largest pipeline stage of
+// `plan`: its blocks plus the embedding (first stage) or output layer (last stage), with the
+// vocabulary padded as Megatron pads it.
+[[nodiscard]] double largest_stage_local_parameters(const Scenario& s, const Plan& plan);
+
 }  // namespace shardsim

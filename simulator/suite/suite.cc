@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "simulator/evaluate/evaluate.h"
+#include "simulator/memory/memory.h"
 #include "simulator/memory/model_states.h"
-#include "simulator/memory/plan_facts.h"
 #include "simulator/plan/plan.h"
 #include "simulator/scenario/load.h"
 #include "simulator/suite/closed_form.h"
@@ -101,11 +101,7 @@ Target target_of(Group g) {
 // millionth so that rounding never splits that stage's gradient into two buckets. A smaller
 // stage's gradient fits the same single bucket.
 double single_bucket_bytes(const Scenario& s) {
-  const Plan plan = make_plan(s);
-  const memory_detail::PlanFacts facts = memory_detail::plan_facts(s, plan);
-  double largest = 0;
-  for (const PipelineStage& st : plan.stages)
-    largest = std::max(largest, memory_detail::stage_params(s, plan, facts, st).total());
+  const double largest = largest_stage_local_parameters(s, make_plan(s));
   const double grad_bytes = state_bytes_per_param(s.training.precision, s.training.grad_dtype,
                                                   s.training.optimizer, false)
                                 .grads;
