@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "reports/report_common.h"
+#include "reports/suite_report.h"
 #include "simulator/core/units.h"
 
 namespace shardsim {
@@ -288,10 +289,7 @@ std::string suite_html(const suite::SuiteResult& r) {
         "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{:.1f}</td>"
         "<td>{:.1f}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n",
         suite::group_name(g.group), g.cases, g.all.count, g.all.mape, g.all.max_abs,
-        html_escape(g.target.text),
-        g.target.none() ? "-"
-        : g.met         ? "yes"
-                        : "no");
+        html_escape(g.target.text), met_cell(g));
   body += "</table>\n";
   for (const auto& g : r.groups) {
     if (g.group == suite::Group::kMemory) continue;  // exact cases: the table says it

@@ -134,6 +134,11 @@ std::string group_rows(const std::vector<const CaseResult*>& rows) {
 
 }  // namespace
 
+const char* met_cell(const suite::GroupSummary& g) {
+  if (g.target.none()) return "-";
+  return g.met ? "yes" : "no";
+}
+
 std::string suite_report_text(const suite::SuiteResult& r) {
   std::string out = fmt::format(
       "shardsim suite: predictions against published runs and closed-form memory cases\n"
@@ -164,10 +169,7 @@ std::string suite_report_text(const suite::SuiteResult& r) {
   for (const GroupSummary& g : r.groups)
     out +=
         fmt::format("{:<12} {:>6} {:>9} {:>8.1f} {:>8.1f}  {:<32} {}\n", suite::group_name(g.group),
-                    g.cases, g.all.count, g.all.mape, g.all.max_abs, g.target.text,
-                    g.target.none() ? "-"
-                    : g.met         ? "yes"
-                                    : "no");
+                    g.cases, g.all.count, g.all.mape, g.all.max_abs, g.target.text, met_cell(g));
   return out;
 }
 

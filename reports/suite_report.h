@@ -19,4 +19,8 @@ inline constexpr int kSuiteTextRowsPerGroup = 40;
 [[nodiscard]] nlohmann::json suite_report_json(const suite::SuiteResult& r);
 [[nodiscard]] std::string suite_report_csv(const suite::SuiteResult& r);
 
+// A group's "met" cell in the summary tables (text and HTML): "yes", "no", or "-" for a group
+// without a target (suite::Target::none()).
+[[nodiscard]] const char* met_cell(const suite::GroupSummary& g);
+
 }  // namespace shardsim
