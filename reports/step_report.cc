@@ -85,6 +85,7 @@ nlohmann::json explain_json(const std::vector<EffectContribution>& effects, cons
             {"op_dispatch_s", f.op_dispatch_s},
             {"collective_dispatch_s", f.collective_dispatch_s},
             {"step_overhead_s", f.step_overhead_s},
+            {"host_sync_fraction", f.host_sync_fraction},
             {"fitted", f.fitted},
             {"source", f.source}}},
           {"note",
@@ -106,9 +107,9 @@ std::string explain_text(const std::vector<EffectContribution>& effects, const S
   const FrameworkConfig& f = s.framework;
   out += fmt::format(
       "framework  {} ({}): {:.1f} us per operation, {:.1f} us per collective call, {:.2f} ms "
-      "per step\n",
+      "per step, host sync fraction {:.3f}\n",
       f.name, f.fitted ? "fitted" : "not fitted", f.op_dispatch_s * 1e6,
-      f.collective_dispatch_s * 1e6, f.step_overhead_s * 1e3);
+      f.collective_dispatch_s * 1e6, f.step_overhead_s * 1e3, f.host_sync_fraction);
   return out;
 }
 

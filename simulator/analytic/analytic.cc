@@ -18,14 +18,14 @@ struct StageWork {
 // The host bound (cost/host_dispatch.h): each pass takes at least the time the host needs to issue
 // it; what exceeds the GPU's time is the GPU waiting for the host. Non-ZB schedules run the weight
 // gradients inside the backward item, so b and w are one item there.
-void add_host_bound(bool zb, StageWork& sw) {
-  sw.f.add(TimeCategory::kHostDispatch, host_exposed(sw.host_f, sw.f.total()));
+void add_host_bound(bool zb, double sync, StageWork& sw) {
+  sw.f.add(TimeCategory::kHostDispatch, host_exposed(sw.host_f, sw.f.total(), sync));
   if (zb) {
-    sw.b.add(TimeCategory::kHostDispatch, host_exposed(sw.host_b, sw.b.total()));
-    sw.w.add(TimeCategory::kHostDispatch, host_exposed(sw.host_w, sw.w.total()));
+    sw.b.add(TimeCategory::kHostDispatch, host_exposed(sw.host_b, sw.b.total(), sync));
+    sw.w.add(TimeCategory::kHostDispatch, host_exposed(sw.host_w, sw.w.total(), sync));
   } else {
     sw.b.add(TimeCategory::kHostDispatch,
-             host_exposed(sw.host_b + sw.host_w, sw.b.total() + sw.w.total()));
+             host_exposed(sw.host_b + sw.host_w, sw.b.total() + sw.w.total(), sync));
   }
 }
 
@@ -94,7 +94,7 @@ StageWork stage_work(const Scenario& s, const Plan& plan, const StepCosts& c,
   });
   const bool zb = plan.schedule_facts().split_weight_grad;
   if (zero3) add_zero3_exposure(c, st, plan.vpp, zb, s.strategy.zero3_prefetch > 0, sw);
-  add_host_bound(zb, sw);
+  add_host_bound(zb, s.framework.host_sync_fraction, sw);
   return sw;
 }
 

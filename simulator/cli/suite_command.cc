@@ -48,18 +48,20 @@ int run_framework_fit(const SuiteArgs& a) {
       "PyTorch eager mode with Megatron-LM / Megatron-DeepSpeed: every operation is issued from "
       "Python through the dispatcher and autograd. Host seconds per operation of shardsim's op "
       "list (a block's norm, GEMMs, attention core, activation, dropout/residual), per collective "
-      "call and per step, fitted on measured iterations (see source)";
+      "call and per step, and the share of the shorter of a work item's host and GPU time that "
+      "does not overlap the longer, fitted on measured iterations (see source)";
   write_output(a.fit_framework, suite::framework_preset_json(fit, description).dump(2) + "\n");
   const auto& f = fit.framework;
   std::cout << fmt::format(
       "framework {} fitted on {} vTrain calibration rows ({} evaluations, {} mode):\n"
-      "  op_dispatch_s {:.3e}  collective_dispatch_s {:.3e}  step_overhead_s {:.3e}\n"
+      "  op_dispatch_s {:.3e}  collective_dispatch_s {:.3e}  step_overhead_s {:.3e}  "
+      "host_sync_fraction {:.4f}\n"
       "  calibration rows MAPE {:.2f} % (before {:.2f} %), worst {:.1f} %\n"
       "  held-out rows    MAPE {:.2f} % (before {:.2f} %), worst {:.1f} % ({})\n",
       name, fit.calibration.count, fit.evaluations, mode_name(mode), f.op_dispatch_s,
-      f.collective_dispatch_s, f.step_overhead_s, fit.calibration.mape, fit.before_calibration.mape,
-      fit.calibration.max_abs, fit.held_out.mape, fit.before_held_out.mape, fit.held_out.max_abs,
-      fit.held_out.worst);
+      f.collective_dispatch_s, f.step_overhead_s, f.host_sync_fraction, fit.calibration.mape,
+      fit.before_calibration.mape, fit.calibration.max_abs, fit.held_out.mape,
+      fit.before_held_out.mape, fit.held_out.max_abs, fit.held_out.worst);
   return kExitOk;
 }
 

@@ -12,6 +12,16 @@
 // per work item (one micro-batch's pass over a stage, or one block of it when the simulation splits
 // items per block); across items the host is assumed to synchronise (Megatron synchronises after
 // every pipeline transfer), so it does not run ahead into the next item.
+//
+// Synchronising calls. The bound above assumes the host never waits for the GPU inside an item.
+// A host that waits for the GPU to finish everything issued so far after every operation (a
+// blocking launch, a device-to-host read) overlaps nothing: the item takes H + G. Real stacks sit
+// between the two (a host read of a device value, an allocator or RNG-state call that waits, a
+// blocking copy, at some of the operations), and the model interpolates linearly:
+//   item time = max(G, H) + s * min(G, H),  s = host_sync_fraction in [0, 1],
+// so the GPU waits max(0, H - G) + s * min(G, H) beyond its own time. s = 0 gives the bound
+// above, s = 1 the fully serial item. s is a property of the software stack; megatron-eager's is
+// fitted with its other host costs on the vTrain calibration rows (suite/framework_fit.h).
 #pragma once
 
 #include <algorithm>
@@ -49,9 +59,10 @@ struct HostSeconds {
 }
 
 // Seconds the GPU waits for the host in a work item of GPU time `gpu_s` whose work the host takes
-// `host_s` to issue (derivation above).
-[[nodiscard]] inline double host_exposed(double host_s, double gpu_s) {
-  return std::max(0.0, host_s - gpu_s);
+// `host_s` to issue, with `sync_fraction` of the shorter of the two not overlapping the longer
+// (derivation above; 0 <= sync_fraction <= 1).
+[[nodiscard]] inline double host_exposed(double host_s, double gpu_s, double sync_fraction) {
+  return std::max(0.0, host_s - gpu_s) + sync_fraction * std::min(host_s, gpu_s);
 }
 
 }  // namespace shardsim

@@ -124,7 +124,8 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
         all += pass_split(unit_cost(u).work, w);
         host += pass_host(unit_cost(u).work, w);
       }
-      all.add(TimeCategory::kHostDispatch, host_exposed(host, all.total()));
+      all.add(TimeCategory::kHostDispatch,
+              host_exposed(host, all.total(), s_.framework.host_sync_fraction));
       item_split_ready_[key] = 1;
     }
     last_task = add_segment(i, w, vs, mb, -1, all);
@@ -153,7 +154,8 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
       issue_gathers(k);
       TimeSplit split = pass_split(unit_cost(u).work, w);
       split.add(TimeCategory::kHostDispatch,
-                host_exposed(pass_host(unit_cost(u).work, w), split.total()));
+                host_exposed(pass_host(unit_cost(u).work, w), split.total(),
+                             s_.framework.host_sync_fraction));
       const int seg = add_segment(i, w, vs, mb, u, split);
       segs.push_back(seg);
       if (gathers) depend(seg, gather_ids[k]);

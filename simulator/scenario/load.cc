@@ -135,6 +135,7 @@ void apply_effect_switches(Scenario& s) {
     s.framework.op_dispatch_s = 0;
     s.framework.collective_dispatch_s = 0;
     s.framework.step_overhead_s = 0;
+    s.framework.host_sync_fraction = 0;
   }
 }
 

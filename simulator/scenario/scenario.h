@@ -55,6 +55,9 @@ struct FrameworkConfig {
   double op_dispatch_s = 0;          // host seconds per operation of shardsim's op list, per pass
   double collective_dispatch_s = 0;  // host seconds per collective call (TP, CP, EP) in a layer
   double step_overhead_s = 0;        // host seconds per step the GPU waits for (optimizer, sync)
+  // Share (0..1) of the shorter of a work item's host and GPU time that does not overlap the
+  // longer: the host waits for the GPU at synchronising calls (cost/host_dispatch.h).
+  double host_sync_fraction = 0;
   bool fitted = false;               // fitted from measurements (provenance says on what)
   std::string source;                // where the numbers come from
 };

@@ -102,6 +102,7 @@ void read_framework(const nlohmann::json& j, Diagnostics& d, FrameworkConfig& f)
   r.number("op_dispatch_s", f.op_dispatch_s, 0, 1);
   r.number("collective_dispatch_s", f.collective_dispatch_s, 0, 1);
   r.number("step_overhead_s", f.step_overhead_s, 0, 1000);
+  r.number("host_sync_fraction", f.host_sync_fraction, 0, 1);
   r.boolean("fitted", f.fitted);
   r.string("source", f.source);
   r.allow("provenance");

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -65,12 +66,14 @@ FrameworkFit fit_framework(const std::string& name, Mode mode) {
   FrameworkConfig zero;
   zero.name = name;
   evaluate_rows(rows, zero, mode, out.before_calibration, out.before_held_out, cache);
-  // x in microseconds (op, collective) and milliseconds (step); |x| keeps them non-negative.
+  // x in microseconds (op, collective), milliseconds (step) and per cent (sync fraction); |x|
+  // keeps them non-negative, and the sync fraction is capped at 1 (100 %).
   auto config = [&](const std::vector<double>& x) {
     FrameworkConfig f = zero;
     f.op_dispatch_s = std::fabs(x[0]) * 1e-6;
     f.collective_dispatch_s = std::fabs(x[1]) * 1e-6;
     f.step_overhead_s = std::fabs(x[2]) * 1e-3;
+    f.host_sync_fraction = std::min(1.0, std::fabs(x[3]) * 1e-2);
     return f;
   };
   auto objective = [&](const std::vector<double>& x) {
@@ -80,7 +83,7 @@ FrameworkFit fit_framework(const std::string& name, Mode mode) {
       throw std::logic_error("internal error: a vTrain calibration row did not evaluate");
     return cal.mape;
   };
-  const auto best = calibrate::nelder_mead(objective, {30, 30, 5}, {20, 20, 5}, 400, 1e-4);
+  const auto best = calibrate::nelder_mead(objective, {30, 30, 5, 10}, {20, 20, 5, 10}, 600, 1e-4);
   out.evaluations = best.evaluations;
   out.framework = config(best.x);
   out.framework.fitted = true;
@@ -92,7 +95,9 @@ FrameworkFit fit_framework(const std::string& name, Mode mode) {
       "{} iterations measured with Megatron-DeepSpeed on 8x A100; Bang et al., MICRO 2024): "
       "calibration MAPE {:.2f} % -> {:.2f} %; held-out odd rows (never seen by the fit) MAPE "
       "{:.2f} % -> {:.2f} %, worst {:.1f} % ({}). Values are per operation of shardsim's op list "
-      "(simulator/model/ops.cc), not per PyTorch operator",
+      "(simulator/model/ops.cc), not per PyTorch operator; host_sync_fraction is the share of the "
+      "shorter of a work item's host and GPU time that does not overlap the longer "
+      "(simulator/cost/host_dispatch.h)",
       mode_name(mode), out.calibration.count, out.before_calibration.mape, out.calibration.mape,
       out.before_held_out.mape, out.held_out.mape, out.held_out.max_abs, out.held_out.worst);
   return out;
@@ -105,6 +110,7 @@ nlohmann::json framework_preset_json(const FrameworkFit& fit, const std::string&
           {"op_dispatch_s", f.op_dispatch_s},
           {"collective_dispatch_s", f.collective_dispatch_s},
           {"step_overhead_s", f.step_overhead_s},
+          {"host_sync_fraction", f.host_sync_fraction},
           {"fitted", f.fitted},
           {"source", f.source}};
 }

@@ -1,5 +1,5 @@
 // Fits a framework's host cost (scenario.h FrameworkConfig: seconds per operation, per collective
-// call and per step) on the named calibration subset of the vTrain rows (vtrain_calibration_row:
+// call and per step, and the share of host and GPU time that does not overlap) on the named calibration subset of the vTrain rows (vtrain_calibration_row:
 // even rows), and reports the error on the held-out odd rows, which the fit never sees. This is
 // the one global correction issue 9 allows, fitted where it says: on a named subset.
 #pragma once
@@ -20,7 +20,8 @@ struct FrameworkFit {
 };
 
 // Minimises the calibration rows' mean absolute percentage error in `mode` over (op_dispatch_s,
-// collective_dispatch_s, step_overhead_s) >= 0 (Nelder-Mead, deterministic). Every other scenario
+// collective_dispatch_s, step_overhead_s) >= 0 and 0 <= host_sync_fraction <= 1 (Nelder-Mead,
+// deterministic). Every other scenario
 // key stays as the vTrain cases give it (the shipped, measurement-fitted hardware profiles).
 [[nodiscard]] FrameworkFit fit_framework(const std::string& name, Mode mode);
 

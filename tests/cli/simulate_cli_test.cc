@@ -100,6 +100,10 @@ TEST(cli_simulate, BadFrameworkInputExitsTwoNamingTheField) {
   const Result negative = shardsim({"simulate", kExample, "--set", "framework.op_dispatch_s=-1"});
   EXPECT_EQ(negative.exit_code, 2);
   EXPECT_NE(negative.err.find("/framework/op_dispatch_s"), std::string::npos) << negative.err;
+  const Result fraction =
+      shardsim({"simulate", kExample, "--set", "framework.host_sync_fraction=1.5"});
+  EXPECT_EQ(fraction.exit_code, 2);
+  EXPECT_NE(fraction.err.find("/framework/host_sync_fraction"), std::string::npos) << fraction.err;
   const Result effect = shardsim({"simulate", kExample, "--set", "effects.gemm_shap=false"});
   EXPECT_EQ(effect.exit_code, 2);
   EXPECT_NE(effect.err.find("/effects"), std::string::npos) << effect.err;

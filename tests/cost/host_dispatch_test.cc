@@ -38,8 +38,20 @@ TEST(host_dispatch, SecondsPerPassFromTheCounts) {
 
 TEST(host_dispatch, TheGpuWaitsOnlyForWhatExceedsItsOwnTime) {
   // item time = max(G, H): the wait is H - G when the host is slower, else nothing.
-  EXPECT_DOUBLE_EQ(host_exposed(3e-3, 1e-3), 2e-3);
-  EXPECT_EQ(host_exposed(1e-3, 3e-3), 0);
+  EXPECT_DOUBLE_EQ(host_exposed(3e-3, 1e-3, 0), 2e-3);
+  EXPECT_EQ(host_exposed(1e-3, 3e-3, 0), 0);
+}
+
+TEST(host_dispatch, ASyncFractionAddsThatShareOfTheShorterTime) {
+  // item time = max(G, H) + s min(G, H), so the wait beyond G is max(0, H - G) + s min(G, H).
+  // Host-bound, H = 3 ms, G = 1 ms, s = 0.25: 2 ms + 0.25 x 1 ms = 2.25 ms (item 4.25 ms).
+  EXPECT_NEAR(host_exposed(3e-3, 1e-3, 0.25), 2.25e-3, 1e-15);
+  // GPU-bound, H = 1 ms, G = 3 ms, s = 0.25: 0 + 0.25 x 1 ms = 0.25 ms (item 3.25 ms).
+  EXPECT_NEAR(host_exposed(1e-3, 3e-3, 0.25), 0.25e-3, 1e-15);
+  // s = 1, a host that waits for every operation: item H + G = 4 ms, so the wait is H = 1 ms
+  // beyond G = 3 ms, whichever of the two is longer.
+  EXPECT_NEAR(host_exposed(1e-3, 3e-3, 1), 1e-3, 1e-15);
+  EXPECT_NEAR(host_exposed(3e-3, 1e-3, 1), 3e-3, 1e-15);
 }
 
 // A 4-layer GPT on one GPU, 2 micro-batches (as tests/cost/step_costs_test.cc).
@@ -89,6 +101,25 @@ TEST(host_dispatch, AHostBoundStepIsTheHostsTimeInBothModels) {
   EXPECT_GT(des.breakdown[TimeCategory::kHostDispatch], 0.9 * host);
 }
 
+TEST(host_dispatch, AFullySerialHostAddsTheGpusTimeToItsOwnInBothModels) {
+  // host_sync_fraction 1: every item takes H + G instead of max(G, H), so the step is the host
+  // time of the test above plus the GPU's compute (taken from the overlapping run, whose compute
+  // breakdown is the GPU's own time), the optimizer and the 0.25 s step overhead.
+  nlohmann::json j = gpt(10e-3);
+  const Scenario overlapping = scenario_from_json(j, "");
+  j["framework"]["host_sync_fraction"] = 1;
+  const Scenario serial = scenario_from_json(j, "");
+  const Plan plan = make_plan(serial);
+  const StepCosts c = compute_step_costs(serial, plan);
+  const StepResult base = simulate_step(overlapping, plan, compute_step_costs(overlapping, plan));
+  const double gpu = base.breakdown[TimeCategory::kCompute];
+  const double host = base.breakdown[TimeCategory::kHostDispatch] + gpu - 0.25;  // items: H
+  const double optimizer = c.stages[0].optimizer_seconds;
+  EXPECT_GT(gpu, 0);
+  EXPECT_NEAR(simulate_step(serial, plan, c).step_seconds, host + gpu + optimizer + 0.25, 1e-9);
+  EXPECT_NEAR(analytic_step(serial, plan, c).step_seconds, host + gpu + optimizer + 0.25, 1e-9);
+}
+
 TEST(host_dispatch, AGpuBoundStepWaitsOnlyForTheStepOverhead) {
   // 1 ns per operation: the host is always ahead; only the per-step 0.25 s remains.
   const Scenario s = scenario_from_json(gpt(1e-9), "");
@@ -99,9 +130,12 @@ TEST(host_dispatch, AGpuBoundStepWaitsOnlyForTheStepOverhead) {
 }
 
 TEST(host_dispatch, EffectSwitchRemovesTheHostCost) {
-  const Scenario s = scenario_from_json(gpt(10e-3), "", {"effects.host_dispatch=false"});
+  nlohmann::json j = gpt(10e-3);
+  j["framework"]["host_sync_fraction"] = 0.5;
+  const Scenario s = scenario_from_json(j, "", {"effects.host_dispatch=false"});
   EXPECT_EQ(s.framework.op_dispatch_s, 0);
   EXPECT_EQ(s.framework.step_overhead_s, 0);
+  EXPECT_EQ(s.framework.host_sync_fraction, 0);
   const Plan plan = make_plan(s);
   EXPECT_EQ(
       simulate_step(s, plan, compute_step_costs(s, plan)).breakdown[TimeCategory::kHostDispatch],

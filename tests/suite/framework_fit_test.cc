@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "simulator/scenario/presets.h"
 #include "simulator/suite/framework_fit.h"
@@ -20,14 +21,19 @@ TEST(framework_fit, ShippedPresetIsTheFitOfTheCalibrationRows) {
   ASSERT_TRUE(shipped.has_value());
   EXPECT_TRUE((*shipped)["fitted"].get<bool>());
   // The fit is deterministic (Nelder-Mead from a fixed start): the same numbers to rounding.
-  for (const char* key : {"op_dispatch_s", "collective_dispatch_s", "step_overhead_s"}) {
+  const std::pair<const char*, double> fitted[] = {
+      {"op_dispatch_s", fit.framework.op_dispatch_s},
+      {"collective_dispatch_s", fit.framework.collective_dispatch_s},
+      {"step_overhead_s", fit.framework.step_overhead_s},
+      {"host_sync_fraction", fit.framework.host_sync_fraction}};
+  for (const auto& [key, got] : fitted) {
+    ASSERT_TRUE(shipped->contains(key)) << key;
     const double want = (*shipped)[key].get<double>();
-    const double got = key == std::string("op_dispatch_s") ? fit.framework.op_dispatch_s
-                       : key == std::string("collective_dispatch_s")
-                           ? fit.framework.collective_dispatch_s
-                           : fit.framework.step_overhead_s;
     EXPECT_NEAR(got, want, 1e-9 * std::max(1e-12, std::fabs(want))) << key;
   }
+  // A fraction: the fit keeps it within [0, 1] (framework_fit.cc caps it).
+  EXPECT_GE(fit.framework.host_sync_fraction, 0);
+  EXPECT_LE(fit.framework.host_sync_fraction, 1);
   EXPECT_EQ((*shipped)["source"].get<std::string>(), fit.framework.source);
   // The held-out (odd) rows were never seen by the fit: their error must fall too.
   EXPECT_EQ(fit.held_out.count, 720);

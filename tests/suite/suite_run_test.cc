@@ -73,16 +73,18 @@ TEST(suite_run, MemoryGroupIsExact) {
 // megatron-eager framework fitted on the even rows: MAPE 8.2 % (calibration 8.3 %, held out 8.1 %),
 // max 31.5 % (row 1095: 8 GPUs, TP 8, h 1024, micro-batch 1: 1.95 s measured, 1.34 s predicted;
 // the TP 8 host-bound rows run about 1.4x slower per layer than TP 1-4 ones, which the model does
-// not capture).
+// not capture). Since 2026-11-25 the framework's host_sync_fraction (0.134, fitted with the other
+// three on the even rows): MAPE 7.67 % (calibration 7.69 %, held out 7.65 %), max 31.2 % (row 771,
+// the same TP 8 micro-batch-1 rows). The MAPE target is met, so the bound is the target itself.
 TEST(suite_run, VtrainWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kVtrain);
   ASSERT_TRUE(g.calibration && g.held_out);
   EXPECT_EQ(g.calibration->count + g.held_out->count, g.all.count);
   std::printf("vtrain: calibration subset MAPE %.2f %%, held out MAPE %.2f %% (max %.2f %%)\n",
               g.calibration->mape, g.held_out->mape, g.held_out->max_abs);
-  EXPECT_LE(g.all.mape, 10.0);
-  EXPECT_LE(g.held_out->mape, 10.0);
-  EXPECT_LE(g.all.max_abs, 36.0);
+  EXPECT_LE(g.all.mape, 8.0);
+  EXPECT_LE(g.held_out->mape, 8.0);
+  EXPECT_LE(g.all.max_abs, 34.0);
 }
 
 // No target (issue 9 names none; nothing is fitted on these rows): vTrain's 109 multi-node
@@ -94,18 +96,20 @@ TEST(suite_run, VtrainWithinRegressionBounds) {
 // -7.5 %, 175B -2.4 %. The 39.1B rows at TP 2 with DP 16-32 are 40-42 % too fast: measured, they
 // take 25-46 % (PP 8) and 52-68 % (PP 16) longer than TP 8 at the same pipeline depth and
 // micro-batch, while the model's DP all-reduce is 0.1-0.2 s of the step and TP 2 adds only about
-// 0.02 s to it.
+// 0.02 s to it. With the framework's host_sync_fraction (fitted on the single-node even rows only,
+// 2026-11-25): MAPE 9.8 %, max 52.2 % (row 15 again), 75 of 109 within 10 %.
 TEST(suite_run, VtrainMultiWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kVtrainMulti);
   EXPECT_EQ(g.all.count, 109);
-  EXPECT_LE(g.all.mape, 12.0);
+  EXPECT_LE(g.all.mape, 11.0);
   EXPECT_LE(g.all.max_abs, 55.0);
-  EXPECT_GE(g.all.within_10, 60);
+  EXPECT_GE(g.all.within_10, 70);
 }
 
 // Target: each row within +-10 %. Measured (DES): datasheet presets MAPE 11.0 %, max 19.1 %; with
 // the fitted A100 profile and framework MAPE 3.7 %, max 8.3 % (22B, SP + selective: 1.10 s
-// published, 1.01 s predicted); 7 of 8 rows too fast, down to -8.3 %; 530B full +0.04 %.
+// published, 1.01 s predicted); 7 of 8 rows too fast, down to -8.3 %; 530B full +0.04 %. With
+// the framework's host_sync_fraction (2026-11-25): MAPE 3.0 %, max 7.5 % (the same row, -7.5 %).
 TEST(suite_run, KorthikantiWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kKorthikanti);
   EXPECT_LE(g.all.mape, 6.0);
@@ -116,20 +120,22 @@ TEST(suite_run, KorthikantiWithinRegressionBounds) {
 // H100 profile and network: MAPE 29.1 %, max 47.6 %; with compute-communication contention:
 // MAPE 27.3 %, max 46.1 % (1.7B on 48 H100: 408.8 TFLOP/s published, 597 predicted); with XLA's
 // measured H100 BF16 table: MAPE 26.7 %, max 39.7 % (the 1.7B row, 571 predicted); every row too
-// fast, +13.4 to +39.7 %.
+// fast, +13.4 to +39.7 %. With the framework's host_sync_fraction (fitted on vTrain rows only,
+// 2026-11-25): MAPE 22.0 %, max 33.1 % (7.1B: 465.9 published, 620 predicted), +8.0 to +33.1 %.
 TEST(suite_run, McoreWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kMcore);
-  EXPECT_LE(g.all.mape, 29.0);
-  EXPECT_LE(g.all.max_abs, 43.0);
+  EXPECT_LE(g.all.mape, 24.0);
+  EXPECT_LE(g.all.max_abs, 36.0);
 }
 
 // Target: each row within +-10 %. Measured (DES): datasheet presets MAPE 30.7 %, max 55.0 %; fitted
 // A100 profile: MAPE 20.2 %, max 40.6 %; with compute-communication contention: MAPE 18.9 %, max
 // 40.5 % (MPT-A5, 7B at sequence 65536: 8,108 tokens/s published, 11,392 predicted); every row too
-// fast, +3.8 to +40.5 %.
+// fast, +3.8 to +40.5 %. With the framework's host_sync_fraction (2026-11-25): MAPE 18.7 %, max
+// 40.5 % (MPT-A5, 11,390 predicted), +3.5 to +40.5 %.
 TEST(suite_run, MosaicmlWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kMosaicml);
-  EXPECT_LE(g.all.mape, 23.0);
+  EXPECT_LE(g.all.mape, 21.0);
   EXPECT_LE(g.all.max_abs, 45.0);
 }
 
