@@ -1,7 +1,8 @@
 // Fits a framework's host cost (scenario.h FrameworkConfig: seconds per operation, per collective
-// call and per step, and the share of host and GPU time that does not overlap) on the named calibration subset of the vTrain rows (vtrain_calibration_row:
-// even rows), and reports the error on the held-out odd rows, which the fit never sees. This is
-// the one global correction issue 9 allows, fitted where it says: on a named subset.
+// call and per step, and the share of host and GPU time that does not overlap) on the named
+// calibration subset of the vTrain rows (vtrain_calibration_row: even rows), and reports the error
+// on the held-out odd rows, which the fit never sees. This is the one global correction issue 9
+// allows, fitted where it says: on a named subset.
 #pragma once
 
 #include <string>
