@@ -58,8 +58,8 @@ struct FrameworkConfig {
   // Share (0..1) of the shorter of a work item's host and GPU time that does not overlap the
   // longer: the host waits for the GPU at synchronising calls (cost/host_dispatch.h).
   double host_sync_fraction = 0;
-  bool fitted = false;               // fitted from measurements (provenance says on what)
-  std::string source;                // where the numbers come from
+  bool fitted = false;  // fitted from measurements (provenance says on what)
+  std::string source;   // where the numbers come from
 };
 
 // Effects of the step-time model that can be switched off one at a time ("effects" section), so
