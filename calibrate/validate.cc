@@ -285,7 +285,7 @@ double abs_pct_error(double predicted, double measured) {
 }
 
 ValidationResult run_validation(bool quick, const GpuProfile& profile, kernels::Backend& backend,
-                                const kernels::Comm& world) {
+                                const kernels::Comm& world, const PhaseHook& on_phase) {
   ValidationResult r;
   r.ranks = world.size();
   r.ranks_per_node = ranks_on_node_of_rank0(world);
@@ -293,6 +293,7 @@ ValidationResult run_validation(bool quick, const GpuProfile& profile, kernels::
   const SweepSizes sizes = sweep_sizes(kind);
   const kernels::SweepPlan plan = item_plan(quick, kind);
   for (const auto& d : item_descriptors(backend, plan, world.size(), sizes)) {
+    if (on_phase) on_phase(d.name, r.items.size());
     const kernels::Measurement m = kernels::measure(d, backend.timer(), world, plan.loop);
     if (!m.verification.ok)
       throw std::runtime_error(d.name + " failed verification: " + m.verification.detail);
@@ -306,6 +307,7 @@ ValidationResult run_validation(bool quick, const GpuProfile& profile, kernels::
     r.items.push_back(it);
   }
   r.composite = composite_config(quick, kind);
+  if (on_phase) on_phase("composite step", r.items.size());
   const kernels::CompositeResult c = backend.run_composite(r.composite, world);
   r.scenario = composite_scenario(r.composite, r.ranks, r.ranks_per_node, profile);
   const StepPrediction p = predict_step(r.scenario);

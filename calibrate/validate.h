@@ -13,6 +13,8 @@
 // Error: abs_pct_error = 100 |predicted - measured| / measured.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -99,9 +101,13 @@ void check_composite_scenario(bool quick, kernels::BackendKind kind, const GpuPr
                               const kernels::Comm& world);
 
 // Runs everything on every rank of `world` in lockstep (collective). Throws CallError.
+// `on_phase`, when set, is called before each item with the item's name and before the composite
+// step with "composite step", so the caller can name what was running when a rank was lost
+// (validate_command.cc); `done` counts the items measured before it.
+using PhaseHook = std::function<void(const std::string& phase, std::size_t done)>;
 [[nodiscard]] ValidationResult run_validation(bool quick, const GpuProfile& profile,
-                                              kernels::Backend& backend,
-                                              const kernels::Comm& world);
+                                              kernels::Backend& backend, const kernels::Comm& world,
+                                              const PhaseHook& on_phase = {});
 
 // Report: {schema_version, tool_version, profile, composite, validation: {items, step,
 // held_out_median_abs_pct_error, ...}} (reports/schemas/validation-report.schema.json).

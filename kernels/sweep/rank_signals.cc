@@ -153,7 +153,7 @@ void write_record(const char* call, const char* message, int signal, const char*
 // signal and the ranks on this host whose process is gone, written now because a rank blocked in
 // a call that the signal does not interrupt never reports again.
 void write_stop_record(int signal) {
-  if (g_recording == 0 || g_error_path[0] == '\0') return;
+  if (g_recording == 0) return;
   char lost[kLostCap];  // "1, 5": the lost ranks, for the message and the lost_ranks array
   std::size_t l = 0;
   lost[0] = '\0';
@@ -187,6 +187,17 @@ void write_stop_record(int signal) {
   append(message, sizeof(message), m,
          "; recorded when the signal arrived: a rank blocked in a call that does not return "
          "(a collective waiting for a lost rank) is killed before it can report more");
+  if (g_error_path[0] == '\0') {  // no record file (validate): the record goes to stderr
+    char line[4200];
+    std::size_t n = 0;
+    append(line, sizeof(line), n, "error: rank ");
+    append_int(line, sizeof(line), n, g_rank);
+    append(line, sizeof(line), n, ": ");
+    append(line, sizeof(line), n, message);
+    append(line, sizeof(line), n, "\n");
+    (void)!write(STDERR_FILENO, line, n);
+    return;
+  }
   write_record(g_item[0] != '\0' ? g_item : signal_name(signal), message, signal, lost);
 }
 
@@ -361,20 +372,26 @@ void test_hook_maybe_die(std::size_t items_done, const Comm& world) {
   std::raise(signal);
 }
 
-void test_hook_maybe_die_inside(bool collective_item, const Comm& world) {
+void test_hook_maybe_die_at(std::string_view place, const Comm& world) {
   const char* where = std::getenv("SHARDSIM_TEST_DIE_INSIDE");
-  if (where == nullptr || !collective_item || world.rank() != world.size() - 1) return;
-  if (std::string_view(where) != "collective") {
+  if (where == nullptr || world.rank() != world.size() - 1) return;
+  const std::string_view w(where);
+  if (w != "collective" && w != "composite") {
     static bool warned = false;
     if (!std::exchange(warned, true))
       std::cerr << "warning: SHARDSIM_TEST_DIE_INSIDE=\"" << where
-                << "\" is not \"collective\"; test hook ignored" << std::endl;
+                << "\" is neither \"collective\" nor \"composite\"; test hook ignored" << std::endl;
     return;
   }
+  if (w != place) return;
   const int signal = test_hook_signal();
   std::cerr << "test hook (SHARDSIM_TEST_DIE_INSIDE): rank " << world.rank() << " raises "
-            << signal_name(signal) << " inside a collective item" << std::endl;
+            << signal_name(signal) << " at " << place << std::endl;
   std::raise(signal);
+}
+
+void test_hook_maybe_die_inside(bool collective_item, const Comm& world) {
+  if (collective_item) test_hook_maybe_die_at("collective", world);
 }
 
 }  // namespace shardsim::kernels

@@ -1,15 +1,16 @@
-// What one calibration rank does about signals and lost peers (used by SweepRun). Internal to
-// kernels/sweep.
+// What one calibration rank does about signals and lost peers (used by SweepRun, and by
+// `shardsim validate` through its CLI command).
 //
 //  - SIGTERM / SIGINT / SIGHUP (a launcher ending the job because another rank died or failed, or a
 //    cancelled run): recorded, not fatal (note_termination_signal, comm.h); the rank's next
 //    cross-rank wait throws CallError naming its call, so the failure and the samples reach the
 //    files before the launcher's SIGKILL. A second such signal ends the process as by default.
 //    The handler also writes `<samples>.rank<N>.error` at once (naming the item, the signal and
-//    the ranks on this host whose process is gone): a rank blocked inside a call that a signal
-//    does not interrupt (a blocking MPI collective waiting for the lost rank) never reaches its
-//    next wait, and this record is then all it leaves. When the main thread does reach a wait, it
-//    replaces the file with the failing call's error (SweepRun::fail).
+//    the ranks on this host whose process is gone; with no error file, as in validate, the same
+//    record goes to stderr as an "error: rank N: ..." line): a rank blocked inside a call that a
+//    signal does not interrupt (a blocking MPI collective waiting for the lost rank) never reaches
+//    its next wait, and this record is then all it leaves. When the main thread does reach a wait,
+//    it replaces the file with the failing call's error (SweepRun::fail).
 //  - SIGSEGV / SIGBUS / SIGFPE / SIGILL / SIGABRT (this rank crashed): writes
 //    `<samples>.rank<N>.error` naming the signal and the item, then _exit(3), so the launcher sees
 //    exit status 3 rather than 128 + signal.
@@ -18,6 +19,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/common/comm.h"
@@ -74,5 +76,9 @@ void test_hook_maybe_die(std::size_t items_done, const Comm& world);
 // agreed to start it (measure()'s `started`), so the others enter the item's blocking collective
 // and wait there for it. Does nothing without the variable.
 void test_hook_maybe_die_inside(bool collective_item, const Comm& world);
+// Test hook: with SHARDSIM_TEST_DIE_INSIDE equal to `place` ("collective" or "composite"), the last
+// rank raises SHARDSIM_TEST_DIE_SIGNAL (default SIGKILL) here. validate calls it with "composite"
+// just before the composite step, so the other ranks enter the step and wait for it there.
+void test_hook_maybe_die_at(std::string_view place, const Comm& world);
 
 }  // namespace shardsim::kernels

@@ -5,10 +5,13 @@
 
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "calibrate/validate.h"
 #include "kernels/common/comm.h"
 #include "kernels/common/errors.h"
+#include "kernels/sweep/rank_signals.h"
 #include "kernels/sweep/run_sweep.h"
 #include "reports/build_info.h"
 #include "reports/output.h"
@@ -58,11 +61,31 @@ std::string report(const calibrate::ValidationResult& r, const GpuProfile& g, bo
   return j.dump(2) + "\n";
 }
 
+// "rank 1 lost during <phase>: " when a rank on this host is gone, else "<phase>: " (a lost rank
+// on another host cannot be seen from here; the launcher names it).
+std::string failure_context(const std::vector<kernels::Peer>& peers, const std::string& phase) {
+  const std::vector<int> lost = kernels::lost_ranks(peers);
+  if (lost.empty()) return phase.empty() ? "" : phase + ": ";
+  std::string ranks;
+  for (const int r : lost) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+  return (lost.size() > 1 ? "ranks " : "rank ") + ranks + " lost during " +
+         (phase.empty() ? "validate" : phase) + ": ";
+}
+
 // Measures and predicts on every rank; rank 0 writes the report. Returns the exit code.
+// A lost rank (kernels/sweep/rank_signals.h): the launcher sends the survivors SIGTERM; a survivor
+// in a deadline-bounded wait throws and reports the lost rank and the phase below, one blocked in
+// a blocking collective (the composite's gradient all-reduce) reports the same from its signal
+// handler on stderr. No report is written (rank 0 writes it only at the end).
 int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
   kernels::MpiScope mpi;
   const kernels::Comm world = kernels::Comm::world(kSyncTimeoutS);
+  kernels::RankSignals signals(world.rank(), "");  // "": a stop record goes to stderr
+  std::vector<kernels::Peer> peers;
+  std::string phase;
   try {
+    peers = kernels::gather_peers(world);
+    kernels::RankSignals::set_peers(peers, world.rank());
     const auto kind =
         a.backend == "cuda" ? kernels::BackendKind::kCuda : kernels::BackendKind::kCpu;
     calibrate::check_composite_scenario(a.quick, kind, g, world);  // before minutes of measuring
@@ -73,7 +96,15 @@ int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
         std::cerr << "error: validate --backend " << a.backend << ": " << no_backend << "\n";
       return kExitRuntime;
     }
-    const calibrate::ValidationResult r = calibrate::run_validation(a.quick, g, *backend, world);
+    const auto on_phase = [&](const std::string& name, std::size_t done) {
+      phase = name;
+      kernels::RankSignals::set_item(name);
+      kernels::test_hook_maybe_die(done, world);
+      if (name == "composite step") kernels::test_hook_maybe_die_at("composite", world);
+    };
+    const calibrate::ValidationResult r =
+        calibrate::run_validation(a.quick, g, *backend, world, on_phase);
+    kernels::RankSignals::stop_recording();  // measured: a late signal has nothing to report
     if (world.rank() == 0) write_output(a.output, report(r, g, a.json));
     return r.step.verified ? kExitOk : kExitCheckFailed;
   } catch (const InputError&) {
@@ -81,7 +112,9 @@ int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
   } catch (const std::exception& e) {
     // A failed MPI / BLAS / CUDA / NCCL call, a lost rank, or a kernel that failed verification:
     // say which, and end every rank rather than leave one waiting in MPI_Finalize.
-    std::cerr << "error: rank " << world.rank() << ": " << e.what() << "\n";
+    kernels::RankSignals::stop_recording();  // this message is the record; none from MPI_Abort
+    std::cerr << "error: rank " << world.rank() << ": " << failure_context(peers, phase) << e.what()
+              << "\n";
     if (world.size() > 1) MPI_Abort(MPI_COMM_WORLD, kExitRuntime);
     return kExitRuntime;
   }

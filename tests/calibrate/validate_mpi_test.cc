@@ -6,7 +6,8 @@
 // Asserts the documents follow their schemas (a real validator), finite errors, predictions within
 // a factor of 4 of the measurements, and (SHARDSIM_STRICT_TIMING=1) the error bounds below. Bad
 // input: a missing profile or a profile with a bad field exits 2 naming it; cuda exits 3 (composite
-// workload not implemented for cuda).
+// workload not implemented for cuda). A lost or crashed rank is named with what was running, and
+// no report is written.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -174,6 +175,66 @@ TEST(ValidateMpi, CudaBackendWithoutADeviceExits3) {
             3);
   EXPECT_NE(slurp(err).find("validate --backend cuda: no CUDA device"), std::string::npos)
       << slurp(err);
+}
+
+// A rank lost during validate, through the test hooks of kernels/sweep/rank_signals.h. Runs
+// `mpirun -np 2 shardsim validate --backend cpu --quick` on a shipped profile (the profile does
+// not matter here: the run never reaches its report), with rank 1 raising `signal` either just
+// before the composite step (SHARDSIM_TEST_DIE_INSIDE=composite) or before its 4th item.
+struct LostRankRun {
+  int rc = 0;
+  std::string log;
+  fs::path report;
+};
+
+LostRankRun validate_with_dying_rank(const std::string& name, int signal, bool in_composite) {
+  LostRankRun out;
+  out.report = scratch("lost_" + name + ".json");
+  fs::remove(out.report);
+  const fs::path log = scratch("lost_" + name + ".log");
+  const std::string hook =
+      in_composite ? "SHARDSIM_TEST_DIE_INSIDE=composite" : "SHARDSIM_TEST_DIE_AFTER_ITEMS=3";
+  const std::string pass =
+      in_composite ? "-x SHARDSIM_TEST_DIE_INSIDE " : "-x SHARDSIM_TEST_DIE_AFTER_ITEMS ";
+  // `timeout` bounds a hang (the point is that there is none).
+  out.rc =
+      run(hook + " SHARDSIM_TEST_DIE_SIGNAL=" + std::to_string(signal) + " timeout -k 5 90 " +
+          mpirun(2) + "-x SHARDSIM_TEST_DIE_SIGNAL " + pass + SHARDSIM_BINARY +
+          " validate --profile " + SHARDSIM_PRESET_PROFILE + " --backend cpu --quick --json -o " +
+          out.report.string() + " > " + log.string() + " 2>&1");
+  out.log = slurp(log);
+  return out;
+}
+
+// SIGKILL (cannot be handled) just before the composite step: Open MPI's mpirun ends the job with
+// its own status 128 + 9 = 137 and sends rank 0, waiting inside the step, SIGTERM; rank 0 names the
+// lost rank and the phase, and no report (or half of one) is left behind.
+TEST(ValidateMpi, ARankLostInTheCompositeStepIsNamedAndNoReportIsWritten) {
+  const LostRankRun o = validate_with_dying_rank("kill", 9, true);
+  ASSERT_NE(o.rc, 124) << "hung:\n" << o.log;
+  EXPECT_EQ(o.rc, 137) << o.log;  // mpirun's own status: 128 + SIGKILL of rank 1
+  EXPECT_NE(o.log.find("test hook (SHARDSIM_TEST_DIE_INSIDE): rank 1 raises SIGKILL at composite"),
+            std::string::npos)
+      << o.log;
+  EXPECT_NE(o.log.find("error: rank 0: rank 1 lost during composite step: "), std::string::npos)
+      << o.log;
+  EXPECT_FALSE(fs::exists(o.report)) << o.log;
+}
+
+// SIGSEGV before the 4th item: rank 1's crash handler names the signal and the item and exits 3,
+// so mpirun exits 3; rank 0 names rank 1 as lost during that same item.
+TEST(ValidateMpi, ACrashedRankExits3NamingTheItem) {
+  const LostRankRun o = validate_with_dying_rank("segv", 11, false);
+  ASSERT_NE(o.rc, 124) << "hung:\n" << o.log;
+  EXPECT_EQ(o.rc, 3) << o.log;
+  const std::string crash = "error: rank 1 crashed: SIGSEGV (signal 11) while measuring ";
+  const std::size_t at = o.log.find(crash);
+  ASSERT_NE(at, std::string::npos) << o.log;
+  const std::size_t from = at + crash.size();
+  const std::string item = o.log.substr(from, o.log.find('\n', from) - from);
+  EXPECT_FALSE(item.empty()) << o.log;
+  EXPECT_NE(o.log.find("rank 1 lost during " + item + ": "), std::string::npos) << o.log;
+  EXPECT_FALSE(fs::exists(o.report)) << o.log;
 }
 
 }  // namespace
