@@ -157,6 +157,7 @@ int SweepRun::fail(const Comm* world, const std::string& call, const std::string
     message = fmt::format("rank{} {} lost during {}: {}", lost.size() > 1 ? "s" : "", names, call,
                           detail);
   }
+  RankSignals::stop_recording();  // this is the record: a signal during MPI_Abort adds none
   log_ << "error: rank " << rank << ": " << message
        << (current_item_.empty() ? "" : " (while measuring " + current_item_ + ")") << "\n";
   error_ = {{"call", call}, {"message", message}, {"item", current_item_}, {"rank", rank}};
@@ -168,7 +169,6 @@ int SweepRun::fail(const Comm* world, const std::string& call, const std::string
       // that failed, the abort may end it before it learns the error, so its .partial would keep
       // `error: null`; this file names the failing call regardless.
       const std::string error_file = error_path(options_.samples_path, rank);
-      RankSignals::stop_recording();  // a signal during MPI_Abort must not replace this record
       write_json_file(error_file, error_);
       log_ << "error of rank " << rank << " written to " << error_file << "\n";
     }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -63,9 +64,10 @@ std::string report(const calibrate::ValidationResult& r, const GpuProfile& g, bo
 
 // "rank 1 lost during <phase>: " when a rank on this host is gone, else "<phase>: " (a lost rank
 // on another host cannot be seen from here; the launcher names it).
-std::string failure_context(const std::vector<kernels::Peer>& peers, const std::string& phase) {
+std::string failure_context(const std::vector<kernels::Peer>& peers, const std::string& phase,
+                            const std::string& what) {
   const std::vector<int> lost = kernels::lost_ranks(peers);
-  if (lost.empty()) return phase.empty() ? "" : phase + ": ";
+  if (lost.empty()) return phase.empty() || what.rfind(phase, 0) == 0 ? "" : phase + ": ";
   std::string ranks;
   for (const int r : lost) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
   return (lost.size() > 1 ? "ranks " : "rank ") + ranks + " lost during " +
@@ -86,6 +88,8 @@ int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
   try {
     peers = kernels::gather_peers(world);
     kernels::RankSignals::set_peers(peers, world.rank());
+    phase = "setup";  // the profile check and the backend, before the first item
+    kernels::RankSignals::set_item(phase);
     const auto kind =
         a.backend == "cuda" ? kernels::BackendKind::kCuda : kernels::BackendKind::kCpu;
     calibrate::check_composite_scenario(a.quick, kind, g, world);  // before minutes of measuring
@@ -104,7 +108,12 @@ int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
     };
     const calibrate::ValidationResult r =
         calibrate::run_validation(a.quick, g, *backend, world, on_phase);
+    // A stop signal after the last cross-rank wait: the launcher is ending the job, so no report.
+    if (const int signal = kernels::termination_signal(); signal != 0)
+      throw std::runtime_error(std::string("interrupted by ") + kernels::signal_name(signal) +
+                               " after the measurements; no report written");
     kernels::RankSignals::stop_recording();  // measured: a late signal has nothing to report
+    phase = "writing the report";
     if (world.rank() == 0) write_output(a.output, report(r, g, a.json));
     return r.step.verified ? kExitOk : kExitCheckFailed;
   } catch (const InputError&) {
@@ -113,8 +122,8 @@ int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
     // A failed MPI / BLAS / CUDA / NCCL call, a lost rank, or a kernel that failed verification:
     // say which, and end every rank rather than leave one waiting in MPI_Finalize.
     kernels::RankSignals::stop_recording();  // this message is the record; none from MPI_Abort
-    std::cerr << "error: rank " << world.rank() << ": " << failure_context(peers, phase) << e.what()
-              << "\n";
+    std::cerr << "error: rank " << world.rank() << ": " << failure_context(peers, phase, e.what())
+              << e.what() << "\n";
     if (world.size() > 1) MPI_Abort(MPI_COMM_WORLD, kExitRuntime);
     return kExitRuntime;
   }

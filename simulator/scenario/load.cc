@@ -176,9 +176,29 @@ void apply_override(nlohmann::json& root, const std::string& assignment) {
   *node = std::move(value);
 }
 
+// `--set framework.KEY=V` on a scenario whose framework is a preset (named, or the default) changes
+// that value of the preset, not of an empty object: the preset is expanded first, renamed
+// "<name> (modified by --set)" and marked not fitted, its source kept after a note.
+void expand_framework_preset_for(nlohmann::json& raw, const std::string& assignment) {
+  if (!raw.is_object() || assignment.rfind("framework.", 0) != 0) return;
+  const nlohmann::json named =
+      raw.contains("framework") ? raw["framework"] : nlohmann::json(kDefaultFramework);
+  if (!named.is_string()) return;  // an object is changed as it is; anything else is an error later
+  nlohmann::json preset = resolve_framework_json(named);
+  const std::string name = named.get<std::string>();
+  preset["name"] = name + " (modified by --set)";
+  preset["fitted"] = false;
+  preset["source"] = "the " + name + " preset with values changed by --set; the preset's source: " +
+                     preset.value("source", std::string("not given"));
+  raw["framework"] = std::move(preset);
+}
+
 Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
                             const std::vector<std::string>& overrides) {
-  for (const auto& o : overrides) apply_override(raw, o);
+  for (const auto& o : overrides) {
+    expand_framework_preset_for(raw, o);
+    apply_override(raw, o);
+  }
   if (!raw.is_object()) throw InputError("/", "a scenario must be a JSON object");
   if (raw.contains("model")) raw["model"] = resolve_model_json(raw["model"], base_dir);
   if (raw.contains("cluster") && raw["cluster"].is_object()) {

@@ -109,6 +109,26 @@ TEST(cli_simulate, BadFrameworkInputExitsTwoNamingTheField) {
   EXPECT_NE(effect.err.find("/effects"), std::string::npos) << effect.err;
 }
 
+// --set framework.KEY=V on the default preset changes that value of megatron-eager and keeps the
+// others (an empty object with one key would have zeroed them), and says the preset was modified.
+TEST(cli_simulate, SettingOneFrameworkValueKeepsThePresetsOthers) {
+  const Result base = shardsim({"simulate", kExample, "--explain", "--json"});
+  const Result set = shardsim(
+      {"simulate", kExample, "--explain", "--json", "--set", "framework.host_sync_fraction=0.5"});
+  ASSERT_EQ(base.exit_code, 0) << base.err;
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  const auto f0 = nlohmann::json::parse(base.out)["explain"]["framework"];
+  const auto f1 = nlohmann::json::parse(set.out)["explain"]["framework"];
+  EXPECT_EQ(f0["name"], "megatron-eager");
+  EXPECT_EQ(f1["name"], "megatron-eager (modified by --set)");
+  EXPECT_EQ(f1["fitted"], false);
+  EXPECT_EQ(f1["host_sync_fraction"], 0.5);
+  for (const char* key : {"op_dispatch_s", "collective_dispatch_s", "step_overhead_s"}) {
+    EXPECT_GT(f0[key].get<double>(), 0) << key;
+    EXPECT_EQ(f1[key], f0[key]) << key;
+  }
+}
+
 TEST(cli_simulate, IsDeterministic) {
   const Result a = shardsim({"simulate", "gpt3-175b-1536xa100", "--json"});
   const Result b = shardsim({"simulate", "gpt3-175b-1536xa100", "--json"});

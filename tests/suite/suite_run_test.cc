@@ -93,11 +93,12 @@ TEST(suite_run, VtrainWithinRegressionBounds) {
 // framework fitted on the single-node even rows: MAPE 10.5 %, max 52.2 % (row 15: 3.6B on 64 GPUs,
 // TP 8, micro-batch 64: 9.84 s measured, twice its micro-batch-32 neighbour's 4.97 s; 4.70 s
 // predicted); 68 of 109 within 10 %; by size, median error 3.6B -10.3 %, 18.4B -11.2 %, 39.1B
-// -7.5 %, 175B -2.4 %. The 39.1B rows at TP 2 with DP 16-32 are 40-42 % too fast: measured, they
-// take 25-46 % (PP 8) and 52-68 % (PP 16) longer than TP 8 at the same pipeline depth and
+// -7.5 %, 175B -2.4 %. The 39.1B rows at TP 2 with DP 16-32 were up to 40-42 % too fast: measured,
+// they take 25-46 % (PP 8) and 52-68 % (PP 16) longer than TP 8 at the same pipeline depth and
 // micro-batch, while the model's DP all-reduce is 0.1-0.2 s of the step and TP 2 adds only about
 // 0.02 s to it. With the framework's host_sync_fraction (fitted on the single-node even rows only,
-// 2026-11-25): MAPE 9.8 %, max 52.2 % (row 15 again), 75 of 109 within 10 %.
+// 2026-11-25): MAPE 9.8 %, max 52.2 % (row 15 again), 75 of 109 within 10 %; those TP 2 rows
+// -19 to -42 %.
 TEST(suite_run, VtrainMultiWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kVtrainMulti);
   EXPECT_EQ(g.all.count, 109);
@@ -140,7 +141,8 @@ TEST(suite_run, MosaicmlWithinRegressionBounds) {
 }
 
 // The analytic model runs every case too. Measured: group MAPEs within 1.5 points of the DES's
-// (now vTrain 8.2, Korthikanti 3.7, Megatron-Core 28.5, MosaicML 19.0 %); the README documents the
+// (2026-11-25: vTrain 7.6, vTrain multi-node 9.6, Korthikanti 3.4, Megatron-Core 23.2, MosaicML
+// 18.8 %); the README documents the
 // two modes agreeing within 5 % on the shipped examples.
 TEST(suite_run, AnalyticModeRunsEveryCase) {
   const SuiteResult a = run_suite({{}, Mode::kAnalytic});
