@@ -13,9 +13,10 @@
 
 namespace shardsim::suite {
 
-enum class Group { kVtrain, kVtrainMulti, kKorthikanti, kMcore, kMosaicml, kMemory };
+enum class Group { kVtrain, kVtrainMulti, kKorthikanti, kMcore, kMosaicml, kMosaicmlMore, kMemory };
 inline constexpr Group kAllGroups[] = {Group::kVtrain, Group::kVtrainMulti, Group::kKorthikanti,
-                                       Group::kMcore,  Group::kMosaicml,    Group::kMemory};
+                                       Group::kMcore,  Group::kMosaicml,    Group::kMosaicmlMore,
+                                       Group::kMemory};
 
 [[nodiscard]] std::string group_name(Group g);  // "vtrain", "korthikanti", ...
 [[nodiscard]] std::optional<Group> group_from_name(std::string_view name);
@@ -72,6 +73,7 @@ struct Case {
 [[nodiscard]] std::vector<Case> korthikanti_cases();
 [[nodiscard]] std::vector<Case> mcore_cases();
 [[nodiscard]] std::vector<Case> mosaicml_cases();
+[[nodiscard]] std::vector<Case> mosaicml_more_cases();
 [[nodiscard]] std::vector<Case> memory_cases();
 [[nodiscard]] std::vector<Case> cases_of(Group g);
 

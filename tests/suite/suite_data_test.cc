@@ -181,6 +181,7 @@ TEST(suite_data, EveryGroupHasItsPublishedRows) {
   EXPECT_EQ(korthikanti_cases().size(), 8u);
   EXPECT_EQ(mcore_cases().size(), 9u);
   EXPECT_EQ(mosaicml_cases().size(), 7u);
+  EXPECT_EQ(mosaicml_more_cases().size(), 202u);  // 18 + 52 + 54 + 78 rows of four tables
   EXPECT_EQ(vtrain_multi_cases().size(), 109u);
   EXPECT_EQ(memory_cases().size(), 133u);
   std::set<std::string> ids;
@@ -207,6 +208,26 @@ TEST(suite_data, MptModelsReproduceThePublishedParameterCounts) {
     const double expected = c.id == "MPT-A5" ? 6918905856.0 : 125311488.0;
     EXPECT_DOUBLE_EQ(count_parameters(s.model, s.training.seq_len).total, expected) << c.id;
   }
+}
+
+// mosaicml-more: the 202 rows, each with the published NumParams (the table's own column) as the
+// scenario's model counts it. The sizes come from llm-foundry's yamls (mosaicml_cases.cc); the
+// same formula as above, e.g. 760m (d 1536, 24 layers, seq 32768): 24 x (12 x 1536^2 + 13 x 1536)
+// = 24 x 28,331,520 = 679,956,480 + 50368 x 1536 = 77,365,248 + 32768 x 1536 = 50,331,648 + 3,072
+// = 807,656,448, the table's value for that row. Every row must match exactly: a wrong size or a
+// wrong sequence length would not.
+TEST(suite_data, MosaicmlMoreRowsReproduceThePublishedParameterCounts) {
+  const CsvTable t = published_table("published/mosaicml-llm-foundry-more.csv");
+  const auto cases = mosaicml_more_cases();
+  ASSERT_EQ(cases.size(), t.rows.size());
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const Scenario s = scenario_from_json(cases[r].scenario, "");
+    EXPECT_DOUBLE_EQ(count_parameters(s.model, s.training.seq_len).total, t.number(r, "num_params"))
+        << cases[r].id;
+  }
+  const Scenario m = scenario_from_json(cases.front().scenario, "");  // 70b, 512 H100, FULL_SHARD
+  EXPECT_EQ(m.strategy.zero, 3);
+  EXPECT_EQ(m.cluster.gpu.name, "h100-sxm");
 }
 
 // Every closed-form memory case, as the source printed it, equals the published value.

@@ -37,6 +37,13 @@ void print(const GroupSummary& g) {
               g.all.worst.c_str());
 }
 
+// Cases that cannot be evaluated today: 13 runs of mosaicml-more that ran on their GPUs but that
+// the memory model puts 0.03-6.6 % above the GPU's capacity (README "Validation against published
+// runs"); none elsewhere.
+int not_evaluated_today(Group g) {
+  return g == Group::kMosaicmlMore ? 13 : 0;
+}
+
 TEST(suite_run, EveryGroupRunsWithFiniteNumbers) {
   const SuiteResult& r = des_result();
   ASSERT_EQ(r.groups.size(), std::size(kAllGroups));
@@ -55,8 +62,8 @@ TEST(suite_run, EveryGroupRunsWithFiniteNumbers) {
     EXPECT_TRUE(std::isfinite(g.all.mape) && std::isfinite(g.all.max_abs));
     EXPECT_EQ(g.all.count + g.not_evaluated, g.cases);
     EXPECT_LE(g.all.mape, g.all.max_abs);
-    // Today every case of every group is representable and fits in memory.
-    EXPECT_EQ(g.not_evaluated, 0) << group_name(g.group);
+    // Today every case is representable and every case but 13 of mosaicml-more fits in memory.
+    EXPECT_EQ(g.not_evaluated, not_evaluated_today(g.group)) << group_name(g.group);
   }
 }
 
@@ -140,6 +147,19 @@ TEST(suite_run, MosaicmlWithinRegressionBounds) {
   EXPECT_LE(g.all.max_abs, 45.0);
 }
 
+// No target (nothing is fitted on these rows): the other 202 BF16 rows of llm-foundry's tables, an
+// independent check added 2026-11-25. Measured (DES): 189 evaluated, MAPE 35.6 %, max 122.3 %
+// (MPT-M062: 760m on 8 H100 at sequence 32768: 130,333 tokens/s published, 289,745 predicted).
+// Median signed error by table and sequence (below / from 16384): H100 +46.5 / +100.4 %, A100
+// 80GB +16.4 / +29.1 %, A100 40GB +22.0 / +38.9 %; every evaluated H100 row too fast.
+TEST(suite_run, MosaicmlMoreWithinRegressionBounds) {
+  const GroupSummary& g = group(des_result(), Group::kMosaicmlMore);
+  EXPECT_EQ(g.cases, 202);
+  EXPECT_EQ(g.all.count, 189);
+  EXPECT_LE(g.all.mape, 38.0);
+  EXPECT_LE(g.all.max_abs, 125.0);
+}
+
 // The analytic model runs every case too. Measured: group MAPEs within 1.5 points of the DES's
 // (2026-11-25: vTrain 7.6, vTrain multi-node 9.6, Korthikanti 3.4, Megatron-Core 23.2, MosaicML
 // 18.8 %); the README documents the
@@ -149,7 +169,7 @@ TEST(suite_run, AnalyticModeRunsEveryCase) {
   const SuiteResult& d = des_result();
   ASSERT_EQ(a.cases.size(), d.cases.size());
   for (std::size_t i = 0; i < a.groups.size(); ++i) {
-    EXPECT_EQ(a.groups[i].not_evaluated, 0);
+    EXPECT_EQ(a.groups[i].not_evaluated, not_evaluated_today(a.groups[i].group));
     EXPECT_NEAR(a.groups[i].all.mape, d.groups[i].all.mape, 5.0) << group_name(a.groups[i].group);
   }
 }

@@ -1,0 +1,156 @@
+// The MosaicML groups of the validation suite (cases.h): MPT throughput measured with llm-foundry
+// on PyTorch FSDP, from the benchmark tables of github.com/mosaicml/llm-foundry
+// (scripts/train/benchmarking/README.md). `mosaicml` holds the 7 A100 rows that issue 9 names;
+// `mosaicml-more` every other BF16 row of the same tables, an independent check. Every modelling
+// choice is written next to its scenario builder, with the reason; the same text is in README
+// "Validation against published runs".
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "simulator/suite/cases.h"
+#include "simulator/suite/csv.h"
+
+namespace shardsim::suite {
+namespace {
+
+constexpr std::string_view kMosaicFile = "published/mosaicml-mpt-a100.csv";
+constexpr std::string_view kMosaicMoreFile = "published/mosaicml-llm-foundry-more.csv";
+constexpr const char* kSource = "mosaicml/llm-foundry scripts/train/benchmarking/README.md";
+
+// One benchmark run as a scenario. The model as the published parameter counts require (see the
+// data files' headers): GeLU MLP of 4h, LayerNorm, learned positions of seq_len rows, biases, tied
+// embeddings, vocabulary 50368; flash attention; BF16 (both "bf16" and "amp_bf16" compute in BF16;
+// the gradient and master-weight dtypes FSDP keeps are not modelled apart); activation
+// checkpointing = full recomputation; FSDP FULL_SHARD = ZeRO-3, SHARD_GRAD_OP = ZeRO-2; nodes of
+// 8 GPUs. The network is the GPU preset's default: for A100, DGX A100's 8 x 200 Gb/s per node,
+// the line rate of MosaicML's 1600 Gb/s RoCE; for H100 (whose tables name no interconnect), DGX
+// H100's 8 x 400 Gb/s.
+struct MptRun {
+  std::string id;
+  int hidden = 0, heads = 0, layers = 0;
+  int seq_len = 0, global_batch = 0, micro_batch = 0, gpus = 0, zero = 3;
+  bool recompute = false;
+  std::string gpu;  // a GPU preset
+};
+
+nlohmann::json mpt_scenario(const MptRun& m) {
+  return {{"name", m.id},
+          {"model",
+           {{"layers", m.layers},
+            {"hidden", m.hidden},
+            {"heads", m.heads},
+            {"vocab", 50368},
+            {"ffn_type", "gelu"},
+            {"norm", "layernorm"},
+            {"position", "learned"},
+            {"tied_embeddings", true},
+            {"bias", true}}},
+          {"training",
+           {{"seq_len", m.seq_len},
+            {"global_batch", m.global_batch},
+            {"micro_batch", m.micro_batch},
+            {"precision", "bf16"},
+            {"recompute", m.recompute ? "full" : "none"},
+            {"flash_attention", true}}},
+          {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", m.gpus}, {"zero", m.zero}}},
+          {"cluster", {{"gpu", m.gpu}, {"gpus_per_node", 8}, {"nodes", m.gpus / 8}}}};
+}
+
+// d_model, n_heads and n_layers of llm-foundry's scripts/train/yamls/pretrain/mpt-<size>.yaml.
+struct MptSize {
+  const char* name;
+  int hidden, heads, layers;
+};
+constexpr MptSize kMptSizes[] = {
+    {"125m", 768, 12, 12}, {"350m", 1024, 16, 24}, {"760m", 1536, 12, 24},
+    {"1b", 2048, 16, 24},  {"3b", 2560, 20, 32},   {"7b", 4096, 32, 32},
+    {"13b", 5120, 40, 40}, {"30b", 7168, 56, 48},  {"70b", 8192, 64, 80}};
+
+// The llm-foundry GPU names of the tables as shardsim presets.
+std::string gpu_preset(const CsvTable& t, std::size_t r) {
+  const std::string& g = t.field(r, "gpu");
+  if (g == "h100_80gb") return "h100-sxm";
+  if (g == "a100_80gb") return "a100-sxm-80gb";
+  if (g == "a100_40gb") return "a100-sxm-40gb";
+  throw std::logic_error(fmt::format("{}:{}: GPU \"{}\"", t.file, t.lines[r], g));
+}
+
+Case mpt_case(const CsvTable& t, std::size_t r, std::string_view file, Group group, const MptRun& m,
+              const std::string& gpu_name) {
+  Case c;
+  c.id = m.id;
+  c.group = group;
+  c.source = kSource;
+  c.status = t.field(r, "status");
+  c.quantity = Quantity::kTokensPerSecond;
+  c.unit = "tokens/s";
+  c.published = t.number(r, "tokens_per_second");
+  c.file = std::string(file);
+  c.row_index = int(r);
+  c.description =
+      fmt::format("{} {} on {} {}, seq {}, mb{} x ga{}, {}{}", t.field(r, "model"),
+                  m.zero == 3 ? "FSDP" : "FSDP grad-op", m.gpus, gpu_name, m.seq_len, m.micro_batch,
+                  t.integer(r, "grad_accum"), t.field(r, "precision"), m.recompute ? ", AC" : "");
+  c.scenario = mpt_scenario(m);
+  return c;
+}
+
+}  // namespace
+
+std::vector<Case> mosaicml_cases() {
+  const CsvTable t = published_table(kMosaicFile);
+  std::vector<Case> out;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    MptRun m;
+    m.id = t.field(r, "id");
+    m.hidden = t.integer(r, "hidden");
+    m.heads = t.integer(r, "heads");
+    m.layers = t.integer(r, "layers");
+    m.seq_len = t.integer(r, "seq_len");
+    m.global_batch = t.integer(r, "global_batch");
+    m.micro_batch = t.integer(r, "micro_batch");
+    m.gpus = t.integer(r, "gpus");
+    m.recompute = t.field(r, "activation_checkpointing") == "yes";
+    m.gpu = "a100-sxm-80gb";
+    out.push_back(mpt_case(t, r, kMosaicFile, Group::kMosaicml, m, "A100"));
+  }
+  return out;
+}
+
+std::vector<Case> mosaicml_more_cases() {
+  const CsvTable t = published_table(kMosaicMoreFile);
+  std::vector<Case> out;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    MptRun m;
+    m.id = t.field(r, "id");
+    const std::string& size = t.field(r, "model");
+    const MptSize* found = nullptr;
+    for (const MptSize& s : kMptSizes)
+      if (size == s.name) found = &s;
+    if (found == nullptr)
+      throw std::logic_error(fmt::format("{}:{}: MPT size \"{}\"", t.file, t.lines[r], size));
+    m.hidden = found->hidden;
+    m.heads = found->heads;
+    m.layers = found->layers;
+    m.seq_len = t.integer(r, "seq_len");
+    m.global_batch = t.integer(r, "global_batch");
+    m.micro_batch = t.integer(r, "micro_batch");
+    m.gpus = t.integer(r, "gpus");
+    m.recompute = t.field(r, "activation_checkpointing") == "True";
+    const std::string& sharding = t.field(r, "sharding");
+    if (sharding != "FULL_SHARD" && sharding != "SHARD_GRAD_OP")
+      throw std::logic_error(fmt::format("{}:{}: sharding \"{}\"", t.file, t.lines[r], sharding));
+    m.zero = sharding == "FULL_SHARD" ? 3 : 2;
+    m.gpu = gpu_preset(t, r);
+    const std::string& g = t.field(r, "gpu");
+    const std::string gpu_name = g == "h100_80gb"   ? "H100"
+                                 : g == "a100_80gb" ? "A100 80GB"
+                                                    : "A100 40GB";
+    out.push_back(mpt_case(t, r, kMosaicMoreFile, Group::kMosaicmlMore, m, gpu_name));
+  }
+  return out;
+}
+
+}  // namespace shardsim::suite
