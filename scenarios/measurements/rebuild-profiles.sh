@@ -23,6 +23,7 @@ gemm=$m/gemm/azure_cublaslt_gemm_a100_h100_h200.csv
 mamf=$m/gemm/mamf_best_shape_nvidia.csv
 hbm=$m/gemm/azure_hbm_stream_bandwidth.csv
 xla_h100=$m/gemm/xla_matmul_perf_table_h100_bf16.csv
+attn=$m/attention/flash_attention2_fwd_bwd_a100_h100.csv
 nccl=$m/nccl-tests
 vtrain=()
 for n in 2 3 4 5 6 7 8; do vtrain+=(--collective-table "$m/vtrain/a100_all_reduce_${n}gpu_1M_1024M.csv"); done
@@ -34,20 +35,21 @@ fit() {
   "$bin" fit "$@" >"$out/measurements/fits/$name.txt"
 }
 
-# --- GPUs: GEMM efficiency over shape, best-shape efficiency, HBM and host-copy bandwidth ---
+# --- GPUs: GEMM efficiency over shape, best-shape efficiency, HBM and host-copy bandwidth,
+# flash attention (FlashAttention-2's published A100 and H100 benchmark; none for H200) ---
 a100='A100-SXM4-80GB|NVIDIA A100 SXM'
 fit a100-sxm-80gb --base a100-sxm-80gb-datasheet --name a100-sxm-80gb --node-network dgx-a100 \
-  --device "$a100" --gemm $gemm --gemm-alias bf16=fp16 --gemm-best $mamf --hbm $hbm \
+  --device "$a100" --gemm $gemm --gemm-alias bf16=fp16 --gemm-best $mamf --hbm $hbm --attention $attn \
   -o "$out/gpus/a100-sxm-80gb.json"
 # A100 40GB: no table of its own; the same GA100 die's efficiencies measured on the 80GB part,
 # applied to the 40GB datasheet peaks and HBM bandwidth (--measured-on).
 fit a100-sxm-40gb --base a100-sxm-40gb-datasheet --measured-on a100-sxm-80gb-datasheet \
   --name a100-sxm-40gb --node-network dgx-a100 \
-  --device "$a100" --gemm $gemm --gemm-alias bf16=fp16 --gemm-best $mamf --hbm $hbm \
+  --device "$a100" --gemm $gemm --gemm-alias bf16=fp16 --gemm-best $mamf --hbm $hbm --attention $attn \
   -o "$out/gpus/a100-sxm-40gb.json"
 fit h100-sxm --base h100-sxm-datasheet --name h100-sxm --node-network dgx-h100 \
   --device 'H100 80GB HBM3 SXM|NVIDIA H100 SXM' --gemm $gemm --gemm $xla_h100 \
-  --gemm-alias fp16=bf16 --gemm-best $mamf --hbm $hbm -o "$out/gpus/h100-sxm.json"
+  --gemm-alias fp16=bf16 --gemm-best $mamf --hbm $hbm --attention $attn -o "$out/gpus/h100-sxm.json"
 fit h200-sxm --base h200-sxm-datasheet --name h200-sxm --node-network dgx-h200 \
   --device 'H200 141GB SXM|NVIDIA H200 SXM' --gemm $gemm --gemm-best $mamf --hbm $hbm \
   -o "$out/gpus/h200-sxm.json"

@@ -147,10 +147,11 @@ void check_finite(const cal::TopologyFit& t, const std::vector<cal::MeasuredColl
 
 void check_args(const FitArgs& a) {
   if (a.nccl_logs.empty() && a.collective_tables.empty() && a.gemm_csvs.empty() &&
-      a.gemm_best.empty() && a.bandwidth_csvs.empty() && a.samples.empty())
+      a.gemm_best.empty() && a.bandwidth_csvs.empty() && a.attention_csvs.empty() &&
+      a.samples.empty())
     throw InputError("",
                      "nothing to fit: give --nccl-tests, --collective-table, --gemm, "
-                     "--gemm-best, --hbm or --samples");
+                     "--gemm-best, --hbm, --attention or --samples");
   if (a.base.empty() && a.samples.empty() && !a.output.empty())
     throw InputError("--base",
                      "is required with -o and without --samples (a GPU preset or profile JSON "
@@ -221,6 +222,7 @@ std::string inputs_text(const FitArgs& a) {
   add("--gemm", a.gemm_csvs);
   add("--gemm-best", a.gemm_best);
   add("--hbm", a.bandwidth_csvs);
+  add("--attention", a.attention_csvs);
   add("--samples", a.samples);
   return out;
 }
@@ -287,6 +289,7 @@ void mark_fitted(const FitArgs& a, const std::string& base_name, GpuProfile& g) 
                                 {a.gemm_csvs.size(), "GEMM table(s)"},
                                 {a.gemm_best.size(), "best-shape GEMM table(s)"},
                                 {a.bandwidth_csvs.size(), "bandwidth table(s)"},
+                                {a.attention_csvs.size(), "attention table(s)"},
                                 {a.samples.size(), "calibration sample file(s)"}})
     if (n > 0) what += fmt::format("{}{} {}", what.empty() ? "" : ", ", n, kind);
   if (!a.measured_on.empty())
@@ -415,6 +418,7 @@ int run_fit(const FitArgs& a) {
   fit_gemm_best(a.gemm_best, on, g, notes);
   apply_gemm_aliases(a.gemm_aliases, g, notes);
   fit_bandwidth_tables(a.bandwidth_csvs, on, g, notes);
+  fit_attention_tables(a.attention_csvs, on, g, notes);
   auto network = fit_network(a, g);
   if (network && a.network_output.empty()) g.network = network->net;
   mark_fitted(a, base_name, g);

@@ -15,6 +15,7 @@ struct FitArgs {
   std::vector<std::string> gemm_best;          // --gemm-best CSV: best-shape table (mamf)
   std::vector<std::string> gemm_aliases;       // --gemm-alias DST=SRC (e.g. bf16=fp16)
   std::vector<std::string> bandwidth_csvs;     // --hbm CSV: BabelStream / nvbandwidth table
+  std::vector<std::string> attention_csvs;     // --attention CSV: FlashAttention benchmark table
   std::vector<std::string> samples;            // --samples FILE (calibration samples)
   std::string table_fit_sizes = "all";         // --table-fit-sizes all|ladder (tables only)
   std::string base;                            // --base PROFILE.json | GPU preset

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "calibrate/attention_fit.h"
 #include "calibrate/bandwidth_fit.h"
 #include "calibrate/compute_fit.h"
 #include "calibrate/linear_fit.h"
@@ -197,6 +198,40 @@ void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredD
                       f.pcie_bytes_per_second / 1e9, f.copy_test, f.copy_bytes_per_second / 1e9);
     }
     notes.add(item, line);
+  }
+}
+
+void fit_attention_tables(const std::vector<std::string>& files, const MeasuredDevice& on,
+                          GpuProfile& g, FitNotes& notes) {
+  for (const auto& path : files) {
+    auto rows = cal::parse_attention_csv(read_input(path, "--attention"), path, on.device);
+    if (auto* e = std::get_if<std::string>(&rows)) throw InputError("--attention", *e);
+    const auto& m = std::get<std::vector<cal::AttentionMeasurement>>(rows);
+    auto fitted = cal::attention_points(m, on.profile.peak, path);
+    if (auto* e = std::get_if<std::string>(&fitted)) throw InputError("--attention", *e);
+    const auto& points = std::get<std::vector<AttentionPoint>>(fitted);
+    g.compute.attention_points.insert(g.compute.attention_points.end(), points.begin(),
+                                      points.end());
+    const auto [lo, hi] = std::ranges::minmax(points, {}, &AttentionPoint::efficiency);
+    g.provenance.sources.push_back(
+        {path, m.front().line, m.back().line, "",
+         fmt::format("compute.attention_points: flash attention forward + backward FLOP/s / the "
+                     "fp16/bf16 dense peak of {}",
+                     on.profile.name)});
+    const auto loo = cal::attention_leave_one_out_pct(points);
+    const double mid = loo.empty() ? 0 : cal::median(loo);
+    const double worst = loo.empty() ? 0 : *std::ranges::max_element(loo);
+    if (!loo.empty()) g.provenance.residuals["attention leave-one-out median " + path] = mid / 100;
+    notes.add({{"input", "attention"},
+               {"file", path},
+               {"rows", m.size()},
+               {"min_efficiency", lo.efficiency},
+               {"max_efficiency", hi.efficiency},
+               {"leave_one_out_median_abs_pct_error", loo.empty() ? json(nullptr) : json(mid)},
+               {"leave_one_out_max_abs_pct_error", loo.empty() ? json(nullptr) : json(worst)}},
+              fmt::format("{}: attention table, {} rows ({:.1f}-{:.1f}% of peak); leave-one-out "
+                          "error median {:.1f}%, max {:.1f}%",
+                          path, m.size(), lo.efficiency * 100, hi.efficiency * 100, mid, worst));
   }
 }
 

@@ -51,4 +51,10 @@ void apply_gemm_aliases(const std::vector<std::string>& aliases, GpuProfile& g, 
 void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredDevice& on,
                           GpuProfile& g, FitNotes& notes);
 
+// --attention: compute.attention_points from a FlashAttention benchmark table (efficiency =
+// forward + backward FLOP/s / the measured device's fp16 or bf16 peak); a leave-one-out check of
+// the lookup goes into the report and the provenance residuals.
+void fit_attention_tables(const std::vector<std::string>& files, const MeasuredDevice& on,
+                          GpuProfile& g, FitNotes& notes);
+
 }  // namespace shardsim::cli

@@ -97,6 +97,10 @@ void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {
          "bandwidth CSV gpu,test,value,unit: BabelStream triad -> memory_bound_efficiency, "
          "nvbandwidth host copies -> host.pcie_bytes_per_second")
       ->allow_extra_args(false);
+  cmd->add_option("--attention", a.attention_csvs,
+                  "flash attention CSV gpu,dtype,causal,head_dim,seq_len,batch,heads,"
+                  "fwd_bwd_tflops -> compute.attention_points")
+      ->allow_extra_args(false);
   cmd->add_option("--samples", a.samples, "calibration samples JSON (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--base", a.base, "GPU preset or profile JSON to update");

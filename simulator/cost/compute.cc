@@ -134,8 +134,36 @@ OpCost attention_bmm(const LocalShape& s, Pass pass, Dtype dtype, const GpuProfi
   return {};
 }
 
+// Share of the GPU's SMs a fused-attention call keeps busy over its waves: one thread block per
+// kFlashQueryTile queries of each (sample, head) (FlashAttention-2's forward grid for head
+// dimensions up to 128), waves of sm_count blocks:
+//   blocks = ceil(queries / tile) * batch_heads; fill = blocks / (ceil(blocks / sms) * sms).
+constexpr double kFlashQueryTile = 128;
+double flash_fill(double queries, double batch_heads, const GpuProfile& gpu) {
+  const double sms = std::max(1, gpu.compute.sm_count);
+  const double blocks = std::ceil(queries / kFlashQueryTile) * std::max(1.0, batch_heads);
+  return blocks / (std::ceil(blocks / sms) * sms);
+}
+
+// The FLOP/s fused attention executes at. With measured attention points of the context's kernel
+// for its mask (fp16 and bf16 only): the measured efficiency at (s_full, head_dim) times the ratio
+// of this call's SM fill to the measured call's, capped at 1 (a call with fewer blocks than the
+// benchmark's runs part of its last wave idle; the benchmark's own occupancy is already in its
+// rate). Otherwise the efficiency of the score GEMM's shape (gemm_total_efficiency).
+double flash_attention_rate(const LocalShape& s, Dtype dtype, const OpContext& ctx,
+                            const GpuProfile& gpu) {
+  const double peak = gemm_peak_flops(dtype, gpu);
+  if (dtype == Dtype::kFp16 || dtype == Dtype::kBf16)
+    if (const auto a = measured_attention_efficiency(gpu.compute, ctx.attention_kernel, s.n, s.k,
+                                                     ctx.causal)) {
+      const double fill = flash_fill(s.m, s.batch, gpu) / flash_fill(a->seq, a->batch_heads, gpu);
+      return peak * a->efficiency * std::min(1.0, fill);
+    }
+  return peak * gemm_total_efficiency(s.m, s.n, s.k, s.batch, dtype, gpu);
+}
+
 // Fused attention: m = s_local, n = s_full, k = head_dim, batch = heads * micro_batch (per rank).
-OpCost flash_attention(const LocalShape& s, Pass pass, Dtype dtype, bool causal,
+OpCost flash_attention(const LocalShape& s, Pass pass, Dtype dtype, const OpContext& ctx,
                        const GpuProfile& gpu) {
   if (pass == Pass::kBackwardWeight || s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batch <= 0) return {};
   // flops = 4 * s_local * s_full * head_dim * heads * micro_batch (Q.K^T and P.V, no causal
@@ -147,10 +175,9 @@ OpCost flash_attention(const LocalShape& s, Pass pass, Dtype dtype, bool causal,
     flops *= kFlashBackwardFlops;
     bytes *= kBackwardBytes;
   }
-  const double rate =
-      gemm_peak_flops(dtype, gpu) * gemm_total_efficiency(s.m, s.n, s.k, s.batch, dtype, gpu);
+  const double rate = flash_attention_rate(s, dtype, ctx, gpu);
   // Causal masking: the kernel skips the masked half of the tiles; the count stays full.
-  OpCost cost = roofline(causal ? flops / 2 : flops, rate, bytes, gpu);
+  OpCost cost = roofline(ctx.causal ? flops / 2 : flops, rate, bytes, gpu);
   cost.flops = flops;
   return cost;
 }
@@ -231,7 +258,7 @@ OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& 
     case OpKind::kAttentionValue:
       return attention_bmm(s, pass, attention_dtype(ctx.precision), gpu);
     case OpKind::kFlashAttention:
-      return flash_attention(s, pass, attention_dtype(ctx.precision), ctx.causal, gpu);
+      return flash_attention(s, pass, attention_dtype(ctx.precision), ctx, gpu);
     case OpKind::kSoftmax:
     case OpKind::kNorm:
     case OpKind::kActivationFn:
@@ -266,8 +293,9 @@ std::vector<CostModelInfo> cost_models() {
        "range; dtypes without points use the roofline closed form"},
       {"flash_attention",
        "fused attention: 4*s_local*s_full*head_dim*heads*batch FLOPs counted (causal not "
-       "halved), half of them timed under causal masking, at its score GEMM's efficiency, Q/K/V/O "
-       "bytes; backward 2.5x FLOPs (2x of them model work), 2x bytes"},
+       "halved), half of them timed under causal masking, at the profile's measured flash "
+       "attention efficiency (attention_points, fp16/bf16, scaled by SM fill) or else its score "
+       "GEMM's efficiency, Q/K/V/O bytes; backward 2.5x FLOPs (2x of them model work), 2x bytes"},
       {"attention_bmm",
        "unfused Q.K^T and P.V batched GEMMs; backward-input runs both operand-gradient GEMMs"},
       {"op_cost",

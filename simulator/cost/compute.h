@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "simulator/core/dtype.h"
@@ -79,6 +80,9 @@ struct OpContext {
   // time covers half the FLOPs (the FLOPs reported stay the full, unmasked count: the Megatron
   // convention for MFU). Unfused attention computes the masked scores, so it is unaffected.
   bool causal = true;
+  // The fused-attention implementation whose measured points cost flash attention
+  // (training.attention_kernel; the string outlives the context).
+  std::string_view attention_kernel = "flash-attention-2";
 };
 
 // Cost of `op` (one micro-batch, unsharded shape from model/ops.h) on one TP rank in `pass`.
@@ -95,9 +99,12 @@ struct OpContext {
 // Flash attention (m = s_local, n = s_full, k = head_dim, batch = heads * micro_batch):
 //   forward flops = 4 * m * n * k * batch (Q.K^T and P.V; causal masking NOT halved, matching the
 //   unfused ops and the usual MFU convention), bytes = Q, K, V read + O written once
-//   (elements + m*k*batch, activation dtype), at the efficiency of its score GEMM;
-//   backward-input 2.5x the forward FLOPs (it recomputes the scores) and 2x the bytes;
-//   backward-weight is empty.
+//   (elements + m*k*batch, activation dtype); backward-input 2.5x the forward FLOPs (it
+//   recomputes the scores) and 2x the bytes; backward-weight is empty. The rate: in fp16/bf16 with
+//   the profile's measured attention_points for the mask, the measured forward + backward
+//   efficiency at (n, k) (measured_efficiency.h) times min(1, fill / measured fill), fill = the
+//   share of SMs busy over the call's waves of one block per 128 queries per (sample, head);
+//   otherwise the efficiency of its score GEMM (m, n, k, batch).
 // Attention (bmm and flash) runs in bf16 under fp8 training (fp8 attention is opt-in in
 // Transformer Engine).
 // Memory-bound ops (norms, activation functions, softmax, dropout, router, embedding, loss):

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "simulator/core/dtype.h"
 #include "simulator/core/memo.h"
@@ -58,6 +59,7 @@ struct KindCostKey {
   std::int64_t seq_len = 0, micro_batch = 1;
   bool flash_attention = false;
   bool output_projection = false;  // untied embeddings, or pp > 1
+  std::string attention_kernel;    // training.attention_kernel
   bool operator==(const KindCostKey&) const = default;
 };
 

@@ -24,6 +24,10 @@ constexpr EffectInfo kEffects[] = {
     {"kernel_bandwidth", &EffectSwitches::kernel_bandwidth,
      "memory-bound efficiency per kernel class and size from the profile's curves; off: one "
      "scalar efficiency for every streaming kernel"},
+    {"attention_kernel", &EffectSwitches::attention_kernel,
+     "flash attention at the profile's measured FlashAttention rate by sequence length, head "
+     "dimension and mask (compute.attention_points); off: the efficiency of its score GEMM's "
+     "shape"},
     {"fitted_collectives", &EffectSwitches::fitted_collectives,
      "collective times from the network's measured curves (latency-bound small messages "
      "included); off: the topology formula"},

@@ -99,12 +99,29 @@ struct MemoryBoundPoint {
   bool operator==(const MemoryBoundPoint&) const = default;
 };
 
+// A fused-attention kernel's (`kernel`: flash-attention-2, flash-attention-triton, ...) measured
+// rate over one forward + backward pass at one shape: sequence length `seq` (queries = keys), head
+// dimension `head_dim`, with or without the causal mask, over `batch_heads` = batch x heads
+// independent attentions; `efficiency` = the executed FLOP/s (forward 4 seq^2 head_dim per head,
+// halved under the causal mask; backward 2.5x the forward) over the fp16/bf16 dense peak.
+struct AttentionPoint {
+  std::string kernel = "flash-attention-2";  // the implementation measured
+  double seq = 0;
+  double head_dim = 0;
+  bool causal = false;
+  double batch_heads = 0;
+  double efficiency = 0;
+  bool operator==(const AttentionPoint&) const = default;
+};
+
 // Efficiency terms of the compute cost model (simulator/cost/compute.h). Until a calibration run
 // fits them, presets carry documented defaults or values from published micro-benchmarks.
 // kind "roofline" (default): the closed form of simulator/cost/compute.h. kind "measured": GEMM
 // efficiency interpolated in `gemm_points` (dtypes without points fall back to the closed form).
 // `memory_bound_points`, when present, replace memory_bound_efficiency for any kind: a kernel
 // class's own points where the profile has them, else the points without a class.
+// `attention_points`, when present, cost fp16/bf16 flash attention at the measured kernel's rate
+// (simulator/cost/compute.h) instead of the GEMM efficiency of its score shape.
 struct ComputeModel {
   double gemm_peak_efficiency = 0.80;        // large aligned GEMMs: fraction of the dense peak
   double gemm_tile_m = 128;                  // output tile rows (tile and wave quantization)
@@ -123,6 +140,7 @@ struct ComputeModel {
   std::string kind = "roofline";                           // "roofline" | "measured"
   std::vector<GemmPoint> gemm_points = {};                 // kind "measured"
   std::vector<MemoryBoundPoint> memory_bound_points = {};  // ascending bytes per kernel
+  std::vector<AttentionPoint> attention_points = {};       // measured flash attention
   GemmPointLogs gemm_point_logs = {};  // derived from gemm_points; not part of the profile
   bool operator==(const ComputeModel&) const = default;
 };

@@ -98,6 +98,10 @@ const Table<ComputeModel>& compute_table() {
       {"memory_bound_points", array_member(&C::memory_bound_points, &memory_bound_point_table), "",
        0, 0, false,
        "memory-bound efficiency by bytes moved, ascending bytes; piecewise-linear in log(bytes)"},
+      {"attention_points", array_member(&C::attention_points, &attention_point_table), "", 0, 0,
+       false,
+       "measured flash attention (forward + backward) efficiencies by sequence length, head "
+       "dimension and mask; fp16/bf16 flash attention is costed from them"},
   };
   return t;
 }
@@ -123,6 +127,22 @@ const Table<MemoryBoundPoint>& memory_bound_point_table() {
       {"kernel", &P::kernel, "", 0, 0, false,
        "the class of memory-bound kernel measured (absent: any kernel without its own points)",
        &memory_kernel_choices()},
+  };
+  return t;
+}
+
+const Table<AttentionPoint>& attention_point_table() {
+  using P = AttentionPoint;
+  static const Table<P> t = {
+      {"kernel", &P::kernel, "", 0, 0, true,
+       "the fused-attention implementation measured (training.attention_kernel selects it)"},
+      {"seq", &P::seq, "tokens", 1, kMaxDim, true, "sequence length (queries = keys)"},
+      {"head_dim", &P::head_dim, "elements", 1, 4096, true, "head dimension"},
+      {"causal", &P::causal, "", 0, 0, true, "causal mask (executed FLOPs halved)"},
+      {"batch_heads", &P::batch_heads, "", 1, kMaxDim, true,
+       "batch x heads: independent attentions in the measured call"},
+      {"efficiency", &P::efficiency, "", 1e-4, 1, true,
+       "executed FLOP/s of forward + backward over the fp16/bf16 dense peak"},
   };
   return t;
 }

@@ -15,6 +15,7 @@ namespace shardsim {
 [[nodiscard]] const Table<ComputeModel>& compute_table();
 [[nodiscard]] const Table<GemmPoint>& gemm_point_table();
 [[nodiscard]] const Table<MemoryBoundPoint>& memory_bound_point_table();
+[[nodiscard]] const Table<AttentionPoint>& attention_point_table();
 [[nodiscard]] const Table<GpuProfile>& node_table();
 [[nodiscard]] const Table<NetworkConfig>& network_table();
 [[nodiscard]] const Table<FittedCollective>& fitted_collective_table();

@@ -204,4 +204,55 @@ double memory_bound_efficiency(const ComputeModel& c, double bytes, MemoryKernel
   return lo->efficiency + t * (hi->efficiency - lo->efficiency);
 }
 
+namespace {
+
+// One head dimension's curve at `seq`: piecewise linear in ln(seq) between the neighbouring points,
+// clamped outside; returns {efficiency, seq used, ln batch_heads}. REQUIRES: the curve has a point.
+std::array<double, 3> attention_curve(const ComputeModel& c, std::string_view kernel, double seq,
+                                      double head_dim, bool causal) {
+  const AttentionPoint *lo = nullptr, *hi = nullptr, *first = nullptr;
+  for (const auto& p : c.attention_points) {
+    if (p.causal != causal || p.head_dim != head_dim || p.kernel != kernel) continue;
+    if (first == nullptr || p.seq < first->seq) first = &p;
+    if (p.seq <= seq && (lo == nullptr || p.seq > lo->seq)) lo = &p;
+    if (p.seq >= seq && (hi == nullptr || p.seq < hi->seq)) hi = &p;
+  }
+  const auto at = [](const AttentionPoint& p) {
+    return std::array<double, 3>{p.efficiency, p.seq, std::log(p.batch_heads)};
+  };
+  if (lo == nullptr) return at(*first);                     // below the first point
+  if (hi == nullptr || hi->seq == lo->seq) return at(*lo);  // above the last point, or on one
+  // t = (ln seq - ln seq_lo) / (ln seq_hi - ln seq_lo); each value = lo + t (hi - lo)
+  const double t = std::log(seq / lo->seq) / std::log(hi->seq / lo->seq);
+  const auto a = at(*lo), b = at(*hi);
+  return {a[0] + t * (b[0] - a[0]), seq, a[2] + t * (b[2] - a[2])};
+}
+
+}  // namespace
+
+std::optional<AttentionEfficiency> measured_attention_efficiency(const ComputeModel& c,
+                                                                 std::string_view kernel,
+                                                                 double seq, double head_dim,
+                                                                 bool causal) {
+  // The measured head dimensions around head_dim (clamped to the measured range).
+  double below = 0, above = 0, least = 0, most = 0;
+  for (const auto& p : c.attention_points) {
+    if (p.causal != causal || p.kernel != kernel) continue;
+    if (least == 0 || p.head_dim < least) least = p.head_dim;
+    if (most == 0 || p.head_dim > most) most = p.head_dim;
+    if (p.head_dim <= head_dim && p.head_dim > below) below = p.head_dim;
+    if (p.head_dim >= head_dim && (above == 0 || p.head_dim < above)) above = p.head_dim;
+  }
+  if (least == 0) return std::nullopt;
+  if (below == 0) below = above = least;  // below the smallest measured head dimension
+  if (above == 0) above = below = most;   // above the largest
+  const auto a = attention_curve(c, kernel, seq, below, causal);
+  const auto b = attention_curve(c, kernel, seq, above, causal);
+  // u = (ln d - ln d_below) / (ln d_above - ln d_below), 0 when both are the same head dimension
+  const double hd = std::clamp(head_dim, below, above);
+  const double u = above == below ? 0 : std::log(hd / below) / std::log(above / below);
+  const auto mix = [u](double x, double y) { return x + u * (y - x); };
+  return AttentionEfficiency{mix(a[0], b[0]), mix(a[1], b[1]), hd, std::exp(mix(a[2], b[2]))};
+}
+
 }  // namespace shardsim

@@ -1,9 +1,11 @@
-// Efficiencies looked up in a profile's measured tables (ComputeModel::gemm_points and
-// memory_bound_points). Pure functions; simulator/cost/compute.cc dispatches to them.
+// Efficiencies looked up in a profile's measured tables (ComputeModel::gemm_points,
+// memory_bound_points and attention_points). Pure functions; simulator/cost/compute.cc dispatches
+// to them.
 #pragma once
 
 #include <array>
 #include <optional>
+#include <string_view>
 
 #include "simulator/core/dtype.h"
 #include "simulator/core/memory_kernel.h"
@@ -34,5 +36,21 @@ inline constexpr int kNearestGemmPoints = 4;
 // efficiency outside their range. With neither: memory_bound_efficiency.
 [[nodiscard]] double memory_bound_efficiency(const ComputeModel& c, double bytes,
                                              MemoryKernel kernel = MemoryKernel::kAny);
+
+// Flash attention's measured efficiency (ComputeModel::attention_points) at sequence length
+// `seq` and head dimension `head_dim`, from the points of `kernel` with the same mask; nullopt
+// when the profile has none for that kernel and mask. Per measured head dimension, the points of
+// that head dimension are a curve piecewise linear in ln(seq), clamped to its first / last point
+// outside their range; between the two measured head dimensions around `head_dim` the two curves'
+// values are interpolated linearly in ln(head_dim), clamped outside the measured head dimensions.
+// The same weights give `seq`, `head_dim` and ln(batch_heads) of the measured shape the result
+// stands for (after clamping), so the caller can compare its own shape's occupancy with the
+// benchmark's. REQUIRES: seq, head_dim > 0.
+struct AttentionEfficiency {
+  double efficiency = 0;
+  double seq = 0, head_dim = 0, batch_heads = 0;  // the measured shape, interpolated
+};
+[[nodiscard]] std::optional<AttentionEfficiency> measured_attention_efficiency(
+    const ComputeModel& c, std::string_view kernel, double seq, double head_dim, bool causal);
 
 }  // namespace shardsim

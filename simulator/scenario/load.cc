@@ -117,7 +117,8 @@ void erase_path(nlohmann::json& root, const std::string& key) {
 }  // namespace
 
 // Switches an effect off by removing what it reads (effects section, scenario.h): the measured
-// GEMM table, the per-kernel memory-bound curves, the fitted collective curves, the framework's
+// GEMM table, the per-kernel memory-bound curves, the measured flash attention rates, the fitted
+// collective curves, the framework's
 // host cost, the compute slowdown under overlapped collectives. optimizer_traffic is read where the
 // optimizer is costed.
 void apply_effect_switches(Scenario& s) {
@@ -129,6 +130,7 @@ void apply_effect_switches(Scenario& s) {
     index_gemm_points(compute);
   }
   if (!e.kernel_bandwidth) compute.memory_bound_points.clear();
+  if (!e.attention_kernel) compute.attention_points.clear();
   if (!e.comm_contention) compute.overlap_compute_slowdown = 0;
   if (!e.fitted_collectives) s.cluster.network.fitted_collectives.clear();
   if (!e.host_dispatch) {

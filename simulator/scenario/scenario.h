@@ -25,6 +25,10 @@ struct TrainingConfig {
   GradDtype grad_dtype = GradDtype::kSame;  // kFp32 keeps FP32 main gradients (Megatron)
   Optimizer optimizer = Optimizer::kAdamW;
   bool flash_attention = true;  // fused attention: no s^2 score tensors are stored
+  // The fused-attention implementation: selects the profile's measured attention_points of that
+  // kernel (simulator/cost/compute.h); a kernel the profile has not measured falls back to the
+  // score GEMM's efficiency.
+  std::string attention_kernel = "flash-attention-2";
 };
 
 struct ClusterConfig {
@@ -68,6 +72,7 @@ struct EffectSwitches {
   bool host_dispatch = true;       // the framework's host time bounds each work item
   bool gemm_shape = true;          // GEMM efficiency from the profile's measured shape table
   bool kernel_bandwidth = true;    // memory-bound efficiency per kernel and size (profile curves)
+  bool attention_kernel = true;    // flash attention at the profile's measured kernel rate
   bool fitted_collectives = true;  // measured collective curves instead of the topology formula
   bool optimizer_traffic = true;   // the mixed-precision optimizer's full byte traffic
   bool comm_contention = true;     // compute slows while a data-parallel collective overlaps it

@@ -36,6 +36,7 @@ void read_training(const nlohmann::json& j, Diagnostics& d, TrainingConfig& t,
   r.enumeration("optimizer", t.optimizer, kOptimizers);
   r.enumeration("recompute", recompute, kRecompute);
   r.boolean("flash_attention", t.flash_attention);
+  r.string("attention_kernel", t.attention_kernel);
   r.finish();
 }
 
@@ -114,6 +115,7 @@ void read_effects(const nlohmann::json& j, Diagnostics& d, EffectSwitches& e) {
   r.boolean("host_dispatch", e.host_dispatch);
   r.boolean("gemm_shape", e.gemm_shape);
   r.boolean("kernel_bandwidth", e.kernel_bandwidth);
+  r.boolean("attention_kernel", e.attention_kernel);
   r.boolean("comm_contention", e.comm_contention);
   r.boolean("fitted_collectives", e.fitted_collectives);
   r.boolean("optimizer_traffic", e.optimizer_traffic);

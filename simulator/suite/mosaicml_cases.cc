@@ -26,7 +26,14 @@ constexpr const char* kSource = "mosaicml/llm-foundry scripts/train/benchmarking
 // checkpointing = full recomputation; FSDP FULL_SHARD = ZeRO-3, SHARD_GRAD_OP = ZeRO-2; nodes of
 // 8 GPUs. The network is the GPU preset's default: for A100, DGX A100's 8 x 200 Gb/s per node,
 // the line rate of MosaicML's 1600 Gb/s RoCE; for H100 (whose tables name no interconnect), DGX
-// H100's 8 x 400 Gb/s.
+// H100's 8 x 400 Gb/s. Attention kernel: "flash-attention-triton". The benchmark script that made
+// these tables (scripts/train/benchmarking/submit_benchmarks.py, at every commit from 2023-06-29
+// to 2024-01-06, when the last table was added) defaults to --attn_impl triton, llm-foundry's
+// Triton FlashAttention (llmfoundry/models/layers/flash_attn_triton.py); the rows do not say
+// otherwise. The A100 profiles carry a Triton FlashAttention's measured rate (the "FlashAttention
+// Triton" bars of FlashAttention-2's A100 benchmark, scenarios/measurements/attention/), the
+// closest measurement there is; the H100 profile has none, so H100 rows keep the score GEMM's
+// efficiency (compute.h).
 struct MptRun {
   std::string id;
   int hidden = 0, heads = 0, layers = 0;
@@ -53,7 +60,8 @@ nlohmann::json mpt_scenario(const MptRun& m) {
             {"micro_batch", m.micro_batch},
             {"precision", "bf16"},
             {"recompute", m.recompute ? "full" : "none"},
-            {"flash_attention", true}}},
+            {"flash_attention", true},
+            {"attention_kernel", "flash-attention-triton"}}},
           {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", m.gpus}, {"zero", m.zero}}},
           {"cluster", {{"gpu", m.gpu}, {"gpus_per_node", 8}, {"nodes", m.gpus / 8}}}};
 }

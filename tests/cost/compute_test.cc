@@ -222,6 +222,53 @@ TEST(compute_op, FlashAttentionFlopsBytesAndBackward) {
   EXPECT_DOUBLE_EQ(op_cost(fa, Pass::kForward, {1, false, Dtype::kFp8}, g).seconds, f.seconds);
 }
 
+TEST(compute_op, FlashAttentionAtTheMeasuredRateScaledBySmFill) {
+  // round_gpu (1e15 FLOP/s bf16, 100 SMs, launch 4 us) with two measured causal points at head
+  // dimension 128: seq 2048 at 0.5 of peak, seq 8192 at 0.6, each measured over 128 (sample,
+  // head) pairs (hand-made values, to check the arithmetic).
+  auto g = round_gpu();
+  g.compute.attention_points = {{"flash-attention-2", 2048, 128, true, 128, 0.5},
+                                {"flash-attention-2", 8192, 128, true, 128, 0.6}};
+  // s = 4096, 32 heads, micro-batch 1: seq between the points, ln-interpolated:
+  //   t = ln(4096 / 2048) / ln(8192 / 2048) = 0.5 -> efficiency 0.55.
+  // Fill: blocks = ceil(4096 / 128) * 32 = 1024 -> ceil(1024 / 100) = 11 waves -> 1024 / 1100;
+  // the measured calls: ceil(2048 / 128) * 128 = 2048 blocks -> 2048 / 2100 and
+  // ceil(8192 / 128) * 128 = 8192 -> 8192 / 8200 (interpolated in seq too: the measured shape is
+  // seq 4096, batch_heads 128 -> 32 * 128 = 4096 blocks, 41 waves -> 4096 / 4100).
+  // rate = 1e15 * 0.55 * min(1, (1024 / 1100) / (4096 / 4100)).
+  const double qkv = 3.0 * 4096 * 32 * 128;
+  const Op fa = make_op(OpKind::kFlashAttention, 4096, 4096, 128, 32, qkv, TpSplit::kHeads);
+  const double rate = 1e15 * 0.55 * ((1024.0 / 1100) / (4096.0 / 4100));
+  const OpCost f = op_cost(fa, Pass::kForward, {}, g);
+  // causal: flops / 2 executed (the count stays 4 * 4096^2 * 128 * 32)
+  EXPECT_NEAR(f.seconds, f.flops / 2 / rate + kLaunch, 1e-12);
+  // Backward: 2.5x the flops at the same rate (the table's rate is forward + backward).
+  const OpCost b = op_cost(fa, Pass::kBackwardInput, {}, g);
+  EXPECT_NEAR(b.seconds, 2.5 * f.flops / 2 / rate + kLaunch, 1e-12);
+  // A mask with no points (non-causal) keeps the score GEMM's efficiency.
+  OpContext full;
+  full.causal = false;
+  const double gemm_rate = 1e15 * gemm_efficiency(4096, 4096, 128, 32, Dtype::kBf16, g).total();
+  EXPECT_NEAR(op_cost(fa, Pass::kForward, full, g).seconds, f.flops / gemm_rate + kLaunch, 1e-15);
+  // fp32 attention has no measured points either (the table is fp16/bf16): the score GEMM's
+  // efficiency at the fp32 GEMM peak, which is TF32's 5e14 (gemm_peak_flops).
+  const double fp32_rate = 5e14 * gemm_efficiency(4096, 4096, 128, 32, Dtype::kFp32, g).total();
+  const OpCost f32 = op_cost(fa, Pass::kForward, {1, false, Dtype::kFp32}, g);
+  EXPECT_NEAR(f32.seconds, std::max(f32.flops / 2 / fp32_rate, f32.bytes / 0.8e12) + kLaunch,
+              1e-12);
+  // More blocks than the benchmark's fill never raise the rate: 128 heads give 4096 blocks
+  // (41 waves, 4096 / 4100, the measured shape's own fill) -> rate = 1e15 * 0.55 exactly.
+  const Op wide = make_op(OpKind::kFlashAttention, 4096, 4096, 128, 128, 4 * qkv, TpSplit::kHeads);
+  const OpCost w = op_cost(wide, Pass::kForward, {}, g);
+  EXPECT_NEAR(w.seconds, w.flops / 2 / (1e15 * 0.55) + kLaunch, 1e-12);
+  // Another kernel (the context names which; the default is flash-attention-2) has no points
+  // here: the score GEMM's efficiency again.
+  OpContext triton;
+  triton.attention_kernel = "flash-attention-triton";
+  EXPECT_NEAR(op_cost(fa, Pass::kForward, triton, g).seconds, f.flops / 2 / gemm_rate + kLaunch,
+              1e-15);
+}
+
 TEST(compute_optimizer_step, MemoryBound) {
   // 1e9 parameters x 16 B = 16 GB / 0.8e12 B/s = 20 ms + one launch.
   const OpCost c = optimizer_step_cost(1e9, 16, MemoryKernel::kAdam, round_gpu());

@@ -1,0 +1,148 @@
+#include "calibrate/attention_fit.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include "calibrate/collective_tables.h"
+#include "calibrate/csv.h"
+#include "simulator/hardware/measured_efficiency.h"
+
+namespace shardsim::calibrate {
+namespace {
+
+constexpr double kTera = 1e12;
+
+struct Columns {
+  int device = -1, kernel = -1, dtype = -1, causal = -1, head_dim = -1, seq = -1, batch = -1,
+      heads = -1, tflops = -1;
+};
+
+std::optional<Columns> find_columns(const std::vector<std::string>& h) {
+  Columns c{
+      csv_column(h, {"gpu"}),    csv_column(h, {"kernel"}),   csv_column(h, {"dtype"}),
+      csv_column(h, {"causal"}), csv_column(h, {"head_dim"}), csv_column(h, {"seq_len"}),
+      csv_column(h, {"batch"}),  csv_column(h, {"heads"}),    csv_column(h, {"fwd_bwd_tflops"})};
+  if (std::min({c.device, c.kernel, c.dtype, c.causal, c.head_dim, c.seq, c.batch, c.heads,
+                c.tflops}) < 0)
+    return std::nullopt;
+  return c;
+}
+
+// One data row, or an error message (without the file:line prefix).
+std::variant<AttentionMeasurement, std::string> parse_row(const std::vector<std::string>& f,
+                                                          const Columns& c) {
+  const int need = std::max(
+      {c.device, c.kernel, c.dtype, c.causal, c.head_dim, c.seq, c.batch, c.heads, c.tflops});
+  if (int(f.size()) <= need)
+    return fmt::format("expected at least {} fields, got {}", need + 1, f.size());
+  AttentionMeasurement m;
+  m.device = f[c.device];
+  m.kernel = f[c.kernel];
+  if (m.kernel.empty()) return std::string("kernel is empty (name the implementation measured)");
+  const std::string& dtype = f[c.dtype];
+  if (dtype == "fp16" || dtype == "float16")
+    m.dtype = "fp16";
+  else if (dtype == "bf16" || dtype == "bfloat16")
+    m.dtype = "bf16";
+  else
+    return fmt::format("dtype \"{}\": expected fp16 or bf16", dtype);
+  if (f[c.causal] != "true" && f[c.causal] != "false")
+    return fmt::format("causal \"{}\": expected true or false", f[c.causal]);
+  m.causal = f[c.causal] == "true";
+  const auto hd = parse_number(f[c.head_dim]), seq = parse_number(f[c.seq]);
+  const auto batch = parse_number(f[c.batch]), heads = parse_number(f[c.heads]);
+  const auto t = parse_number(f[c.tflops]);
+  if (!hd || !seq || !batch || !heads || !t || *hd < 1 || *seq < 1 || *batch < 1 || *heads < 1 ||
+      *t <= 0)
+    return std::string(
+        "head_dim, seq_len, batch and heads must be numbers >= 1 and fwd_bwd_tflops a number > 0");
+  m.head_dim = *hd;
+  m.seq = *seq;
+  m.batch = *batch;
+  m.heads = *heads;
+  m.flops_per_second = *t * kTera;
+  return m;
+}
+
+}  // namespace
+
+std::variant<std::vector<AttentionMeasurement>, std::string> parse_attention_csv(
+    std::string_view text, const std::string& file, const std::string& device) {
+  std::vector<AttentionMeasurement> out;
+  std::optional<Columns> cols;
+  std::set<std::string> devices;
+  for (const auto& [line_no, fields] : csv_lines(text)) {
+    if (!cols) {
+      cols = find_columns(fields);
+      if (!cols)
+        return fmt::format(
+            "{}:{}: needs columns gpu, kernel, dtype, causal, head_dim, seq_len, "
+            "batch, heads and fwd_bwd_tflops",
+            file, line_no);
+      continue;
+    }
+    if (int(fields.size()) > cols->device) {
+      if (!device_matches(fields[cols->device], device)) continue;
+      devices.insert(fields[cols->device]);
+    }
+    auto row = parse_row(fields, *cols);
+    if (auto* e = std::get_if<std::string>(&row))
+      return fmt::format("{}:{}: {}", file, line_no, *e);
+    auto& m = std::get<AttentionMeasurement>(row);
+    m.line = line_no;
+    for (const auto& o : out)
+      if (o.device == m.device && o.kernel == m.kernel && o.causal == m.causal &&
+          o.head_dim == m.head_dim && o.seq == m.seq)
+        return fmt::format("{}:{}: repeats line {} ({}, causal {}, head_dim {:g}, seq_len {:g})",
+                           file, line_no, o.line, m.kernel, m.causal, m.head_dim, m.seq);
+    out.push_back(m);
+  }
+  if (devices.size() > 1)
+    return fmt::format(
+        "{}: rows of {} devices ({}); choose one with --device (a part of its name, or "
+        "several parts separated by '|')",
+        file, devices.size(), fmt::join(devices, "; "));
+  if (out.empty())
+    return fmt::format("{}: no attention rows{}", file,
+                       device.empty() ? "" : " for device \"" + device + "\"");
+  return out;
+}
+
+std::variant<std::vector<AttentionPoint>, std::string> attention_points(
+    const std::vector<AttentionMeasurement>& rows, const PeakFlops& peak, const std::string& file) {
+  std::vector<AttentionPoint> out;
+  for (const auto& r : rows) {
+    const double p = r.dtype == "fp16" ? peak.fp16 : peak.bf16;
+    if (p <= 0) return fmt::format("{}:{}: the base profile has no {} peak", file, r.line, r.dtype);
+    const double eff = r.flops_per_second / p;
+    if (eff > 1)
+      return fmt::format(
+          "{}:{}: {:.1f} TFLOP/s exceeds the base profile's {} peak {:.1f} TFLOP/s "
+          "(wrong --base or --device?)",
+          file, r.line, r.flops_per_second / kTera, r.dtype, p / kTera);
+    out.push_back({r.kernel, r.seq, r.head_dim, r.causal, r.batch * r.heads, eff});
+  }
+  return out;
+}
+
+std::vector<double> attention_leave_one_out_pct(const std::vector<AttentionPoint>& points) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    ComputeModel others;
+    for (std::size_t j = 0; j < points.size(); ++j)
+      if (j != i) others.attention_points.push_back(points[j]);
+    const auto& p = points[i];
+    const auto predicted =
+        measured_attention_efficiency(others, p.kernel, p.seq, p.head_dim, p.causal);
+    if (!predicted) continue;
+    out.push_back(std::abs(predicted->efficiency - p.efficiency) / p.efficiency * 100);
+  }
+  return out;
+}
+
+}  // namespace shardsim::calibrate
