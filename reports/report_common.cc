@@ -117,7 +117,8 @@ std::string describe_setup(const Estimate& e) {
       "training  {} x {} tokens per step, micro-batch {} (m = {} per DP rank), {}, "
       "{}, recompute {}, flash attention {}\n",
       t.global_batch, t.seq_len, e.micro_batch, plan.micro_batches, dtype_name(t.precision),
-      optimizer_name(t.optimizer), recompute_name(p.recompute), t.flash_attention ? "on" : "off");
+      optimizer_name(t.optimizer), recompute_name(p.recompute),
+      t.flash_attention ? "on (" + t.attention_kernel + ")" : std::string("off"));
   return out;
 }
 

@@ -210,14 +210,32 @@ void fit_attention_tables(const std::vector<std::string>& files, const MeasuredD
     auto fitted = cal::attention_points(m, on.profile.peak, path);
     if (auto* e = std::get_if<std::string>(&fitted)) throw InputError("--attention", *e);
     const auto& points = std::get<std::vector<AttentionPoint>>(fitted);
+    // Per kernel measured: its rows (lines and device) for the provenance, and the base's points
+    // of that kernel replaced (a refit onto a fitted profile must not keep the old rates).
+    std::vector<std::string> kernels;
+    for (const auto& r : m)
+      if (std::ranges::find(kernels, r.kernel) == kernels.end()) kernels.push_back(r.kernel);
+    std::erase_if(g.compute.attention_points, [&](const AttentionPoint& p) {
+      return std::ranges::find(kernels, p.kernel) != kernels.end();
+    });
     g.compute.attention_points.insert(g.compute.attention_points.end(), points.begin(),
                                       points.end());
     const auto [lo, hi] = std::ranges::minmax(points, {}, &AttentionPoint::efficiency);
-    g.provenance.sources.push_back(
-        {path, m.front().line, m.back().line, "",
-         fmt::format("compute.attention_points: flash attention forward + backward FLOP/s / the "
-                     "fp16/bf16 dense peak of {}",
-                     on.profile.name)});
+    for (const auto& k : kernels) {
+      int first = 0, last = 0;
+      std::string device;
+      for (const auto& r : m)
+        if (r.kernel == k) {
+          if (first == 0) first = r.line;
+          last = r.line;
+          device = r.device;
+        }
+      g.provenance.sources.push_back(
+          {path, first, last, "",
+           fmt::format("compute.attention_points of {} measured on {}: forward + backward FLOP/s "
+                       "/ the fp16/bf16 dense peak of {}",
+                       k, device, on.profile.name)});
+    }
     const auto loo = cal::attention_leave_one_out_pct(points);
     const double mid = loo.empty() ? 0 : cal::median(loo);
     const double worst = loo.empty() ? 0 : *std::ranges::max_element(loo);

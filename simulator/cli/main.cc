@@ -98,8 +98,9 @@ void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {
          "nvbandwidth host copies -> host.pcie_bytes_per_second")
       ->allow_extra_args(false);
   cmd->add_option("--attention", a.attention_csvs,
-                  "flash attention CSV gpu,dtype,causal,head_dim,seq_len,batch,heads,"
-                  "fwd_bwd_tflops -> compute.attention_points")
+                  "flash attention CSV gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,"
+                  "fwd_bwd_tflops -> compute.attention_points (replacing the base's points of "
+                  "the kernels it measures)")
       ->allow_extra_args(false);
   cmd->add_option("--samples", a.samples, "calibration samples JSON (repeatable)")
       ->allow_extra_args(false);

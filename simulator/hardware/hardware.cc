@@ -22,6 +22,32 @@ double PeakFlops::for_dtype(Dtype d) const {
   return fp32;
 }
 
+namespace {
+
+// No two points of one (kernel, mask, head_dim, seq): the lookup would use the first and hide
+// the other (a refit appending to a fitted profile).
+void check_attention_points(const ComputeModel& c, const std::string& path, Diagnostics& d) {
+  const auto& points = c.attention_points;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    if (p.kernel.empty())
+      d.error(fmt::format("{}/attention_points/{}/kernel", path, i),
+              "must name the implementation measured");
+    for (std::size_t j = 0; j < i; ++j) {
+      const auto& q = points[j];
+      if (q.kernel == p.kernel && q.causal == p.causal && q.head_dim == p.head_dim &&
+          q.seq == p.seq) {
+        d.error(fmt::format("{}/attention_points/{}", path, i),
+                fmt::format("repeats point {} ({}, causal {}, head_dim {:g}, seq {:g})", j,
+                            p.kernel, p.causal, p.head_dim, p.seq));
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void check_compute(const ComputeModel& c, const std::string& path, Diagnostics& d) {
   if (c.kind == "measured" && c.gemm_points.empty())
     d.error(pointer_join(path, "gemm_points"),
@@ -37,6 +63,7 @@ void check_compute(const ComputeModel& c, const std::string& path, Diagnostics& 
                               points[j].bytes, points[i].bytes));
         break;
       }
+  check_attention_points(c, path, d);
 }
 
 double fitted_bus_factor(const std::string& op, int ranks) {

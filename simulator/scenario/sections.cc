@@ -38,6 +38,9 @@ void read_training(const nlohmann::json& j, Diagnostics& d, TrainingConfig& t,
   r.boolean("flash_attention", t.flash_attention);
   r.string("attention_kernel", t.attention_kernel);
   r.finish();
+  if (t.attention_kernel.empty())
+    d.error("/training/attention_kernel",
+            "must name a fused-attention implementation (default \"flash-attention-2\")");
 }
 
 void read_parallel(const nlohmann::json& j, Diagnostics& d, Strategy& p) {

@@ -258,6 +258,20 @@ void check_precision(const Scenario& s, StrategyCheck& c) {
         fmt::format("{} has no bf16 tensor cores; its GEMMs are costed at the "
                     "fp16 peak",
                     s.cluster.gpu.name));
+  // A kernel name the profile has not measured, where it has measured others: likely a typo, and
+  // flash attention then falls back to the score GEMM's efficiency (cost/compute.h).
+  const auto& points = s.cluster.gpu.compute.attention_points;
+  const std::string& kernel = s.training.attention_kernel;
+  if (s.training.flash_attention && s.training.precision != Dtype::kFp32 && !points.empty() &&
+      std::ranges::none_of(points, [&](const AttentionPoint& p) { return p.kernel == kernel; })) {
+    std::vector<std::string> names;
+    for (const auto& p : points)
+      if (std::ranges::find(names, p.kernel) == names.end()) names.push_back(p.kernel);
+    c.warnings.push_back(fmt::format(
+        "training.attention_kernel \"{}\" has no measured rates in hardware profile '{}' (it has "
+        "{}): flash attention is costed at its score GEMM's efficiency",
+        kernel, s.cluster.gpu.name, fmt::join(names, ", ")));
+  }
   if (s.strategy.recompute == Recompute::kSelective && s.training.flash_attention)
     c.warnings.push_back(
         "selective recomputation with flash attention re-runs attention in the "

@@ -122,7 +122,8 @@ TEST(attention_fit, LookupInterpolatesInLogSeqAndHeadDimAndClamps) {
 
 TEST(attention_fit, LeaveOneOutCoversEveryPoint) {
   // Each of the 48 points predicted from the other points of its kernel and mask (its curve's
-  // neighbours, or the other head dimension's curve at the ends; never itself). The interior points
+  // neighbours; at a curve's end, clamped to the nearest remaining point of the same curve:
+  // causal 128 at 512 from 1024, 133 vs 99 -> 34.3 %; never itself). The interior points
   // of a curve are predicted within a few per cent: causal 128 at 4096 from 2048 (155) and 8192
   // (182), t = 0.5 -> 168.5 vs 173, |168.5 - 173| / 173 = 2.6 %.
   const auto points = a100_points();

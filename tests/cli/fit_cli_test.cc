@@ -52,6 +52,39 @@ TEST(cli_fit, LogsAndGemmCsvMakeAUsableProfile) {
   EXPECT_NEAR(t, 52079e-6 * 1e9 / 1073741824, 0.05 * 48.5e-3);
 }
 
+TEST(cli_fit, AttentionTableReplacesTheBasesPointsOfItsKernels) {
+  // The fitted a100-sxm-80gb preset carries 24 flash-attention-2 and 24 flash-attention-triton
+  // points (scenarios/measurements/attention/). A refit from a one-row flash-attention-2 table
+  // keeps the 24 Triton points and replaces the 24 FlashAttention-2 points by its one: 25 points,
+  // the new one at 156 / 312 = 0.5 of the A100's fp16 peak (312 TFLOP/s).
+  const fs::path csv = scratch_dir() / "fa2_one_row.csv";
+  std::ofstream(csv) << "# test input\n"
+                        "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
+                        "A100,flash-attention-2,bf16,true,128,4096,4,16,156\n";
+  const fs::path out = scratch_dir() / "fit_attention.json";
+  const auto r =
+      shardsim({"fit", "--base", "a100-sxm-80gb", "--attention", csv.string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json points = json::parse(read_file(out))["compute"]["attention_points"];
+  ASSERT_EQ(points.size(), 25u);
+  int fa2 = 0;
+  for (const auto& p : points)
+    if (p["kernel"] == "flash-attention-2") {
+      ++fa2;
+      EXPECT_DOUBLE_EQ(p["efficiency"].get<double>(), 156.0 / 312);
+    }
+  EXPECT_EQ(fa2, 1);
+  // A profile whose points repeat a (kernel, mask, head_dim, seq) is refused, naming the point.
+  json profile = json::parse(read_file(out));
+  profile["compute"]["attention_points"].push_back(profile["compute"]["attention_points"][0]);
+  const fs::path dup = scratch_dir() / "dup_attention.json";
+  std::ofstream(dup) << profile.dump();
+  const auto bad = shardsim({"collective", "--gpu", dup.string(), "--op", "all_reduce", "--bytes",
+                             "1048576", "--ranks", "8"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("/compute/attention_points/25"), std::string::npos) << bad.err;
+}
+
 TEST(cli_fit, MalformedLogNamesFileAndLine) {
   const fs::path bad = scratch_dir() / "bad_all_reduce_8.log";
   std::ofstream(bad) << "# nThread 1\n"

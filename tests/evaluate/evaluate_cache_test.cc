@@ -136,8 +136,8 @@ TEST(evaluate_cache, CachedEqualsUncachedAcrossStrategiesAndExamples) {
 
 TEST(evaluate_cache, ScenariosAlternatingOnOneCacheAndOtherFieldsVaried) {
   // Two models and two GPUs alternating (and one model on both GPUs): each memo must notice the
-  // change and never serve the other scenario's entry; precision, sequence length and flash
-  // attention vary too.
+  // change and never serve the other scenario's entry; precision, sequence length, flash
+  // attention and the attention kernel vary too.
   EvaluateCache cache;
   const Scenario a = load_scenario("llama3-8b-8xh100");
   const Scenario b = load_scenario("gpt3-175b-1536xa100");
@@ -153,6 +153,9 @@ TEST(evaluate_cache, ScenariosAlternatingOnOneCacheAndOtherFieldsVaried) {
       if (!s) continue;
       s->training.precision = (i / 11) % 3 == 0 ? Dtype::kFp8 : Dtype::kBf16;
       s->training.flash_attention = (i / 13) % 2 == 0;
+      // the kernel alone changes the kind costs' key (A100: two measured kernels)
+      s->training.attention_kernel =
+          (i / 19) % 2 == 0 ? "flash-attention-2" : "flash-attention-triton";
       if ((i / 17) % 2 == 0) s->training.seq_len /= 2;
       if (!check_strategy(*s).errors.empty()) continue;
       const Mode mode = i % 5 == 0 ? Mode::kDes : Mode::kAnalytic;

@@ -2,9 +2,12 @@
 // derived parallel degrees.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "simulator/core/diagnostics.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
+#include "simulator/scenario/validate.h"
 
 namespace shardsim {
 namespace {
@@ -109,6 +112,41 @@ TEST(Scenario, CrossFieldErrorsNameTheNumbers) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("not divisible by tp*pp*cp = 3*1*1 = 3"),
               std::string::npos)
+        << e.what();
+  }
+}
+
+// training.attention_kernel picks the profile's measured attention curve; effects.attention_kernel
+// false removes the curves (the score-GEMM estimate); a kernel the profile has not measured, where
+// it has measured others, is a warning naming both; an empty name is an error naming the field.
+TEST(Scenario, AttentionKernelIsReadSwitchedAndChecked) {
+  auto raw = minimal();
+  raw["cluster"]["gpu"] = "a100-sxm-80gb";  // measured: flash-attention-2 and -triton
+  const Scenario fa2 = scenario_from_json(raw, "");
+  EXPECT_EQ(fa2.training.attention_kernel, "flash-attention-2");  // the default
+  EXPECT_FALSE(fa2.cluster.gpu.compute.attention_points.empty());
+  // The strategy check's warnings (evaluate reports them).
+  const auto mentions = [](const Scenario& s, const std::string& text) {
+    const auto warnings = check_strategy(s).warnings;
+    return std::ranges::any_of(
+        warnings, [&](const std::string& w) { return w.find(text) != std::string::npos; });
+  };
+  EXPECT_FALSE(mentions(fa2, "attention_kernel"));
+  raw["training"]["attention_kernel"] = "flash-attention-triton";
+  EXPECT_EQ(scenario_from_json(raw, "").training.attention_kernel, "flash-attention-triton");
+  EXPECT_TRUE(scenario_from_json(raw, "", {"effects.attention_kernel=false"})
+                  .cluster.gpu.compute.attention_points.empty());
+  raw["training"]["attention_kernel"] = "flash-atention-2";
+  EXPECT_TRUE(mentions(scenario_from_json(raw, ""),
+                       "training.attention_kernel \"flash-atention-2\" has no measured rates in "
+                       "hardware profile 'a100-sxm-80gb' (it has flash-attention-2, "
+                       "flash-attention-triton)"));
+  raw["training"]["attention_kernel"] = "";
+  try {
+    (void)scenario_from_json(raw, "");
+    FAIL() << "an empty attention_kernel is accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/training/attention_kernel"), std::string::npos)
         << e.what();
   }
 }
