@@ -102,14 +102,8 @@ std::variant<std::vector<AttentionMeasurement>, std::string> parse_attention_csv
                            file, line_no, o.line, m.kernel, m.causal, m.head_dim, m.seq);
     out.push_back(m);
   }
-  if (devices.size() > 1)
-    return fmt::format(
-        "{}: rows of {} devices ({}); choose one with --device (a part of its name, or "
-        "several parts separated by '|')",
-        file, devices.size(), fmt::join(devices, "; "));
-  if (out.empty())
-    return fmt::format("{}: no attention rows{}", file,
-                       device.empty() ? "" : " for device \"" + device + "\"");
+  if (auto e = device_rows_error(file, devices, out.size(), 1, "no attention rows", device))
+    return *e;
   return out;
 }
 

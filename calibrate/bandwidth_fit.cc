@@ -88,14 +88,7 @@ std::variant<std::vector<BandwidthMeasurement>, std::string> parse_bandwidth_csv
       return fmt::format("{}:{}: a second {} row for {}", file, r.line, r.test, r.device);
     out.push_back(std::move(r));
   }
-  if (devices.size() > 1)
-    return fmt::format(
-        "{}: rows of {} devices ({}); choose one with --device (a part of its "
-        "name)",
-        file, devices.size(), fmt::join(devices, "; "));
-  if (out.empty())
-    return fmt::format("{}: no rows{}", file,
-                       device.empty() ? "" : " for device \"" + device + "\"");
+  if (auto e = device_rows_error(file, devices, out.size(), 1, "no rows", device)) return *e;
   return out;
 }
 

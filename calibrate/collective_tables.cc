@@ -189,14 +189,8 @@ std::variant<std::vector<MeasuredCollective>, std::string> parse_summary(
                          rows.front().ranks, rows.front().line);
     rows.push_back(std::move(r));
   }
-  if (devices.size() > 1)
-    return fmt::format(
-        "{}: rows of {} devices ({}); choose one with --device (a part of its "
-        "name)",
-        file, devices.size(), fmt::join(devices, "; "));
-  if (rows.size() < 2)
-    return fmt::format("{}: fewer than 2 rows{}", file,
-                       device.empty() ? "" : " for device \"" + device + "\"");
+  if (auto e = device_rows_error(file, devices, rows.size(), 2, "fewer than 2 rows", device))
+    return *e;
   const int ranks = rows.front().ranks;
   if (hints.ranks > 0 && hints.ranks != ranks)
     return fmt::format("{}: nranks is {} but --ranks is {}", file, ranks, hints.ranks);
@@ -251,6 +245,21 @@ bool device_matches(std::string_view name, std::string_view device) {
     start = bar + 1;
   }
   return false;
+}
+
+std::optional<std::string> device_rows_error(const std::string& file,
+                                             const std::set<std::string>& devices, std::size_t rows,
+                                             std::size_t min_rows, std::string_view too_few,
+                                             std::string_view device) {
+  if (devices.size() > 1)
+    return fmt::format(
+        "{}: rows of {} devices ({}); choose one with --device (a part of its name, or "
+        "several parts separated by '|')",
+        file, devices.size(), fmt::join(devices, "; "));
+  if (rows < min_rows)
+    return fmt::format("{}: {}{}", file, too_few,
+                       device.empty() ? "" : fmt::format(" for device \"{}\"", device));
+  return std::nullopt;
 }
 
 std::variant<std::vector<MeasuredCollective>, std::string> parse_collective_table(

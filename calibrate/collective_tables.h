@@ -23,6 +23,8 @@
 // Every error names "FILE:LINE" (or "FILE" for whole-file problems).
 #pragma once
 
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -35,6 +37,15 @@ namespace shardsim::calibrate {
 // True when `device` is empty or `name` contains one of the '|'-separated parts of `device`
 // (e.g. "A100-SXM4-80GB|NVIDIA A100 SXM").
 [[nodiscard]] bool device_matches(std::string_view name, std::string_view device);
+
+// What is wrong with the rows a table kept for `device` (the devices they belong to, and how many
+// there are): more than one device ("FILE: rows of N devices (...); choose one with --device"),
+// or fewer than `min_rows` ("FILE: <too_few>[ for device "D"]"); nullopt when neither.
+[[nodiscard]] std::optional<std::string> device_rows_error(const std::string& file,
+                                                           const std::set<std::string>& devices,
+                                                           std::size_t rows, std::size_t min_rows,
+                                                           std::string_view too_few,
+                                                           std::string_view device);
 
 // A size on the ladder 2^k or 3 x 2^k bytes (k >= 0): a fixed rule that keeps a geometric subset
 // of a dense table (vTrain's 1 MiB steps: 1, 2, 3, 4, 6, 8, 12, ... 1024 MiB, 20 of 1024 rows)

@@ -100,14 +100,7 @@ std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(std::stri
     out.push_back(std::get<GemmMeasurement>(row));
     out.back().line = line_no;
   }
-  if (devices.size() > 1)
-    return fmt::format(
-        "{}: rows of {} devices ({}); choose one with --device (a part of its name, or "
-        "several parts separated by '|')",
-        file, devices.size(), fmt::join(devices, "; "));
-  if (out.empty())
-    return fmt::format("{}: no GEMM rows{}", file,
-                       device.empty() ? "" : " for device \"" + device + "\"");
+  if (auto e = device_rows_error(file, devices, out.size(), 1, "no GEMM rows", device)) return *e;
   return out;
 }
 
