@@ -249,10 +249,9 @@ std::optional<AttentionEfficiency> measured_attention_efficiency(const ComputeMo
   const auto a = attention_curve(c, kernel, seq, below, causal);
   const auto b = attention_curve(c, kernel, seq, above, causal);
   // u = (ln d - ln d_below) / (ln d_above - ln d_below), 0 when both are the same head dimension
-  const double hd = std::clamp(head_dim, below, above);
-  const double u = above == below ? 0 : std::log(hd / below) / std::log(above / below);
+  const double u = above == below ? 0 : std::log(head_dim / below) / std::log(above / below);
   const auto mix = [u](double x, double y) { return x + u * (y - x); };
-  return AttentionEfficiency{mix(a[0], b[0]), mix(a[1], b[1]), hd, std::exp(mix(a[2], b[2]))};
+  return AttentionEfficiency{mix(a[0], b[0]), mix(a[1], b[1]), std::exp(mix(a[2], b[2]))};
 }
 
 }  // namespace shardsim

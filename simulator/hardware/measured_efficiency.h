@@ -43,12 +43,12 @@ inline constexpr int kNearestGemmPoints = 4;
 // that head dimension are a curve piecewise linear in ln(seq), clamped to its first / last point
 // outside their range; between the two measured head dimensions around `head_dim` the two curves'
 // values are interpolated linearly in ln(head_dim), clamped outside the measured head dimensions.
-// The same weights give `seq`, `head_dim` and ln(batch_heads) of the measured shape the result
+// The same weights give `seq` and ln(batch_heads) of the measured shape the result
 // stands for (after clamping), so the caller can compare its own shape's occupancy with the
 // benchmark's. REQUIRES: seq, head_dim > 0.
 struct AttentionEfficiency {
   double efficiency = 0;
-  double seq = 0, head_dim = 0, batch_heads = 0;  // the measured shape, interpolated
+  double seq = 0, batch_heads = 0;  // the measured shape, interpolated
 };
 [[nodiscard]] std::optional<AttentionEfficiency> measured_attention_efficiency(
     const ComputeModel& c, std::string_view kernel, double seq, double head_dim, bool causal);
