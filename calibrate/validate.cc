@@ -232,7 +232,9 @@ json composite_scenario(const kernels::CompositeConfig& c, int ranks, int ranks_
         {"precision", "fp32"},
         {"optimizer", "adam"},
         {"flash_attention", false},
-        {"recompute", "none"}}},
+        {"recompute", "none"},
+        // kernels/*/composite: one kernel computes the loss and its gradient in place.
+        {"cross_entropy", "fused"}}},
       {"parallel",
        {{"tp", 1}, {"pp", 1}, {"dp", ranks}, {"zero", 0}, {"overlap_grad_reduce", false}}},
       // One all-reduce of every gradient after the backward pass: one bucket holds them all. The

@@ -203,6 +203,16 @@ OpCost memory_op(const LocalShape& s, Pass pass, Dtype precision, MemoryKernel k
   return memory_bound_cost(kBackwardBytes * forward_bytes, gpu, backward_kernel(kernel));
 }
 
+// The loss over the vocabulary: elements = the rank's logits (tokens x vocabulary / TP), bytes per
+// element and pass from the stack's cross-entropy implementation (core/cross_entropy.h).
+OpCost cross_entropy_op(const LocalShape& s, Pass pass, const OpContext& ctx, MemoryKernel kernel,
+                        const GpuProfile& gpu) {
+  if (pass == Pass::kBackwardWeight) return {};
+  const CrossEntropyBytes b = cross_entropy_bytes(ctx.cross_entropy, activation_bytes(ctx.precision));
+  if (pass == Pass::kForward) return memory_bound_cost(s.elements * b.forward, gpu, kernel);
+  return memory_bound_cost(s.elements * b.backward, gpu, backward_kernel(kernel));
+}
+
 }  // namespace
 
 double gemm_peak_flops(Dtype dtype, const GpuProfile& gpu) {
@@ -260,13 +270,14 @@ OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& 
       return attention_bmm(s, pass, attention_dtype(ctx.precision), gpu);
     case OpKind::kFlashAttention:
       return flash_attention(s, pass, attention_dtype(ctx.precision), ctx, gpu);
+    case OpKind::kLoss:
+      return cross_entropy_op(s, pass, ctx, op.kernel, gpu);
     case OpKind::kSoftmax:
     case OpKind::kNorm:
     case OpKind::kActivationFn:
     case OpKind::kDropout:
     case OpKind::kRouter:
     case OpKind::kEmbedding:
-    case OpKind::kLoss:
     case OpKind::kElementwise:
       return memory_op(s, pass, ctx.precision, op.kernel, gpu);
   }
@@ -288,6 +299,11 @@ std::vector<CostModelInfo> cost_models() {
       {"memory_bound",
        "streaming kernel: bytes / (HBM bandwidth x memory_bound_efficiency) + launch; the "
        "efficiency is piecewise linear in log(bytes) when the profile has memory_bound_points"},
+      {"cross_entropy",
+       "loss over the vocabulary: logits (tokens x vocabulary / TP) x bytes per logit of the "
+       "stack's implementation (training.cross_entropy: Megatron's vocabulary-parallel fp32 "
+       "passes 38 B forward + 14 B backward per 16-bit logit, fused kernels 4 + 4 B) at the "
+       "softmax kernel's memory-bound efficiency"},
       {"gemm_measured",
        "compute.kind measured: GEMM efficiency by inverse-distance weighting of the 4 nearest "
        "measured (log2 m, log2 n, log2 k) points of the dtype, query clamped to the measured "

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "simulator/core/cross_entropy.h"
 #include "simulator/core/dtype.h"
 #include "simulator/hardware/hardware.h"
 #include "simulator/model/ops.h"
@@ -83,6 +84,9 @@ struct OpContext {
   // The fused-attention implementation whose measured points cost flash attention
   // (training.attention_kernel; the string outlives the context).
   std::string_view attention_kernel = "flash-attention-2";
+  // How the loss over the vocabulary is computed (training.cross_entropy, or kStreaming with
+  // effects.cross_entropy_traffic off): the cross_entropy op's bytes (core/cross_entropy.h).
+  CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;
 };
 
 // Cost of `op` (one micro-batch, unsharded shape from model/ops.h) on one TP rank in `pass`.
@@ -107,10 +111,13 @@ struct OpContext {
 //   otherwise the efficiency of its score GEMM (m, n, k, batch).
 // Attention (bmm and flash) runs in bf16 under fp8 training (fp8 attention is opt-in in
 // Transformer Engine).
-// Memory-bound ops (norms, activation functions, softmax, dropout, router, embedding, loss):
+// Memory-bound ops (norms, activation functions, softmax, dropout, router, embedding):
 //   forward bytes = elements * activation bytes (fp32 training 4, else 2) * 2 (read + write),
 //   backward-input twice the forward bytes, backward-weight empty (norm weight gradients are
 //   reduced inside the backward kernel); at the efficiency of the op's kernel class (Op::kernel).
+// The loss (cross-entropy over the rank's logits): elements * the bytes per logit of the context's
+//   cross-entropy implementation, forward and backward-input (core/cross_entropy.h; Megatron's
+//   vocabulary-parallel one moves 38 + 14 B per 16-bit logit), at the softmax class's efficiency.
 // Empty work costs 0 s (no launch overhead).
 [[nodiscard]] OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& gpu);
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "simulator/core/cross_entropy.h"
 #include "simulator/core/dtype.h"
 #include "simulator/core/memo.h"
 #include "simulator/cost/time_split.h"
@@ -60,6 +61,7 @@ struct KindCostKey {
   bool flash_attention = false;
   bool output_projection = false;  // untied embeddings, or pp > 1
   std::string attention_kernel;    // training.attention_kernel
+  CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;  // OpContext's
   bool operator==(const KindCostKey&) const = default;
 };
 

@@ -191,7 +191,7 @@ KindCostKey kind_cost_key(const Ctx& c) {
   return {c.plan.tp,         c.plan.cp,         c.plan.ep,
           c.op.sp,           c.op.precision,    t.seq_len,
           t.micro_batch,     t.flash_attention, !m.tied_embeddings || c.plan.pp > 1,
-          t.attention_kernel};
+          t.attention_kernel, c.op.cross_entropy};
 }
 
 KindCosts kind_costs(const Ctx& c, double vocab) {

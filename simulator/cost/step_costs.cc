@@ -31,6 +31,8 @@ Ctx make_ctx(const Scenario& s, const Plan& plan) {
   c.zero = &s.strategy.zero_facts();
   c.op = {plan.tp, s.strategy.sp && plan.tp > 1, t.precision};
   c.op.attention_kernel = t.attention_kernel;
+  c.op.cross_entropy =
+      s.effects.cross_entropy_traffic ? t.cross_entropy : CrossEntropyKernel::kStreaming;
   c.shape = {double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
              t.flash_attention};
   c.act_bytes = activation_bytes(t.precision);

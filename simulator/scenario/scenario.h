@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "simulator/core/cross_entropy.h"
 #include "simulator/core/dtype.h"
 #include "simulator/hardware/hardware.h"
 #include "simulator/model/model_config.h"
@@ -29,6 +30,9 @@ struct TrainingConfig {
   // kernel (simulator/cost/compute.h); a kernel the profile has not measured falls back to the
   // score GEMM's efficiency.
   std::string attention_kernel = "flash-attention-2";
+  // How the loss over the vocabulary is computed (core/cross_entropy.h): Megatron's
+  // vocabulary-parallel fp32 passes, or one fused kernel per pass.
+  CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;
 };
 
 struct ClusterConfig {
@@ -76,6 +80,7 @@ struct EffectSwitches {
   bool fitted_collectives = true;  // measured collective curves instead of the topology formula
   bool optimizer_traffic = true;   // the mixed-precision optimizer's full byte traffic
   bool comm_contention = true;     // compute slows while a data-parallel collective overlaps it
+  bool cross_entropy_traffic = true;  // the loss's bytes from its implementation (cross_entropy)
 };
 
 // The "search" section: the values `shardsim search` may give each dimension of the strategy. An

@@ -16,6 +16,9 @@ const std::vector<std::pair<std::string, GradDtype>> kGradDtypes = {{"same", Gra
                                                                     {"fp32", GradDtype::kFp32}};
 const std::vector<std::pair<std::string, Optimizer>> kOptimizers = {
     {"adam", Optimizer::kAdam}, {"adamw", Optimizer::kAdamW}, {"sgd", Optimizer::kSgd}};
+const std::vector<std::pair<std::string, CrossEntropyKernel>> kCrossEntropy = {
+    {std::string(kCrossEntropyNames[0]), CrossEntropyKernel::kVocabParallel},
+    {std::string(kCrossEntropyNames[1]), CrossEntropyKernel::kFused}};
 const std::vector<std::pair<std::string, Recompute>> kRecompute = {
     {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
 const std::vector<std::pair<std::string, Schedule>> kSchedules = {
@@ -37,6 +40,7 @@ void read_training(const nlohmann::json& j, Diagnostics& d, TrainingConfig& t,
   r.enumeration("recompute", recompute, kRecompute);
   r.boolean("flash_attention", t.flash_attention);
   r.string("attention_kernel", t.attention_kernel);
+  r.enumeration("cross_entropy", t.cross_entropy, kCrossEntropy);
   r.finish();
   if (t.attention_kernel.empty())
     d.error("/training/attention_kernel",
@@ -122,6 +126,7 @@ void read_effects(const nlohmann::json& j, Diagnostics& d, EffectSwitches& e) {
   r.boolean("comm_contention", e.comm_contention);
   r.boolean("fitted_collectives", e.fitted_collectives);
   r.boolean("optimizer_traffic", e.optimizer_traffic);
+  r.boolean("cross_entropy_traffic", e.cross_entropy_traffic);
   r.finish();
 }
 

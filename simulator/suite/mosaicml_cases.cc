@@ -33,7 +33,10 @@ constexpr const char* kSource = "mosaicml/llm-foundry scripts/train/benchmarking
 // otherwise. The A100 profiles carry a Triton FlashAttention's measured rate (the "FlashAttention
 // Triton" bars of FlashAttention-2's A100 benchmark, scenarios/measurements/attention/), the
 // closest measurement there is; the H100 profile has none, so H100 rows keep the score GEMM's
-// efficiency (compute.h).
+// efficiency (compute.h). Loss: "fused" cross-entropy. llm-foundry's MPT defaults to loss_fn
+// "fused_crossentropy" (llmfoundry/models/mpt/modeling_mpt.py at every table commit above), which
+// loads flash-attn's CrossEntropyLoss and raises if it is missing; the benchmark yamls do not
+// change it.
 struct MptRun {
   std::string id;
   int hidden = 0, heads = 0, layers = 0;
@@ -61,7 +64,8 @@ nlohmann::json mpt_scenario(const MptRun& m) {
             {"precision", "bf16"},
             {"recompute", m.recompute ? "full" : "none"},
             {"flash_attention", true},
-            {"attention_kernel", "flash-attention-triton"}}},
+            {"attention_kernel", "flash-attention-triton"},
+            {"cross_entropy", "fused"}}},
           {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", m.gpus}, {"zero", m.zero}}},
           {"cluster", {{"gpu", m.gpu}, {"gpus_per_node", 8}, {"nodes", m.gpus / 8}}}};
 }

@@ -47,7 +47,7 @@ TEST(cli_simulate, ExplainListsEachEffectAgainstTheStepWithItOff) {
   const json j = parse_report(r);
   const double step = j["time"]["step_seconds"].get<double>();
   const json& effects = j["explain"]["effects"];
-  ASSERT_EQ(effects.size(), 7u);  // scenario.h EffectSwitches
+  ASSERT_EQ(effects.size(), 8u);  // scenario.h EffectSwitches
   for (const auto& e : effects) {
     ASSERT_TRUE(e["enabled"].get<bool>()) << e["name"];  // all on by default
     // evaluate/explain.h: seconds = the step minus the step with this effect off.

@@ -156,6 +156,9 @@ TEST(evaluate_cache, ScenariosAlternatingOnOneCacheAndOtherFieldsVaried) {
       // the kernel alone changes the kind costs' key (A100: two measured kernels)
       s->training.attention_kernel =
           (i / 19) % 2 == 0 ? "flash-attention-2" : "flash-attention-triton";
+      // and so does the loss's implementation
+      s->training.cross_entropy =
+          (i / 23) % 2 == 0 ? CrossEntropyKernel::kVocabParallel : CrossEntropyKernel::kFused;
       if ((i / 17) % 2 == 0) s->training.seq_len /= 2;
       if (!check_strategy(*s).errors.empty()) continue;
       const Mode mode = i % 5 == 0 ? Mode::kDes : Mode::kAnalytic;

@@ -151,5 +151,26 @@ TEST(Scenario, AttentionKernelIsReadSwitchedAndChecked) {
   }
 }
 
+TEST(Scenario, CrossEntropyIsReadSwitchedAndChecked) {
+  auto raw = minimal();
+  const Scenario plain = scenario_from_json(raw, "");
+  EXPECT_EQ(plain.training.cross_entropy, CrossEntropyKernel::kVocabParallel);  // the default
+  raw["training"]["cross_entropy"] = "fused";
+  EXPECT_EQ(scenario_from_json(raw, "").training.cross_entropy, CrossEntropyKernel::kFused);
+  // The switch leaves the scenario's choice alone (the cost context reads both, step_costs.cc).
+  const Scenario off = scenario_from_json(raw, "", {"effects.cross_entropy_traffic=false"});
+  EXPECT_FALSE(off.effects.cross_entropy_traffic);
+  EXPECT_EQ(off.training.cross_entropy, CrossEntropyKernel::kFused);
+  raw["training"]["cross_entropy"] = "megatron";
+  try {
+    (void)scenario_from_json(raw, "");
+    FAIL() << "an unknown cross_entropy is accepted";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("/training/cross_entropy"), std::string::npos) << what;
+    EXPECT_NE(what.find("vocab-parallel"), std::string::npos) << what;  // names the choices
+  }
+}
+
 }  // namespace
 }  // namespace shardsim
