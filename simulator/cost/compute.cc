@@ -208,7 +208,8 @@ OpCost memory_op(const LocalShape& s, Pass pass, Dtype precision, MemoryKernel k
 OpCost cross_entropy_op(const LocalShape& s, Pass pass, const OpContext& ctx, MemoryKernel kernel,
                         const GpuProfile& gpu) {
   if (pass == Pass::kBackwardWeight) return {};
-  const CrossEntropyBytes b = cross_entropy_bytes(ctx.cross_entropy, activation_bytes(ctx.precision));
+  const CrossEntropyBytes b =
+      cross_entropy_bytes(ctx.cross_entropy, activation_bytes(ctx.precision));
   if (pass == Pass::kForward) return memory_bound_cost(s.elements * b.forward, gpu, kernel);
   return memory_bound_cost(s.elements * b.backward, gpu, backward_kernel(kernel));
 }
