@@ -115,10 +115,11 @@ std::string describe_setup(const Estimate& e) {
       p.offload_params ? ", parameter offload" : "", schedule_name(p.schedule));
   out += fmt::format(
       "training  {} x {} tokens per step, micro-batch {} (m = {} per DP rank), {}, "
-      "{}, recompute {}, flash attention {}\n",
+      "{}, recompute {}, flash attention {}, loss {}\n",
       t.global_batch, t.seq_len, e.micro_batch, plan.micro_batches, dtype_name(t.precision),
       optimizer_name(t.optimizer), recompute_name(p.recompute),
-      t.flash_attention ? "on (" + t.attention_kernel + ")" : std::string("off"));
+      t.flash_attention ? "on (" + t.attention_kernel + ")" : std::string("off"),
+      cross_entropy_name(t.cross_entropy));
   return out;
 }
 

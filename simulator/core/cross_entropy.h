@@ -6,8 +6,8 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string_view>
 
 namespace shardsim {
@@ -29,17 +29,19 @@ enum class CrossEntropyKernel : std::uint8_t {
 // Scenario names (training.cross_entropy); kStreaming is not selectable, only switched to.
 inline constexpr std::array<std::string_view, 2> kCrossEntropyNames = {"vocab-parallel", "fused"};
 
-[[nodiscard]] constexpr std::optional<CrossEntropyKernel> cross_entropy_from_name(
-    std::string_view n) {
-  for (std::size_t i = 0; i < kCrossEntropyNames.size(); ++i)
-    if (kCrossEntropyNames[i] == n) return static_cast<CrossEntropyKernel>(i);
-  return std::nullopt;
+[[nodiscard]] constexpr std::string_view cross_entropy_name(CrossEntropyKernel k) {
+  const auto i = static_cast<std::size_t>(k);
+  return i < kCrossEntropyNames.size() ? kCrossEntropyNames[i] : "streaming";
 }
 
-// Bytes moved per logit element (a = bytes of one logit as the output GEMM writes it: 2 for
-// fp16/bf16, 4 for fp32; fp8 GEMMs write bf16).
+// Bytes moved per logit element and pass, split by whether the kernel evaluates an exponential
+// (costed on the profile's softmax curve) or only streams (its generic curve). a = bytes of one
+// logit as the output GEMM writes it: 2 for fp16/bf16 (and fp8 training, whose output layer runs in
+// bf16), 4 for fp32.
 struct CrossEntropyBytes {
-  double forward = 0, backward = 0;
+  double forward_exp = 0, forward_other = 0, backward_exp = 0, backward_other = 0;
+  [[nodiscard]] constexpr double forward() const { return forward_exp + forward_other; }
+  [[nodiscard]] constexpr double backward() const { return backward_exp + backward_other; }
 };
 
 [[nodiscard]] constexpr CrossEntropyBytes cross_entropy_bytes(CrossEntropyKernel k, double a) {
@@ -48,22 +50,24 @@ struct CrossEntropyBytes {
   const double upcast = a < 4 ? a + 4 : 0;
   switch (k) {
     case CrossEntropyKernel::kVocabParallel:
-      // forward: .float() (a + 4), max over the vocabulary (read 4), subtract the max in place
-      // (4 + 4), exp in place (4 + 4), sum (read 4), divide by the sum in place (4 + 4; the
-      // softmax kept for backward): upcast + 32. Backward: grad.mul_(grad_output) in place
-      // (4 + 4), then the cast back to the logits' dtype: 8 + upcast. The target gather and its
-      // update touch one element per token, not per logit.
-      return {upcast + 32, 8 + upcast};
+      // forward: exp in place (4 + 4) evaluates the exponential; .float() (a + 4), max over the
+      // vocabulary (read 4), subtract the max in place (4 + 4), sum (read 4) and divide by the
+      // sum in place (4 + 4; the softmax kept for backward) only stream: upcast + 24. Backward:
+      // grad.mul_(grad_output) in place (4 + 4) and the cast back to the logits' dtype: 8 +
+      // upcast. 38 + 14 B in all for 16-bit logits. The target gather and its update touch one
+      // element per token, not per logit.
+      return {8, upcast + 24, 0, 8 + upcast};
     case CrossEntropyKernel::kFused:
       // forward: one kernel reads each row twice (the max, then the sum of exponentials) and
-      // writes a loss and a log-sum-exp per row; backward: one kernel reads the logits and writes
-      // their gradient.
-      return {2 * a, 2 * a};
+      // writes a loss and a log-sum-exp per row; backward: one kernel reads the logits, evaluates
+      // exp(logit - lse) and writes the gradient. 4 + 4 B for 16-bit logits.
+      return {2 * a, 0, 2 * a, 0};
     case CrossEntropyKernel::kStreaming:
-      // the generic streaming op of cost/compute.cc: read + write, backward twice that.
-      return {2 * a, 4 * a};
+      // the generic streaming op of cost/compute.cc: read + write on the softmax curve, backward
+      // twice that on the generic one (a softmax's backward evaluates no exponential).
+      return {2 * a, 0, 0, 4 * a};
   }
-  return {2 * a, 4 * a};
+  return {2 * a, 0, 0, 4 * a};
 }
 
 }  // namespace shardsim

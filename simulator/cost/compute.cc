@@ -204,14 +204,20 @@ OpCost memory_op(const LocalShape& s, Pass pass, Dtype precision, MemoryKernel k
 }
 
 // The loss over the vocabulary: elements = the rank's logits (tokens x vocabulary / TP), bytes per
-// element and pass from the stack's cross-entropy implementation (core/cross_entropy.h).
+// element and pass from the stack's cross-entropy implementation (core/cross_entropy.h): the bytes
+// of kernels that evaluate an exponential at the op's class (softmax), the rest at the generic
+// curve, each share one launch (Megatron's loss runs six kernels forward: launches undercounted).
 OpCost cross_entropy_op(const LocalShape& s, Pass pass, const OpContext& ctx, MemoryKernel kernel,
                         const GpuProfile& gpu) {
   if (pass == Pass::kBackwardWeight) return {};
   const CrossEntropyBytes b =
       cross_entropy_bytes(ctx.cross_entropy, activation_bytes(ctx.precision));
-  if (pass == Pass::kForward) return memory_bound_cost(s.elements * b.forward, gpu, kernel);
-  return memory_bound_cost(s.elements * b.backward, gpu, backward_kernel(kernel));
+  const bool fwd = pass == Pass::kForward;
+  const OpCost e =
+      memory_bound_cost(s.elements * (fwd ? b.forward_exp : b.backward_exp), gpu, kernel);
+  const OpCost o = memory_bound_cost(s.elements * (fwd ? b.forward_other : b.backward_other), gpu,
+                                     MemoryKernel::kAny);
+  return {e.seconds + o.seconds, e.flops + o.flops, e.bytes + o.bytes};
 }
 
 }  // namespace

@@ -173,13 +173,18 @@ void add_activations(const Scenario& s, const Plan& plan, const PlanFacts& f,
     out.add("activations.embedding", MemoryCategory::kActivations, embedding * double(live.front()),
             text("token ids (int64) and embedding dropout mask"));
   if (st.has_output) {
+    const bool fp32_loss = t.cross_entropy != CrossEntropyKernel::kFused;
     out.add("activations.output", MemoryCategory::kActivations,
             output * double(zb ? std::min<std::int64_t>(1, live.back()) : live.back()),
-            text("final norm and output-projection inputs, fp32 logits for the loss"));
-    // The low-precision logits the output GEMM writes before the fp32 loss, one micro-batch.
-    out.add("activations.logits_buffer", MemoryCategory::kActivations,
-            tokens * f.vocab / plan.tp * saved_bytes_per_element(ActKind::kActivation, t.precision),
-            text("output-projection result before its fp32 cast (one micro-batch)"));
+            text(fp32_loss ? "final norm and output-projection inputs, fp32 logits for the loss"
+                           : "final norm and output-projection inputs, logits for the fused loss"));
+    // The low-precision logits the output GEMM writes before the fp32 loss, one micro-batch (a
+    // fused loss keeps those logits themselves, counted above).
+    if (fp32_loss)
+      out.add(
+          "activations.logits_buffer", MemoryCategory::kActivations,
+          tokens * f.vocab / plan.tp * saved_bytes_per_element(ActKind::kActivation, t.precision),
+          text("output-projection result before its fp32 cast (one micro-batch)"));
   }
 }
 

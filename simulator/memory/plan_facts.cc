@@ -30,7 +30,7 @@ PlanFacts plan_facts(const Scenario& s, const Plan& plan) {
   PlanFacts f;
   f.act = {plan.tp, s.strategy.sp && plan.tp > 1, s.strategy.recompute, t.precision};
   f.shape = {double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
-             t.flash_attention};
+             t.flash_attention, t.cross_entropy};
   f.vocab = padded_vocab(m.vocab, plan.tp);
   ActivationOptions no_recompute = f.act;
   no_recompute.recompute = Recompute::kNone;
@@ -63,7 +63,8 @@ PlanFactsKey plan_facts_key(const Scenario& s, const Plan& plan) {
           t.seq_len,
           t.micro_batch,
           t.flash_attention,
-          !s.model.tied_embeddings || plan.pp > 1};
+          !s.model.tied_embeddings || plan.pp > 1,
+          t.cross_entropy};
 }
 
 LocalParams stage_params(const Scenario& s, const Plan& plan, const PlanFacts& f,

@@ -56,6 +56,7 @@ struct PlanFactsKey {
   std::int64_t seq_len = 0, micro_batch = 1;
   bool flash_attention = false;
   bool output_projection = false;  // untied embeddings, or pp > 1
+  CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;  // what the loss keeps
   bool operator==(const PlanFactsKey&) const = default;
 };
 [[nodiscard]] PlanFactsKey plan_facts_key(const Scenario& s, const Plan& plan);

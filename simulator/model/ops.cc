@@ -272,9 +272,12 @@ std::vector<Op> output_ops(const ModelConfig& m, double padded_vocab, const OpSh
                       {seq("final_norm_input", t * h)}));
   ops.push_back(gemm("output_projection", t, padded_vocab, h, TpSplit::kColumn,
                      {seq("output_projection_input", t * h, ActKind::kGemmInput)}));
-  // Vocabulary-parallel cross-entropy keeps fp32 logits (Korthikanti's 4*s*b*V term).
+  // Vocabulary-parallel cross-entropy keeps fp32 logits (Korthikanti's 4*s*b*V term); a fused
+  // loss keeps the output projection's logits in the activation dtype (core/cross_entropy.h).
+  const bool fp32_copy = s.cross_entropy != CrossEntropyKernel::kFused;
   ops.push_back(memop("cross_entropy", OpKind::kLoss, t * padded_vocab, TpSplit::kColumn,
-                      {tensor("logits_fp32", t * padded_vocab, ActKind::kFp32)}));
+                      {fp32_copy ? tensor("logits_fp32", t * padded_vocab, ActKind::kFp32)
+                                 : tensor("logits", t * padded_vocab, ActKind::kActivation)}));
   return tag_kernels(m, std::move(ops));
 }
 

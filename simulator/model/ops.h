@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "simulator/core/cross_entropy.h"
 #include "simulator/core/memory_kernel.h"
 #include "simulator/model/model_config.h"
 
@@ -111,6 +112,9 @@ struct OpShape {
   double seq_full = 0;   // whole sequence (attention keys)
   double micro_batch = 1;
   bool flash_attention = false;
+  // The loss's implementation decides what the output layer keeps for backward: Megatron's
+  // vocabulary-parallel loss its fp32 copy of the logits, a fused kernel the logits themselves.
+  CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;
 };
 
 // Ops of transformer block `layer` (0-based), in forward order.
@@ -118,7 +122,9 @@ struct OpShape {
 // Input embedding (first pipeline stage).
 [[nodiscard]] std::vector<Op> embedding_ops(const ModelConfig& m, double padded_vocab,
                                             const OpShape& s);
-// Final norm, output projection (logits) and cross-entropy loss (last pipeline stage).
+// Final norm, output projection (logits) and cross-entropy loss (last pipeline stage). The loss
+// keeps fp32 logits (Korthikanti's 4sbV term) under Megatron's vocabulary-parallel loss, the
+// output projection's own logits under a fused one (s.cross_entropy).
 [[nodiscard]] std::vector<Op> output_ops(const ModelConfig& m, double padded_vocab,
                                          const OpShape& s);
 

@@ -120,7 +120,7 @@ void erase_path(nlohmann::json& root, const std::string& key) {
 // GEMM table, the per-kernel memory-bound curves, the measured flash attention rates, the fitted
 // collective curves, the framework's
 // host cost, the compute slowdown under overlapped collectives. optimizer_traffic is read where the
-// optimizer is costed.
+// optimizer is costed, cross_entropy_traffic where the op context is made (cost/step_costs.cc).
 void apply_effect_switches(Scenario& s) {
   const EffectSwitches& e = s.effects;
   auto& compute = s.cluster.gpu.compute;

@@ -52,7 +52,8 @@ constexpr GroupInfo kGroupInfo[] = {
 // (gradient reduce, parameter gather and TP communication overlapped; the first two are
 // shardsim's defaults). Not stated by the source, chosen as the shipped example
 // mcore-177b-2304xh100 does: rotary positions, no biases, micro-batch 1, no recomputation,
-// sequence parallelism with TP > 1, the distributed optimizer (ZeRO-1), 1F1B.
+// sequence parallelism with TP > 1, the distributed optimizer (ZeRO-1), 1F1B, and Megatron's
+// default loss (training.cross_entropy "vocab-parallel": --cross-entropy-loss-fusion is not named).
 nlohmann::json mcore_scenario(const CsvTable& t, std::size_t r) {
   const int tp = t.integer(r, "tp");
   return {{"name", t.field(r, "id")},
@@ -148,7 +149,8 @@ std::string quantity_name(Quantity q) {
 nlohmann::json korthikanti_scenario(const KorthikantiConfig& k, std::string_view recompute) {
   // Korthikanti et al. 2022 sec. 5: GPT (GeLU MLP of 4h, LayerNorm, learned positions, biases,
   // dropout, tied embeddings), vocabulary 51200, sequence 2048, DP 1, no flash attention (2022);
-  // "selective" runs with sequence parallelism. Selene's DGX A100 nodes of 8 GPUs.
+  // "selective" runs with sequence parallelism. Selene's DGX A100 nodes of 8 GPUs. Megatron's
+  // vocabulary-parallel fp32 loss (the default training.cross_entropy; the paper's 4sbV term).
   return {
       {"model",
        {{"layers", k.layers},

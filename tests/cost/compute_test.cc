@@ -272,32 +272,45 @@ TEST(compute_op, FlashAttentionAtTheMeasuredRateScaledBySmFill) {
 TEST(compute_op, CrossEntropyMovesItsImplementationsBytesPerLogit) {
   // Bytes per logit (core/cross_entropy.h), counted from the kernels each implementation runs.
   // Megatron's vocabulary-parallel loss on bf16 logits (a = 2): forward .float() 2 + 4, max 4,
-  // subtract 4 + 4, exp 4 + 4, sum 4, divide 4 + 4 = 38; backward mul_ 4 + 4 and the cast back
-  // 4 + 2 = 14. On fp32 logits the two casts are gone: 32 and 8.
-  EXPECT_DOUBLE_EQ(cross_entropy_bytes(CrossEntropyKernel::kVocabParallel, 2).forward, 38);
-  EXPECT_DOUBLE_EQ(cross_entropy_bytes(CrossEntropyKernel::kVocabParallel, 2).backward, 14);
-  EXPECT_DOUBLE_EQ(cross_entropy_bytes(CrossEntropyKernel::kVocabParallel, 4).forward, 32);
-  EXPECT_DOUBLE_EQ(cross_entropy_bytes(CrossEntropyKernel::kVocabParallel, 4).backward, 8);
+  // subtract 4 + 4, exp 4 + 4, sum 4, divide 4 + 4 = 38, of which the exp pass (8) evaluates an
+  // exponential; backward mul_ 4 + 4 and the cast back 4 + 2 = 14, none. On fp32 logits the two
+  // casts are gone: 32 and 8.
+  const auto vp2 = cross_entropy_bytes(CrossEntropyKernel::kVocabParallel, 2);
+  EXPECT_DOUBLE_EQ(vp2.forward(), 38);
+  EXPECT_DOUBLE_EQ(vp2.forward_exp, 8);
+  EXPECT_DOUBLE_EQ(vp2.backward(), 14);
+  EXPECT_DOUBLE_EQ(vp2.backward_exp, 0);
+  EXPECT_DOUBLE_EQ(cross_entropy_bytes(CrossEntropyKernel::kVocabParallel, 4).forward(), 32);
+  EXPECT_DOUBLE_EQ(cross_entropy_bytes(CrossEntropyKernel::kVocabParallel, 4).backward(), 8);
   // Fused (apex/flash-attn xentropy): forward reads each row twice (max, sum of exponentials):
-  // 2a = 4; backward reads the logits and writes the gradient: 2a = 4.
-  EXPECT_DOUBLE_EQ(cross_entropy_bytes(CrossEntropyKernel::kFused, 2).forward, 4);
-  EXPECT_DOUBLE_EQ(cross_entropy_bytes(CrossEntropyKernel::kFused, 2).backward, 4);
-  // The effect switched off: the generic streaming op, read + write (2a), backward twice that.
-  EXPECT_DOUBLE_EQ(cross_entropy_bytes(CrossEntropyKernel::kStreaming, 2).forward, 4);
-  EXPECT_DOUBLE_EQ(cross_entropy_bytes(CrossEntropyKernel::kStreaming, 2).backward, 8);
+  // 2a = 4; backward reads the logits, evaluates exp(logit - lse), writes the gradient: 2a = 4.
+  // Both kernels evaluate exponentials.
+  const auto fu2 = cross_entropy_bytes(CrossEntropyKernel::kFused, 2);
+  EXPECT_DOUBLE_EQ(fu2.forward_exp, 4);
+  EXPECT_DOUBLE_EQ(fu2.backward_exp, 4);
+  EXPECT_DOUBLE_EQ(fu2.forward() + fu2.backward(), 8);
+  // The effect switched off: the generic streaming op, read + write (2a) on the softmax curve,
+  // backward twice that on the generic curve (what memory_op charges a softmax).
+  const auto st2 = cross_entropy_bytes(CrossEntropyKernel::kStreaming, 2);
+  EXPECT_DOUBLE_EQ(st2.forward_exp, 4);
+  EXPECT_DOUBLE_EQ(st2.backward_other, 8);
+  EXPECT_DOUBLE_EQ(st2.forward() + st2.backward(), 12);
 
   // The loss op of 4096 tokens x 131,072 vocabulary (Megatron-Core's GPT) at TP 2: the rank holds
   // 4096 * 65,536 = 268,435,456 logits (kColumn). Megatron's loss moves 38 B each forward:
-  // 10,200,547,328 B / 0.8e12 B/s (round_gpu's streaming rate) = 12.750684 ms + one launch;
-  // backward 14 B each: 3,758,096,384 B.
+  // 10,200,547,328 B / 0.8e12 B/s (round_gpu's streaming rate, one scalar efficiency for every
+  // class) = 12.750684 ms + two launches (the exp pass and the rest are costed apart); backward
+  // 14 B each: 3,758,096,384 B.
   const auto g = round_gpu();
   const Op loss = make_op(OpKind::kLoss, 0, 0, 0, 1, 4096.0 * 131072, TpSplit::kColumn);
   OpContext ctx{2, false, Dtype::kBf16};
   EXPECT_DOUBLE_EQ(op_cost(loss, Pass::kForward, ctx, g).bytes, 10200547328.0);
-  EXPECT_NEAR(op_cost(loss, Pass::kForward, ctx, g).seconds, 10200547328.0 / 0.8e12 + kLaunch,
+  EXPECT_NEAR(op_cost(loss, Pass::kForward, ctx, g).seconds, 10200547328.0 / 0.8e12 + 2 * kLaunch,
               1e-12);
   EXPECT_DOUBLE_EQ(op_cost(loss, Pass::kBackwardInput, ctx, g).bytes, 3758096384.0);
   EXPECT_EQ(op_cost(loss, Pass::kBackwardWeight, ctx, g).seconds, 0.0);
+  // fp8 training: the output layer writes bf16 logits (activation_bytes(fp8) = 2): the same 38 B.
+  EXPECT_DOUBLE_EQ(op_cost(loss, Pass::kForward, {2, false, Dtype::kFp8}, g).bytes, 10200547328.0);
   // Fused: 4 B each way, 1,073,741,824 B per pass.
   ctx.cross_entropy = CrossEntropyKernel::kFused;
   EXPECT_DOUBLE_EQ(op_cost(loss, Pass::kForward, ctx, g).bytes, 1073741824.0);

@@ -205,5 +205,26 @@ TEST(op_table, RowsAreTheOpsTheStepPrices) {
   EXPECT_NEAR(flops, step_hw, 1e-12 * step_hw);
 }
 
+// The loss row prices the scenario's implementation, and effects.cross_entropy_traffic off prices
+// the generic streaming op. Logits per TP rank: s V / tp = 2048 * 51200 / 2 = 52,428,800; bf16
+// (the default precision). Forward bytes per logit (core/cross_entropy.h): vocabulary-parallel
+// 38 -> 1,992,294,400 B; fused 4 -> 209,715,200 B; streaming 4 -> 209,715,200 B. Backward:
+// 14 -> 734,003,200 B, 4 -> 209,715,200 B, 8 -> 419,430,400 B.
+TEST(op_table, LossRowMovesItsImplementationsBytes) {
+  const auto loss_bytes = [](const std::vector<std::string>& sets) {
+    const Scenario s = scenario_from_json(gpt(2, "none"), "", sets);
+    for (const OpCostRow& r : op_cost_rows(s, make_plan(s)))
+      if (r.name == "cross_entropy") return std::pair{r.pass[0].bytes, r.pass[1].bytes};
+    ADD_FAILURE() << "no cross_entropy row";
+    return std::pair{0.0, 0.0};
+  };
+  EXPECT_EQ(loss_bytes({}), (std::pair{1992294400.0, 734003200.0}));
+  EXPECT_EQ(loss_bytes({"training.cross_entropy=fused"}), (std::pair{209715200.0, 209715200.0}));
+  EXPECT_EQ(loss_bytes({"effects.cross_entropy_traffic=false"}),
+            (std::pair{209715200.0, 419430400.0}));
+  EXPECT_EQ(loss_bytes({"training.cross_entropy=fused", "effects.cross_entropy_traffic=false"}),
+            (std::pair{209715200.0, 419430400.0}));
+}
+
 }  // namespace
 }  // namespace shardsim

@@ -159,6 +159,7 @@ TEST(evaluate_cache, ScenariosAlternatingOnOneCacheAndOtherFieldsVaried) {
       // and so does the loss's implementation
       s->training.cross_entropy =
           (i / 23) % 2 == 0 ? CrossEntropyKernel::kVocabParallel : CrossEntropyKernel::kFused;
+      s->effects.cross_entropy_traffic = (i / 29) % 2 == 0;
       if ((i / 17) % 2 == 0) s->training.seq_len /= 2;
       if (!check_strategy(*s).errors.empty()) continue;
       const Mode mode = i % 5 == 0 ? Mode::kDes : Mode::kAnalytic;

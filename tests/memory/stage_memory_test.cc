@@ -135,6 +135,31 @@ TEST(stage_memory, LayerActivationsPerStage) {
   EXPECT_EQ(find_term(e.ranks[0], "activations.recompute_working_set"), nullptr);
 }
 
+// What the loss keeps. Stage 1 holds the output layer with one micro-batch live (1F1B, the last
+// stage). Its logits: s b V / tp = 2048 * 1 * 51200 / 2 = 52,428,800 per micro-batch. Megatron's
+// vocabulary-parallel loss keeps their fp32 copy (4 B each, inside activations.output) and, for one
+// micro-batch, the bf16 result of the output GEMM (activations.logits_buffer, 2 B each =
+// 104,857,600 B). A fused loss keeps the bf16 logits themselves (2 B each, inside
+// activations.output) and no buffer: activations.output falls by 2 B per logit = 104,857,600 B and
+// the buffer term is gone, 209,715,200 B less activations; with the allocator slack of 10 % of
+// activations (overheads.fragmentation_fraction), 230,686,720 B less in all.
+TEST(stage_memory, FusedLossKeepsTheBf16LogitsAndNoFp32Copy) {
+  const Scenario megatron = gpt_1_7b_scenario();
+  const MemoryEstimate a = estimate_memory(megatron, make_plan(megatron));
+  EXPECT_DOUBLE_EQ(term_bytes(a.ranks[1], "activations.logits_buffer"), 104857600);
+  Scenario fused = megatron;
+  fused.training.cross_entropy = CrossEntropyKernel::kFused;
+  const MemoryEstimate b = estimate_memory(fused, make_plan(fused));
+  EXPECT_EQ(find_term(b.ranks[1], "activations.logits_buffer"), nullptr);
+  EXPECT_DOUBLE_EQ(
+      term_bytes(a.ranks[1], "activations.output") - term_bytes(b.ranks[1], "activations.output"),
+      104857600);
+  EXPECT_DOUBLE_EQ(a.ranks[1].activations_bytes - b.ranks[1].activations_bytes, 209715200);
+  EXPECT_NEAR(a.ranks[1].total_bytes - b.ranks[1].total_bytes, 230686720, 1e-3);
+  // Stage 0 has no output layer: unchanged.
+  EXPECT_DOUBLE_EQ(a.ranks[0].total_bytes, b.ranks[0].total_bytes);
+}
+
 // The totals are the sum of their terms.
 TEST(stage_memory, TotalsAreSumsOfTerms) {
   const Scenario s = gpt_1_7b_scenario();
