@@ -2,7 +2,9 @@
 // vocabulary: the bytes its kernels move per logit element. The logits of one micro-batch are
 // tokens x vocabulary (split over TP), so at a large vocabulary this memory-bound work is a few
 // per cent of a small model's step; the op list (model/ops.h) has one "cross_entropy" op and the
-// cost model (cost/compute.h) streams these bytes at the profile's softmax bandwidth.
+// cost model (cost/compute.h) streams these bytes, those of kernels that evaluate an exponential
+// at the profile's softmax bandwidth and the rest at its generic one. The implementation also
+// decides what the loss keeps for backward (model/ops.h output_ops).
 #pragma once
 
 #include <array>

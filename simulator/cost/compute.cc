@@ -206,7 +206,8 @@ OpCost memory_op(const LocalShape& s, Pass pass, Dtype precision, MemoryKernel k
 // The loss over the vocabulary: elements = the rank's logits (tokens x vocabulary / TP), bytes per
 // element and pass from the stack's cross-entropy implementation (core/cross_entropy.h): the bytes
 // of kernels that evaluate an exponential at the op's class (softmax), the rest at the generic
-// curve, each share one launch (Megatron's loss runs six kernels forward: launches undercounted).
+// curve, one launch for each of the two shares (Megatron's loss runs six kernels forward, so its
+// launches are undercounted).
 OpCost cross_entropy_op(const LocalShape& s, Pass pass, const OpContext& ctx, MemoryKernel kernel,
                         const GpuProfile& gpu) {
   if (pass == Pass::kBackwardWeight) return {};
@@ -309,8 +310,9 @@ std::vector<CostModelInfo> cost_models() {
       {"cross_entropy",
        "loss over the vocabulary: logits (tokens x vocabulary / TP) x bytes per logit of the "
        "stack's implementation (training.cross_entropy: Megatron's vocabulary-parallel fp32 "
-       "passes 38 B forward + 14 B backward per 16-bit logit, fused kernels 4 + 4 B) at the "
-       "softmax kernel's memory-bound efficiency"},
+       "passes 38 B forward + 14 B backward per 16-bit logit, fused kernels 4 + 4 B); kernels "
+       "that evaluate an exponential at the softmax class's memory-bound efficiency, the rest at "
+       "the generic one"},
       {"gemm_measured",
        "compute.kind measured: GEMM efficiency by inverse-distance weighting of the 4 nearest "
        "measured (log2 m, log2 n, log2 k) points of the dtype, query clamped to the measured "

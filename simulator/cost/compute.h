@@ -117,7 +117,8 @@ struct OpContext {
 //   reduced inside the backward kernel); at the efficiency of the op's kernel class (Op::kernel).
 // The loss (cross-entropy over the rank's logits): elements * the bytes per logit of the context's
 //   cross-entropy implementation, forward and backward-input (core/cross_entropy.h; Megatron's
-//   vocabulary-parallel one moves 38 + 14 B per 16-bit logit), at the softmax class's efficiency.
+//   vocabulary-parallel one moves 38 + 14 B per 16-bit logit); the bytes of kernels that evaluate
+//   an exponential at the softmax class's efficiency, the rest at the generic one.
 // Empty work costs 0 s (no launch overhead).
 [[nodiscard]] OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& gpu);
 

@@ -32,7 +32,8 @@ int vtrain_gpus(const CsvTable& t, std::size_t r) {
 //   (make-vocab-size-divisible-by 128); shardsim applies the same padding (model/params.h).
 // - fp16 mixed precision with Adam, full activation recomputation (vTrain's use_checkpoint), no
 //   flash attention, 1F1B, ZeRO 0, no sequence parallelism; Megatron's vocabulary-parallel fp32
-//   loss (the default training.cross_entropy; Megatron-DeepSpeed has no other).
+//   loss (the default training.cross_entropy; Megatron-DeepSpeed's GPT computes its loss with
+//   that function).
 // - Gradient bucketing off (use_gradient_bucket: false): one all-reduce of the whole gradient
 //   after the backward pass, not overlapped (single_gradient_bucket, overlap_grad_reduce false).
 // - A100 SXM 80GB: the data do not say 40 or 80 GB; both have the same peak FLOP/s, and the
