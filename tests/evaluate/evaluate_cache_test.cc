@@ -137,7 +137,7 @@ TEST(evaluate_cache, CachedEqualsUncachedAcrossStrategiesAndExamples) {
 TEST(evaluate_cache, ScenariosAlternatingOnOneCacheAndOtherFieldsVaried) {
   // Two models and two GPUs alternating (and one model on both GPUs): each memo must notice the
   // change and never serve the other scenario's entry; precision, sequence length, flash
-  // attention and the attention kernel vary too.
+  // attention, the attention kernel, the loss's implementation and its traffic switch vary too.
   EvaluateCache cache;
   const Scenario a = load_scenario("llama3-8b-8xh100");
   const Scenario b = load_scenario("gpt3-175b-1536xa100");
