@@ -2,15 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <map>
 #include <set>
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
-#include "simulator/scenario/strategy.h"
+#include "simulator/scenario/importers_detail.h"
 
 namespace shardsim {
-namespace {
+namespace import_detail {
 
 nlohmann::json cluster_json(const ImportTarget& t) {
   if (t.gpu.empty()) throw InputError("", "--gpu is required (a GPU preset or profile path)");
@@ -25,6 +24,12 @@ nlohmann::json cluster_json(const ImportTarget& t) {
   }
   return c;
 }
+
+}  // namespace import_detail
+
+namespace {
+
+using import_detail::cluster_json;
 
 // A DeepSpeed value: a number, or "auto" (Hugging Face Trainer fills it in at run time).
 bool is_auto(const nlohmann::json& v) {
@@ -213,234 +218,6 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
                 {"parallel", parallel},
                 {"cluster", cluster_json(t)}};
   if (!overheads.empty()) r.scenario["overheads"] = overheads;
-  return r;
-}
-
-ImportResult import_megatron(const std::vector<std::string>& args, const ImportTarget& t) {
-  ImportResult r;
-  auto warn = [&r](std::string w) { r.warnings.push_back(std::move(w)); };
-  // Flags without a value, and options with one.
-  const std::set<std::string> flags = {"--bf16",
-                                       "--fp16",
-                                       "--sequence-parallel",
-                                       "--use-distributed-optimizer",
-                                       "--swiglu",
-                                       "--untie-embeddings-and-output-weights",
-                                       "--group-query-attention",
-                                       "--use-flash-attn",
-                                       "--overlap-grad-reduce",
-                                       "--overlap-param-gather",
-                                       "--tp-comm-overlap",
-                                       "--disable-bias-linear",
-                                       "--add-qkv-bias",
-                                       "--use-rotary-position-embeddings"};
-  std::map<std::string, std::string> opt;
-  std::set<std::string> set_flags;
-  // An option name, not a value (negative numbers are values).
-  auto is_option = [](const std::string& s) {
-    return s.starts_with("--") || (s.size() > 1 && s[0] == '-' &&
-                                   !std::isdigit(static_cast<unsigned char>(s[1])) && s[1] != '.');
-  };
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (!a.starts_with("--")) {
-      warn(fmt::format("\"{}\": not an option; ignored", a));
-      continue;
-    }
-    const std::size_t eq = a.find('=');
-    if (eq != std::string::npos) {
-      opt[a.substr(0, eq)] = a.substr(eq + 1);
-    } else if (flags.count(a)) {
-      set_flags.insert(a);
-    } else if (i + 1 < args.size() && !is_option(args[i + 1])) {
-      opt[a] = args[++i];
-    } else {
-      set_flags.insert(a);  // an unknown flag: reported below
-    }
-  }
-  std::set<std::string> used;
-  auto integer = [&](const std::string& key) -> std::int64_t {
-    used.insert(key);
-    const auto it = opt.find(key);
-    if (it == opt.end()) return 0;
-    std::size_t n = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(it->second, &n);
-    } catch (const std::exception&) {
-      n = 0;
-    }
-    if (n != it->second.size() || v < 1)
-      throw InputError("", fmt::format("{} {}: expected an integer >= 1", key, it->second));
-    // 2^53: every larger value is refused by the scenario anyway, and products of two such
-    // values (layers x ..., hidden x 4) stay far from 64-bit overflow.
-    if (v > (std::int64_t{1} << 53))
-      throw InputError("", fmt::format("{} {}: at most 2^53 (9007199254740992)", key, v));
-    return v;
-  };
-  // A parallel degree (or layers per virtual stage): at most kMaxParallelDegree, so products of
-  // three stay inside 64 bits.
-  auto degree = [&](const std::string& key) -> std::int64_t {
-    const std::int64_t v = integer(key);
-    if (v > kMaxParallelDegree)
-      throw InputError("", fmt::format("{} {}: at most {}", key, v, kMaxParallelDegree));
-    return v;
-  };
-  auto text = [&](const std::string& key) -> std::string {
-    used.insert(key);
-    const auto it = opt.find(key);
-    return it == opt.end() ? "" : it->second;
-  };
-  auto flag = [&](const std::string& key) {
-    used.insert(key);
-    return set_flags.count(key) > 0;
-  };
-
-  nlohmann::json model = nlohmann::json::object();
-  const std::int64_t layers = integer("--num-layers"), hidden = integer("--hidden-size"),
-                     heads = integer("--num-attention-heads");
-  if (!t.model.empty()) {
-    model = t.model.find('/') != std::string::npos || t.model.ends_with(".json")
-                ? nlohmann::json{{"hf_config", t.model}}
-                : nlohmann::json{{"preset", t.model}};
-    if (layers || hidden || heads)
-      warn("--model given: the Megatron model arguments override its layers/hidden/heads");
-  }
-  if (layers) model["layers"] = layers;
-  if (hidden) model["hidden"] = hidden;
-  if (heads) model["heads"] = heads;
-  if (t.model.empty() && !(layers && hidden && heads))
-    throw InputError("",
-                     "--num-layers, --hidden-size and --num-attention-heads are required "
-                     "(or --model PRESET)");
-  if (const auto g = integer("--num-query-groups")) {
-    if (!flag("--group-query-attention"))
-      warn(
-          "--num-query-groups without --group-query-attention: Megatron ignores it; so does the "
-          "scenario");
-    else
-      model["kv_heads"] = g;
-  }
-  flag("--group-query-attention");
-  if (const auto f = integer("--ffn-hidden-size")) model["ffn_hidden"] = f;
-  if (const auto v = integer("--vocab-size")) model["vocab"] = v;
-  if (const auto v = integer("--padded-vocab-size")) model["vocab"] = v;
-  if (t.model.empty() && !model.contains("vocab"))
-    throw InputError("",
-                     "--vocab-size is required: Megatron reads the vocabulary from the "
-                     "tokenizer, which the arguments do not give");
-  if (const auto kv = integer("--kv-channels")) model["head_dim"] = kv;
-  const bool swiglu = flag("--swiglu");
-  if (swiglu) model["ffn_type"] = "swiglu";
-  // Megatron's default width when --ffn-hidden-size is absent (megatron/training/arguments.py):
-  // 4 x hidden, or with --swiglu int(4 x hidden x 2/3 / 64) x 64 = floor(hidden / 24) x 64 (two
-  // up-projections at 2/3 the width keep the parameter count). A hidden size the scenario refuses
-  // anyway (> 2^40) is left to its check.
-  if (t.model.empty() && !model.contains("ffn_hidden") && hidden <= (std::int64_t{1} << 40)) {
-    const std::int64_t f = swiglu ? hidden / 24 * 64 : 4 * hidden;
-    if (f > 0) model["ffn_hidden"] = f;
-  }
-  if (flag("--untie-embeddings-and-output-weights"))
-    model["tied_embeddings"] = false;
-  else if (t.model.empty())
-    model["tied_embeddings"] = true;
-  if (flag("--disable-bias-linear")) model["bias"] = false;
-  if (flag("--add-qkv-bias")) model["qkv_bias"] = true;
-  const std::string norm = text("--normalization");
-  if (norm == "RMSNorm")
-    model["norm"] = "rmsnorm";
-  else if (norm == "LayerNorm")
-    model["norm"] = "layernorm";
-  else if (!norm.empty())
-    warn("--normalization " + norm + ": not modelled; LayerNorm assumed");
-  const std::string pos = text("--position-embedding-type");
-  if (pos == "rope" || flag("--use-rotary-position-embeddings"))
-    model["position"] = "rope";
-  else if (pos == "learned_absolute")
-    model["position"] = "learned";
-  else if (!pos.empty())
-    warn("--position-embedding-type " + pos + ": not modelled");
-  if (const auto mp = integer("--max-position-embeddings")) model["max_position"] = mp;
-  if (const auto e = integer("--num-experts")) {
-    model["moe"] = {{"experts", e}, {"top_k", 2}};
-    if (const auto k = integer("--moe-router-topk")) model["moe"]["top_k"] = k;
-    // Megatron: --moe-ffn-hidden-size defaults to the dense FFN width.
-    if (const auto f = integer("--moe-ffn-hidden-size"))
-      model["moe"]["expert_ffn_hidden"] = f;
-    else if (model.contains("ffn_hidden"))
-      model["moe"]["expert_ffn_hidden"] = model["ffn_hidden"];
-    else
-      warn(
-          "--num-experts without --moe-ffn-hidden-size or --ffn-hidden-size: the expert width "
-          "is not known (set model.moe.expert_ffn_hidden)");
-  }
-  for (const char* d : {"--attention-dropout", "--hidden-dropout"}) {
-    const std::string v = text(d);
-    if (!v.empty() && v != "0" && v != "0.0") model["dropout"] = true;
-  }
-
-  nlohmann::json training = nlohmann::json::object();
-  const std::int64_t seq = t.seq_len > 0 ? t.seq_len : integer("--seq-length");
-  used.insert("--seq-length");
-  if (seq <= 0) throw InputError("", "--seq-length is required");
-  training["seq_len"] = seq;
-  const std::int64_t gbs = integer("--global-batch-size"), mbs = integer("--micro-batch-size");
-  if (gbs <= 0) throw InputError("", "--global-batch-size is required");
-  training["global_batch"] = gbs;
-  if (mbs) training["micro_batch"] = mbs;
-  const bool bf16 = flag("--bf16"), fp16 = flag("--fp16");
-  training["precision"] = bf16 ? "bf16" : fp16 ? "fp16" : "fp32";
-  const bool flash = flag("--use-flash-attn");
-  training["flash_attention"] = flash;
-  const std::string rg = text("--recompute-granularity");
-  if (rg == "selective" && flash)
-    warn(
-        "--recompute-granularity selective with --use-flash-attn: selective recomputation re-runs "
-        "the attention core, whose scores flash attention never stores, so it saves no memory; "
-        "modelled as no recomputation");
-  else if (rg == "full" || rg == "selective")
-    training["recompute"] = rg;
-  else if (!rg.empty())
-    warn("--recompute-granularity " + rg + ": not modelled");
-  if (!text("--recompute-method").empty() || integer("--recompute-num-layers"))
-    warn(
-        "--recompute-method / --recompute-num-layers: not modelled; every layer is recomputed "
-        "as --recompute-granularity says");
-
-  nlohmann::json parallel = nlohmann::json::object();
-  const std::int64_t tp = std::max<std::int64_t>(1, degree("--tensor-model-parallel-size"));
-  const std::int64_t pp = std::max<std::int64_t>(1, degree("--pipeline-model-parallel-size"));
-  const std::int64_t cp = std::max<std::int64_t>(1, degree("--context-parallel-size"));
-  parallel["tp"] = tp;
-  parallel["pp"] = pp;
-  parallel["cp"] = cp;
-  if (const auto ep = degree("--expert-model-parallel-size")) parallel["ep"] = ep;
-  if (const auto per = degree("--num-layers-per-virtual-pipeline-stage")) {
-    if (!layers || layers % (pp * per) != 0)
-      throw InputError("", fmt::format("--num-layers-per-virtual-pipeline-stage {}: --num-layers "
-                                       "must be a multiple of it times the pipeline size {}",
-                                       per, pp));
-    parallel["vpp"] = layers / (pp * per);
-    parallel["schedule"] = "interleaved";
-  }
-  parallel["sp"] = flag("--sequence-parallel");
-  parallel["zero"] = flag("--use-distributed-optimizer") ? 1 : 0;
-  parallel["overlap_grad_reduce"] = flag("--overlap-grad-reduce");
-  parallel["overlap_param_gather"] = flag("--overlap-param-gather");
-  parallel["overlap_tp_comm"] = flag("--tp-comm-overlap");
-  if (t.gpus > 0 && t.gpus % (tp * pp * cp) == 0) parallel["dp"] = t.gpus / (tp * pp * cp);
-
-  for (const auto& [k, v] : opt)
-    if (!used.count(k)) warn(k + " " + v + ": not modelled");
-  for (const auto& f : set_flags)
-    if (!used.count(f)) warn(f + ": not modelled");
-
-  r.scenario = {{"name", "megatron-import"},
-                {"description", "imported from Megatron-LM arguments"},
-                {"model", model},
-                {"training", training},
-                {"parallel", parallel},
-                {"cluster", cluster_json(t)}};
   return r;
 }
 

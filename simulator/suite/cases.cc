@@ -54,6 +54,9 @@ constexpr GroupInfo kGroupInfo[] = {
 // mcore-177b-2304xh100 does: rotary positions, no biases, micro-batch 1, no recomputation,
 // sequence parallelism with TP > 1, the distributed optimizer (ZeRO-1), 1F1B, and Megatron's
 // default loss (training.cross_entropy "vocab-parallel": --cross-entropy-loss-fusion is not named).
+// Gradients in fp32 (training.grad_dtype): Megatron at that commit forces fp32 gradient
+// accumulation and reduce-scatter with --bf16 (megatron/training/arguments.py, "bfloat16 requires
+// gradient accumulation and all-reduce to be done in fp32"; no flag to turn it off existed yet).
 nlohmann::json mcore_scenario(const CsvTable& t, std::size_t r) {
   const int tp = t.integer(r, "tp");
   return {{"name", t.field(r, "id")},
@@ -71,6 +74,7 @@ nlohmann::json mcore_scenario(const CsvTable& t, std::size_t r) {
             {"global_batch", t.integer(r, "global_batch")},
             {"micro_batch", 1},
             {"precision", "bf16"},
+            {"grad_dtype", "fp32"},
             {"recompute", "none"}}},
           {"parallel",
            {{"tp", tp},

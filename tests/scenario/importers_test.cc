@@ -156,6 +156,7 @@ TEST(import_megatron, MapsTheArgumentsAndWarnsOnTheRest) {
   EXPECT_EQ(s["parallel"]["dp"], 16);   // 64 GPUs / (tp 2 x pp 2 x cp 1)
   EXPECT_EQ(s["parallel"]["zero"], 1);  // the distributed optimizer shards optimizer states
   EXPECT_EQ(s["parallel"]["sp"], true);
+  EXPECT_EQ(s["training"]["grad_dtype"], "fp32");  // --bf16: Megatron's fp32 main gradients
   EXPECT_TRUE(warns(r, "--lr 3e-4"));
   EXPECT_TRUE(warns(r, "--no-masked-softmax-fusion"));
   EXPECT_EQ(r.warnings.size(), 3u);  // nothing else is dropped
@@ -204,6 +205,40 @@ TEST(import_megatron, FfnWidthsFollowMegatronDefaults) {
   EXPECT_EQ(r.scenario["model"]["moe"]["expert_ffn_hidden"], 10880);
   const Scenario loaded = scenario_from_json(r.scenario, "");  // loads: the width is known
   EXPECT_EQ(loaded.model.moe.expert_ffn_hidden, 10880);
+}
+
+// Megatron's main-gradient dtype (megatron/training/arguments.py, 2024-07 f2e5db402c and today):
+// --bf16 sets accumulate_allreduce_grads_in_fp32 (gradients accumulated and reduced in fp32)
+// unless --grad-reduce-in-bf16 is given; --accumulate-allreduce-grads-in-fp32 asks for fp32
+// with --fp16 too; without it fp16 and fp32 runs keep gradients in the parameters' dtype.
+TEST(import_megatron, GradientDtypeFollowsMegatronsRules) {
+  ImportTarget t;
+  t.gpu = "h100-sxm";
+  t.gpus = 8;
+  const std::vector<std::string> base = {
+      "--num-layers", "8",     "--hidden-size", "1024", "--num-attention-heads", "8",
+      "--vocab-size", "32000", "--seq-length",  "2048", "--global-batch-size",   "16"};
+  auto grads = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    const nlohmann::json tr = import_megatron(a, t).scenario["training"];
+    return tr.contains("grad_dtype") ? tr["grad_dtype"].get<std::string>() : "same";
+  };
+  EXPECT_EQ(grads({"--bf16"}), "fp32");
+  EXPECT_EQ(grads({"--bf16", "--grad-reduce-in-bf16"}), "same");
+  EXPECT_EQ(grads({"--bf16", "--grad-reduce-in-bf16", "--accumulate-allreduce-grads-in-fp32"}),
+            "same");  // newer Megatron: --grad-reduce-in-bf16 wins
+  EXPECT_EQ(grads({"--fp16"}), "same");
+  EXPECT_EQ(grads({"--fp16", "--accumulate-allreduce-grads-in-fp32"}), "fp32");
+  EXPECT_EQ(grads({}), "same");  // fp32 training: fp32 gradients either way
+  std::vector<std::string> a = base;
+  a.insert(a.end(), {"--fp16", "--grad-reduce-in-bf16"});
+  EXPECT_TRUE(warns(import_megatron(a, t), "--grad-reduce-in-bf16 without --bf16"));
+  // The scenario loads and its gradients take 4 B per parameter.
+  a = base;
+  a.push_back("--bf16");
+  EXPECT_EQ(scenario_from_json(import_megatron(a, t).scenario, "").training.grad_dtype,
+            GradDtype::kFp32);
 }
 
 // Found by review (issue 11): parallel sizes whose product wrapped to 0 divided by it (SIGFPE);

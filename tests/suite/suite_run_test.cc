@@ -134,11 +134,13 @@ TEST(suite_run, KorthikantiWithinRegressionBounds) {
 // With FlashAttention-2's measured H100 rate (compute.attention_points, 2026-11-25): MAPE 17.9 %,
 // max 26.5 % (7.1B, 589 predicted), +4.9 to +26.5 %. With Megatron's fp32 vocabulary-parallel
 // loss traffic (38 + 14 B per logit, vocabulary 131,072) and the framework refitted (2026-11-25):
-// MAPE 17.1 %, max 25.0 % (7.1B, 582 predicted), +5.7 to +25.0 % (1.7B +23.9 -> +16.3 %).
+// MAPE 17.1 %, max 25.0 % (7.1B, 582 predicted), +5.7 to +25.0 % (1.7B +23.9 -> +16.3 %). With
+// Megatron's fp32 gradients under --bf16 (training.grad_dtype, 2026-11-26): MAPE 13.6 %, max
+// 22.7 % (7.1B, 572 predicted), -10.9 % (32B: its 16 GB fp32 reduce-scatter per GPU) to +22.7 %.
 TEST(suite_run, McoreWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kMcore);
-  EXPECT_LE(g.all.mape, 19.0);
-  EXPECT_LE(g.all.max_abs, 27.0);
+  EXPECT_LE(g.all.mape, 15.5);
+  EXPECT_LE(g.all.max_abs, 24.5);
 }
 
 // Target: each row within +-10 %. Measured (DES): datasheet presets MAPE 30.7 %, max 55.0 %; fitted
@@ -174,8 +176,9 @@ TEST(suite_run, MosaicmlMoreWithinRegressionBounds) {
 }
 
 // The analytic model runs every case too. Measured: group MAPEs within 1.5 points of the DES's
-// (2026-11-25, with the measured attention rates and the loss's traffic: vTrain 7.4, vTrain
-// multi-node 9.6, Korthikanti 3.5, Megatron-Core 18.3, MosaicML 9.4, MosaicML all tables 27.0 %);
+// (2026-11-26, with the measured attention rates, the loss's traffic and Megatron's fp32
+// gradients: vTrain 7.4, vTrain multi-node 9.6, Korthikanti 3.5, Megatron-Core 14.7, MosaicML
+// 9.4, MosaicML all tables 27.0 %);
 // the README documents the
 // two modes agreeing within 5 % on the shipped examples.
 TEST(suite_run, AnalyticModeRunsEveryCase) {
