@@ -33,7 +33,8 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
                                        "--add-qkv-bias",
                                        "--use-rotary-position-embeddings",
                                        "--accumulate-allreduce-grads-in-fp32",
-                                       "--grad-reduce-in-bf16"};
+                                       "--grad-reduce-in-bf16",
+                                       "--recompute-activations"};
   std::map<std::string, std::string> opt;
   std::set<std::string> set_flags;
   // An option name, not a value (negative numbers are values).
@@ -199,12 +200,34 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
              bf16_reduce = flag("--grad-reduce-in-bf16");
   if (bf16_reduce && !bf16) warn("--grad-reduce-in-bf16 without --bf16: not modelled");
   if (bf16 ? !bf16_reduce : fp32_grads) training["grad_dtype"] = "fp32";
-  const bool flash = flag("--use-flash-attn");
+  // Attention: since 2024-04 (Megatron-LM e7b74a4b7e) --transformer-impl defaults to
+  // transformer_engine, whose attention (--attention-backend auto, flash or fused) runs
+  // FlashAttention or cuDNN's fused attention, neither of which stores the scores;
+  // --attention-backend unfused or local, or --transformer-impl local without --use-flash-attn,
+  // runs Megatron's unfused core attention.
+  const std::string impl = text("--transformer-impl"), backend = text("--attention-backend");
+  const bool use_flash = flag("--use-flash-attn");
+  if (!impl.empty() && impl != "local" && impl != "transformer_engine")
+    warn("--transformer-impl " + impl + ": not modelled; read as transformer_engine");
+  if (!backend.empty() && backend != "auto" && backend != "flash" && backend != "fused" &&
+      backend != "unfused" && backend != "local")
+    warn("--attention-backend " + backend + ": not modelled; read as auto");
+  const bool flash = backend == "unfused" || backend == "local" ? false
+                     : use_flash                                ? true
+                                                                : impl != "local";
+  if (impl.empty() && backend.empty() && !use_flash)
+    warn(
+        "attention: neither --transformer-impl, --attention-backend nor --use-flash-attn given; "
+        "modelled as flash attention, Transformer Engine's default since Megatron-LM 2024-04. "
+        "An older Megatron-LM ran unfused attention here: set training.flash_attention false");
   training["flash_attention"] = flash;
-  const std::string rg = text("--recompute-granularity");
+  // The older --recompute-activations means --recompute-granularity selective (arguments.py).
+  const std::string rg =
+      flag("--recompute-activations") ? "selective" : text("--recompute-granularity");
   if (rg == "selective" && flash)
     warn(
-        "--recompute-granularity selective with --use-flash-attn: selective recomputation re-runs "
+        "--recompute-granularity selective (or --recompute-activations) with flash attention: "
+        "selective recomputation re-runs "
         "the attention core, whose scores flash attention never stores, so it saves no memory; "
         "modelled as no recomputation");
   else if (rg == "full" || rg == "selective")

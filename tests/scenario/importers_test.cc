@@ -241,6 +241,48 @@ TEST(import_megatron, GradientDtypeFollowsMegatronsRules) {
             GradDtype::kFp32);
 }
 
+// Attention (Megatron-LM e7b74a4b7e, 2024-04: --transformer-impl defaults to transformer_engine,
+// whose --attention-backend auto / flash / fused run FlashAttention or cuDNN fused attention;
+// --attention-backend unfused or local, and --transformer-impl local without --use-flash-attn,
+// run Megatron's unfused core attention). With none of the three arguments the importer models
+// today's default and says so.
+TEST(import_megatron, AttentionFollowsTheImplementationAndBackend) {
+  ImportTarget t;
+  t.gpu = "h100-sxm";
+  t.gpus = 8;
+  const std::vector<std::string> base = {
+      "--num-layers", "8",     "--hidden-size", "1024", "--num-attention-heads", "8",
+      "--vocab-size", "32000", "--seq-length",  "2048", "--global-batch-size",   "16"};
+  auto import = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return import_megatron(a, t);
+  };
+  auto flash = [&](std::vector<std::string> extra) {
+    return import(std::move(extra)).scenario["training"]["flash_attention"].get<bool>();
+  };
+  EXPECT_TRUE(flash({}));
+  EXPECT_TRUE(warns(import({}), "modelled as flash attention"));
+  EXPECT_FALSE(warns(import({"--attention-backend", "auto"}), "modelled as flash attention"));
+  EXPECT_TRUE(flash({"--attention-backend", "fused"}));
+  EXPECT_TRUE(flash({"--transformer-impl", "transformer_engine"}));
+  EXPECT_FALSE(flash({"--attention-backend", "unfused"}));
+  EXPECT_FALSE(flash({"--transformer-impl", "local"}));
+  EXPECT_TRUE(flash({"--transformer-impl", "local", "--use-flash-attn"}));
+  EXPECT_FALSE(flash({"--transformer-impl", "local", "--attention-backend", "local"}));
+  // --recompute-activations is selective recomputation (arguments.py): kept with unfused
+  // attention, dropped with a warning under flash attention, like --recompute-granularity.
+  EXPECT_EQ(import({"--attention-backend", "unfused", "--recompute-activations"})
+                .scenario["training"]["recompute"],
+            "selective");
+  const ImportResult rc = import({"--attention-backend", "flash", "--recompute-activations"});
+  EXPECT_FALSE(rc.scenario["training"].contains("recompute"));
+  EXPECT_TRUE(warns(rc, "--recompute-activations) with flash attention"));
+  const ImportResult odd = import({"--attention-backend", "sdpa"});
+  EXPECT_TRUE(warns(odd, "--attention-backend sdpa: not modelled; read as auto"));
+  EXPECT_TRUE(odd.scenario["training"]["flash_attention"].get<bool>());
+}
+
 // Found by review (issue 11): parallel sizes whose product wrapped to 0 divided by it (SIGFPE);
 // DeepSpeed products overflowed, a 2^32 + 2 stage read as 2, a numeric optimizer type threw
 // nlohmann's type_error (exit 3). Each is now InputError.
