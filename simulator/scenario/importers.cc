@@ -59,6 +59,14 @@ bool enabled(const nlohmann::json& config, const char* section) {
   return e != it->end() && e->is_boolean() && e->get<bool>();
 }
 
+// DeepSpeed's dtype names (DtypeEnum): "fp32", "fp16" or "bf16", or "" for another name.
+std::string dtype_name(const std::string& d) {
+  if (d == "fp32" || d == "float32" || d == "float" || d == "torch.float32") return "fp32";
+  if (d == "fp16" || d == "float16" || d == "half" || d == "torch.float16") return "fp16";
+  if (d == "bf16" || d == "bfloat16" || d == "bfloat" || d == "torch.bfloat16") return "bf16";
+  return "";
+}
+
 }  // namespace
 
 ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
@@ -89,6 +97,33 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
         if (k != "enabled")
           warn(fmt::format("{}.{}: not modelled (loss scaling does not change memory or time)", s,
                            k));
+
+  // Gradients: DeepSpeed accumulates them in the model's dtype unless
+  // data_types.grad_accum_dtype names another (engine.py get_data_types: None means the model
+  // dtype; the names are DtypeEnum's). fp32 under bf16 or fp16 is the scenario's grad_dtype fp32.
+  handled.insert("data_types");
+  if (ds.contains("data_types") && ds["data_types"].is_object()) {
+    for (const auto& [k, v] : ds["data_types"].items()) {
+      if (k != "grad_accum_dtype") {
+        warn("data_types." + k + ": not modelled");
+        continue;
+      }
+      if (v.is_null()) continue;
+      if (!v.is_string())
+        throw InputError("/data_types/grad_accum_dtype",
+                         fmt::format("must be a string, got {}", json_type_name(v)));
+      const std::string d = v.get<std::string>();
+      const std::string dtype = dtype_name(d);
+      if (dtype.empty())
+        throw InputError("/data_types/grad_accum_dtype",
+                         fmt::format("\"{}\" is not a DeepSpeed dtype (fp32, fp16, bf16)", d));
+      if (dtype == "fp32" && (fp16 || bf16))
+        training["grad_dtype"] = "fp32";
+      else if (dtype != training["precision"].get<std::string>())
+        warn("data_types.grad_accum_dtype \"" + d +
+             "\": not modelled; gradients are kept in the training precision");
+    }
+  }
 
   // Batch: train_batch_size = micro x accumulation x data-parallel size.
   handled.insert(

@@ -91,6 +91,36 @@ TEST(import_deepspeed, BatchFromMicroTimesAccumulationAndBadInput) {
   EXPECT_THROW((void)import_deepspeed({{"train_batch_size", 64}}, no_model, "x"), InputError);
 }
 
+// DeepSpeed keeps gradients in the model's dtype unless data_types.grad_accum_dtype names
+// another (deepspeed/runtime/engine.py get_data_types; dtype names from DtypeEnum).
+TEST(import_deepspeed, GradientAccumulationDtype) {
+  auto grads = [](nlohmann::json data_types) {
+    const nlohmann::json c = {
+        {"train_batch_size", 64}, {"bf16", {{"enabled", true}}}, {"data_types", data_types}};
+    const ImportResult r = import_deepspeed(c, ds_target(), "x");
+    const nlohmann::json& tr = r.scenario["training"];
+    return tr.contains("grad_dtype") ? tr["grad_dtype"].get<std::string>() : "same";
+  };
+  EXPECT_EQ(grads(nlohmann::json::object()), "same");  // the default: bf16 gradients
+  EXPECT_EQ(grads({{"grad_accum_dtype", "fp32"}}), "fp32");
+  EXPECT_EQ(grads({{"grad_accum_dtype", "torch.float32"}}), "fp32");
+  EXPECT_EQ(grads({{"grad_accum_dtype", "bf16"}}), "same");
+  EXPECT_EQ(grads({{"grad_accum_dtype", nullptr}}), "same");
+  EXPECT_THROW((void)grads({{"grad_accum_dtype", "fp8"}}), InputError);
+  EXPECT_THROW((void)grads({{"grad_accum_dtype", 32}}), InputError);
+  const nlohmann::json c = {{"train_batch_size", 64},
+                            {"bf16", {{"enabled", true}}},
+                            {"data_types", {{"grad_accum_dtype", "fp16"}}}};
+  EXPECT_TRUE(warns(import_deepspeed(c, ds_target(), "x"), "grad_accum_dtype \"fp16\""));
+  // The imported scenario loads, with 4-byte gradients.
+  const nlohmann::json f = {{"train_batch_size", 64},
+                            {"bf16", {{"enabled", true}}},
+                            {"data_types", {{"grad_accum_dtype", "fp32"}}}};
+  EXPECT_EQ(
+      scenario_from_json(import_deepspeed(f, ds_target(), "x").scenario, "").training.grad_dtype,
+      GradDtype::kFp32);
+}
+
 const std::vector<std::string> kMegatron = {"--num-layers",
                                             "32",
                                             "--hidden-size",
