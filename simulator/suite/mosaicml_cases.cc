@@ -42,8 +42,21 @@ struct MptRun {
   int hidden = 0, heads = 0, layers = 0;
   int seq_len = 0, global_batch = 0, micro_batch = 0, gpus = 0, zero = 3;
   bool recompute = false;
-  std::string gpu;  // a GPU preset
+  bool fp32_reduce = false;  // FSDP mixed precision DEFAULT: gradients reduced in fp32
+  std::string gpu;           // a GPU preset
 };
+
+// FSDP's mixed-precision mode. Composer's get_mixed_precision (composer/trainer/
+// mosaic_fsdp_utils.py, 2023-10): DEFAULT computes and gathers parameters in bf16 and reduces
+// gradients in fp32; PURE does all three in bf16. Every row of llm-foundry's tables pairs
+// precision amp_bf16 with MP mode DEFAULT (129 rows) and bf16 with PURE (80 rows), so the
+// precision says the mode where a table's copy lacks the column (mosaicml-mpt-a100.csv).
+std::string mp_mode_of_precision(const CsvTable& t, std::size_t r) {
+  const std::string& p = t.field(r, "precision");
+  if (p == "amp_bf16") return "DEFAULT";
+  if (p == "bf16") return "PURE";
+  throw std::logic_error(fmt::format("{}:{}: precision \"{}\"", t.file, t.lines[r], p));
+}
 
 nlohmann::json mpt_scenario(const MptRun& m) {
   return {{"name", m.id},
@@ -62,6 +75,7 @@ nlohmann::json mpt_scenario(const MptRun& m) {
             {"global_batch", m.global_batch},
             {"micro_batch", m.micro_batch},
             {"precision", "bf16"},
+            {"grad_dtype", m.fp32_reduce ? "fp32" : "same"},
             {"recompute", m.recompute ? "full" : "none"},
             {"flash_attention", true},
             {"attention_kernel", "flash-attention-triton"},
@@ -125,6 +139,7 @@ std::vector<Case> mosaicml_cases() {
     m.micro_batch = t.integer(r, "micro_batch");
     m.gpus = t.integer(r, "gpus");
     m.recompute = t.field(r, "activation_checkpointing") == "yes";
+    m.fp32_reduce = mp_mode_of_precision(t, r) == "DEFAULT";
     m.gpu = "a100-sxm-80gb";
     out.push_back(mpt_case(t, r, kMosaicFile, Group::kMosaicml, m, "A100"));
   }
@@ -155,6 +170,12 @@ std::vector<Case> mosaicml_more_cases() {
     if (sharding != "FULL_SHARD" && sharding != "SHARD_GRAD_OP")
       throw std::logic_error(fmt::format("{}:{}: sharding \"{}\"", t.file, t.lines[r], sharding));
     m.zero = sharding == "FULL_SHARD" ? 3 : 2;
+    const std::string& mp_mode = t.field(r, "mp_mode");
+    if (mp_mode != mp_mode_of_precision(t, r))
+      throw std::logic_error(
+          fmt::format("{}:{}: MP mode \"{}\" with precision \"{}\"", t.file, t.lines[r], mp_mode,
+                      t.field(r, "precision")));
+    m.fp32_reduce = mp_mode == "DEFAULT";
     m.gpu = gpu_preset(t, r);
     const std::string& g = t.field(r, "gpu");
     const std::string gpu_name = g == "h100_80gb"   ? "H100"
