@@ -237,21 +237,25 @@ TEST(import_megatron, FfnWidthsFollowMegatronDefaults) {
   EXPECT_EQ(loaded.model.moe.expert_ffn_hidden, 10880);
 }
 
+// A small Megatron model on 8 H100s plus `extra` arguments.
+ImportResult import_small_megatron(const std::vector<std::string>& extra) {
+  ImportTarget t;
+  t.gpu = "h100-sxm";
+  t.gpus = 8;
+  std::vector<std::string> a = {"--num-layers",          "8",    "--hidden-size",       "1024",
+                                "--num-attention-heads", "8",    "--vocab-size",        "32000",
+                                "--seq-length",          "2048", "--global-batch-size", "16"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return import_megatron(a, t);
+}
+
 // Megatron's main-gradient dtype (megatron/training/arguments.py, 2024-07 f2e5db402c and today):
 // --bf16 sets accumulate_allreduce_grads_in_fp32 (gradients accumulated and reduced in fp32)
 // unless --grad-reduce-in-bf16 is given; --accumulate-allreduce-grads-in-fp32 asks for fp32
 // with --fp16 too; without it fp16 and fp32 runs keep gradients in the parameters' dtype.
 TEST(import_megatron, GradientDtypeFollowsMegatronsRules) {
-  ImportTarget t;
-  t.gpu = "h100-sxm";
-  t.gpus = 8;
-  const std::vector<std::string> base = {
-      "--num-layers", "8",     "--hidden-size", "1024", "--num-attention-heads", "8",
-      "--vocab-size", "32000", "--seq-length",  "2048", "--global-batch-size",   "16"};
-  auto grads = [&](std::vector<std::string> extra) {
-    std::vector<std::string> a = base;
-    a.insert(a.end(), extra.begin(), extra.end());
-    const nlohmann::json tr = import_megatron(a, t).scenario["training"];
+  auto grads = [](const std::vector<std::string>& extra) {
+    const nlohmann::json tr = import_small_megatron(extra).scenario["training"];
     return tr.contains("grad_dtype") ? tr["grad_dtype"].get<std::string>() : "same";
   };
   EXPECT_EQ(grads({"--bf16"}), "fp32");
@@ -261,13 +265,10 @@ TEST(import_megatron, GradientDtypeFollowsMegatronsRules) {
   EXPECT_EQ(grads({"--fp16"}), "same");
   EXPECT_EQ(grads({"--fp16", "--accumulate-allreduce-grads-in-fp32"}), "fp32");
   EXPECT_EQ(grads({}), "same");  // fp32 training: fp32 gradients either way
-  std::vector<std::string> a = base;
-  a.insert(a.end(), {"--fp16", "--grad-reduce-in-bf16"});
-  EXPECT_TRUE(warns(import_megatron(a, t), "--grad-reduce-in-bf16 without --bf16"));
+  EXPECT_TRUE(warns(import_small_megatron({"--fp16", "--grad-reduce-in-bf16"}),
+                    "--grad-reduce-in-bf16 without --bf16"));
   // The scenario loads and its gradients take 4 B per parameter.
-  a = base;
-  a.push_back("--bf16");
-  EXPECT_EQ(scenario_from_json(import_megatron(a, t).scenario, "").training.grad_dtype,
+  EXPECT_EQ(scenario_from_json(import_small_megatron({"--bf16"}).scenario, "").training.grad_dtype,
             GradDtype::kFp32);
 }
 
@@ -277,19 +278,9 @@ TEST(import_megatron, GradientDtypeFollowsMegatronsRules) {
 // run Megatron's unfused core attention). With none of the three arguments the importer models
 // today's default and says so.
 TEST(import_megatron, AttentionFollowsTheImplementationAndBackend) {
-  ImportTarget t;
-  t.gpu = "h100-sxm";
-  t.gpus = 8;
-  const std::vector<std::string> base = {
-      "--num-layers", "8",     "--hidden-size", "1024", "--num-attention-heads", "8",
-      "--vocab-size", "32000", "--seq-length",  "2048", "--global-batch-size",   "16"};
-  auto import = [&](std::vector<std::string> extra) {
-    std::vector<std::string> a = base;
-    a.insert(a.end(), extra.begin(), extra.end());
-    return import_megatron(a, t);
-  };
-  auto flash = [&](std::vector<std::string> extra) {
-    return import(std::move(extra)).scenario["training"]["flash_attention"].get<bool>();
+  const auto import = import_small_megatron;
+  auto flash = [](const std::vector<std::string>& extra) {
+    return import_small_megatron(extra).scenario["training"]["flash_attention"].get<bool>();
   };
   EXPECT_TRUE(flash({}));
   EXPECT_TRUE(warns(import({}), "modelled as flash attention"));
