@@ -221,9 +221,10 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
         "modelled as flash attention, Transformer Engine's default since Megatron-LM 2024-04. "
         "An older Megatron-LM ran unfused attention here: set training.flash_attention false");
   training["flash_attention"] = flash;
-  // The older --recompute-activations means --recompute-granularity selective (arguments.py).
-  const std::string rg =
-      flag("--recompute-activations") ? "selective" : text("--recompute-granularity");
+  // The older --recompute-activations means --recompute-granularity selective, whatever that
+  // says (arguments.py).
+  std::string rg = text("--recompute-granularity");
+  if (flag("--recompute-activations")) rg = "selective";
   if (rg == "selective" && flash)
     warn(
         "--recompute-granularity selective (or --recompute-activations) with flash attention: "
