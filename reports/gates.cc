@@ -112,6 +112,30 @@ const nlohmann::json& values_of(const nlohmann::json& variant) {
   return it == variant.end() ? none : *it;
 }
 
+// The command a report comes from, told by its sections: "" for the plan-less report of a
+// simulate or memory plan that cannot be built (it fits either), "unknown" for none.
+std::string report_kind(const nlohmann::json& j) {
+  if (!j.is_object()) return "unknown";
+  for (const char* k : {"compare", "search", "collective", "suite"})
+    if (j.contains(k)) return k;
+  if (j.contains("time")) return "simulate";
+  if (j.contains("memory")) return "memory";
+  if (j.contains("feasibility")) return "";
+  return "unknown";
+}
+
+// The first reason of a plan-less report (a plan that cannot be built) when `path` is in one of
+// the sections such a report lacks (plan, memory, time, throughput); else nullptr.
+const nlohmann::json* planless_reason(const nlohmann::json& report, const std::string& path) {
+  const std::string section = path.substr(0, path.find('.'));
+  if (report.contains("plan") || (section != "plan" && section != "memory" &&
+                                  section != "time" && section != "throughput"))
+    return nullptr;
+  const nlohmann::json* reasons = find_path(report, "feasibility.reasons");
+  if (reasons == nullptr || !reasons->is_array() || reasons->empty()) return nullptr;
+  return &reasons->front();
+}
+
 }  // namespace
 
 std::vector<GateOutcome> run_checks(const nlohmann::json& report,
@@ -132,9 +156,6 @@ std::vector<GateOutcome> run_checks(const nlohmann::json& report,
     if (op == "=" || op == "!")
       throw InputError(
           "", fmt::format("--check \"{}\": unknown operator \"{}\" (use == or !=)", e, op));
-    const nlohmann::json* value = find_path(report, path);
-    if (value == nullptr)
-      throw InputError("", fmt::format("--check \"{}\": the report has no \"{}\"", e, path));
     nlohmann::json bound;
     try {
       bound = parse_json_text(rhs, "--check");
@@ -143,6 +164,19 @@ std::vector<GateOutcome> run_checks(const nlohmann::json& report,
     if (!bound.is_number() && !bound.is_boolean())
       throw InputError("",
                        fmt::format("--check \"{}\": \"{}\" is not a number or boolean", e, rhs));
+    const nlohmann::json* value = find_path(report, path);
+    if (value == nullptr) {
+      // A plan that cannot be built has no plan, memory, time or throughput: its gates fail.
+      const nlohmann::json* why = planless_reason(report, path);
+      if (why == nullptr)
+        throw InputError("", fmt::format("--check \"{}\": the report has no \"{}\"", e, path));
+      const auto m = why->find("message");
+      out.push_back({e, false,
+                     fmt::format("{} is absent: the plan cannot be built ({})", path,
+                                 m != why->end() && m->is_string() ? m->get<std::string>()
+                                                                   : json_text(*why))});
+      continue;
+    }
     GateOutcome g;
     g.gate = e;
     if (value->is_number() && bound.is_number()) {
@@ -165,9 +199,13 @@ std::vector<GateOutcome> run_checks(const nlohmann::json& report,
 std::vector<GateOutcome> compare_baseline(const nlohmann::json& report,
                                           const nlohmann::json& baseline, double tol) {
   std::vector<GateOutcome> out;
-  const bool compare = report.contains("compare"), search = report.contains("search");
-  if (compare != baseline.contains("compare") || search != baseline.contains("search"))
+  const std::string kind = report_kind(report), old_kind = report_kind(baseline);
+  const bool step = kind.empty() || kind == "simulate" || kind == "memory";
+  const bool same = kind == old_kind || (step && old_kind.empty()) ||
+                    (kind.empty() && (old_kind == "simulate" || old_kind == "memory"));
+  if (!same || old_kind == "unknown")
     throw InputError("", "--baseline: the baseline is not a report of the same command");
+  const bool compare = kind == "compare", search = kind == "search";
   if (compare) {
     const auto& now = list_at(report, "compare", "variants", "the report");
     const auto& old = list_at(baseline, "compare", "variants", "the baseline");

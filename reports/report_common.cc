@@ -38,7 +38,9 @@ nlohmann::json infeasible_report(const Estimate& e) {
   const Scenario& s = e.input();
   nlohmann::json j = base_header(e);
   const ParamTotals p = count_parameters(s.model, s.training.seq_len);
-  j["model"] = {{"parameters", p.total}, {"active_parameters", p.active}};
+  j["model"] = {{"parameters", p.total},
+                {"active_parameters", p.active},
+                {"embedding_parameters", p.embedding}};
   j["feasibility"] = feasibility_json(e.infeasible);
   return j;
 }

@@ -74,6 +74,41 @@ TEST(cli_gates, BaselineFailsOnlyWhenANumberWorsensBeyondTheTolerance) {
       shardsim({"compare", kExample, "--vary", "parallel.zero=1,2", "--baseline", base.string()});
   EXPECT_EQ(kind.exit_code, 2);
   EXPECT_TRUE(contains(kind.err, "same command")) << kind.err;
+  // A simulate report is no baseline for memory (found by review: it used to exit 1), nor a
+  // collective report for simulate.
+  const Result memory = shardsim({"memory", kExample, "--baseline", base.string()});
+  EXPECT_EQ(memory.exit_code, 2) << memory.err;
+  EXPECT_TRUE(contains(memory.err, "same command")) << memory.err;
+  const fs::path coll = scratch_dir() / "collective_base.json";
+  ASSERT_EQ(shardsim({"collective", "--gpu", "h100-sxm", "--op", "all_reduce", "--bytes", "1e6",
+                      "--ranks", "8", "--json", "-o", coll.string()})
+                .exit_code,
+            0);
+  EXPECT_EQ(shardsim({"simulate", kExample, "--baseline", coll.string()}).exit_code, 2);
+}
+
+// A plan that cannot be built (3 micro-batches under the interleaved schedule on 4 stages) has no
+// memory or time section: a gate on them fails (exit 1) with the reason instead of calling the
+// expression malformed (exit 2, found by review); a path no report has is still exit 2.
+TEST(cli_gates, GatesOnAPlanThatCannotBeBuiltFail) {
+  const std::vector<std::string> planless = {"simulate", kExample,
+                                             "--set",    "parallel.tp=1",
+                                             "--set",    "parallel.pp=4",
+                                             "--set",    "parallel.vpp=2",
+                                             "--set",    "parallel.schedule=interleaved",
+                                             "--set",    "training.global_batch=6"};
+  std::vector<std::string> args = planless;
+  args.insert(args.end(), {"--check", "memory.fits==true"});
+  const Result r = shardsim(args);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "memory.fits is absent: the plan cannot be built")) << r.err;
+  EXPECT_TRUE(contains(r.err, "interleaved schedule")) << r.err;
+  args = planless;
+  args.insert(args.end(), {"--check", "memroy.fits==true"});
+  EXPECT_EQ(shardsim(args).exit_code, 2);
+  args = planless;
+  args.insert(args.end(), {"--check", "memory.fits==maybe"});
+  EXPECT_EQ(shardsim(args).exit_code, 2);
 }
 
 TEST(cli_gates, CompareBaselineMatchesVariantsByTheirValues) {

@@ -78,6 +78,14 @@ run("simulate-report", "simulate", "llama3-8b-8xh100", "--json", "--set", "paral
     "--set", "parallel.tp=1")
 run("memory-report", "memory", "llama3-8b-8xh100", "--json", "--set", "parallel.zero=0",
     "--set", "parallel.tp=1")
+# A plan that cannot be built (3 micro-batches under the interleaved schedule on 4 stages; an
+# expert group that does not divide the GPUs): no plan, memory, time or throughput.
+interleaved = ("--set", "parallel.tp=1", "--set", "parallel.pp=4", "--set", "parallel.vpp=2",
+               "--set", "parallel.schedule=interleaved", "--set", "training.global_batch=6")
+run("simulate-report", "simulate", "llama3-8b-8xh100", "--json", *interleaved)
+run("memory-report", "memory", "llama3-8b-8xh100", "--json", *interleaved)
+run("simulate-report", "simulate", "mixtral-8x7b-16xh100", "--json", "--set", "parallel.tp=4",
+    "--set", "parallel.cp=2")
 run("simulate-report", "simulate", "llama3-8b-8xh100", "--json", "--explain")
 run("simulate-report", "simulate", "mixtral-8x7b-16xh100", "--json", "--ops")
 run("compare-report", "compare", "llama3-8b-8xh100", "--json", "--vary", "parallel.zero=0,1,3",
@@ -114,12 +122,25 @@ for path in sorted((source / "scenarios" / "gpus").glob("*.json")):
 # The validator itself must reject a report that breaks its schema (here: no "time").
 broken = json.loads(subprocess.run([binary, "simulate", "llama3-8b-8xh100", "--json"],
                                    capture_output=True, text=True, check=True).stdout)
-del broken["time"]
+time_section = broken.pop("time")
 before = len(failures)
 validate("simulate-report", broken, "self-check")
 if len(failures) == before:
     failures.append("self-check: a simulate report without 'time' passed its schema")
 else:
     del failures[before:]
+
+# ... and a plan-less report that carries a section (here: "time") or calls itself feasible.
+planless = json.loads(subprocess.run([binary, "simulate", "llama3-8b-8xh100", "--json",
+                                      *interleaved], capture_output=True, text=True,
+                                     check=True).stdout)
+for name, doc in (("with time", {**planless, "time": time_section}),
+                  ("feasible", {**planless, "feasibility": {"feasible": True, "reasons": []}})):
+    before = len(failures)
+    validate("simulate-report", doc, "self-check")
+    if len(failures) == before:
+        failures.append(f"self-check: a plan-less simulate report {name} passed its schema")
+    else:
+        del failures[before:]
 
 finish()
