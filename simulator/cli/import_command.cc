@@ -1,5 +1,6 @@
 #include "simulator/cli/import_command.h"
 
+#include <filesystem>
 #include <iostream>
 
 #include "reports/output.h"
@@ -9,13 +10,45 @@
 
 namespace shardsim::cli {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// A scenario reads its file paths (model.hf_config, a cluster.gpu profile) relative to its own
+// folder, while the user gave them relative to the working directory. Each is rewritten relative
+// to `folder` (the -o file's), or made absolute when the scenario goes to stdout (folder empty).
+// An absolute path stays as given.
+void rebase_paths(nlohmann::json& scenario, const std::string& folder) {
+  auto rebase = [&](nlohmann::json& section, const char* key, bool always_a_path) {
+    const auto it = section.find(key);
+    if (it == section.end() || !it->is_string()) return;
+    const std::string given = it->get<std::string>();
+    if (!always_a_path && given.find('/') == std::string::npos && !given.ends_with(".json"))
+      return;  // a preset name
+    if (fs::path(given).is_absolute()) return;
+    fs::path p = fs::absolute(given).lexically_normal();
+    if (!folder.empty()) {
+      const fs::path rel = p.lexically_relative(fs::absolute(folder).lexically_normal());
+      if (!rel.empty()) p = rel;
+    }
+    *it = p.string();
+  };
+  if (scenario.contains("model")) rebase(scenario["model"], "hf_config", true);
+  if (scenario.contains("cluster")) rebase(scenario["cluster"], "gpu", false);
+}
+
+}  // namespace
+
 int run_import(const ImportArgs& a) {
   check_outputs({{"-o", a.output}});
-  const ImportResult r = a.kind == "deepspeed"
-                             ? import_deepspeed(read_json_file(a.config), a.target, a.config)
-                             : import_megatron(a.args, a.target);
-  // What is written must load: every problem of the imported scenario is reported now (exit 2).
-  (void)scenario_from_json(r.scenario, "");
+  ImportResult r = a.kind == "deepspeed"
+                       ? import_deepspeed(read_json_file(a.config), a.target, a.config)
+                       : import_megatron(a.args, a.target);
+  const std::string folder = a.output.empty() ? "" : fs::path(a.output).parent_path().string();
+  rebase_paths(r.scenario, a.output.empty() ? "" : (folder.empty() ? "." : folder));
+  // What is written must load, from where it is written: every problem of the imported scenario
+  // is reported now (exit 2).
+  (void)scenario_from_json(r.scenario, folder);
   for (const auto& w : r.warnings) std::cerr << "warning: " << w << "\n";
   write_output(a.output, json_text(r.scenario, 2) + "\n");
   return kExitOk;

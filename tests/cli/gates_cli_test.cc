@@ -208,4 +208,29 @@ TEST(cli_import, DeepSpeedAndMegatronScenariosSimulate) {
             2);
 }
 
+// A scenario reads model.hf_config and a cluster.gpu profile relative to its own folder; import
+// rewrites the paths the user gave relative to the working directory (found by review: the
+// written scenario did not load from another folder).
+TEST(cli_import, RelativePathsAreRewrittenForTheScenariosFolder) {
+  const fs::path work = scratch_dir() / "import_paths";
+  fs::create_directories(work / "out");
+  fs::copy_file(fs::path(SHARDSIM_TEST_DATA_DIR) / "hf" / "llama3_8b.json", work / "llama.json");
+  { std::ofstream(work / "ds.json") << R"({"train_batch_size": 64, "bf16": {"enabled": true}})"; }
+  const fs::path before = fs::current_path();
+  fs::current_path(work);  // each TEST runs in its own process (gtest_discover_tests)
+  const Result to_file =
+      shardsim({"import", "deepspeed", "ds.json", "--model", "llama.json", "--gpu", "h100-sxm",
+                "--gpus", "8", "--seq-len", "4096", "-o", "out/s.json"});
+  const Result to_stdout = shardsim({"import", "deepspeed", "ds.json", "--model", "llama.json",
+                                     "--gpu", "h100-sxm", "--gpus", "8", "--seq-len", "4096"});
+  fs::current_path(before);
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+  const json written = json::parse(read_file(work / "out" / "s.json"));
+  EXPECT_EQ(written["model"]["hf_config"], "../llama.json");  // from out/ to the config
+  EXPECT_EQ(shardsim({"simulate", (work / "out" / "s.json").string()}).exit_code, 0);
+  ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
+  // On stdout the folder it will land in is unknown: the path is made absolute.
+  EXPECT_EQ(json::parse(to_stdout.out)["model"]["hf_config"], (work / "llama.json").string());
+}
+
 }  // namespace
