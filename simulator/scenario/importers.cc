@@ -125,39 +125,53 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
     }
   }
 
-  // Batch: train_batch_size = micro x accumulation x data-parallel size.
+  // Batch: train_batch_size = micro x accumulation x data-parallel size. What is missing is derived
+  // as DeepSpeed derives it (runtime/config.py _set_batch_related_parameters): from the other two,
+  // or with accumulation 1 when only the batch or only the micro-batch is given; DeepSpeed then
+  // asserts the product, so a batch the others do not divide is an error here too.
   handled.insert(
       {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"});
-  std::int64_t micro = 0, accumulation = 0, batch = 0;
-  if (ds.contains("train_micro_batch_size_per_gpu")) {
-    if (is_auto(ds["train_micro_batch_size_per_gpu"]))
-      warn("train_micro_batch_size_per_gpu is \"auto\": the scenario keeps micro-batch 1");
-    else
-      micro =
-          positive_integer(ds["train_micro_batch_size_per_gpu"], "train_micro_batch_size_per_gpu");
-  }
-  if (ds.contains("gradient_accumulation_steps") && !is_auto(ds["gradient_accumulation_steps"]))
-    accumulation =
-        positive_integer(ds["gradient_accumulation_steps"], "gradient_accumulation_steps");
-  if (ds.contains("train_batch_size") && !is_auto(ds["train_batch_size"]))
-    batch = positive_integer(ds["train_batch_size"], "train_batch_size");
-  if (micro > 0) training["micro_batch"] = micro;
+  auto batch_key = [&](const char* key) -> std::int64_t {
+    if (!ds.contains(key)) return 0;
+    if (is_auto(ds[key])) {
+      warn(fmt::format("{} is \"auto\" (the Hugging Face Trainer fills it in): derived from the "
+                       "other batch keys as DeepSpeed does",
+                       key));
+      return 0;
+    }
+    return positive_integer(ds[key], key);
+  };
+  std::int64_t micro = batch_key("train_micro_batch_size_per_gpu"),
+               accumulation = batch_key("gradient_accumulation_steps"),
+               batch = batch_key("train_batch_size");
   // DeepSpeed alone has no tensor or pipeline parallelism: every GPU is a data-parallel rank.
   const std::int64_t dp = t.gpus;
-  const std::int64_t product = micro > 0 && accumulation > 0
-                                   ? checked_product(micro, accumulation, dp, "/train_batch_size")
-                                   : 0;
-  if (batch == 0) batch = product;
-  if (batch == 0)
-    throw InputError(
-        "/train_batch_size",
-        "the global batch is not given: set train_batch_size, or both "
-        "train_micro_batch_size_per_gpu and gradient_accumulation_steps (not \"auto\")");
-  if (product > 0 && batch != product)
+  if (batch == 0 && micro == 0)
+    throw InputError("/train_batch_size",
+                     "the global batch is not given: set train_batch_size or "
+                     "train_micro_batch_size_per_gpu (not \"auto\")");
+  if (batch == 0) {
+    if (accumulation == 0) accumulation = 1;
+    batch = checked_product(micro, accumulation, dp, "/train_batch_size");
+  } else if (micro == 0 || accumulation == 0) {
+    if (micro == 0 && accumulation == 0) accumulation = 1;
+    const std::int64_t known = micro > 0 ? micro : accumulation;  // the other one is derived
+    if (dp <= 0 || batch % dp != 0 || (batch / dp) % known != 0)
+      throw InputError("/train_batch_size",
+                       fmt::format("train_batch_size {} is not a multiple of {} {} x {} GPUs, so "
+                                   "DeepSpeed cannot derive {}",
+                                   batch, micro > 0 ? "micro-batch" : "accumulation", known, dp,
+                                   micro > 0 ? "gradient_accumulation_steps"
+                                             : "train_micro_batch_size_per_gpu"));
+    (micro > 0 ? accumulation : micro) = batch / dp / known;
+  }
+  const std::int64_t product = checked_product(micro, accumulation, dp, "/train_batch_size");
+  if (batch != product)
     throw InputError("/train_batch_size",
                      fmt::format("train_batch_size {} != micro-batch {} x accumulation {} x {} "
                                  "GPUs = {}",
                                  batch, micro, accumulation, dp, product));
+  training["micro_batch"] = micro;
   training["global_batch"] = batch;
 
   // ZeRO.

@@ -91,6 +91,34 @@ TEST(import_deepspeed, BatchFromMicroTimesAccumulationAndBadInput) {
   EXPECT_THROW((void)import_deepspeed({{"train_batch_size", 64}}, no_model, "x"), InputError);
 }
 
+// What DeepSpeed derives when a batch key is missing (runtime/config.py
+// _set_batch_related_parameters), on ds_target()'s 64 GPUs (found by review: the micro-batch was
+// dropped and a lone micro-batch refused).
+TEST(import_deepspeed, MissingBatchKeysAreDerivedAsDeepSpeedDoes) {
+  auto batches = [](nlohmann::json c) {
+    const nlohmann::json tr = import_deepspeed(c, ds_target(), "x").scenario["training"];
+    return std::pair<int, int>{tr["micro_batch"].get<int>(), tr["global_batch"].get<int>()};
+  };
+  // Batch and accumulation: micro-batch 512 / 64 GPUs / 4 = 2.
+  EXPECT_EQ(batches({{"train_batch_size", 512}, {"gradient_accumulation_steps", 4}}),
+            std::make_pair(2, 512));
+  // Batch alone: accumulation 1, micro-batch 512 / 64 = 8.
+  EXPECT_EQ(batches({{"train_batch_size", 512}}), std::make_pair(8, 512));
+  // Batch and micro-batch: accumulation 512 / 4 / 64 = 2 (not stored: the scenario derives it).
+  EXPECT_EQ(batches({{"train_batch_size", 512}, {"train_micro_batch_size_per_gpu", 4}}),
+            std::make_pair(4, 512));
+  // Micro-batch alone: accumulation 1, batch 3 x 64 = 192.
+  EXPECT_EQ(batches({{"train_micro_batch_size_per_gpu", 3}}), std::make_pair(3, 192));
+  // An "auto" micro-batch is derived the same way: 512 / 64 = 8.
+  EXPECT_EQ(batches({{"train_batch_size", 512}, {"train_micro_batch_size_per_gpu", "auto"}}),
+            std::make_pair(8, 512));
+  // 100 over 64 GPUs, and 512 over micro-batch 3 x 64 GPUs, cannot be split.
+  EXPECT_THROW((void)batches({{"train_batch_size", 100}}), InputError);
+  EXPECT_THROW((void)batches({{"train_batch_size", 512}, {"train_micro_batch_size_per_gpu", 3}}),
+               InputError);
+  EXPECT_THROW((void)batches({{"gradient_accumulation_steps", 4}}), InputError);
+}
+
 // DeepSpeed keeps gradients in the model's dtype unless data_types.grad_accum_dtype names
 // another (deepspeed/runtime/engine.py get_data_types; dtype names from DtypeEnum).
 TEST(import_deepspeed, GradientAccumulationDtype) {
