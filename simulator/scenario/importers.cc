@@ -6,7 +6,9 @@
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
+#include "simulator/hardware/hardware.h"
 #include "simulator/scenario/importers_detail.h"
+#include "simulator/scenario/load.h"
 
 namespace shardsim {
 namespace import_detail {
@@ -21,6 +23,21 @@ nlohmann::json cluster_json(const ImportTarget& t) {
                                        t.gpus_per_node));
     c["gpus_per_node"] = t.gpus_per_node;
     c["nodes"] = t.gpus / t.gpus_per_node;
+  } else {
+    // The GPU's own node size applies: a job larger than one node must fill whole nodes. (A GPU
+    // that cannot be read is left to the scenario's load, which names the problem.)
+    Diagnostics d;
+    GpuProfile gpu;
+    try {
+      read_gpu_profile(resolve_gpu_json(t.gpu, ""), "/cluster/gpu", d, gpu);
+    } catch (const InputError&) {
+      return c;
+    }
+    const int n = gpu.default_gpus_per_node;
+    if (d.empty() && n > 0 && t.gpus > n && t.gpus % n != 0)
+      throw InputError("", fmt::format("--gpus {} does not fill whole nodes of {} GPUs (the "
+                                       "{} node): give --gpus-per-node",
+                                       t.gpus, n, t.gpu));
   }
   return c;
 }

@@ -261,7 +261,11 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   parallel["overlap_grad_reduce"] = flag("--overlap-grad-reduce");
   parallel["overlap_param_gather"] = flag("--overlap-param-gather");
   parallel["overlap_tp_comm"] = flag("--tp-comm-overlap");
-  if (t.gpus > 0 && t.gpus % (tp * pp * cp) == 0) parallel["dp"] = t.gpus / (tp * pp * cp);
+  if (t.gpus > 0 && t.gpus % (tp * pp * cp) != 0)
+    throw InputError("", fmt::format("--gpus {} is not a multiple of the tensor x pipeline x "
+                                     "context parallel sizes {} x {} x {} = {}",
+                                     t.gpus, tp, pp, cp, tp * pp * cp));
+  if (t.gpus > 0) parallel["dp"] = t.gpus / (tp * pp * cp);
 
   for (const auto& [k, v] : opt)
     if (!used.count(k)) warn(k + " " + v + ": not modelled");

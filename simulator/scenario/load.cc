@@ -53,20 +53,6 @@ nlohmann::json resolve_model_json(const nlohmann::json& model, const std::string
   return base;
 }
 
-// cluster.gpu: a preset name or a path to a profile JSON.
-nlohmann::json resolve_gpu_json(const nlohmann::json& gpu, const std::string& base_dir) {
-  if (!gpu.is_string()) return gpu;  // an inline profile object, or a type error
-  const std::string name = gpu.get<std::string>();
-  if (auto preset = find_preset(PresetKind::kGpu, name)) return *preset;
-  if (name.ends_with(".json") || name.find('/') != std::string::npos) {
-    try {
-      return read_json_file(resolve_path(name, base_dir));
-    } catch (const InputError& e) {  // name the field that pointed at the file
-      throw InputError("/cluster/gpu", e.items().front().message);
-    }
-  }
-  throw_unknown_preset(PresetKind::kGpu, name, "/cluster/gpu");
-}
 
 nlohmann::json resolve_network_json(const nlohmann::json& net) {
   if (!net.is_string()) return net;
@@ -115,6 +101,20 @@ void erase_path(nlohmann::json& root, const std::string& key) {
 }
 
 }  // namespace
+
+nlohmann::json resolve_gpu_json(const nlohmann::json& gpu, const std::string& base_dir) {
+  if (!gpu.is_string()) return gpu;  // an inline profile object, or a type error
+  const std::string name = gpu.get<std::string>();
+  if (auto preset = find_preset(PresetKind::kGpu, name)) return *preset;
+  if (name.ends_with(".json") || name.find('/') != std::string::npos) {
+    try {
+      return read_json_file(resolve_path(name, base_dir));
+    } catch (const InputError& e) {  // name the field that pointed at the file
+      throw InputError("/cluster/gpu", e.items().front().message);
+    }
+  }
+  throw_unknown_preset(PresetKind::kGpu, name, "/cluster/gpu");
+}
 
 // Switches an effect off by removing what it reads (effects section, scenario.h): the measured
 // GEMM table, the per-kernel memory-bound curves, the measured flash attention rates, the fitted

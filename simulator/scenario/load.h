@@ -17,6 +17,12 @@ namespace shardsim {
 [[nodiscard]] Scenario load_scenario(const std::string& scenario,
                                      const std::vector<std::string>& overrides = {});
 
+// cluster.gpu as a profile document: an inline object as it is, a preset name's shipped
+// profile, or the JSON file a path names (relative to `base_dir`). Throws InputError at
+// /cluster/gpu for an unknown name or an unreadable file.
+[[nodiscard]] nlohmann::json resolve_gpu_json(const nlohmann::json& gpu,
+                                              const std::string& base_dir);
+
 // The same from an already parsed document. `base_dir` resolves relative paths (hf_config, a GPU
 // profile file) and may be empty.
 [[nodiscard]] Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,

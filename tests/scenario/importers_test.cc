@@ -265,16 +265,58 @@ TEST(import_megatron, FfnWidthsFollowMegatronDefaults) {
   EXPECT_EQ(loaded.model.moe.expert_ffn_hidden, 10880);
 }
 
-// A small Megatron model on 8 H100s plus `extra` arguments.
-ImportResult import_small_megatron(const std::vector<std::string>& extra) {
-  ImportTarget t;
-  t.gpu = "h100-sxm";
-  t.gpus = 8;
+// A small Megatron model on 8 H100s (or `t`) plus `extra` arguments.
+ImportResult import_small_megatron(const std::vector<std::string>& extra,
+                                   ImportTarget t = {"", "h100-sxm", 8}) {
   std::vector<std::string> a = {"--num-layers",          "8",    "--hidden-size",       "1024",
                                 "--num-attention-heads", "8",    "--vocab-size",        "32000",
                                 "--seq-length",          "2048", "--global-batch-size", "16"};
   a.insert(a.end(), extra.begin(), extra.end());
   return import_megatron(a, t);
+}
+
+// The GPU count is checked against the parallel sizes and the node size where the user gave it
+// (found by review: the errors named the scenario's default cluster of 8 GPUs and
+// cluster.nodes, which import has no option for).
+TEST(import_megatron, GpuCountErrorsNameTheImportOptions) {
+  ImportTarget t;
+  t.gpu = "h100-sxm";
+  t.gpus = 64;
+  const std::vector<std::string> tp3 = {"--num-layers",
+                                        "8",
+                                        "--hidden-size",
+                                        "1024",
+                                        "--num-attention-heads",
+                                        "8",
+                                        "--vocab-size",
+                                        "1000",
+                                        "--seq-length",
+                                        "128",
+                                        "--global-batch-size",
+                                        "64",
+                                        "--bf16",
+                                        "--tensor-model-parallel-size",
+                                        "3"};
+  try {
+    (void)import_megatron(tp3, t);
+    ADD_FAILURE() << "64 GPUs over TP 3 imported";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--gpus 64 is not a multiple"), std::string::npos)
+        << e.what();
+  }
+  t.gpus = 12;  // 1.5 H100 nodes of 8
+  try {
+    (void)import_small_megatron({}, t);
+    ADD_FAILURE() << "12 GPUs in nodes of 8 imported";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("give --gpus-per-node"), std::string::npos) << e.what();
+  }
+  t.gpus_per_node = 4;  // three 4-GPU nodes
+  const nlohmann::json c = import_small_megatron({}, t).scenario["cluster"];
+  EXPECT_EQ(c["nodes"], 3);
+  t.gpus = 4;  // part of one node: no node count to give
+  t.gpus_per_node = 0;
+  EXPECT_EQ(import_small_megatron({}, t).scenario["parallel"]["dp"], 4);
 }
 
 // Megatron's main-gradient dtype (megatron/training/arguments.py, 2024-07 f2e5db402c and today):
@@ -306,7 +348,7 @@ TEST(import_megatron, GradientDtypeFollowsMegatronsRules) {
 // run Megatron's unfused core attention). With none of the three arguments the importer models
 // today's default and says so.
 TEST(import_megatron, AttentionFollowsTheImplementationAndBackend) {
-  const auto import = import_small_megatron;
+  auto import = [](const std::vector<std::string>& extra) { return import_small_megatron(extra); };
   auto flash = [](const std::vector<std::string>& extra) {
     return import_small_megatron(extra).scenario["training"]["flash_attention"].get<bool>();
   };
