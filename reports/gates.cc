@@ -128,8 +128,8 @@ std::string report_kind(const nlohmann::json& j) {
 // the sections such a report lacks (plan, memory, time, throughput); else nullptr.
 const nlohmann::json* planless_reason(const nlohmann::json& report, const std::string& path) {
   const std::string section = path.substr(0, path.find('.'));
-  if (report.contains("plan") || (section != "plan" && section != "memory" &&
-                                  section != "time" && section != "throughput"))
+  if (report.contains("plan") ||
+      (section != "plan" && section != "memory" && section != "time" && section != "throughput"))
     return nullptr;
   const nlohmann::json* reasons = find_path(report, "feasibility.reasons");
   if (reasons == nullptr || !reasons->is_array() || reasons->empty()) return nullptr;

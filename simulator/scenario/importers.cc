@@ -151,9 +151,10 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
   auto batch_key = [&](const char* key) -> std::int64_t {
     if (!ds.contains(key)) return 0;
     if (is_auto(ds[key])) {
-      warn(fmt::format("{} is \"auto\" (the Hugging Face Trainer fills it in): derived from the "
-                       "other batch keys as DeepSpeed does",
-                       key));
+      warn(
+          fmt::format("{} is \"auto\" (the Hugging Face Trainer fills it in): derived from the "
+                      "other batch keys as DeepSpeed does",
+                      key));
       return 0;
     }
     return positive_integer(ds[key], key);

@@ -53,7 +53,6 @@ nlohmann::json resolve_model_json(const nlohmann::json& model, const std::string
   return base;
 }
 
-
 nlohmann::json resolve_network_json(const nlohmann::json& net) {
   if (!net.is_string()) return net;
   const std::string name = net.get<std::string>();

@@ -172,9 +172,8 @@ std::vector<Case> mosaicml_more_cases() {
     m.zero = sharding == "FULL_SHARD" ? 3 : 2;
     const std::string& mp_mode = t.field(r, "mp_mode");
     if (mp_mode != mp_mode_of_precision(t, r))
-      throw std::logic_error(
-          fmt::format("{}:{}: MP mode \"{}\" with precision \"{}\"", t.file, t.lines[r], mp_mode,
-                      t.field(r, "precision")));
+      throw std::logic_error(fmt::format("{}:{}: MP mode \"{}\" with precision \"{}\"", t.file,
+                                         t.lines[r], mp_mode, t.field(r, "precision")));
     m.fp32_reduce = mp_mode == "DEFAULT";
     m.gpu = gpu_preset(t, r);
     const std::string& g = t.field(r, "gpu");

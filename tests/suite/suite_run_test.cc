@@ -180,10 +180,9 @@ TEST(suite_run, MosaicmlMoreWithinRegressionBounds) {
 
 // The analytic model runs every case too. Measured: group MAPEs within 1.5 points of the DES's
 // (2026-11-26, with the measured attention rates, the loss's traffic and fp32 gradients where
-// Megatron or FSDP's DEFAULT mode reduce in fp32: vTrain 7.4, vTrain multi-node 9.6, Korthikanti 3.5, Megatron-Core 14.7, MosaicML
-// 9.3, MosaicML all tables 26.8 %);
-// the README documents the
-// two modes agreeing within 5 % on the shipped examples.
+// Megatron or FSDP's DEFAULT mode reduce in fp32: vTrain 7.4, vTrain multi-node 9.6,
+// Korthikanti 3.5, Megatron-Core 14.7, MosaicML 9.3, MosaicML all tables 26.8 %); the README
+// documents the two modes agreeing within 5 % on the shipped examples.
 TEST(suite_run, AnalyticModeRunsEveryCase) {
   const SuiteResult a = run_suite({{}, Mode::kAnalytic});
   const SuiteResult& d = des_result();
