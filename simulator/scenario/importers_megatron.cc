@@ -145,7 +145,12 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
     model["tied_embeddings"] = false;
   else if (t.model.empty())
     model["tied_embeddings"] = true;
-  if (flag("--disable-bias-linear")) model["bias"] = false;
+  // Megatron's linear layers have biases unless --disable-bias-linear (add_bias_linear defaults
+  // to true in arguments.py); a --model preset keeps its own unless the flag is given.
+  if (flag("--disable-bias-linear"))
+    model["bias"] = false;
+  else if (t.model.empty())
+    model["bias"] = true;
   if (flag("--add-qkv-bias")) model["qkv_bias"] = true;
   const std::string norm = text("--normalization");
   if (norm == "RMSNorm")
@@ -175,10 +180,26 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
           "--num-experts without --moe-ffn-hidden-size or --ffn-hidden-size: the expert width "
           "is not known (set model.moe.expert_ffn_hidden)");
   }
+  // Dropout: --attention-dropout and --hidden-dropout default to 0.1 (arguments.py), so the
+  // model has dropout unless both are 0; a --model preset keeps its own unless one is given.
+  bool dropout = false, dropout_given = false;
   for (const char* d : {"--attention-dropout", "--hidden-dropout"}) {
     const std::string v = text(d);
-    if (!v.empty() && v != "0" && v != "0.0") model["dropout"] = true;
+    double p = 0.1;
+    if (!v.empty()) {
+      dropout_given = true;
+      std::size_t n = 0;
+      try {
+        p = std::stod(v, &n);
+      } catch (const std::exception&) {
+        n = 0;
+      }
+      if (n != v.size() || !(p >= 0 && p < 1))
+        throw InputError("", fmt::format("{} {}: expected a probability in [0, 1)", d, v));
+    }
+    dropout = dropout || p > 0;
   }
+  if (t.model.empty() || dropout_given) model["dropout"] = dropout;
 
   nlohmann::json training = nlohmann::json::object();
   const std::int64_t seq = t.seq_len > 0 ? t.seq_len : integer("--seq-length");

@@ -319,6 +319,28 @@ TEST(import_megatron, GpuCountErrorsNameTheImportOptions) {
   EXPECT_EQ(import_small_megatron({}, t).scenario["parallel"]["dp"], 4);
 }
 
+// Megatron's defaults when the flags are absent (arguments.py at f2e5db402c): linear biases
+// (--disable-bias-linear stores false into add_bias_linear) and --attention-dropout /
+// --hidden-dropout 0.1 (found by review: an import had neither).
+TEST(import_megatron, BiasAndDropoutFollowMegatronDefaults) {
+  auto model = [](const std::vector<std::string>& extra) {
+    return import_small_megatron(extra).scenario["model"];
+  };
+  EXPECT_EQ(model({})["bias"], true);
+  EXPECT_EQ(model({})["dropout"], true);
+  EXPECT_EQ(model({"--disable-bias-linear"})["bias"], false);
+  EXPECT_EQ(model({"--attention-dropout", "0.0", "--hidden-dropout", "0"})["dropout"], false);
+  EXPECT_EQ(model({"--attention-dropout", "0"})["dropout"], true);  // hidden keeps 0.1
+  EXPECT_THROW((void)model({"--hidden-dropout", "lots"}), InputError);
+  EXPECT_THROW((void)model({"--hidden-dropout", "1.5"}), InputError);
+  // A --model preset keeps its own architecture unless a flag says otherwise.
+  ImportTarget t{"llama3-8b", "h100-sxm", 8};
+  const nlohmann::json preset =
+      import_megatron({"--seq-length", "2048", "--global-batch-size", "16"}, t).scenario["model"];
+  EXPECT_FALSE(preset.contains("bias"));
+  EXPECT_FALSE(preset.contains("dropout"));
+}
+
 // Megatron's main-gradient dtype (megatron/training/arguments.py, 2024-07 f2e5db402c and today):
 // --bf16 sets accumulate_allreduce_grads_in_fp32 (gradients accumulated and reduced in fp32)
 // unless --grad-reduce-in-bf16 is given; --accumulate-allreduce-grads-in-fp32 asks for fp32
