@@ -96,8 +96,12 @@ OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
     w.bwd_input.add(TimeCategory::kCompute, bi.seconds);
     w.bwd_weight.add(TimeCategory::kCompute, bw.seconds);
     // Megatron's convention: backward = 2x forward. Flash attention's backward executes 2.5x (it
-    // recomputes the scores): the extra half is hardware work, not model work.
-    const double executed = f.flops + bi.flops + bw.flops;
+    // recomputes the scores): the extra half is hardware work, not model work. Its FLOPs are the
+    // full, unmasked count (the convention MFU uses); under a causal mask the kernel executes
+    // half of them, which is what HFU counts (found by review: HFU passed 100 % at long
+    // sequences).
+    const double share = op.kind == OpKind::kFlashAttention && c.op.causal ? 0.5 : 1.0;
+    const double executed = share * (f.flops + bi.flops + bw.flops);
     double model = op.kind == OpKind::kFlashAttention ? 3 * f.flops : executed;
     // GEMMs that TP does not split (router, MLA down projections) run on every TP rank; each
     // rank's share of the model's work is 1/tp of them.
@@ -105,7 +109,7 @@ OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
     w.model_flops += model;
     w.hardware_flops += executed;
     sum.fwd_compute += f.seconds;
-    sum.fwd_flops += f.flops;
+    sum.fwd_flops += share * f.flops;
     sum.ops += 1;
     if (is_gemm(op)) {
       sum.gemms += 1;
@@ -119,7 +123,7 @@ OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
     if (is_attention_core(op)) {
       sum.core_fwd += f.seconds;
       sum.core_bwd += bi.seconds;
-      sum.core_flops += f.flops;
+      sum.core_flops += share * f.flops;
     }
   }
   return sum;

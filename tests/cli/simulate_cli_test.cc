@@ -41,6 +41,20 @@ TEST(cli_simulate, JsonCarriesTimeBreakdownAndThroughput) {
   }
 }
 
+// Found by review: at sequence 262,144 on A100 with full recomputation HFU came out 108 %, the
+// causal flash attention's unmasked FLOPs counted as executed. Every op's executed FLOPs take at
+// least FLOPs / peak seconds and the step is at least their sum, so HFU <= 1; MFU, by Megatron's
+// unmasked count, exceeds HFU when attention dominates.
+TEST(cli_simulate, HfuCountsExecutedWorkAndStaysBelowOne) {
+  const Result r = shardsim({"simulate", kExample, "--json", "--set", "cluster.gpu=a100-sxm-80gb",
+                             "--set", "training.seq_len=262144", "--set", "training.global_batch=8",
+                             "--set", "parallel.tp=8", "--set", "training.recompute=full"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json t = parse_report(r)["throughput"];
+  EXPECT_LT(t["hfu"].get<double>(), 1.0);
+  EXPECT_GT(t["mfu"].get<double>(), t["hfu"].get<double>());
+}
+
 TEST(cli_simulate, ExplainListsEachEffectAgainstTheStepWithItOff) {
   const Result r = shardsim({"simulate", kExample, "--json", "--explain"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
