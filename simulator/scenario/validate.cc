@@ -250,8 +250,8 @@ void check_precision(const Scenario& s, StrategyCheck& c) {
   if (s.training.precision == Dtype::kFp8 && peak.fp8 <= 0)
     c.warnings.push_back(
         fmt::format("{} has no FP8 tensor cores; fp8 memory is estimated as "
-                    "Transformer Engine would lay it out, and its GEMMs run at "
-                    "the fp16 peak",
+                    "Transformer Engine would lay it out, and its GEMMs are costed "
+                    "as bf16 GEMMs",
                     s.cluster.gpu.name));
   if (s.training.precision == Dtype::kBf16 && peak.bf16 <= 0)
     c.warnings.push_back(

@@ -377,6 +377,23 @@ double predicted_tflops(double m, double n, double k, double batch, Dtype d, con
   return c.flops / c.seconds / 1e12;
 }
 
+// A GPU without FP8 tensor cores (A100: peak.fp8 0) runs an fp8 run's GEMMs as bf16 GEMMs: the
+// same time as bf16, never faster (found by review: fp8 took the best-shape roofline on A100 and
+// beat the measured bf16 table). On H100 fp8 has its own peak and is faster.
+TEST(compute_gemm, Fp8WithoutFp8TensorCoresCostsAsBf16) {
+  const GpuProfile a100 = preset("a100-sxm-80gb");
+  ASSERT_LE(a100.peak.fp8, 0);
+  for (const double n : {4096.0, 12288.0}) {
+    const OpCost fp8 = gemm_cost(8192, n, 4096, 1, Dtype::kFp8, a100);
+    const OpCost bf16 = gemm_cost(8192, n, 4096, 1, Dtype::kBf16, a100);
+    EXPECT_DOUBLE_EQ(fp8.seconds, bf16.seconds) << n;
+  }
+  const GpuProfile h100 = preset("h100-sxm");
+  ASSERT_GT(h100.peak.fp8, 0);
+  EXPECT_LT(gemm_cost(8192, 8192, 8192, 1, Dtype::kFp8, h100).seconds,
+            gemm_cost(8192, 8192, 8192, 1, Dtype::kBf16, h100).seconds);
+}
+
 // Azure cuBLASLt GEMMs (A100 fp16, H100/H200 fp8) against the shipped presets. The presets'
 // efficiency comes from a different benchmark (MAMF: torch.matmul bf16 best shape), so this is an
 // independent check. Bound: each shape within a factor 1.6 and the median |error| <= 20%.
