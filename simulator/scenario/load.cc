@@ -195,7 +195,7 @@ void expand_framework_preset_for(nlohmann::json& raw, const std::string& assignm
 }
 
 Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
-                            const std::vector<std::string>& overrides) {
+                            const std::vector<std::string>& overrides, PlanChecks checks) {
   for (const auto& o : overrides) {
     expand_framework_preset_for(raw, o);
     apply_override(raw, o);
@@ -230,16 +230,21 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
        {unfitted_profile_warning(s.cluster.gpu), unfitted_network_warning(s.cluster.network)})
     if (w) s.warnings.push_back(*w);
   resolve_world(s, diags);  // derived dp / nodes
-  diags.throw_if_any();     // the cross-field checks need dp
-  check_strategy(s).errors.throw_if_any();
+  if (checks == PlanChecks::kAll) {
+    diags.throw_if_any();  // the cross-field checks need dp
+    check_strategy(s).errors.throw_if_any();
+  } else if (s.cluster.nodes <= 0) {
+    diags.throw_if_any();  // the plan's problems left the cluster's size unknown
+  }
   s.resolved = raw;
   return s;
 }
 
-Scenario load_scenario(const std::string& scenario, const std::vector<std::string>& overrides) {
+Scenario load_scenario(const std::string& scenario, const std::vector<std::string>& overrides,
+                       PlanChecks checks) {
   if (!fs::exists(scenario)) {
     if (auto example = find_preset(PresetKind::kExample, scenario)) {
-      Scenario s = scenario_from_json(*example, "", overrides);
+      Scenario s = scenario_from_json(*example, "", overrides, checks);
       if (s.name.empty()) s.name = scenario;
       return s;
     }
@@ -249,7 +254,7 @@ Scenario load_scenario(const std::string& scenario, const std::vector<std::strin
                                      scenario, join(names)));
   }
   Scenario s = scenario_from_json(read_json_file(scenario),
-                                  fs::path(scenario).parent_path().string(), overrides);
+                                  fs::path(scenario).parent_path().string(), overrides, checks);
   if (s.name.empty()) s.name = fs::path(scenario).stem().string();
   return s;
 }

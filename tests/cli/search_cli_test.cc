@@ -143,4 +143,23 @@ TEST(cli_search, CsvAndBadInput) {
   EXPECT_EQ(top.exit_code, 2);
 }
 
+// Search replaces the plan, so a scenario whose own plan cannot run is still searched (found by
+// review: global batch 6 on the example's dp 4 was refused). 6 sequences on 8 GPUs leave the
+// plans with dp 1, 2, 3 or 6 that divide 8 GPUs: dp 1 or 2 (tp, cp, pp make up the rest).
+TEST(cli_search, AScenarioWhosePlanCannotRunIsStillSearched) {
+  const Result r =
+      shardsim({"search", kExample, "--set", "training.global_batch=6", "--top", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = parse_report(r);
+  const json& results = j["search"]["results"];
+  ASSERT_FALSE(results.empty());
+  for (const auto& p : results) {
+    const int dp = p["plan"]["dp"].get<int>();
+    EXPECT_TRUE(dp == 1 || dp == 2) << p["plan"];
+  }
+  EXPECT_EQ(j["search"]["baseline"]["analytic_rank"], 0);  // dp 4 does not divide 6
+  // A cluster that cannot be sized is still an error.
+  EXPECT_EQ(shardsim({"search", kExample, "--set", "cluster.nodes=0"}).exit_code, 2);
+}
+
 }  // namespace
