@@ -124,8 +124,11 @@ double sum_params(const std::vector<ParamGroup>& groups) {
 ParamTotals count_parameters(const ModelConfig& m, std::int64_t seq_len) {
   ParamTotals t;
   const double vocab = double(m.vocab);
-  const double embed = sum_params(embedding_params(m, vocab, seq_len));
+  const auto embedding = embedding_params(m, vocab, seq_len);
+  const double embed = sum_params(embedding);
   const auto out = output_params(m, vocab, !m.tied_embeddings);
+  for (const auto& groups : {embedding, out})
+    for (const auto& p : groups) t.largest_layer = std::max(t.largest_layer, p.count);
   t.embedding = embed + (m.tied_embeddings ? 0 : vocab * double(m.hidden));
   t.total = embed + sum_params(out);
   t.active = t.total;
@@ -133,12 +136,11 @@ ParamTotals count_parameters(const ModelConfig& m, std::int64_t seq_len) {
   for (int l = 0; l < m.layers; ++l) {
     auto& groups = kind[m.is_moe_layer(l) ? 1 : 0];
     if (groups.empty()) groups = layer_params(m, l);
-    const double layer_total = sum_params(groups);
-    t.total += layer_total;
-    t.largest_layer = std::max(t.largest_layer, layer_total);
+    t.total += sum_params(groups);
     for (const auto& p : groups) {
       const bool routed = p.shard == ParamShard::kExpert;
       t.active += routed ? p.count * m.moe.top_k / m.moe.experts : p.count;
+      t.largest_layer = std::max(t.largest_layer, routed ? p.count / m.moe.experts : p.count);
     }
   }
   return t;

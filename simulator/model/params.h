@@ -42,7 +42,11 @@ struct ParamTotals {
   double total = 0;          // every parameter once (tied embeddings counted once)
   double active = 0;         // used per token: routed experts count top_k / experts of their share
   double embedding = 0;      // word + position embeddings and an untied output projection
-  double largest_layer = 0;  // the largest single block (DeepSpeed's "largest layer")
+  // DeepSpeed's "largest layer" (runtime/zero/stage3.py model_to_params): the most parameters
+  // one module holds itself (recurse=False), here the largest of the word and position
+  // embeddings, the untied output projection and one block's weight groups (an expert group
+  // per expert; groups this model fuses, such as Q, K and V, count as one module).
+  double largest_layer = 0;
 };
 
 // Counts with the unpadded vocabulary (the model's own size).

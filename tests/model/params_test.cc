@@ -75,7 +75,9 @@ TEST(params_count, NarayananTable1) {
     // Dense model: every parameter is active; tied embeddings: V h + s h.
     EXPECT_DOUBLE_EQ(t.active, t.total);
     EXPECT_DOUBLE_EQ(t.embedding, (51200 + 2048) * h);
-    EXPECT_DOUBLE_EQ(t.largest_layer, 12 * h * h + 13 * h);
+    // DeepSpeed's largest module: the word embedding V h, or from h = 12,800 the MLP's first
+    // weight h x 4h.
+    EXPECT_DOUBLE_EQ(t.largest_layer, std::max(51200 * h, 4 * h * h));
   }
 }
 
@@ -88,7 +90,9 @@ TEST(params_count, Gpt1_7bByHand) {
   const ParamTotals t = count_parameters(preset_model("gpt-1.7b"), 2048);
   EXPECT_DOUBLE_EQ(t.total, 1652230656);
   EXPECT_DOUBLE_EQ(t.total - 2 * 2304, 1652226048);
-  EXPECT_DOUBLE_EQ(t.largest_layer, 63730944);  // 12 h^2 + 13 h = 63,700,992 + 29,952
+  // DeepSpeed's largest module: the word embedding, 51,200 x 2304 = 117,964,800 (the MLP's
+  // first weight is 4 h^2 = 21,233,664).
+  EXPECT_DOUBLE_EQ(t.largest_layer, 117964800);
 }
 
 // Llama 2 7B: per layer attention 4h^2 = 67,108,864, SwiGLU 3 h f = 3 x 4096 x 11008 =
@@ -99,7 +103,9 @@ TEST(params_count, Llama2_7bMatchesHfCheckpoint) {
   EXPECT_DOUBLE_EQ(t.total, 6738415616);
   EXPECT_DOUBLE_EQ(t.active, t.total);
   EXPECT_DOUBLE_EQ(t.embedding, 262144000);
-  EXPECT_DOUBLE_EQ(t.largest_layer, 202383360);
+  // DeepSpeed's largest module: the embedding (or the untied output), 32000 x 4096 = 131,072,000;
+  // the fused gate and up projection is 4096 x 2 x 11008 = 90,177,536.
+  EXPECT_DOUBLE_EQ(t.largest_layer, 131072000);
 }
 
 // Llama 3 8B: GQA (8 KV heads of 128): attention 2 x 4096^2 + 2 x 4096 x 1024 = 41,943,040;
@@ -121,7 +127,9 @@ TEST(params_count, Mixtral8x7bMatchesHfCheckpoint) {
   EXPECT_DOUBLE_EQ(t.total, 46702792704);
   EXPECT_DOUBLE_EQ(t.active, 12879925248);
   EXPECT_DOUBLE_EQ(std::round(t.active / 1e8) / 10, 12.9);
-  EXPECT_DOUBLE_EQ(t.largest_layer, 1451270144);
+  // DeepSpeed's largest module: the embedding, 32000 x 4096 = 131,072,000; one expert's fused
+  // gate and up projection is 4096 x 2 x 14336 = 117,440,512.
+  EXPECT_DOUBLE_EQ(t.largest_layer, 131072000);
 }
 
 // DeepSeek-V3 (arXiv 2412.19437 Table/§4.2: 671B total, 37B activated per token; the 14B MTP
