@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 
@@ -25,11 +26,27 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::string nearest(std::string_view word, const std::vector<std::string>& candidates) {
+  auto lower = [](std::string_view v) {
+    std::string out(v);
+    for (char& ch : out) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return out;
+  };
+  const std::string w = lower(word);
+  // A different case ("BF16" -> "bf16"), then the shortest candidate the word begins
+  // ("h100" -> "h100-sxm"), then the fewest edits.
+  std::string prefixed;
+  for (const auto& c : candidates) {
+    const std::string lc = lower(c);
+    if (lc == w) return c;
+    if (!w.empty() && lc.starts_with(w) && (prefixed.empty() || c.size() < prefixed.size()))
+      prefixed = c;
+  }
+  if (!prefixed.empty()) return prefixed;
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   std::string best;
   std::size_t best_d = limit + 1;
   for (const auto& c : candidates) {
-    const std::size_t d = edit_distance(word, c);
+    const std::size_t d = edit_distance(w, lower(c));
     if (d < best_d) {
       best_d = d;
       best = c;

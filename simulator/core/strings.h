@@ -10,8 +10,9 @@ namespace shardsim {
 // Levenshtein edit distance (insert, delete, substitute each cost 1).
 [[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
 
-// The candidate closest to `word` if it is within a third of the word's length (at least 2 edits),
-// else an empty string. Used for "did you mean ...?" suggestions.
+// The candidate `word` most likely meant, or an empty string: one equal but for case, else the
+// shortest one that begins with it (case ignored), else the closest within a third of the word's
+// length (at least 2 edits, case ignored). Used for "did you mean ...?" suggestions.
 [[nodiscard]] std::string nearest(std::string_view word,
                                   const std::vector<std::string>& candidates);
 

@@ -18,6 +18,12 @@ TEST(Nearest, SuggestsOnlyCloseWords) {
   const std::vector<std::string> keys = {"seq_len", "global_batch", "micro_batch"};
   EXPECT_EQ(nearest("seq_lenn", keys), "seq_len");  // one deletion away
   EXPECT_EQ(nearest("zzzzzzzzzz", keys), "");       // nothing within a third of the length
+  // Found by review: "BF16" suggested "fp16" (one edit) and "h100" suggested "b200".
+  const std::vector<std::string> dtypes = {"fp32", "fp16", "bf16", "fp8"};
+  EXPECT_EQ(nearest("BF16", dtypes), "bf16");  // the same word in another case
+  const std::vector<std::string> gpus = {"b200", "h100-sxm", "h100-sxm-datasheet", "h200-sxm"};
+  EXPECT_EQ(nearest("h100", gpus), "h100-sxm");      // the shortest that begins with it
+  EXPECT_EQ(nearest("H200-SXN", gpus), "h200-sxm");  // one edit, case ignored
 }
 
 TEST(ObjectReader, ReadsValuesAndKeepsDefaults) {
