@@ -39,9 +39,9 @@ struct ParamGroup {
 [[nodiscard]] double sum_params(const std::vector<ParamGroup>& groups);
 
 struct ParamTotals {
-  double total = 0;          // every parameter once (tied embeddings counted once)
-  double active = 0;         // used per token: routed experts count top_k / experts of their share
-  double embedding = 0;      // word + position embeddings and an untied output projection
+  double total = 0;      // every parameter once (tied embeddings counted once)
+  double active = 0;     // used per token: routed experts count top_k / experts of their share
+  double embedding = 0;  // word + position embeddings and an untied output projection
   // DeepSpeed's "largest layer" (runtime/zero/stage3.py model_to_params): the most parameters
   // one module holds itself (recurse=False), here the largest of the word and position
   // embeddings, the untied output projection and one block's weight groups (an expert group
