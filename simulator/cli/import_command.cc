@@ -1,5 +1,7 @@
 #include "simulator/cli/import_command.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
 
@@ -47,8 +49,18 @@ int run_import(const ImportArgs& a) {
   const std::string folder = a.output.empty() ? "" : fs::path(a.output).parent_path().string();
   rebase_paths(r.scenario, a.output.empty() ? "" : (folder.empty() ? "." : folder));
   // What is written must load, from where it is written: every problem of the imported scenario
-  // is reported now (exit 2).
-  (void)scenario_from_json(r.scenario, folder);
+  // is reported now (exit 2), saying that the paths are the scenario's keys, not the input's.
+  try {
+    (void)scenario_from_json(r.scenario, folder);
+  } catch (const InputError& e) {
+    std::vector<Diagnostic> items = e.items();
+    items.push_back({"", fmt::format("the paths above are keys of the scenario imported from the "
+                                     "{} {}; README \"Importing configurations\" lists which "
+                                     "option sets each",
+                                     a.kind == "deepspeed" ? "DeepSpeed config" : "Megatron-LM",
+                                     a.kind == "deepspeed" ? a.config : "arguments")});
+    throw InputError(std::move(items));
+  }
   for (const auto& w : r.warnings) std::cerr << "warning: " << w << "\n";
   write_output(a.output, json_text(r.scenario, 2) + "\n");
   return kExitOk;

@@ -198,6 +198,19 @@ TEST(cli_import, DeepSpeedAndMegatronScenariosSimulate) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_TRUE(has_error_line(bad.err, "/train_batch_size", "2 x 16")) << bad.err;
   EXPECT_TRUE(bad.out.empty());
+  // A config the scenario rules refuse (parameter offload needs ZeRO-3): the scenario's key is
+  // named, and a last line says it is the imported scenario's (found by review).
+  {
+    std::ofstream(ds) << R"({"train_batch_size": 64, "zero_optimization": {"stage": 2,
+      "offload_param": {"device": "cpu"}}})";
+  }
+  const Result rule = shardsim({"import", "deepspeed", ds.string(), "--model", "llama2-7b", "--gpu",
+                                "a100-sxm-80gb", "--gpus", "16", "--seq-len", "4096"});
+  EXPECT_EQ(rule.exit_code, 2);
+  EXPECT_TRUE(has_error_line(rule.err, "/parallel/offload_params", "ZeRO stage 3")) << rule.err;
+  EXPECT_TRUE(contains(rule.err, "keys of the scenario imported from the DeepSpeed config"))
+      << rule.err;
+  EXPECT_TRUE(rule.out.empty());
   EXPECT_EQ(shardsim({"import", "deepspeed", "/nonexistent.json", "--model", "llama2-7b", "--gpu",
                       "a100-sxm-80gb", "--gpus", "16", "--seq-len", "4096"})
                 .exit_code,
