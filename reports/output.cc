@@ -55,6 +55,10 @@ bool write_all(int fd, std::string_view text) {
 
 }  // namespace
 
+std::string output_folder(const std::string& path) {
+  return is_stdout(path) ? std::string() : resolved(path).parent_path().string();
+}
+
 void check_output_path(const std::string& flag, const std::string& path) {
   if (is_stdout(path)) return;
   const fs::path target = resolved(path);

@@ -24,6 +24,10 @@ void write_output(const std::string& path, const std::string& text);
 // (exit 2) naming the flags otherwise.
 void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths);
 
+// The folder of the file write_output(path, ...) writes (symbolic links followed, as an absolute
+// canonical path), or "" when `path` is stdout ("" or "-").
+[[nodiscard]] std::string output_folder(const std::string& path);
+
 // InputError naming `flag` when `path` is a directory or its parent directory does not exist.
 void check_output_path(const std::string& flag, const std::string& path);
 

@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 
 // A scenario reads its file paths (model.hf_config, a cluster.gpu profile) relative to its own
 // folder, while the user gave them relative to the working directory. Each is rewritten relative
-// to `folder` (the -o file's), or made absolute when the scenario goes to stdout (folder empty).
-// An absolute path stays as given.
+// to `folder` (output_folder: the written file's, links followed), or made absolute when the
+// scenario goes to stdout (folder empty). An absolute path stays as given.
 void rebase_paths(nlohmann::json& scenario, const std::string& folder) {
   auto rebase = [&](nlohmann::json& section, const char* key, bool always_a_path) {
     const auto it = section.find(key);
@@ -27,10 +27,12 @@ void rebase_paths(nlohmann::json& scenario, const std::string& folder) {
     const std::string given = it->get<std::string>();
     if (!always_a_path && given.find('/') == std::string::npos && !given.ends_with(".json"))
       return;  // a preset name
-    if (fs::path(given).is_absolute()) return;
-    fs::path p = fs::absolute(given).lexically_normal();
+    if (given.empty() || fs::path(given).is_absolute()) return;
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(fs::absolute(given), ec);
+    if (ec) p = fs::absolute(given).lexically_normal();
     if (!folder.empty()) {
-      const fs::path rel = p.lexically_relative(fs::absolute(folder).lexically_normal());
+      const fs::path rel = p.lexically_relative(folder);
       if (!rel.empty()) p = rel;
     }
     *it = p.string();
@@ -46,8 +48,8 @@ int run_import(const ImportArgs& a) {
   ImportResult r = a.kind == "deepspeed"
                        ? import_deepspeed(read_json_file(a.config), a.target, a.config)
                        : import_megatron(a.args, a.target);
-  const std::string folder = a.output.empty() ? "" : fs::path(a.output).parent_path().string();
-  rebase_paths(r.scenario, a.output.empty() ? "" : (folder.empty() ? "." : folder));
+  const std::string folder = output_folder(a.output);
+  rebase_paths(r.scenario, folder);
   // What is written must load, from where it is written: every problem of the imported scenario
   // is reported now (exit 2), saying that the paths are the scenario's keys, not the input's.
   try {

@@ -99,6 +99,26 @@ void erase_path(nlohmann::json& root, const std::string& key) {
   parent->erase(key.substr(start));
 }
 
+// The checks that do not depend on the plan (the model's own shape: heads, kv_heads, experts,
+// positions against the sequence), run on a plan that divides nothing: data parallelism over
+// every GPU, one micro-batch, no other degree. Only their /model errors are the model's.
+void check_model_alone(const Scenario& s) {
+  Scenario neutral = s;
+  Strategy& p = neutral.strategy;
+  p.tp = p.pp = p.vpp = p.cp = p.ep = 1;
+  p.dp = int(neutral.cluster.gpus());  // resolve_world kept it within the GPU limit (2^24)
+  p.zero = 0;
+  p.sp = p.offload_optimizer = p.offload_params = false;
+  p.schedule = Schedule::k1F1B;
+  p.first_stage_layers = p.last_stage_layers = -1;
+  neutral.training.micro_batch = 1;
+  const StrategyCheck found = check_strategy(neutral);
+  Diagnostics model;
+  for (const auto& item : found.errors.items())
+    if (item.path.starts_with("/model")) model.error(item.path, item.message);
+  model.throw_if_any();
+}
+
 }  // namespace
 
 nlohmann::json resolve_gpu_json(const nlohmann::json& gpu, const std::string& base_dir) {
@@ -233,8 +253,15 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
   if (checks == PlanChecks::kAll) {
     diags.throw_if_any();  // the cross-field checks need dp
     check_strategy(s).errors.throw_if_any();
-  } else if (s.cluster.nodes <= 0) {
-    diags.throw_if_any();  // the plan's problems left the cluster's size unknown
+  } else {
+    // The cluster must be sized (its own errors, or the plan's when they left it unsized); the
+    // plan's other problems are for the search to avoid.
+    Diagnostics cluster;
+    for (const auto& item : diags.items())
+      if (item.path.starts_with("/cluster") || s.cluster.nodes <= 0)
+        cluster.error(item.path, item.message);
+    cluster.throw_if_any();
+    check_model_alone(s);
   }
   s.resolved = raw;
   return s;
@@ -253,8 +280,12 @@ Scenario load_scenario(const std::string& scenario, const std::vector<std::strin
                                      "example; examples: {}",
                                      scenario, join(names)));
   }
-  Scenario s = scenario_from_json(read_json_file(scenario),
-                                  fs::path(scenario).parent_path().string(), overrides, checks);
+  // Relative paths inside are read from the folder the file really is in (symbolic links
+  // followed), where `import -o` writes them relative to.
+  std::error_code ec;
+  fs::path folder = fs::weakly_canonical(fs::absolute(scenario), ec).parent_path();
+  if (ec) folder = fs::path(scenario).parent_path();
+  Scenario s = scenario_from_json(read_json_file(scenario), folder.string(), overrides, checks);
   if (s.name.empty()) s.name = fs::path(scenario).stem().string();
   return s;
 }

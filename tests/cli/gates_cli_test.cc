@@ -236,14 +236,33 @@ TEST(cli_import, RelativePathsAreRewrittenForTheScenariosFolder) {
                 "--gpus", "8", "--seq-len", "4096", "-o", "out/s.json"});
   const Result to_stdout = shardsim({"import", "deepspeed", "ds.json", "--model", "llama.json",
                                      "--gpu", "h100-sxm", "--gpus", "8", "--seq-len", "4096"});
+  const Result to_dash =
+      shardsim({"import", "deepspeed", "ds.json", "--model", "llama.json", "--gpu", "h100-sxm",
+                "--gpus", "8", "--seq-len", "4096", "-o", "-"});
+  // -o through a symbolic link writes the link's target, out/real.json: the path is relative to
+  // out/, and the scenario loads through the link too (relative paths are read from the folder
+  // the file really is in).
+  fs::create_symlink("out/real.json", "link.json");
+  const Result to_link =
+      shardsim({"import", "deepspeed", "ds.json", "--model", "llama.json", "--gpu", "h100-sxm",
+                "--gpus", "8", "--seq-len", "4096", "-o", "link.json"});
   fs::current_path(before);
+  ASSERT_EQ(to_link.exit_code, 0) << to_link.err;
+  EXPECT_EQ(json::parse(read_file(work / "out" / "real.json"))["model"]["hf_config"],
+            "../llama.json");
+  EXPECT_EQ(shardsim({"simulate", (work / "link.json").string()}).exit_code, 0);
+  EXPECT_EQ(shardsim({"simulate", (work / "out" / "real.json").string()}).exit_code, 0);
+  ASSERT_EQ(to_dash.exit_code, 0) << to_dash.err;  // "-" is stdout: absolute, as below
+  EXPECT_EQ(json::parse(to_dash.out)["model"]["hf_config"],
+            fs::weakly_canonical(work / "llama.json").string());
   ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
   const json written = json::parse(read_file(work / "out" / "s.json"));
   EXPECT_EQ(written["model"]["hf_config"], "../llama.json");  // from out/ to the config
   EXPECT_EQ(shardsim({"simulate", (work / "out" / "s.json").string()}).exit_code, 0);
   ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
   // On stdout the folder it will land in is unknown: the path is made absolute.
-  EXPECT_EQ(json::parse(to_stdout.out)["model"]["hf_config"], (work / "llama.json").string());
+  EXPECT_EQ(json::parse(to_stdout.out)["model"]["hf_config"],
+            fs::weakly_canonical(work / "llama.json").string());
 }
 
 }  // namespace

@@ -158,6 +158,11 @@ TEST(cli_search, AScenarioWhosePlanCannotRunIsStillSearched) {
     EXPECT_TRUE(dp == 1 || dp == 2) << p["plan"];
   }
   EXPECT_EQ(j["search"]["baseline"]["analytic_rank"], 0);  // dp 4 does not divide 6
+  // A model that cannot be split at all is still an error (found by review: it ran and dropped
+  // every plan): 32 heads over 3 KV heads.
+  const Result kv = shardsim({"search", kExample, "--set", "model.kv_heads=3"});
+  EXPECT_EQ(kv.exit_code, 2);
+  EXPECT_TRUE(has_error_line(kv.err, "/model/heads", "kv_heads (3)")) << kv.err;
   // A cluster that cannot be sized is still an error.
   EXPECT_EQ(shardsim({"search", kExample, "--set", "cluster.nodes=0"}).exit_code, 2);
 }
