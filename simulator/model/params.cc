@@ -66,6 +66,20 @@ void add_mla_params(const ModelConfig& m, std::vector<ParamGroup>& g) {
   g.push_back({"attention.out.weight", a * double(c.v_head_dim) * h, ParamShard::kTensor, true});
 }
 
+// The parameters of the largest single module a group stands for, as DeepSpeed's model_to_params
+// sees a Hugging Face model: one expert of a routed group; with SwiGLU (the Llama-family layout),
+// the gate or the up projection of the fused fc1, and the query projection of the fused QKV
+// (q_proj, k_proj and v_proj are separate modules there; GPT-2 and GPT-NeoX fuse them).
+double largest_module(const ModelConfig& m, const ParamGroup& p) {
+  double n = p.shard == ParamShard::kExpert ? p.count / m.moe.experts : p.count;
+  if (m.ffn_type == FfnType::kSwiglu) {
+    if (p.name.ends_with("fc1.weight") || p.name.ends_with("fc1.bias")) n /= 2;
+    if (p.name.starts_with("attention.qkv."))
+      n *= double(m.heads) / (m.heads + 2.0 * m.effective_kv_heads());
+  }
+  return n;
+}
+
 }  // namespace
 
 double padded_vocab(std::int64_t vocab, int tp, int multiple) {
@@ -140,7 +154,7 @@ ParamTotals count_parameters(const ModelConfig& m, std::int64_t seq_len) {
     for (const auto& p : groups) {
       const bool routed = p.shard == ParamShard::kExpert;
       t.active += routed ? p.count * m.moe.top_k / m.moe.experts : p.count;
-      t.largest_layer = std::max(t.largest_layer, routed ? p.count / m.moe.experts : p.count);
+      t.largest_layer = std::max(t.largest_layer, largest_module(m, p));
     }
   }
   return t;

@@ -44,8 +44,8 @@ struct ParamTotals {
   double embedding = 0;  // word + position embeddings and an untied output projection
   // DeepSpeed's "largest layer" (runtime/zero/stage3.py model_to_params): the most parameters
   // one module holds itself (recurse=False), here the largest of the word and position
-  // embeddings, the untied output projection and one block's weight groups (an expert group
-  // per expert; groups this model fuses, such as Q, K and V, count as one module).
+  // embeddings, the untied output projection and one block's modules (one expert; with SwiGLU,
+  // the Llama-family layout, the gate, up, and query projections apart).
   double largest_layer = 0;
 };
 

@@ -34,7 +34,9 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
                                        "--use-rotary-position-embeddings",
                                        "--accumulate-allreduce-grads-in-fp32",
                                        "--grad-reduce-in-bf16",
-                                       "--recompute-activations"};
+                                       "--recompute-activations",
+                                       "--use-legacy-models",
+                                       "--use-mcore-models"};
   std::map<std::string, std::string> opt;
   std::set<std::string> set_flags;
   // An option name, not a value (negative numbers are values).
@@ -221,22 +223,27 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
              bf16_reduce = flag("--grad-reduce-in-bf16");
   if (bf16_reduce && !bf16) warn("--grad-reduce-in-bf16 without --bf16: not modelled");
   if (bf16 ? !bf16_reduce : fp32_grads) training["grad_dtype"] = "fp32";
-  // Attention: since 2024-04 (Megatron-LM e7b74a4b7e) --transformer-impl defaults to
-  // transformer_engine, whose attention (--attention-backend auto, flash or fused) runs
-  // FlashAttention or cuDNN's fused attention, neither of which stores the scores;
-  // --attention-backend unfused or local, or --transformer-impl local without --use-flash-attn,
-  // runs Megatron's unfused core attention.
+  // Attention (pretrain_gpt.py, megatron/training/arguments.py). Megatron-Core models (the default
+  // since 2024-04, e7b74a4b7e) take --transformer-impl, transformer_engine by default, whose
+  // attention (--attention-backend auto, flash or fused) is FlashAttention or cuDNN's fused
+  // kernel; --attention-backend unfused or local, or --transformer-impl local, run the unfused
+  // core attention. --use-flash-attn is read only by the legacy models (--use-legacy-models),
+  // which run unfused attention without it.
   const std::string impl = text("--transformer-impl"), backend = text("--attention-backend");
-  const bool use_flash = flag("--use-flash-attn");
+  const bool use_flash = flag("--use-flash-attn"), legacy = flag("--use-legacy-models");
+  flag("--use-mcore-models");  // an older Megatron's opt-in to what is now the default
   if (!impl.empty() && impl != "local" && impl != "transformer_engine")
     warn("--transformer-impl " + impl + ": not modelled; read as transformer_engine");
   if (!backend.empty() && backend != "auto" && backend != "flash" && backend != "fused" &&
       backend != "unfused" && backend != "local")
     warn("--attention-backend " + backend + ": not modelled; read as auto");
-  const bool flash = backend == "unfused" || backend == "local" ? false
-                     : use_flash                                ? true
-                                                                : impl != "local";
-  if (impl.empty() && backend.empty() && !use_flash)
+  const bool unfused_core = backend == "unfused" || backend == "local" || impl == "local";
+  const bool flash = legacy ? use_flash : !unfused_core;
+  if (!legacy && use_flash && unfused_core)
+    warn(
+        "--use-flash-attn: read only by the legacy models (--use-legacy-models); Megatron-Core's "
+        "local attention is unfused");
+  if (impl.empty() && backend.empty() && !use_flash && !legacy)
     warn(
         "attention: neither --transformer-impl, --attention-backend nor --use-flash-attn given; "
         "modelled as flash attention, Transformer Engine's default since Megatron-LM 2024-04. "

@@ -104,8 +104,17 @@ TEST(params_count, Llama2_7bMatchesHfCheckpoint) {
   EXPECT_DOUBLE_EQ(t.active, t.total);
   EXPECT_DOUBLE_EQ(t.embedding, 262144000);
   // DeepSpeed's largest module: the embedding (or the untied output), 32000 x 4096 = 131,072,000;
-  // the fused gate and up projection is 4096 x 2 x 11008 = 90,177,536.
+  // the gate (or up) projection is 4096 x 11008 = 45,088,768.
   EXPECT_DOUBLE_EQ(t.largest_layer, 131072000);
+}
+
+// DeepSpeed's "largest layer" where a block's fused weights would exceed the embedding (found by
+// review): Llama 2 70B's gate and up projections fused are 8192 x 2 x 28672 = 469,762,048, but
+// Hugging Face holds them as two modules of 234,881,024, and q_proj is 8192 x 8192 = 67,108,864;
+// so the largest module is the embedding, 32000 x 8192 = 262,144,000.
+TEST(params_count, Llama2_70bLargestModuleIsTheEmbedding) {
+  const ParamTotals t = count_parameters(preset_model("llama2-70b"), 4096);
+  EXPECT_DOUBLE_EQ(t.largest_layer, 262144000);
 }
 
 // Llama 3 8B: GQA (8 KV heads of 128): attention 2 x 4096^2 + 2 x 4096 x 1024 = 41,943,040;
@@ -127,8 +136,8 @@ TEST(params_count, Mixtral8x7bMatchesHfCheckpoint) {
   EXPECT_DOUBLE_EQ(t.total, 46702792704);
   EXPECT_DOUBLE_EQ(t.active, 12879925248);
   EXPECT_DOUBLE_EQ(std::round(t.active / 1e8) / 10, 12.9);
-  // DeepSpeed's largest module: the embedding, 32000 x 4096 = 131,072,000; one expert's fused
-  // gate and up projection is 4096 x 2 x 14336 = 117,440,512.
+  // DeepSpeed's largest module: the embedding, 32000 x 4096 = 131,072,000; one expert's gate
+  // (w1) is 4096 x 14336 = 58,720,256.
   EXPECT_DOUBLE_EQ(t.largest_layer, 131072000);
 }
 

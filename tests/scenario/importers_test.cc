@@ -381,7 +381,15 @@ TEST(import_megatron, AttentionFollowsTheImplementationAndBackend) {
   EXPECT_TRUE(flash({"--transformer-impl", "transformer_engine"}));
   EXPECT_FALSE(flash({"--attention-backend", "unfused"}));
   EXPECT_FALSE(flash({"--transformer-impl", "local"}));
-  EXPECT_TRUE(flash({"--transformer-impl", "local", "--use-flash-attn"}));
+  // --use-flash-attn is read by the legacy models only (pretrain_gpt.py at f2e5db402c builds
+  // megatron.legacy.model.GPTModel for --use-legacy-models, else a Megatron-Core spec whose local
+  // attention is the unfused DotProductAttention).
+  EXPECT_FALSE(flash({"--transformer-impl", "local", "--use-flash-attn"}));
+  EXPECT_TRUE(warns(import({"--transformer-impl", "local", "--use-flash-attn"}),
+                    "read only by the legacy models"));
+  EXPECT_TRUE(flash({"--use-legacy-models", "--use-flash-attn"}));
+  EXPECT_FALSE(flash({"--use-legacy-models"}));
+  EXPECT_FALSE(warns(import({"--use-legacy-models"}), "not modelled"));
   EXPECT_FALSE(flash({"--transformer-impl", "local", "--attention-backend", "local"}));
   // --recompute-activations is selective recomputation (arguments.py): kept with unfused
   // attention, dropped with a warning under flash attention, like --recompute-granularity.
