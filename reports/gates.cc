@@ -4,6 +4,8 @@
 
 #include <cctype>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
@@ -124,12 +126,31 @@ std::string report_kind(const nlohmann::json& j) {
   return "unknown";
 }
 
-// The first reason of a plan-less report (a plan that cannot be built) when `path` is in one of
-// the sections such a report lacks (plan, memory, time, throughput); else nullptr.
+}  // namespace
+
+const std::map<std::string, std::set<std::string>>& planless_sections() {
+  static const std::map<std::string, std::set<std::string>> sections = {
+      {"plan",
+       {"cp", "dp", "ep", "gpus", "micro_batches", "pp", "schedule", "stages", "tp", "vpp"}},
+      {"memory",
+       {"capacity_bytes", "fits", "host_bytes", "peak_bytes", "peak_pp_stage", "ranks", "reason"}},
+      {"time", {"breakdown", "critical_pp_stage", "mode", "stage_end_seconds", "step_seconds"}},
+      {"throughput",
+       {"flop_convention", "hardware_tflops_per_gpu", "hfu", "mfu", "model_tflops_per_gpu",
+        "peak_flops_per_gpu", "tokens_per_second"}}};
+  return sections;
+}
+
+namespace {
+
+// The first reason of a plan-less report (a plan that cannot be built) when `path` names a key
+// of a section such a report lacks (planless_sections: a misspelt key stays bad input); else
+// nullptr.
 const nlohmann::json* planless_reason(const nlohmann::json& report, const std::string& path) {
-  const std::string section = path.substr(0, path.find('.'));
-  if (report.contains("plan") ||
-      (section != "plan" && section != "memory" && section != "time" && section != "throughput"))
+  const std::size_t dot = path.find('.');
+  const auto section = planless_sections().find(path.substr(0, dot));
+  if (report.contains("plan") || section == planless_sections().end() || dot == std::string::npos ||
+      !section->second.contains(path.substr(dot + 1, path.find('.', dot + 1) - dot - 1)))
     return nullptr;
   const nlohmann::json* reasons = find_path(report, "feasibility.reasons");
   if (reasons == nullptr || !reasons->is_array() || reasons->empty()) return nullptr;

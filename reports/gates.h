@@ -4,7 +4,9 @@
 // have, or an unreadable baseline is bad input (InputError, exit code 2).
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,8 +21,14 @@ struct GateOutcome {
 // EXPR: PATH OP NUMBER, PATH a dotted path into the report (array elements by index:
 // "search.results.0.throughput.mfu"), OP one of < <= > >= == !=, NUMBER a JSON number; or
 // PATH == true / false for booleans ("memory.fits==true").
+// A gate on a report of a plan that cannot be built (no plan, memory, time or throughput) fails
+// when its path names a key these sections have in a built report (planless_sections); any other
+// missing path is bad input (InputError).
 [[nodiscard]] std::vector<GateOutcome> run_checks(const nlohmann::json& report,
                                                   const std::vector<std::string>& exprs);
+
+// The keys of the plan, memory, time and throughput sections of a built simulate report.
+[[nodiscard]] const std::map<std::string, std::set<std::string>>& planless_sections();
 
 // The report's key numbers against `baseline` (same kind): memory.peak_bytes and
 // time.step_seconds may not grow, throughput.tokens_per_second and throughput.mfu may not fall,

@@ -106,6 +106,9 @@ TEST(cli_gates, GatesOnAPlanThatCannotBeBuiltFail) {
   args = planless;
   args.insert(args.end(), {"--check", "memroy.fits==true"});
   EXPECT_EQ(shardsim(args).exit_code, 2);
+  args = planless;  // a key no built report's memory section has (found by the second review)
+  args.insert(args.end(), {"--check", "memory.fitz==true"});
+  EXPECT_EQ(shardsim(args).exit_code, 2);
   args = planless;
   args.insert(args.end(), {"--check", "memory.fits==maybe"});
   EXPECT_EQ(shardsim(args).exit_code, 2);

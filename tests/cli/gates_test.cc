@@ -5,9 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
+#include "reports/step_report.h"
 #include "simulator/core/diagnostics.h"
+#include "simulator/evaluate/evaluate.h"
+#include "simulator/scenario/load.h"
 
 namespace shardsim {
 namespace {
@@ -23,6 +27,20 @@ std::string error_of(const std::vector<std::string>& exprs) {
     return e.what();
   }
   return "";
+}
+
+// The keys a gate may name on a report of a plan that cannot be built are those a built simulate
+// report has: the list in gates.cc must not drift from the report writer.
+TEST(gates, PlanlessSectionKeysAreThoseOfABuiltReport) {
+  const Scenario s = load_scenario("llama3-8b-8xh100");
+  const Expected<Estimate> e = evaluate(s);
+  ASSERT_TRUE(e.ok());
+  const nlohmann::json report = simulate_report_json(e.value());
+  for (const auto& [section, keys] : planless_sections()) {
+    std::set<std::string> built;
+    for (const auto& [k, v] : report.at(section).items()) built.insert(k);
+    EXPECT_EQ(built, keys) << section;
+  }
 }
 
 TEST(gates, HugeArrayIndexIsAMissingPathNotACrash) {
