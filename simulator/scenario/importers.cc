@@ -80,7 +80,7 @@ bool enabled(const nlohmann::json& config, const char* section) {
 std::string dtype_name(const std::string& d) {
   if (d == "fp32" || d == "float32" || d == "float" || d == "torch.float32") return "fp32";
   if (d == "fp16" || d == "float16" || d == "half" || d == "torch.float16") return "fp16";
-  if (d == "bf16" || d == "bfloat16" || d == "bfloat" || d == "torch.bfloat16") return "bf16";
+  if (d == "bf16" || d == "bfloat16" || d == "torch.bfloat16") return "bf16";
   return "";
 }
 
@@ -269,6 +269,20 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
       training["optimizer"] = lower;
     else
       warn(fmt::format("optimizer.type \"{}\": not modelled; Adam's states are assumed", type));
+  }
+
+  // Without ZeRO, bf16 gradients depend on the DeepSpeed version: until 2025-08 (#7515,
+  // 889f0ead2) its BF16 optimizer accumulated them in fp32 by default; since then they stay bf16,
+  // and an fp32 grad_accum_dtype without ZeRO is refused ("unsupported mix", engine.py).
+  if (bf16 && parallel.value("zero", 0) == 0) {
+    if (training.contains("grad_dtype"))
+      warn(
+          "data_types.grad_accum_dtype fp32 without ZeRO: DeepSpeed since 2025-08 refuses this "
+          "mix with bf16; older versions ran it, with fp32 gradients as modelled");
+    else
+      warn(
+          "bf16 without ZeRO: modelled with bf16 gradients, as DeepSpeed since 2025-08 keeps "
+          "them; older versions accumulated them in fp32 (set training.grad_dtype fp32)");
   }
 
   for (const auto& [k, v] : ds.items())

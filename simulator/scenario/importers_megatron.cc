@@ -222,7 +222,11 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   const bool fp32_grads = flag("--accumulate-allreduce-grads-in-fp32"),
              bf16_reduce = flag("--grad-reduce-in-bf16");
   if (bf16_reduce && !bf16) warn("--grad-reduce-in-bf16 without --bf16: not modelled");
-  if (bf16 ? !bf16_reduce : fp32_grads) training["grad_dtype"] = "fp32";
+  // A newer Megatron's precision-aware optimizer: --main-grads-dtype bf16 keeps them in bf16 too.
+  const std::string main_grads = text("--main-grads-dtype");
+  if (!main_grads.empty() && main_grads != "fp32" && main_grads != "bf16")
+    warn("--main-grads-dtype " + main_grads + ": not modelled");
+  if (bf16 ? !(bf16_reduce || main_grads == "bf16") : fp32_grads) training["grad_dtype"] = "fp32";
   // Attention (pretrain_gpt.py, megatron/training/arguments.py). Megatron-Core models (the default
   // since 2024-04, e7b74a4b7e) take --transformer-impl, transformer_engine by default, whose
   // attention (--attention-backend auto, flash or fused) is FlashAttention or cuDNN's fused

@@ -135,6 +135,13 @@ TEST(import_deepspeed, GradientAccumulationDtype) {
   EXPECT_EQ(grads({{"grad_accum_dtype", "bf16"}}), "same");
   EXPECT_EQ(grads({{"grad_accum_dtype", nullptr}}), "same");
   EXPECT_THROW((void)grads({{"grad_accum_dtype", "fp8"}}), InputError);
+  EXPECT_THROW((void)grads({{"grad_accum_dtype", "bfloat"}}), InputError);  // not a DtypeEnum name
+  // Without ZeRO the bf16 default changed in 2025-08 (DeepSpeed #7515): both cases say so.
+  const nlohmann::json zero0 = {{"train_batch_size", 64}, {"bf16", {{"enabled", true}}}};
+  EXPECT_TRUE(warns(import_deepspeed(zero0, ds_target(), "x"), "bf16 without ZeRO"));
+  nlohmann::json zero0_fp32 = zero0;
+  zero0_fp32["data_types"] = {{"grad_accum_dtype", "fp32"}};
+  EXPECT_TRUE(warns(import_deepspeed(zero0_fp32, ds_target(), "x"), "refuses this mix"));
   EXPECT_THROW((void)grads({{"grad_accum_dtype", 32}}), InputError);
   const nlohmann::json c = {{"train_batch_size", 64},
                             {"bf16", {{"enabled", true}}},
@@ -354,6 +361,8 @@ TEST(import_megatron, GradientDtypeFollowsMegatronsRules) {
   EXPECT_EQ(grads({"--bf16", "--grad-reduce-in-bf16"}), "same");
   EXPECT_EQ(grads({"--bf16", "--grad-reduce-in-bf16", "--accumulate-allreduce-grads-in-fp32"}),
             "same");  // newer Megatron: --grad-reduce-in-bf16 wins
+  EXPECT_EQ(grads({"--bf16", "--main-grads-dtype", "bf16"}), "same");  // newer Megatron, too
+  EXPECT_EQ(grads({"--bf16", "--main-grads-dtype", "fp32"}), "fp32");
   EXPECT_EQ(grads({"--fp16"}), "same");
   EXPECT_EQ(grads({"--fp16", "--accumulate-allreduce-grads-in-fp32"}), "fp32");
   EXPECT_EQ(grads({}), "same");  // fp32 training: fp32 gradients either way
