@@ -289,23 +289,8 @@ TEST(import_megatron, GpuCountErrorsNameTheImportOptions) {
   ImportTarget t;
   t.gpu = "h100-sxm";
   t.gpus = 64;
-  const std::vector<std::string> tp3 = {"--num-layers",
-                                        "8",
-                                        "--hidden-size",
-                                        "1024",
-                                        "--num-attention-heads",
-                                        "8",
-                                        "--vocab-size",
-                                        "1000",
-                                        "--seq-length",
-                                        "128",
-                                        "--global-batch-size",
-                                        "64",
-                                        "--bf16",
-                                        "--tensor-model-parallel-size",
-                                        "3"};
   try {
-    (void)import_megatron(tp3, t);
+    (void)import_small_megatron({"--tensor-model-parallel-size", "3"}, t);
     ADD_FAILURE() << "64 GPUs over TP 3 imported";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--gpus 64 is not a multiple"), std::string::npos)
