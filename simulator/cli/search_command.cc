@@ -49,6 +49,12 @@ int run_search(const SearchArgs& a) {
     }
   }
   const SearchResult& r = *result;
+  if (r.considered == 0) {
+    // Nothing to search: the pinned keys leave no plan (tp 3 on 8 GPUs, say). The scenario's own
+    // checks name the field; every rank of a split search sees the same empty space.
+    (void)load_scenario(a.common.scenario, a.common.overrides);
+    throw InputError("", "the keys pinned with --set leave no plan to search");
+  }
   if (!o.finish) return kExitOk;
   if (!a.csv.empty()) write_output(a.csv, search_report_csv(r));
   return write_report_with_gates(a.common, search_report_json(r, s), search_report_text(r, s),

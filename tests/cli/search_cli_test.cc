@@ -163,6 +163,11 @@ TEST(cli_search, AScenarioWhosePlanCannotRunIsStillSearched) {
   const Result kv = shardsim({"search", kExample, "--set", "model.kv_heads=3"});
   EXPECT_EQ(kv.exit_code, 2);
   EXPECT_TRUE(has_error_line(kv.err, "/model/heads", "kv_heads (3)")) << kv.err;
+  // A pinned key that leaves no plan (tp 3 does not divide 8 GPUs) is bad input naming it, as
+  // before the scenario's own plan stopped being checked.
+  const Result tp3 = shardsim({"search", kExample, "--set", "parallel.tp=3"});
+  EXPECT_EQ(tp3.exit_code, 2);
+  EXPECT_TRUE(has_error_line(tp3.err, "/parallel", "tp*pp*cp")) << tp3.err;
   // A cluster that cannot be sized is still an error.
   EXPECT_EQ(shardsim({"search", kExample, "--set", "cluster.nodes=0"}).exit_code, 2);
 }
