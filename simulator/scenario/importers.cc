@@ -96,6 +96,8 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
     throw InputError("",
                      "--seq-len is required: a DeepSpeed config does not give the sequence "
                      "length");
+  // The GPU count first: the batch is derived over it.
+  const nlohmann::json cluster = cluster_json(t);
   ImportResult r;
   auto warn = [&r](std::string w) { r.warnings.push_back(std::move(w)); };
   nlohmann::json training = {{"seq_len", t.seq_len}};
@@ -174,7 +176,7 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
   } else if (micro == 0 || accumulation == 0) {
     if (micro == 0 && accumulation == 0) accumulation = 1;
     const std::int64_t known = micro > 0 ? micro : accumulation;  // the other one is derived
-    if (dp <= 0 || batch % dp != 0 || (batch / dp) % known != 0)
+    if (batch % dp != 0 || (batch / dp) % known != 0)
       throw InputError("/train_batch_size",
                        fmt::format("train_batch_size {} is not a multiple of {} {} x {} GPUs, so "
                                    "DeepSpeed cannot derive {}",
@@ -297,7 +299,7 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
                 {"model", model},
                 {"training", training},
                 {"parallel", parallel},
-                {"cluster", cluster_json(t)}};
+                {"cluster", cluster}};
   if (!overheads.empty()) r.scenario["overheads"] = overheads;
   return r;
 }

@@ -86,6 +86,16 @@ TEST(import_deepspeed, BatchFromMicroTimesAccumulationAndBadInput) {
       (void)import_deepspeed({{"train_batch_size", 64}, {"zero_optimization", {{"stage", 4}}}},
                              ds_target(), "x"),
       InputError);
+  // No GPU count: named as such, before the batch that is derived over it.
+  ImportTarget no_gpus = ds_target();
+  no_gpus.gpus = 0;
+  try {
+    (void)import_deepspeed({{"train_batch_size", 64}, {"gradient_accumulation_steps", 2}}, no_gpus,
+                           "x");
+    ADD_FAILURE() << "imported without a GPU count";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--gpus is required"), std::string::npos) << e.what();
+  }
   ImportTarget no_model = ds_target();
   no_model.model.clear();
   EXPECT_THROW((void)import_deepspeed({{"train_batch_size", 64}}, no_model, "x"), InputError);
