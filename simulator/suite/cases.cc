@@ -15,6 +15,7 @@ namespace {
 
 constexpr std::string_view kKorthikantiFile = "published/korthikanti2022-table5.csv";
 constexpr std::string_view kMcoreFile = "published/mcore2024-h100-weak-scaling.csv";
+constexpr std::string_view kNarayananFile = "published/narayanan2021-table1.csv";
 constexpr std::string_view kMemoryFile = "published/memory-closed-form.csv";
 
 struct GroupInfo {
@@ -34,6 +35,10 @@ constexpr GroupInfo kGroupInfo[] = {
     {Group::kKorthikanti, "korthikanti",
      "Korthikanti et al. 2022 Tables 3/5: GPT 22B-1T on A100, full vs SP + selective "
      "recomputation (iteration seconds)"},
+    {Group::kNarayanan, "narayanan",
+     "Narayanan et al. 2021 Table 1: GPT 1.7B-1T on 32-3072 A100 with Megatron-LM of 2021, full "
+     "recomputation (teraFLOP/s per GPU, recomputation counted); not among the measurements any "
+     "profile or framework was fitted from: an independent check, nothing fitted on it"},
     {Group::kMcore, "mcore",
      "Megatron-Core 2024 weak scaling on H100, 1.7B-462B (model TFLOP/s per GPU)"},
     {Group::kMosaicml, "mosaicml",
@@ -142,6 +147,8 @@ std::string quantity_name(Quantity q) {
       return "step_seconds";
     case Quantity::kTflopsPerGpu:
       return "model_tflops_per_gpu";
+    case Quantity::kHardwareTflopsPerGpu:
+      return "hardware_tflops_per_gpu";
     case Quantity::kTokensPerSecond:
       return "tokens_per_second";
     case Quantity::kMemory:
@@ -204,6 +211,69 @@ std::vector<Case> korthikanti_cases() {
   return out;
 }
 
+// Narayanan et al. 2021 Table 1 with the settings of Megatron-LM's examples/sc21/run_table_1.sh
+// (the CSV header names both sources): Korthikanti's GPT on Selene's DGX A100 nodes (the same
+// architecture, sequence 2048, vocabulary 51200, no flash attention in 2021), full recomputation,
+// fp16 with Adam (--fp16; Megatron's default optimizer), no sequence parallelism (2022), no
+// distributed optimizer (2023), so ZeRO 0. Per row:
+// - DP is the GPU count over TP x PP; nodes of 8.
+// - --num-layers-per-virtual-pipeline-stage n: the interleaved schedule with layers / PP / n
+//   chunks per GPU (vpp); none: 1F1B.
+// - --DDP-impl torch: PyTorch DDP, whose 25 MiB buckets reduce during the last micro-batch's
+//   backward pass (Megatron wraps the others in no_sync): shardsim's defaults. --DDP-impl local:
+//   Megatron's LocalDDP of 2021 all-reduces the whole fp16 gradient, coalesced into one tensor,
+//   after the last backward pass (training.py allreduce_gradients), so one bucket, not
+//   overlapped.
+// The published figure counts eq. 3's FLOPs, recomputation included: the report's
+// hardware_tflops_per_gpu, which equals eq. 3 for these models (tests/suite/suite_data_test.cc).
+Case narayanan_case(const CsvTable& t, std::size_t r) {
+  const KorthikantiConfig k{t.integer(r, "heads"),      t.integer(r, "hidden"),
+                            t.integer(r, "layers"),     t.integer(r, "tp"),
+                            t.integer(r, "pp"),         t.integer(r, "global_batch"),
+                            t.integer(r, "micro_batch")};
+  const int gpus = t.integer(r, "gpus");
+  const int per_chunk = t.integer(r, "layers_per_virtual_stage");
+  const bool local_ddp = t.field(r, "ddp_impl") == "local";
+  Case c;
+  c.id = t.field(r, "id");
+  c.group = Group::kNarayanan;
+  c.source =
+      "Narayanan et al. 2021 (arXiv 2104.04473) Table 1 (Megatron-LM README @ 50a4b5fa02); "
+      "settings of examples/sc21/run_table_1.sh @ de7dc40f88";
+  c.status = t.field(r, "status");
+  c.quantity = Quantity::kHardwareTflopsPerGpu;
+  c.unit = "TFLOP/s per GPU";
+  c.published = t.number(r, "tflops_per_gpu");
+  c.file = std::string(kNarayananFile);
+  c.row_index = int(r);
+  c.description =
+      fmt::format("{} on {} A100, TP{} PP{} DP{}{}, gb{} mb{}, {} DDP, full recompute",
+                  t.field(r, "size"), gpus, k.tp, k.pp, gpus / (k.tp * k.pp),
+                  per_chunk > 0 ? fmt::format(" vpp{}", k.layers / k.pp / per_chunk) : "",
+                  k.global_batch, k.micro_batch, local_ddp ? "local" : "torch");
+  nlohmann::json s = korthikanti_scenario(k, "full");
+  s["name"] = c.id;
+  s["training"]["precision"] = "fp16";
+  s["training"]["optimizer"] = "adam";
+  s["parallel"]["zero"] = 0;
+  if (per_chunk > 0) {
+    s["parallel"]["vpp"] = k.layers / k.pp / per_chunk;
+    s["parallel"]["schedule"] = "interleaved";
+  }
+  if (local_ddp) s["parallel"]["overlap_grad_reduce"] = false;
+  c.single_gradient_bucket = local_ddp;
+  s["cluster"] = {{"gpu", "a100-sxm-80gb"}, {"gpus_per_node", 8}, {"nodes", gpus / 8}};
+  c.scenario = std::move(s);
+  return c;
+}
+
+std::vector<Case> narayanan_cases() {
+  const CsvTable t = published_table(kNarayananFile);
+  std::vector<Case> out;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) out.push_back(narayanan_case(t, r));
+  return out;
+}
+
 std::vector<Case> mcore_cases() {
   const CsvTable t = published_table(kMcoreFile);
   std::vector<Case> out;
@@ -256,6 +326,8 @@ std::vector<Case> cases_of(Group g) {
       return vtrain_multi_cases();
     case Group::kKorthikanti:
       return korthikanti_cases();
+    case Group::kNarayanan:
+      return narayanan_cases();
     case Group::kMcore:
       return mcore_cases();
     case Group::kMosaicml:

@@ -13,10 +13,19 @@
 
 namespace shardsim::suite {
 
-enum class Group { kVtrain, kVtrainMulti, kKorthikanti, kMcore, kMosaicml, kMosaicmlMore, kMemory };
-inline constexpr Group kAllGroups[] = {Group::kVtrain, Group::kVtrainMulti, Group::kKorthikanti,
-                                       Group::kMcore,  Group::kMosaicml,    Group::kMosaicmlMore,
-                                       Group::kMemory};
+enum class Group {
+  kVtrain,
+  kVtrainMulti,
+  kKorthikanti,
+  kNarayanan,
+  kMcore,
+  kMosaicml,
+  kMosaicmlMore,
+  kMemory
+};
+inline constexpr Group kAllGroups[] = {
+    Group::kVtrain, Group::kVtrainMulti, Group::kKorthikanti,  Group::kNarayanan,
+    Group::kMcore,  Group::kMosaicml,    Group::kMosaicmlMore, Group::kMemory};
 
 [[nodiscard]] std::string group_name(Group g);  // "vtrain", "korthikanti", ...
 [[nodiscard]] std::optional<Group> group_from_name(std::string_view name);
@@ -27,10 +36,11 @@ inline constexpr Group kAllGroups[] = {Group::kVtrain, Group::kVtrainMulti, Grou
 // What a case compares. Prediction cases read one number of an Estimate; memory cases one closed
 // form of simulator/memory.
 enum class Quantity {
-  kStepSeconds,      // time.step_seconds
-  kTflopsPerGpu,     // throughput.model_tflops_per_gpu (Megatron's FLOP convention)
-  kTokensPerSecond,  // throughput.tokens_per_second, all GPUs together
-  kMemory,           // a closed-form memory value (bytes, parameters or bytes per parameter)
+  kStepSeconds,           // time.step_seconds
+  kTflopsPerGpu,          // throughput.model_tflops_per_gpu (Megatron's FLOP convention)
+  kHardwareTflopsPerGpu,  // throughput.hardware_tflops_per_gpu (recomputation counted)
+  kTokensPerSecond,       // throughput.tokens_per_second, all GPUs together
+  kMemory,                // a closed-form memory value (bytes, parameters or bytes per parameter)
 };
 [[nodiscard]] std::string quantity_name(Quantity q);
 
@@ -71,6 +81,7 @@ struct Case {
 [[nodiscard]] std::vector<Case> vtrain_cases();
 [[nodiscard]] std::vector<Case> vtrain_multi_cases();
 [[nodiscard]] std::vector<Case> korthikanti_cases();
+[[nodiscard]] std::vector<Case> narayanan_cases();
 [[nodiscard]] std::vector<Case> mcore_cases();
 [[nodiscard]] std::vector<Case> mosaicml_cases();
 [[nodiscard]] std::vector<Case> mosaicml_more_cases();

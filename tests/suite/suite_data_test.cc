@@ -4,6 +4,7 @@
 // closed-form memory cases, exact.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -11,6 +12,7 @@
 
 #include "scenarios/embedded.h"
 #include "simulator/core/units.h"
+#include "simulator/evaluate/evaluate.h"
 #include "simulator/hardware/hardware.h"
 #include "simulator/model/params.h"
 #include "simulator/scenario/load.h"
@@ -174,11 +176,13 @@ TEST(suite_data, VtrainBucketIsTheLargestStagesGradient) {
 }
 
 TEST(suite_data, EveryGroupHasItsPublishedRows) {
-  // Korthikanti Table 5: 4 models x {full, SP + selective}; Megatron-Core: the 9-row table;
+  // Korthikanti Table 5: 4 models x {full, SP + selective}; Narayanan Table 1: 10 models;
+  // Megatron-Core: the 9-row table;
   // MosaicML: MPT-A1..A7; vTrain multi-node: 109 rows; memory: ZERO-01 4 + ZERO-02 54 + ZERO-03 20
   // + DS-01 16 + DS-02 3 + DS-03 2 + MEGATRON-DISTOPT 4 + KOR-01 24 per-layer and 6 first-stage
   // values = 133.
   EXPECT_EQ(korthikanti_cases().size(), 8u);
+  EXPECT_EQ(narayanan_cases().size(), 10u);
   EXPECT_EQ(mcore_cases().size(), 9u);
   EXPECT_EQ(mosaicml_cases().size(), 7u);
   EXPECT_EQ(mosaicml_more_cases().size(), 202u);  // 18 + 52 + 54 + 78 rows of four tables
@@ -208,6 +212,73 @@ TEST(suite_data, MptModelsReproduceThePublishedParameterCounts) {
     const double expected = c.id == "MPT-A5" ? 6918905856.0 : 125311488.0;
     EXPECT_DOUBLE_EQ(count_parameters(s.model, s.training.seq_len).total, expected) << c.id;
   }
+}
+
+// Narayanan et al. Table 1: each row's model, as its scenario writes it, has the table's parameter
+// count in billions to the printed decimal (1.7 ... 1008.0). Section 5.1's formula
+// P = 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)) gives them, e.g. 1.7B (l 24, h 2304, V 51200,
+// s 2048): 12 x 24 x 2304^2 = 1,528,823,808 x (1 + 0.000470 + 0.080247) = 1.6522e9 -> 1.7;
+// shardsim's count adds the final LayerNorm (2h), far below the printed decimal.
+TEST(suite_data, NarayananModelsReproduceTheTablesParameterCounts) {
+  const CsvTable t = published_table("published/narayanan2021-table1.csv");
+  const auto cases = narayanan_cases();
+  ASSERT_EQ(cases.size(), t.rows.size());
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const Scenario s = scenario_from_json(cases[r].scenario, "");
+    const double billions = count_parameters(s.model, s.training.seq_len).total / 1e9;
+    EXPECT_DOUBLE_EQ(std::round(billions * 10) / 10, t.number(r, "params_billion")) << cases[r].id;
+  }
+}
+
+// The run script's settings reach the scenarios (examples/sc21/run_table_1.sh @ de7dc40f88):
+// - 76B: 60 layers, PP 4, 5 layers per virtual stage -> 60 / 4 / 5 = 3 chunks, interleaved;
+//   1,024 GPUs / (TP 8 x PP 4) = DP 32; --DDP-impl local: one gradient bucket, not overlapped.
+// - 1T: no virtual stages -> 1F1B; 3,072 / (8 x 64) = DP 6.
+// - 1.7B: --DDP-impl torch -> PyTorch DDP's overlapped buckets; 32 GPUs, TP 1 -> DP 32, and
+//   512 sequences / (DP 32 x micro-batch 16) = 1 micro-batch.
+TEST(suite_data, NarayananRowsCarryTheRunScriptsSettings) {
+  const auto cases = narayanan_cases();
+  const Case& small = cases.front();
+  const Case& mid = cases[5];
+  const Case& big = cases.back();
+  ASSERT_EQ(small.id, "NAR-1.7B");
+  ASSERT_EQ(mid.id, "NAR-76B");
+  ASSERT_EQ(big.id, "NAR-1T");
+  const Scenario s76 = case_scenario(mid);
+  EXPECT_EQ(s76.strategy.vpp, 3);
+  EXPECT_EQ(s76.strategy.schedule, Schedule::kInterleaved);
+  EXPECT_EQ(s76.strategy.dp, 32);
+  EXPECT_FALSE(s76.strategy.overlap_grad_reduce);
+  EXPECT_TRUE(mid.single_gradient_bucket);
+  const Scenario s1t = case_scenario(big);
+  EXPECT_EQ(s1t.strategy.schedule, Schedule::k1F1B);
+  EXPECT_EQ(s1t.strategy.dp, 6);
+  const Scenario s17 = case_scenario(small);
+  EXPECT_EQ(s17.strategy.dp, 32);
+  EXPECT_TRUE(s17.strategy.overlap_grad_reduce);
+  EXPECT_FALSE(small.single_gradient_bucket);
+  EXPECT_EQ(s17.training.global_batch / (s17.strategy.dp * s17.training.micro_batch), 1);
+  EXPECT_EQ(s17.training.precision, Dtype::kFp16);
+  EXPECT_EQ(s17.strategy.recompute, Recompute::kFull);
+}
+
+// The published figure counts eq. 3 of Narayanan et al. (section 5.1),
+// F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) per step, and the case compares the report's
+// hardware_tflops_per_gpu with it: the two counts must be the same. 1.7B row: B 512, s 2048,
+// l 24, h 2304, V 51200: 96 x 512 x 2048 x 24 x 2304^2 = 12,824,703,626,379,264, times
+// (1 + 2048/13824 + 51200/884736) = 1.2060185185 -> 1.54668e16 FLOP per step.
+TEST(suite_data, NarayananHardwareFlopsAreTheirEquation3) {
+  const Case c = narayanan_cases().front();
+  ASSERT_EQ(c.quantity, Quantity::kHardwareTflopsPerGpu);
+  const Scenario s = case_scenario(c);
+  const Expected<Estimate> e = evaluate(s);
+  ASSERT_TRUE(e.ok());
+  const double per_step =
+      e->time->throughput.hardware_tflops_per_gpu * 1e12 * e->time->step_seconds * 32;
+  const double eq3 = 96.0 * 512 * 2048 * 24 * 2304.0 * 2304 *
+                     (1 + 2048.0 / (6 * 2304) + 51200.0 / (16 * 24 * 2304));
+  EXPECT_NEAR(per_step / eq3, 1.0, 1e-9);
+  EXPECT_NEAR(eq3, 1.54668e16, 1e11);
 }
 
 // mosaicml-more: the 202 rows, each with the published NumParams (the table's own column) as the
