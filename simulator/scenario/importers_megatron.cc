@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
@@ -35,6 +36,7 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
                                        "--accumulate-allreduce-grads-in-fp32",
                                        "--grad-reduce-in-bf16",
                                        "--recompute-activations",
+                                       "--checkpoint-activations",
                                        "--use-legacy-models",
                                        "--use-mcore-models"};
   std::map<std::string, std::string> opt;
@@ -233,8 +235,24 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   // kernel; --attention-backend unfused or local, or --transformer-impl local, run the unfused
   // core attention. --use-flash-attn is read only by the legacy models (--use-legacy-models),
   // which run unfused attention without it.
+  // A flag that only an older Megatron-LM accepts marks a Megatron of before 2024, whose GPT is
+  // the legacy model: --DDP-impl (removed 2023-08, 3fb3e95ec6), --checkpoint-activations (an
+  // error since 2023-04, 3e71ad9c62) and --activations-checkpoint-method (2021-08 to 2022-04).
+  const std::string ddp_impl = text("--DDP-impl"),
+                    old_method = text("--activations-checkpoint-method");
+  const bool old_checkpointing = flag("--checkpoint-activations");
+  const std::string old_flag = !ddp_impl.empty()     ? "--DDP-impl"
+                               : old_checkpointing   ? "--checkpoint-activations"
+                               : !old_method.empty() ? "--activations-checkpoint-method"
+                                                     : "";
   const std::string impl = text("--transformer-impl"), backend = text("--attention-backend");
-  const bool use_flash = flag("--use-flash-attn"), legacy = flag("--use-legacy-models");
+  const bool use_flash = flag("--use-flash-attn"),
+             legacy = flag("--use-legacy-models") || !old_flag.empty();
+  if (!old_flag.empty() && !flag("--use-legacy-models"))
+    warn(old_flag +
+         ": a flag of Megatron-LM before 2024, whose GPT is the legacy model: attention "
+         "modelled as " +
+         (use_flash ? "flash (--use-flash-attn)" : "unfused (no --use-flash-attn)"));
   flag("--use-mcore-models");  // an older Megatron's opt-in to what is now the default
   if (!impl.empty() && impl != "local" && impl != "transformer_engine")
     warn("--transformer-impl " + impl + ": not modelled; read as transformer_engine");
@@ -255,7 +273,10 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   training["flash_attention"] = flash;
   // The older --recompute-activations means --recompute-granularity selective, whatever that
   // says (arguments.py).
+  // Before 2022-04 (cfd2e21607) full recomputation was --checkpoint-activations, or, from 2021-08,
+  // --activations-checkpoint-method uniform|block; either is --recompute-granularity full.
   std::string rg = text("--recompute-granularity");
+  if (rg.empty() && (old_checkpointing || !old_method.empty())) rg = "full";
   if (flag("--recompute-activations")) rg = "selective";
   if (rg == "selective" && flash)
     warn(
@@ -267,10 +288,18 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
     training["recompute"] = rg;
   else if (!rg.empty())
     warn("--recompute-granularity " + rg + ": not modelled");
-  if (!text("--recompute-method").empty() || integer("--recompute-num-layers"))
+  // uniform with one layer per chunk (the default) is what full recomputation models; block, or
+  // chunks of several layers, recompute or keep something else.
+  const std::string method =
+      text("--recompute-method").empty() ? old_method : text("--recompute-method");
+  const std::int64_t chunk =
+      std::max({integer("--recompute-num-layers"), integer("--activations-checkpoint-num-layers"),
+                integer("--checkpoint-num-layers")});
+  if ((!method.empty() && method != "uniform") || chunk > 1)
     warn(
-        "--recompute-method / --recompute-num-layers: not modelled; every layer is recomputed "
-        "as --recompute-granularity says");
+        "--recompute-method / --recompute-num-layers (or the older --activations-checkpoint-method "
+        "/ --activations-checkpoint-num-layers / --checkpoint-num-layers): not modelled; every "
+        "layer is recomputed as --recompute-granularity says");
 
   nlohmann::json parallel = nlohmann::json::object();
   const std::int64_t tp = std::max<std::int64_t>(1, degree("--tensor-model-parallel-size"));
@@ -290,7 +319,11 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   }
   parallel["sp"] = flag("--sequence-parallel");
   parallel["zero"] = flag("--use-distributed-optimizer") ? 1 : 0;
-  parallel["overlap_grad_reduce"] = flag("--overlap-grad-reduce");
+  // --DDP-impl torch (before 2023-08): PyTorch DDP, whose buckets reduce during the backward pass;
+  // local (its default): after it, as Megatron-Core's DDP without --overlap-grad-reduce.
+  if (!ddp_impl.empty() && ddp_impl != "local" && ddp_impl != "torch")
+    throw InputError("", "--DDP-impl " + ddp_impl + ": expected local or torch");
+  parallel["overlap_grad_reduce"] = flag("--overlap-grad-reduce") || ddp_impl == "torch";
   parallel["overlap_param_gather"] = flag("--overlap-param-gather");
   parallel["overlap_tp_comm"] = flag("--tp-comm-overlap");
   if (t.gpus > 0 && t.gpus % (tp * pp * cp) != 0)

@@ -408,6 +408,46 @@ TEST(import_megatron, AttentionFollowsTheImplementationAndBackend) {
   EXPECT_TRUE(odd.scenario["training"]["flash_attention"].get<bool>());
 }
 
+// The flags of an older Megatron-LM, as the scripts of Narayanan et al. 2021
+// (examples/sc21/run_table_1.sh @ de7dc40f88) and Megatron-DeepSpeed runs give them:
+// - --checkpoint-activations (full, uniform; an error since 2023-04, 3e71ad9c62) and
+//   --activations-checkpoint-method uniform|block (2021-08 to 2022-04) are full recomputation;
+// - --DDP-impl torch is PyTorch DDP, reducing during the backward pass; local (its default) after
+//   it; the flag was removed in 2023-08 (3fb3e95ec6);
+// - any of them marks a Megatron of before 2024, whose GPT is the legacy model: unfused attention
+//   unless --use-flash-attn.
+TEST(import_megatron, OlderMegatronFlags) {
+  auto tr = [](const std::vector<std::string>& extra) {
+    return import_small_megatron(extra).scenario["training"];
+  };
+  EXPECT_EQ(tr({"--checkpoint-activations"})["recompute"], "full");
+  EXPECT_EQ(tr({"--activations-checkpoint-method", "uniform"})["recompute"], "full");
+  EXPECT_FALSE(tr({"--checkpoint-activations"})["flash_attention"].get<bool>());
+  EXPECT_TRUE(tr({"--checkpoint-activations", "--use-flash-attn"})["flash_attention"].get<bool>());
+  // The newer granularity wins where both are given.
+  EXPECT_EQ(tr({"--checkpoint-activations", "--recompute-granularity", "selective"})["recompute"],
+            "selective");
+  const ImportResult old = import_small_megatron({"--DDP-impl", "torch"});
+  EXPECT_TRUE(old.scenario["parallel"]["overlap_grad_reduce"].get<bool>());
+  EXPECT_FALSE(old.scenario["training"]["flash_attention"].get<bool>());
+  EXPECT_TRUE(warns(old, "--DDP-impl: a flag of Megatron-LM before 2024"));
+  EXPECT_FALSE(warns(old, "not modelled"));
+  EXPECT_FALSE(warns(old, "modelled as flash attention"));
+  EXPECT_FALSE(import_small_megatron({"--DDP-impl", "local"})
+                   .scenario["parallel"]["overlap_grad_reduce"]
+                   .get<bool>());
+  // uniform chunks of one layer are what full recomputation models; block or longer chunks warn.
+  EXPECT_FALSE(
+      warns(import_small_megatron({"--activations-checkpoint-method", "uniform"}), "not modelled"));
+  EXPECT_TRUE(warns(import_small_megatron({"--activations-checkpoint-method", "block",
+                                           "--activations-checkpoint-num-layers", "2"}),
+                    "--activations-checkpoint-method"));
+  EXPECT_TRUE(
+      warns(import_small_megatron({"--checkpoint-activations", "--checkpoint-num-layers", "4"}),
+            "not modelled; every layer is recomputed"));
+  EXPECT_THROW((void)import_small_megatron({"--DDP-impl", "apex"}), InputError);
+}
+
 // Found by review (issue 11): parallel sizes whose product wrapped to 0 divided by it (SIGFPE);
 // DeepSpeed products overflowed, a 2^32 + 2 stage read as 2, a numeric optimizer type threw
 // nlohmann's type_error (exit 3). Each is now InputError.
