@@ -157,6 +157,21 @@ std::string quantity_name(Quantity q) {
   return "step_seconds";
 }
 
+Case row_case(const CsvTable& t, std::size_t r, Group g, std::string source, Quantity q,
+              std::string unit, std::string_view value_column) {
+  Case c;
+  c.id = t.field(r, "id");
+  c.group = g;
+  c.source = std::move(source);
+  c.status = t.field(r, "status");
+  c.quantity = q;
+  c.unit = std::move(unit);
+  c.published = t.number(r, value_column);
+  c.file = t.file;
+  c.row_index = int(r);
+  return c;
+}
+
 nlohmann::json korthikanti_scenario(const KorthikantiConfig& k, std::string_view recompute) {
   // Korthikanti et al. 2022 sec. 5: GPT (GeLU MLP of 4h, LayerNorm, learned positions, biases,
   // dropout, tied embeddings), vocabulary 51200, sequence 2048, DP 1, no flash attention (2022);
@@ -189,16 +204,9 @@ std::vector<Case> korthikanti_cases() {
                               t.integer(r, "layers"),     t.integer(r, "tp"),
                               t.integer(r, "pp"),         t.integer(r, "global_batch"),
                               t.integer(r, "micro_batch")};
-    Case c;
-    c.id = t.field(r, "id");
-    c.group = Group::kKorthikanti;
-    c.source = "Korthikanti et al. 2022 (arXiv 2205.05198) Tables 3 and 5 (KOR-03)";
-    c.status = t.field(r, "status");
-    c.quantity = Quantity::kStepSeconds;
-    c.unit = "s";
-    c.published = t.number(r, "iteration_s");
-    c.file = std::string(kKorthikantiFile);
-    c.row_index = int(r);
+    Case c = row_case(t, r, Group::kKorthikanti,
+                      "Korthikanti et al. 2022 (arXiv 2205.05198) Tables 3 and 5 (KOR-03)",
+                      Quantity::kStepSeconds, "s", "iteration_s");
     const std::string& recompute = t.field(r, "recompute");
     c.description =
         fmt::format("{} on {} A100, TP{} PP{}, gb{} mb{}, {}", t.field(r, "model"),
@@ -234,18 +242,10 @@ Case narayanan_case(const CsvTable& t, std::size_t r) {
   const int gpus = t.integer(r, "gpus");
   const int per_chunk = t.integer(r, "layers_per_virtual_stage");
   const bool local_ddp = t.field(r, "ddp_impl") == "local";
-  Case c;
-  c.id = t.field(r, "id");
-  c.group = Group::kNarayanan;
-  c.source =
-      "Narayanan et al. 2021 (arXiv 2104.04473) Table 1 (Megatron-LM README @ 50a4b5fa02); "
-      "settings of examples/sc21/run_table_1.sh @ de7dc40f88";
-  c.status = t.field(r, "status");
-  c.quantity = Quantity::kHardwareTflopsPerGpu;
-  c.unit = "TFLOP/s per GPU";
-  c.published = t.number(r, "tflops_per_gpu");
-  c.file = std::string(kNarayananFile);
-  c.row_index = int(r);
+  Case c = row_case(t, r, Group::kNarayanan,
+                    "Narayanan et al. 2021 (arXiv 2104.04473) Table 1 (Megatron-LM README @ "
+                    "50a4b5fa02); settings of examples/sc21/run_table_1.sh @ de7dc40f88",
+                    Quantity::kHardwareTflopsPerGpu, "TFLOP/s per GPU", "tflops_per_gpu");
   c.description =
       fmt::format("{} on {} A100, TP{} PP{} DP{}{}, gb{} mb{}, {} DDP, full recompute",
                   t.field(r, "size"), gpus, k.tp, k.pp, gpus / (k.tp * k.pp),
@@ -278,16 +278,9 @@ std::vector<Case> mcore_cases() {
   const CsvTable t = published_table(kMcoreFile);
   std::vector<Case> out;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    Case c;
-    c.id = t.field(r, "id");
-    c.group = Group::kMcore;
-    c.source = "Megatron-LM README model table @ f2e5db402c (2024 weak scaling, H100)";
-    c.status = t.field(r, "status");
-    c.quantity = Quantity::kTflopsPerGpu;
-    c.unit = "TFLOP/s per GPU";
-    c.published = t.number(r, "tflops_per_gpu");
-    c.file = std::string(kMcoreFile);
-    c.row_index = int(r);
+    Case c = row_case(t, r, Group::kMcore,
+                      "Megatron-LM README model table @ f2e5db402c (2024 weak scaling, H100)",
+                      Quantity::kTflopsPerGpu, "TFLOP/s per GPU", "tflops_per_gpu");
     c.description = fmt::format("{} on {} H100, TP{} PP{} DP{}, gb{}", t.field(r, "size"),
                                 t.integer(r, "gpus"), t.integer(r, "tp"), t.integer(r, "pp"),
                                 t.integer(r, "dp"), t.integer(r, "global_batch"));
@@ -301,16 +294,8 @@ std::vector<Case> memory_cases() {
   const CsvTable t = published_table(kMemoryFile);
   std::vector<Case> out;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    Case c;
-    c.id = t.field(r, "id");
-    c.group = Group::kMemory;
-    c.source = t.field(r, "source");
-    c.status = t.field(r, "status");
-    c.quantity = Quantity::kMemory;
-    c.unit = t.field(r, "unit");
-    c.published = t.number(r, "published");
-    c.file = std::string(kMemoryFile);
-    c.row_index = int(r);
+    Case c = row_case(t, r, Group::kMemory, t.field(r, "source"), Quantity::kMemory,
+                      t.field(r, "unit"), "published");
     c.description = t.field(r, "kind") + ": " + t.field(r, "inputs");
     c.closed_form = closed_form(t, r);
     out.push_back(std::move(c));

@@ -77,6 +77,13 @@ struct Case {
 // published/vtrain-ground-truth-single.csv is even. Odd rows are held out.
 [[nodiscard]] bool vtrain_calibration_row(int row_index);
 
+struct CsvTable;
+// What a case of data row `r` of `t` shares with the other published cases: id and status (the
+// columns "id" and "status"), group, source, quantity and unit, the published value (column
+// `value_column`), the file and the row. The caller sets the description and the scenario.
+[[nodiscard]] Case row_case(const CsvTable& t, std::size_t r, Group g, std::string source,
+                            Quantity q, std::string unit, std::string_view value_column);
+
 // Every case of a group, in file order.
 [[nodiscard]] std::vector<Case> vtrain_cases();
 [[nodiscard]] std::vector<Case> vtrain_multi_cases();

@@ -103,18 +103,10 @@ std::string gpu_preset(const CsvTable& t, std::size_t r) {
   throw std::logic_error(fmt::format("{}:{}: GPU \"{}\"", t.file, t.lines[r], g));
 }
 
-Case mpt_case(const CsvTable& t, std::size_t r, std::string_view file, Group group, const MptRun& m,
+Case mpt_case(const CsvTable& t, std::size_t r, Group group, const MptRun& m,
               const std::string& gpu_name) {
-  Case c;
-  c.id = m.id;
-  c.group = group;
-  c.source = kSource;
-  c.status = t.field(r, "status");
-  c.quantity = Quantity::kTokensPerSecond;
-  c.unit = "tokens/s";
-  c.published = t.number(r, "tokens_per_second");
-  c.file = std::string(file);
-  c.row_index = int(r);
+  Case c = row_case(t, r, group, std::string(kSource), Quantity::kTokensPerSecond, "tokens/s",
+                    "tokens_per_second");
   c.description =
       fmt::format("{} {} on {} {}, seq {}, mb{} x ga{}, {}{}", t.field(r, "model"),
                   m.zero == 3 ? "FSDP" : "FSDP grad-op", m.gpus, gpu_name, m.seq_len, m.micro_batch,
@@ -141,7 +133,7 @@ std::vector<Case> mosaicml_cases() {
     m.recompute = t.field(r, "activation_checkpointing") == "yes";
     m.fp32_reduce = mp_mode_of_precision(t, r) == "DEFAULT";
     m.gpu = "a100-sxm-80gb";
-    out.push_back(mpt_case(t, r, kMosaicFile, Group::kMosaicml, m, "A100"));
+    out.push_back(mpt_case(t, r, Group::kMosaicml, m, "A100"));
   }
   return out;
 }
@@ -180,7 +172,7 @@ std::vector<Case> mosaicml_more_cases() {
     const std::string gpu_name = g == "h100_80gb"   ? "H100"
                                  : g == "a100_80gb" ? "A100 80GB"
                                                     : "A100 40GB";
-    out.push_back(mpt_case(t, r, kMosaicMoreFile, Group::kMosaicmlMore, m, gpu_name));
+    out.push_back(mpt_case(t, r, Group::kMosaicmlMore, m, gpu_name));
   }
   return out;
 }
