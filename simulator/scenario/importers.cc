@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
 
 #include "simulator/core/diagnostics.h"
@@ -69,11 +70,23 @@ std::int64_t checked_product(std::int64_t a, std::int64_t b, std::int64_t c,
   return abc;
 }
 
-bool enabled(const nlohmann::json& config, const char* section) {
+// A precision section's "enabled": true or false, absent (false), or "auto" (the Hugging Face
+// Trainer sets it from its own --fp16/--bf16): std::nullopt. Anything else is InputError.
+std::optional<bool> enabled(const nlohmann::json& config, const char* section) {
   const auto it = config.find(section);
   if (it == config.end() || !it->is_object()) return false;
   const auto e = it->find("enabled");
-  return e != it->end() && e->is_boolean() && e->get<bool>();
+  if (e == it->end()) return false;
+  if (e->is_boolean()) return e->get<bool>();
+  if (is_auto(*e)) return std::nullopt;
+  throw InputError(fmt::format("/{}/enabled", section),
+                   fmt::format("expected true, false or \"auto\", got {}", json_text(*e)));
+}
+
+// DeepSpeed's loss-scaling keys of the fp16 section (fp16.loss_scale ...).
+bool loss_scaling_key(const std::string& k) {
+  return k == "loss_scale" || k == "initial_scale_power" || k == "loss_scale_window" ||
+         k == "hysteresis" || k == "consecutive_hysteresis" || k == "min_loss_scale";
 }
 
 // DeepSpeed's dtype names (DtypeEnum): "fp32", "fp16" or "bf16", or "" for another name.
@@ -107,15 +120,25 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
 
   // Precision.
   handled.insert({"fp16", "bf16"});
-  const bool fp16 = enabled(ds, "fp16"), bf16 = enabled(ds, "bf16");
-  if (fp16 && bf16) throw InputError("/fp16", "fp16 and bf16 are both enabled");
-  training["precision"] = fp16 ? "fp16" : bf16 ? "bf16" : "fp32";
+  const std::optional<bool> fp16 = enabled(ds, "fp16"), bf16 = enabled(ds, "bf16");
+  if (fp16.value_or(false) && bf16.value_or(false))
+    throw InputError("/fp16", "fp16 and bf16 are both enabled");
+  if (fp16.value_or(false) || bf16.value_or(false))
+    training["precision"] = fp16.value_or(false) ? "fp16" : "bf16";
+  else if (fp16 && bf16)
+    training["precision"] = "fp32";  // both false or absent: DeepSpeed trains in fp32
+  else
+    warn(fmt::format(
+        "{}.enabled is \"auto\" (the Hugging Face Trainer sets it from its --fp16/--bf16): the "
+        "scenario's default precision, bf16, is kept; set training.precision if the run differs",
+        fp16 ? "bf16" : "fp16"));
   for (const char* s : {"fp16", "bf16"})
     if (ds.contains(s) && ds[s].is_object())
       for (const auto& [k, v] : ds[s].items())
         if (k != "enabled")
-          warn(fmt::format("{}.{}: not modelled (loss scaling does not change memory or time)", s,
-                           k));
+          warn(fmt::format(
+              "{}.{}: not modelled{}", s, k,
+              loss_scaling_key(k) ? " (loss scaling does not change memory or time)" : ""));
 
   // Gradients: DeepSpeed accumulates them in the model's dtype unless
   // data_types.grad_accum_dtype names another (engine.py get_data_types: None means the model
@@ -212,9 +235,18 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
                            fmt::format("must be 0, 1, 2 or 3, got {}", json_text(v)));
         parallel["zero"] = v.get<int>();
       } else if (k == "offload_optimizer" || k == "offload_param") {
-        const std::string device = v.is_object() && v.contains("device") && v["device"].is_string()
-                                       ? v["device"].get<std::string>()
-                                       : "none";
+        if (!v.is_object() && !v.is_null())
+          throw InputError("/zero_optimization/" + k,
+                           fmt::format("must be an object, got {}", json_text(v)));
+        std::string device = "none";
+        if (v.is_object() && v.contains("device")) {
+          const nlohmann::json& d = v["device"];
+          if (!d.is_null() && !(d.is_string() && (d == "cpu" || d == "nvme" || d == "none")))
+            throw InputError(
+                "/zero_optimization/" + k + "/device",
+                fmt::format("expected \"cpu\", \"nvme\" or \"none\", got {}", json_text(d)));
+          if (d.is_string()) device = d.get<std::string>();
+        }
         const bool on = device == "cpu" || device == "nvme";
         parallel[k == "offload_optimizer" ? "offload_optimizer" : "offload_params"] = on;
         if (device == "nvme")

@@ -64,8 +64,13 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
     }
   }
   std::set<std::string> used;
+  // An option read for its value but given without one (argparse: "expected one argument").
+  auto needs_value = [&](const std::string& key) {
+    if (set_flags.count(key)) throw InputError("", key + ": expected one argument");
+  };
   auto integer = [&](const std::string& key) -> std::int64_t {
     used.insert(key);
+    needs_value(key);
     const auto it = opt.find(key);
     if (it == opt.end()) return 0;
     std::size_t n = 0;
@@ -93,6 +98,7 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   };
   auto text = [&](const std::string& key) -> std::string {
     used.insert(key);
+    needs_value(key);
     const auto it = opt.find(key);
     return it == opt.end() ? "" : it->second;
   };
@@ -118,15 +124,14 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
     throw InputError("",
                      "--num-layers, --hidden-size and --num-attention-heads are required "
                      "(or --model PRESET)");
-  if (const auto g = integer("--num-query-groups")) {
-    if (!flag("--group-query-attention"))
-      warn(
-          "--num-query-groups without --group-query-attention: Megatron ignores it; so does the "
-          "scenario");
-    else
-      model["kv_heads"] = g;
-  }
-  flag("--group-query-attention");
+  // --num-query-groups defaults to 1 (arguments.py): --group-query-attention alone is MQA.
+  const std::int64_t groups = integer("--num-query-groups");
+  if (flag("--group-query-attention"))
+    model["kv_heads"] = groups ? groups : 1;
+  else if (groups)
+    warn(
+        "--num-query-groups without --group-query-attention: Megatron ignores it; so does the "
+        "scenario");
   if (const auto f = integer("--ffn-hidden-size")) model["ffn_hidden"] = f;
   if (const auto v = integer("--vocab-size")) model["vocab"] = v;
   if (const auto v = integer("--padded-vocab-size")) model["vocab"] = v;
@@ -206,8 +211,11 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   if (t.model.empty() || dropout_given) model["dropout"] = dropout;
 
   nlohmann::json training = nlohmann::json::object();
-  const std::int64_t seq = t.seq_len > 0 ? t.seq_len : integer("--seq-length");
-  used.insert("--seq-length");
+  const std::int64_t seq_arg = integer("--seq-length");
+  if (t.seq_len > 0 && seq_arg && seq_arg != t.seq_len)
+    throw InputError("", fmt::format("--seq-len {} and the argument --seq-length {} disagree",
+                                     t.seq_len, seq_arg));
+  const std::int64_t seq = t.seq_len > 0 ? t.seq_len : seq_arg;
   if (seq <= 0) throw InputError("", "--seq-length is required");
   training["seq_len"] = seq;
   const std::int64_t gbs = integer("--global-batch-size"), mbs = integer("--micro-batch-size");
@@ -215,6 +223,7 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   training["global_batch"] = gbs;
   if (mbs) training["micro_batch"] = mbs;
   const bool bf16 = flag("--bf16"), fp16 = flag("--fp16");
+  if (bf16 && fp16) throw InputError("", "--bf16 and --fp16 are both given (Megatron asserts not)");
   training["precision"] = bf16 ? "bf16" : fp16 ? "fp16" : "fp32";
   // Main gradients (megatron/training/arguments.py): --bf16 forces gradient accumulation and the
   // data-parallel reduction into fp32 ("bfloat16 requires gradient accumulation and all-reduce to
@@ -309,6 +318,18 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   parallel["pp"] = pp;
   parallel["cp"] = cp;
   if (const auto ep = degree("--expert-model-parallel-size")) parallel["ep"] = ep;
+  // The chunks per pipeline rank given directly: --num-virtual-stages-per-pipeline-rank (since
+  // 2025-02, ef490839e8) or the first interleaving's --virtual-pipeline-model-parallel-size
+  // (2020-12 to 2021-02).
+  for (const char* key :
+       {"--num-virtual-stages-per-pipeline-rank", "--virtual-pipeline-model-parallel-size"})
+    if (const auto v = degree(key); v > 1) {
+      if (integer("--num-layers-per-virtual-pipeline-stage"))
+        throw InputError(
+            "", std::string(key) + " and --num-layers-per-virtual-pipeline-stage are both given");
+      parallel["vpp"] = v;
+      parallel["schedule"] = "interleaved";
+    }
   if (const auto per = degree("--num-layers-per-virtual-pipeline-stage")) {
     if (!layers || layers % (pp * per) != 0)
       throw InputError("", fmt::format("--num-layers-per-virtual-pipeline-stage {}: --num-layers "

@@ -448,6 +448,77 @@ TEST(import_megatron, OlderMegatronFlags) {
   EXPECT_THROW((void)import_small_megatron({"--DDP-impl", "apex"}), InputError);
 }
 
+// Found by review (2026-11-27): options that were silently dropped or misread.
+// - An option read for its value but given as the last argument, or followed by another option,
+//   is argparse's "expected one argument", not the default.
+// - --fp16 with --bf16: Megatron asserts not (arguments.py, "assert not args.bf16").
+// - --group-query-attention alone: --num-query-groups defaults to 1, so MQA (kv_heads 1).
+// - --num-virtual-stages-per-pipeline-rank N (2025-02) is vpp N and the interleaved schedule.
+// - --seq-len and --seq-length that disagree.
+TEST(import_megatron, ValuesThatWereDroppedOrMisread) {
+  EXPECT_THROW((void)import_small_megatron({"--tensor-model-parallel-size"}), InputError);
+  EXPECT_THROW((void)import_small_megatron({"--num-layers", "--bf16"}), InputError);
+  EXPECT_THROW((void)import_small_megatron({"--bf16", "--fp16"}), InputError);
+  EXPECT_EQ(import_small_megatron({"--group-query-attention"}).scenario["model"]["kv_heads"], 1);
+  EXPECT_EQ(import_small_megatron({"--group-query-attention", "--num-query-groups", "4"})
+                .scenario["model"]["kv_heads"],
+            4);
+  const ImportResult v = import_small_megatron(
+      {"--pipeline-model-parallel-size", "2", "--num-virtual-stages-per-pipeline-rank", "2"});
+  EXPECT_EQ(v.scenario["parallel"]["vpp"], 2);
+  EXPECT_EQ(v.scenario["parallel"]["schedule"], "interleaved");
+  EXPECT_THROW((void)import_small_megatron({"--pipeline-model-parallel-size", "2",
+                                            "--num-virtual-stages-per-pipeline-rank", "2",
+                                            "--num-layers-per-virtual-pipeline-stage", "2"}),
+               InputError);
+  ImportTarget t{"", "h100-sxm", 8};
+  t.seq_len = 4096;  // the arguments say 2048
+  EXPECT_THROW((void)import_small_megatron({}, t), InputError);
+  t.seq_len = 2048;
+  EXPECT_EQ(import_small_megatron({}, t).scenario["training"]["seq_len"], 2048);
+}
+
+// Found by review (2026-11-27): DeepSpeed's precision "enabled": "auto" (Hugging Face Trainer
+// configs) became fp32 without a word, a non-boolean was ignored, and an unknown offload device
+// meant no offload.
+TEST(import_deepspeed, AutoPrecisionAndOffloadDevices) {
+  auto with = [](const char* extra) {
+    nlohmann::json ds = {{"train_batch_size", 64}};
+    ds.update(nlohmann::json::parse(extra));
+    return ds;
+  };
+  const ImportResult a = import_deepspeed(
+      with(R"({"fp16":{"enabled":"auto"},"bf16":{"enabled":"auto"}})"), ds_target(), "ds.json");
+  EXPECT_FALSE(a.scenario["training"].contains("precision"));  // the scenario default, bf16
+  EXPECT_TRUE(warns(a, "enabled is \"auto\""));
+  EXPECT_EQ(import_deepspeed(with(R"({"fp16":{"enabled":"auto"},"bf16":{"enabled":true}})"),
+                             ds_target(), "ds.json")
+                .scenario["training"]["precision"],
+            "bf16");
+  EXPECT_EQ(import_deepspeed(with("{}"), ds_target(), "ds.json").scenario["training"]["precision"],
+            "fp32");
+  EXPECT_THROW(
+      (void)import_deepspeed(with(R"({"bf16":{"enabled":"true"}})"), ds_target(), "ds.json"),
+      InputError);
+  EXPECT_THROW(
+      (void)import_deepspeed(
+          with(R"({"zero_optimization":{"stage":1,"offload_optimizer":{"device":"gpu"}}})"),
+          ds_target(), "ds.json"),
+      InputError);
+  EXPECT_FALSE(
+      import_deepspeed(
+          with(R"({"zero_optimization":{"stage":1,"offload_optimizer":{"device":"none"}}})"),
+          ds_target(), "ds.json")
+          .scenario["parallel"]["offload_optimizer"]
+          .get<bool>());
+  // Only the loss-scaling keys say that loss scaling changes nothing.
+  const ImportResult w = import_deepspeed(
+      with(R"({"fp16":{"enabled":true,"loss_scale":0,"auto_cast":true}})"), ds_target(), "ds.json");
+  EXPECT_TRUE(warns(w, "fp16.loss_scale: not modelled (loss scaling"));
+  EXPECT_TRUE(warns(w, "fp16.auto_cast: not modelled"));
+  EXPECT_FALSE(warns(w, "fp16.auto_cast: not modelled (loss scaling"));
+}
+
 // Found by review (issue 11): parallel sizes whose product wrapped to 0 divided by it (SIGFPE);
 // DeepSpeed products overflowed, a 2^32 + 2 stage read as 2, a numeric optimizer type threw
 // nlohmann's type_error (exit 3). Each is now InputError.
