@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
@@ -143,24 +146,86 @@ const std::map<std::string, std::set<std::string>>& planless_sections() {
 
 namespace {
 
-// The first reason of a plan-less report (a plan that cannot be built) when `path` names a key
-// of a section such a report lacks (planless_sections: a misspelt key stays bad input); else
-// nullptr.
-const nlohmann::json* planless_reason(const nlohmann::json& report, const std::string& path) {
-  const std::size_t dot = path.find('.');
-  const auto section = planless_sections().find(path.substr(0, dot));
-  if (report.contains("plan") || section == planless_sections().end() || dot == std::string::npos ||
-      !section->second.contains(path.substr(dot + 1, path.find('.', dot + 1) - dot - 1)))
-    return nullptr;
-  const nlohmann::json* reasons = find_path(report, "feasibility.reasons");
-  if (reasons == nullptr || !reasons->is_array() || reasons->empty()) return nullptr;
-  return &reasons->front();
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', start);
+    parts.push_back(path.substr(start, dot == std::string::npos ? dot : dot - start));
+    if (dot == std::string::npos) return parts;
+    start = dot + 1;
+  }
+}
+
+// An array index of a gate path (digits only, at most 9), or -1.
+long index_of(const std::string& part) {
+  if (part.empty() || part.size() > 9 ||
+      !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return -1;
+  return std::stol(part);
+}
+
+// The first message of `node`'s feasibility reasons (a plan that cannot be built) or of its errors
+// (an invalid compare variant), or "".
+std::string first_reason(const nlohmann::json& node) {
+  for (const char* list : {"feasibility.reasons", "errors"}) {
+    const nlohmann::json* l = find_path(node, list);
+    if (l == nullptr || !l->is_array() || l->empty()) continue;
+    const auto m = l->front().find("message");
+    return m != l->front().end() && m->is_string() ? m->get<std::string>() : json_text(l->front());
+  }
+  return "";
+}
+
+// Why a gate on a missing path fails (exit 1) rather than being bad input (exit 2): the path names
+// a key of a built plan's sections (planless_sections) in a part of the report whose plan could not
+// be built (the report itself, a compare variant), or a search result past the plans that run.
+// std::nullopt: the path is bad input. `command` is the report's command: a memory report never
+// has time or throughput.
+std::optional<std::string> unbuilt_reason(const nlohmann::json& report, const std::string& path,
+                                          std::string_view command) {
+  const std::vector<std::string> parts = split_path(path);
+  const nlohmann::json* node = &report;
+  std::size_t k = 0;  // the part that names the section
+  if (parts.size() >= 3 && (parts[0] == "compare" || parts[0] == "search")) {
+    const nlohmann::json* list =
+        find_path(report, parts[0] + (parts[0] == "compare" ? ".variants" : ".results"));
+    const long i = index_of(parts[2]);
+    if (list == nullptr || !list->is_array() || i < 0 ||
+        parts[1] != (parts[0] == "compare" ? "variants" : "results"))
+      return std::nullopt;
+    k = 3;
+    if (parts[0] == "search") {
+      // A result past the last plan found: the search found fewer plans that run.
+      if (std::size_t(i) < list->size() || parts.size() < 4) return std::nullopt;
+      const bool known =
+          parts[3] == "rank" || (parts.size() > 4 && [&] {
+            const auto sec = planless_sections().find(parts[3]);
+            return sec != planless_sections().end() && sec->second.contains(parts[4]);
+          }());
+      if (!known) return std::nullopt;
+      return fmt::format("the search found {} plan{} that run{}", list->size(),
+                         list->size() == 1 ? "" : "s", list->size() == 1 ? "s" : "");
+    }
+    if (std::size_t(i) >= list->size()) return std::nullopt;  // variants are fixed by --vary
+    node = &(*list)[std::size_t(i)];
+  }
+  if (node->contains("plan") || parts.size() < k + 2) return std::nullopt;
+  const auto section = planless_sections().find(parts[k]);
+  if (section == planless_sections().end() || !section->second.contains(parts[k + 1]))
+    return std::nullopt;
+  if (k == 0 && command == "memory" && (parts[0] == "time" || parts[0] == "throughput"))
+    return std::nullopt;
+  const std::string why = first_reason(*node);
+  if (why.empty()) return std::nullopt;
+  return "the plan cannot be built (" + why + ")";
 }
 
 }  // namespace
 
 std::vector<GateOutcome> run_checks(const nlohmann::json& report,
-                                    const std::vector<std::string>& exprs) {
+                                    const std::vector<std::string>& exprs,
+                                    std::string_view command) {
   std::vector<GateOutcome> out;
   for (const std::string& e : exprs) {
     std::string expr;
@@ -188,22 +253,18 @@ std::vector<GateOutcome> run_checks(const nlohmann::json& report,
     const nlohmann::json* value = find_path(report, path);
     if (value == nullptr) {
       // A plan that cannot be built has no plan, memory, time or throughput: its gates fail.
-      const nlohmann::json* why = planless_reason(report, path);
-      if (why == nullptr)
+      const std::optional<std::string> why = unbuilt_reason(report, path, command);
+      if (!why)
         throw InputError("", fmt::format("--check \"{}\": the report has no \"{}\"", e, path));
-      const auto m = why->find("message");
-      out.push_back({e, false,
-                     fmt::format("{} is absent: the plan cannot be built ({})", path,
-                                 m != why->end() && m->is_string() ? m->get<std::string>()
-                                                                   : json_text(*why))});
+      out.push_back({e, false, fmt::format("{} is absent: {}", path, *why)});
       continue;
     }
     GateOutcome g;
     g.gate = e;
     if (value->is_number() && bound.is_number()) {
       g.passed = compare_numbers(value->get<double>(), op, bound.get<double>());
-      g.message = fmt::format("{} = {:.6g}, wanted {} {:.6g}", path, value->get<double>(), op,
-                              bound.get<double>());
+      g.message =
+          fmt::format("{} = {}, wanted {} {}", path, value->get<double>(), op, bound.get<double>());
     } else if (value->is_boolean() && bound.is_boolean() && (op == "==" || op == "!=")) {
       g.passed = (*value == bound) == (op == "==");
       g.message = fmt::format("{} = {}, wanted {} {}", path, value->dump(), op, bound.dump());

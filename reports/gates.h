@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace shardsim {
@@ -24,8 +25,12 @@ struct GateOutcome {
 // A gate on a report of a plan that cannot be built (no plan, memory, time or throughput) fails
 // when its path names a key these sections have in a built report (planless_sections); any other
 // missing path is bad input (InputError).
+// A search gate on a result past the plans found fails too. `command` ("memory", "simulate",
+// "compare", "search") is the report's: a memory report never has time or throughput, whatever its
+// plan.
 [[nodiscard]] std::vector<GateOutcome> run_checks(const nlohmann::json& report,
-                                                  const std::vector<std::string>& exprs);
+                                                  const std::vector<std::string>& exprs,
+                                                  std::string_view command = "");
 
 // The keys of the plan, memory, time and throughput sections of a built simulate report.
 [[nodiscard]] const std::map<std::string, std::set<std::string>>& planless_sections();

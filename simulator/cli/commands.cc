@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 
 #include "reports/gates.h"
@@ -73,9 +74,11 @@ std::string summary(const std::string& description) {
 
 }  // namespace
 
-int write_report_with_gates(const ScenarioArgs& a, const nlohmann::json& report,
-                            const std::string& text, const std::function<std::string()>& html) {
-  std::vector<GateOutcome> gates = run_checks(report, a.checks);
+int write_report_with_gates(const ScenarioArgs& a, std::string_view command,
+                            const nlohmann::json& report, const std::string& text,
+                            const std::function<std::string()>& html,
+                            const std::function<void()>& write_more) {
+  std::vector<GateOutcome> gates = run_checks(report, a.checks, command);
   if (!a.baseline.empty()) {
     std::string t = a.tolerance;
     if (!t.empty() && t.back() == '%') t.pop_back();
@@ -87,16 +90,15 @@ int write_report_with_gates(const ScenarioArgs& a, const nlohmann::json& report,
     } catch (const std::exception&) {
       tolerance = -1;
     }
-    if (!(tolerance >= 0))
+    if (!(tolerance >= 0) || !std::isfinite(tolerance))
       throw InputError(
           "", fmt::format("--tolerance \"{}\": expected a percentage >= 0, e.g. 2%", a.tolerance));
     const auto more = compare_baseline(report, read_json_file(a.baseline), tolerance);
     gates.insert(gates.end(), more.begin(), more.end());
   }
-  if (!a.html.empty()) {
-    if (!html) throw InputError("", "--html is not available for this command");
-    write_output(a.html, html());
-  }
+  if (!a.html.empty() && !html) throw InputError("", "--html is not available for this command");
+  if (write_more) write_more();
+  if (!a.html.empty()) write_output(a.html, html());
   write_output(a.output, a.json ? json_text(report, 2) + "\n" : text);
   std::cerr << gates_text(gates);
   for (const auto& g : gates)
@@ -125,9 +127,11 @@ int run_memory(const MemoryArgs& a) {
   const Estimate e = evaluate_or_throw(s, {Mode::kMemory});
   // Not fitting, or a plan that cannot run, is a result with its reasons (exit 0 unless a gate
   // fails).
-  return write_report_with_gates(a.common, memory_report_json(e), memory_report_text(e), [&] {
-    return estimate_html(e, "shardsim memory: " + (s.name.empty() ? a.common.scenario : s.name));
-  });
+  return write_report_with_gates(
+      a.common, "memory", memory_report_json(e), memory_report_text(e), [&] {
+        return estimate_html(e,
+                             "shardsim memory: " + (s.name.empty() ? a.common.scenario : s.name));
+      });
 }
 
 int run_presets(const std::string& kind, bool json) {

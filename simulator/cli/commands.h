@@ -5,6 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,10 +35,13 @@ std::vector<std::pair<std::string, std::string>> outputs_of(
 // outcomes go to stderr, and the exit code is 1 when one fails, else 0. Bad gates (a malformed
 // expression, a path the report lacks, an unreadable baseline) throw InputError before anything
 // is written.
-// With --html, `html` (built only when asked) is written to that file too.
-int write_report_with_gates(const ScenarioArgs& a, const nlohmann::json& report,
-                            const std::string& text,
-                            const std::function<std::string()>& html = nullptr);
+// With --html, `html` (built only when asked) is written to that file too, and `write_more` (a
+// command's other outputs, e.g. --csv) runs once the gates are known to be well formed.
+// `command` names the report's command for the gates (run_checks).
+int write_report_with_gates(const ScenarioArgs& a, std::string_view command,
+                            const nlohmann::json& report, const std::string& text,
+                            const std::function<std::string()>& html = nullptr,
+                            const std::function<void()>& write_more = nullptr);
 
 struct MemoryArgs {
   ScenarioArgs common;

@@ -19,11 +19,12 @@ int run_compare(const CompareArgs& a) {
       a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
   const Comparison c = compare_variants(a.common.scenario, a.common.overrides, std::move(axes),
                                         a.mode == "des" ? Mode::kDes : Mode::kAnalytic, threads);
-  if (!a.csv.empty()) write_output(a.csv, compare_report_csv(c));
-  return write_report_with_gates(a.common,
-                                 compare_report_json(c, a.common.scenario, a.common.overrides),
-                                 compare_report_text(c, a.common.scenario),
-                                 [&] { return compare_html(c, a.common.scenario); });
+  return write_report_with_gates(
+      a.common, "compare", compare_report_json(c, a.common.scenario, a.common.overrides),
+      compare_report_text(c, a.common.scenario), [&] { return compare_html(c, a.common.scenario); },
+      [&] {
+        if (!a.csv.empty()) write_output(a.csv, compare_report_csv(c));
+      });
 }
 
 }  // namespace shardsim::cli

@@ -31,13 +31,15 @@ void add_scenario_options(CLI::App* cmd, ScenarioArgs& a) {
                   "PATH OP VALUE on the JSON report, e.g. memory.peak_bytes<70e9 (repeatable; "
                   "exit 1 when one fails)")
       ->allow_extra_args(false);
-  cmd->add_option("--baseline", a.baseline,
-                  "earlier JSON report of the same command: exit 1 when memory or step time grew, "
-                  "or tokens/s or MFU fell, by more than --tolerance");
+  CLI::Option* baseline = cmd->add_option(
+      "--baseline", a.baseline,
+      "earlier JSON report of the same command: exit 1 when memory or step time grew, "
+      "or tokens/s or MFU fell, by more than --tolerance");
   cmd->add_option("--html", a.html,
                   "also write a self-contained HTML page with SVG charts to FILE");
   cmd->add_option("--tolerance", a.tolerance,
-                  "with --baseline: allowed worsening, e.g. 2% (default 1%)");
+                  "with --baseline: allowed worsening, e.g. 2% (default 1%)")
+      ->needs(baseline);
 }
 
 void add_collective_options(CLI::App* cmd, shardsim::cli::CollectiveArgs& a) {

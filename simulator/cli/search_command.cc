@@ -56,9 +56,12 @@ int run_search(const SearchArgs& a) {
     throw InputError("", "the keys pinned with --set leave no plan to search");
   }
   if (!o.finish) return kExitOk;
-  if (!a.csv.empty()) write_output(a.csv, search_report_csv(r));
-  return write_report_with_gates(a.common, search_report_json(r, s), search_report_text(r, s),
-                                 [&] { return search_html(r, s); });
+  return write_report_with_gates(
+      a.common, "search", search_report_json(r, s), search_report_text(r, s),
+      [&] { return search_html(r, s); },
+      [&] {
+        if (!a.csv.empty()) write_output(a.csv, search_report_csv(r));
+      });
 }
 
 }  // namespace shardsim::cli

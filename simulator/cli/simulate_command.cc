@@ -33,7 +33,7 @@ int run_simulate(const SimulateArgs& a) {
     report["ops"] = ops_json(rows);
     text += ops_text(rows);
   }
-  return write_report_with_gates(a.common, report, text, [&] {
+  return write_report_with_gates(a.common, "simulate", report, text, [&] {
     return estimate_html(e, "shardsim simulate: " + (s.name.empty() ? a.common.scenario : s.name));
   });
 }

@@ -70,6 +70,13 @@ TEST(cli_gates, BaselineFailsOnlyWhenANumberWorsensBeyondTheTolerance) {
   EXPECT_EQ(
       shardsim({"simulate", kExample, "--baseline", base.string(), "--tolerance", "-3%"}).exit_code,
       2);
+  EXPECT_EQ(shardsim({"simulate", kExample, "--baseline", base.string(), "--tolerance", "inf%"})
+                .exit_code,
+            2);
+  // A tolerance without a baseline compares nothing: bad input, not ignored (found by review).
+  const Result alone = shardsim({"simulate", kExample, "--tolerance", "2%"});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_TRUE(contains(alone.err, "--tolerance requires --baseline")) << alone.err;
   const Result kind =
       shardsim({"compare", kExample, "--vary", "parallel.zero=1,2", "--baseline", base.string()});
   EXPECT_EQ(kind.exit_code, 2);

@@ -83,5 +83,57 @@ TEST(gates, NonNumericBaselineValueIsSaidSo) {
       << out[0].message;
 }
 
+// Found by review (2026-11-27): a gate on a part of the report whose plan could not be built is
+// a failed gate (exit 1) wherever that part is: the report itself (simulate), a compare variant
+// (infeasible or invalid), or a search result past the plans found. A key that part could never
+// have stays bad input: a memory report has no time or throughput, a misspelt key is misspelt.
+TEST(gates, UnbuiltPartsFailTheirGates) {
+  const nlohmann::json planless = {
+      {"feasibility", {{"feasible", false}, {"reasons", {{{"message", "m not a multiple"}}}}}}};
+  const auto first = [](const nlohmann::json& report, const std::string& expr,
+                        std::string_view command) {
+    return run_checks(report, {expr}, command).at(0);
+  };
+  const GateOutcome g = first(planless, "time.step_seconds<7", "simulate");
+  EXPECT_FALSE(g.passed);
+  EXPECT_NE(g.message.find("m not a multiple"), std::string::npos) << g.message;
+  EXPECT_FALSE(first(planless, "memory.fits==true", "memory").passed);
+  EXPECT_THROW((void)run_checks(planless, {"time.step_seconds<7"}, "memory"), InputError);
+  EXPECT_THROW((void)run_checks(planless, {"memory.fitz==true"}, "memory"), InputError);
+
+  nlohmann::json c = {
+      {"compare",
+       {{"variants",
+         {{{"status", "infeasible"}, {"values", {{"b", 12}}}},
+          {{"status", "invalid"},
+           {"values", {{"tp", 3}}},
+           {"errors", {{{"message", "8 GPUs are not divisible by 3"}}}}},
+          {{"status", "ok"}, {"plan", {{"tp", 1}}}, {"time", {{"step_seconds", 2.0}}}}}}}}};
+  c["compare"]["variants"][0]["feasibility"] = planless["feasibility"];
+  EXPECT_FALSE(first(c, "compare.variants.0.time.step_seconds<100", "compare").passed);
+  const GateOutcome inv = first(c, "compare.variants.1.memory.fits==true", "compare");
+  EXPECT_FALSE(inv.passed);
+  EXPECT_NE(inv.message.find("not divisible by 3"), std::string::npos) << inv.message;
+  EXPECT_TRUE(first(c, "compare.variants.2.time.step_seconds<100", "compare").passed);
+  EXPECT_THROW((void)run_checks(c, {"compare.variants.3.time.step_seconds<1"}, "compare"),
+               InputError);  // no such variant: the variants are fixed by --vary
+  EXPECT_THROW((void)run_checks(c, {"compare.variants.0.time.step<1"}, "compare"), InputError);
+
+  const nlohmann::json search = {{"search", {{"results", nlohmann::json::array()}}}};
+  const GateOutcome sg = first(search, "search.results.0.memory.fits==true", "search");
+  EXPECT_FALSE(sg.passed);
+  EXPECT_NE(sg.message.find("found 0 plans"), std::string::npos) << sg.message;
+  EXPECT_THROW((void)run_checks(search, {"search.results.0.memory.fitz==true"}, "search"),
+               InputError);
+}
+
+// A failed gate prints the report's value in full: 6 significant digits made
+// "x = 6.53903, wanted != 6.53903" look contradictory.
+TEST(gates, ValuesArePrintedInFull) {
+  const nlohmann::json r = {{"time", {{"step_seconds", 6.539025753914599}}}};
+  const GateOutcome g = run_checks(r, {"time.step_seconds!=6.539025753914598"}).at(0);
+  EXPECT_NE(g.message.find("6.539025753914599"), std::string::npos) << g.message;
+}
+
 }  // namespace
 }  // namespace shardsim
