@@ -71,11 +71,28 @@ void check_output_path(const std::string& flag, const std::string& path) {
                                "\" does not exist");
 }
 
-void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths) {
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths,
+                   const std::vector<std::pair<std::string, std::string>>& inputs) {
+  std::string on_stdout;  // the first output flag that goes to standard output
+  for (const auto& [flag, path] : flag_paths) {
+    if (!(path == "-" || (path.empty() && flag == "-o"))) continue;
+    if (!on_stdout.empty())
+      throw InputError(flag, "standard output is already the output of " + on_stdout +
+                                 "; give one of them a file");
+    on_stdout = flag;
+  }
   for (std::size_t i = 0; i < flag_paths.size(); ++i) {
     const auto& [flag, path] = flag_paths[i];
     if (is_stdout(path)) continue;
     check_output_path(flag, path);
+    for (const auto& [in_flag, in] : inputs) {
+      std::error_code ec;
+      if (in.empty() || in == "-" || !fs::is_regular_file(in, ec)) continue;
+      if (fs::exists(resolved(path), ec) && fs::equivalent(resolved(path), in, ec))
+        throw InputError(flag, "\"" + path + "\" is the input " + in_flag +
+                                   "; writing it would destroy that input: give the output another "
+                                   "file");
+    }
     for (std::size_t j = 0; j < i; ++j) {
       const auto& [other_flag, other] = flag_paths[j];
       if (!is_stdout(other) && resolved(other) == resolved(path))

@@ -22,7 +22,11 @@ void write_output(const std::string& path, const std::string& text);
 // must be a path it can write (check_output_path) and no two may be the same file (after
 // following symbolic links), or the later one would silently replace the earlier. InputError
 // (exit 2) naming the flags otherwise.
-void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths);
+// `inputs` ((flag, path) pairs of the files the command reads; a path that is no file, such as a
+// preset name, is skipped): no output may be one of them, or writing would destroy the input.
+// At most one output may go to standard output ("-", or "" for -o, the report's default).
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths,
+                   const std::vector<std::pair<std::string, std::string>>& inputs = {});
 
 // The folder of the file write_output(path, ...) writes (symbolic links followed, as an absolute
 // canonical path), or "" when `path` is stdout ("" or "-").

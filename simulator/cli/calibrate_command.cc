@@ -36,8 +36,12 @@ int launcher_rank() {
 }  // namespace
 
 int run_calibrate(const CalibrateArgs& a) {
-  check_outputs({{"-o", a.output}});
   if (a.output.empty()) throw InputError("-o", "is required (the profile JSON to write)");
+  if (a.output == "-")
+    throw InputError("-o",
+                     "must be a file: calibrate writes the profile and, beside it, "
+                     "PROFILE.samples.json");
+  check_outputs({{"-o", a.output}}, {{"--base", a.base}});
   GpuProfile base = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
   kernels::SweepOptions options;
   options.backend = a.backend == "cuda" ? kernels::BackendKind::kCuda : kernels::BackendKind::kCpu;

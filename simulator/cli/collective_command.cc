@@ -230,7 +230,7 @@ nlohmann::json json_report(const CollectiveArgs& a, const GpuProfile& gpu, const
 }  // namespace
 
 int run_collective(const CollectiveArgs& a) {
-  check_outputs({{"-o", a.output}});
+  check_outputs({{"-o", a.output}}, {{"--gpu", a.gpu}, {"--network", a.network}});
   Diagnostics d;
   check_args(a, d);
   d.throw_if_any();

@@ -113,8 +113,12 @@ std::vector<std::pair<std::string, std::string>> outputs_of(
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> inputs_of(const ScenarioArgs& a) {
+  return {{"SCENARIO", a.scenario}, {"--baseline", a.baseline}};
+}
+
 int run_memory(const MemoryArgs& a) {
-  check_outputs(outputs_of(a.common));
+  check_outputs(outputs_of(a.common), inputs_of(a.common));
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
   // DeepSpeed's closed form needs no plan: it answers for infeasible plans too.
   if (a.estimator == "deepspeed") {

@@ -12,7 +12,7 @@
 namespace shardsim::cli {
 
 int run_compare(const CompareArgs& a) {
-  check_outputs(outputs_of(a.common, {{"--csv", a.csv}}));
+  check_outputs(outputs_of(a.common, {{"--csv", a.csv}}), inputs_of(a.common));
   std::vector<VaryAxis> axes;
   for (const auto& v : a.vary) axes.push_back(parse_vary(v));
   const int threads =

@@ -405,7 +405,16 @@ void write_network(const NetworkConfig& n, const std::string& path) {
 }  // namespace
 
 int run_fit(const FitArgs& a) {
-  check_outputs({{"-o", a.output}, {"--network-output", a.network_output}});
+  // The report goes to standard output; the profile and the network to their files.
+  std::vector<std::pair<std::string, std::string>> outputs = {{"the report", "-"}};
+  if (!a.output.empty()) outputs.push_back({"-o", a.output});
+  if (!a.network_output.empty()) outputs.push_back({"--network-output", a.network_output});
+  std::vector<std::pair<std::string, std::string>> inputs = {{"--base", a.base},
+                                                             {"--network-base", a.network_base}};
+  for (const auto* list : {&a.nccl_logs, &a.collective_tables, &a.gemm_csvs, &a.gemm_best,
+                           &a.bandwidth_csvs, &a.attention_csvs, &a.samples})
+    for (const std::string& f : *list) inputs.push_back({"an input file", f});
+  check_outputs(outputs, inputs);
   check_args(a);
   GpuProfile g = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
   const std::string base_name = a.base.empty() ? std::string() : g.name;

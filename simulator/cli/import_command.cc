@@ -44,7 +44,8 @@ void rebase_paths(nlohmann::json& scenario, const std::string& folder) {
 }  // namespace
 
 int run_import(const ImportArgs& a) {
-  check_outputs({{"-o", a.output}});
+  check_outputs({{"-o", a.output}},
+                {{"CONFIG", a.config}, {"--model", a.target.model}, {"--gpu", a.target.gpu}});
   ImportResult r = a.kind == "deepspeed"
                        ? import_deepspeed(read_json_file(a.config), a.target, a.config)
                        : import_megatron(a.args, a.target);

@@ -19,7 +19,7 @@
 namespace shardsim::cli {
 
 int run_search(const SearchArgs& a) {
-  check_outputs(outputs_of(a.common, {{"--csv", a.csv}}));
+  check_outputs(outputs_of(a.common, {{"--csv", a.csv}}), inputs_of(a.common));
   // The plan is what search replaces: the scenario's own may be one that cannot run.
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides, PlanChecks::kCluster);
   SearchOptions o;

@@ -12,7 +12,7 @@
 namespace shardsim::cli {
 
 int run_simulate(const SimulateArgs& a) {
-  check_outputs(outputs_of(a.common, {{"--trace", a.trace}}));
+  check_outputs(outputs_of(a.common, {{"--trace", a.trace}}), inputs_of(a.common));
   if (!a.trace.empty() && a.mode != "des")
     throw InputError("", "--trace needs --mode des (the analytic model has no timeline)");
   // The HTML page draws the DES timeline, so --html asks for it too.

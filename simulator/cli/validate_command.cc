@@ -132,7 +132,7 @@ int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
 }  // namespace
 
 int run_validate(const ValidateArgs& a) {
-  check_outputs({{"-o", a.output}});
+  check_outputs({{"-o", a.output}}, {{"--profile", a.profile}});
   if (const auto refusal = kernels::build_type_refusal(kernels::this_build().build_type)) {
     std::cerr << "error: " << *refusal << "\n";
     return kExitBadInput;

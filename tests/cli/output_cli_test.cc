@@ -114,6 +114,32 @@ TEST(cli_output, SameFileForTwoOutputsIsExitTwo) {
   EXPECT_TRUE(has_error_line(r.err, "--html", "is also the file of -o")) << r.err;
 }
 
+// Found by review (2026-11-27): an output that is one of the command's inputs replaced it (a
+// scenario by its search report, a DeepSpeed config by its import, calibration samples by the
+// profile fitted from them), and two outputs to standard output were printed one after the other.
+TEST(cli_output, AnOutputThatIsAnInputOrASecondStdoutIsExitTwo) {
+  const fs::path in = scratch_dir() / "input_scenario.json";
+  {
+    std::ofstream f(in);
+    f << R"({"model": {"layers": 2, "hidden": 256, "heads": 4, "vocab": 1000},
+            "training": {"seq_len": 1024, "global_batch": 8}, "cluster": {"gpu": "h100-sxm"}})";
+  }
+  const std::string before = read_file(in);
+  Result r = shardsim({"search", in.string(), "--top", "1", "--json", "-o", in.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "-o", "is the input SCENARIO")) << r.err;
+  r = shardsim({"compare", in.string(), "--vary", "parallel.zero=0,1", "--csv", in.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(read_file(in), before);  // untouched
+  r = shardsim({"search", kExample, "--top", "1", "--csv", "-"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "--csv", "standard output is already the output of -o"))
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+  r = shardsim({"simulate", kExample, "-o", (scratch_dir() / "x.txt").string(), "--html", "-"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // one output on stdout is fine
+}
+
 TEST(cli_output, MissingDirectoryIsExitTwoBeforeAnyWork) {
   const std::string path = (scratch_dir() / "no_such_dir" / "r.csv").string();
   const Result r = shardsim({"search", kExample, "--csv", path});
