@@ -23,21 +23,40 @@ constexpr std::array<double NetworkConfig::*, 8> kParams = {
     &NetworkConfig::intra_node_hop_latency_us, &NetworkConfig::inter_node_hop_latency_us,
     &NetworkConfig::bandwidth_efficiency_min,  &NetworkConfig::bandwidth_efficiency_half_bytes};
 
-// Upper bounds of the fitted members (the profile reader's ranges): the fit stays readable.
+// Bounds of the fitted members (the profile reader's ranges,
+// simulator/hardware/hardware_tables.cc): the fit stays readable. A log of large messages alone
+// leaves the small-message efficiency free, and the search drove it to 1e-8 (found by review,
+// 2026-11-27).
+constexpr std::array<double, 8> kMin = {1e-3, 1e-3, 0, 0, 0, 0, 0.001, 0};
 constexpr std::array<double, 8> kMax = {1e6, 1e7, 1e6, 1e6, 1e6, 1e6, 1, 1e15};
 
+// Below this size a collective's time is mostly its start-up latency (64 KiB: under 1 us of
+// transfer at 100 GB/s against latencies of 10-100 us).
+constexpr double kSmallBytes = 65536;
+
 // The indices of kParams the logs constrain: the inter-node ones (1, 3, 5) only when some log
-// crosses nodes, the intra-node ones only when some log has two ranks on a node.
+// crosses nodes, the intra-node ones (0, 2, 4) only when some log has two ranks on a node. The
+// latencies (2-5) and the small-message efficiency (6) only when such a log has rows of at most
+// kSmallBytes: a sweep of large messages alone left the inter-node latency free, and the H100
+// 10-node logs (33 MB upwards) put it at 491 us, 13x the datasheet's (found by review,
+// 2026-11-27). Parameters the logs do not constrain keep the base network's values.
 std::vector<std::size_t> free_params(const std::vector<MeasuredCollective>& logs) {
-  bool inter = false, intra = false;
+  bool inter = false, intra = false, inter_small = false, intra_small = false, small = false;
   for (const auto& m : logs) {
+    const bool has_small = !m.bytes.empty() && *std::ranges::min_element(m.bytes) <= kSmallBytes;
     inter = inter || m.ranks > m.ranks_per_node;
     intra = intra || m.ranks_per_node > 1;
+    inter_small = inter_small || (m.ranks > m.ranks_per_node && has_small);
+    intra_small = intra_small || (m.ranks_per_node > 1 && has_small);
+    small = small || has_small;
   }
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < kParams.size(); ++i) {
     const bool is_inter = i == 1 || i == 3 || i == 5, is_intra = i == 0 || i == 2 || i == 4;
+    const bool is_latency = i >= 2 && i <= 5;
     if ((is_inter && !inter) || (is_intra && !intra)) continue;
+    if (is_latency && !(is_inter ? inter_small : intra_small)) continue;
+    if (i == 6 && !small) continue;
     out.push_back(i);
   }
   return out;
@@ -54,7 +73,7 @@ NetworkConfig from_params(const std::vector<double>& x, const std::vector<std::s
   NetworkConfig n = base;
   n.fitted_collectives.clear();
   for (std::size_t j = 0; j < free.size(); ++j)
-    n.*kParams[free[j]] = std::min(std::exp(x[j]), kMax[free[j]]);
+    n.*kParams[free[j]] = std::clamp(std::exp(x[j]), kMin[free[j]], kMax[free[j]]);
   n.bandwidth_efficiency_min = std::min(n.bandwidth_efficiency_min, n.bandwidth_efficiency_max);
   return n;
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "tests/calibrate/nccl_test_data.h"
@@ -81,6 +82,29 @@ TEST(topology_fit, PolarisFitPredictsHeldOutNodeCounts) {
   const auto before = topology_errors(shared, start_network());
   for (std::size_t i = 0; i < shared.size(); ++i)
     EXPECT_LE(fit.errors[i].median_pct, before[i].median_pct) << fit.errors[i].file;
+}
+
+// Found by review (2026-11-27): the H100 10-node logs start at 33 MB, and the fit put the
+// inter-node start-up latency at 491 us (13x the datasheet's 38.6) and the hop latency at zero,
+// so a 2-node 8-byte all-reduce cost as much as a 1,024-rank one. Latencies (and the small-message
+// efficiency) are fitted only from logs with rows of at most 64 KiB on that placement: here the
+// inter-node ones keep the start network's values (38.6 us and the default 2.7 us per hop), while
+// AWS p5's one-node log, from 8 B, still fits the intra-node latency.
+TEST(topology_fit, LatenciesNeedSmallMessages) {
+  std::vector<MeasuredCollective> logs;
+  for (const char* f :
+       {"h100-sxm-10node_all_reduce_80.log", "aws-p5-h100-nvlink-1node_all_reduce_8.log"})
+    for (auto& m : load_log(kNcclDir / f)) logs.push_back(std::move(m));
+  ASSERT_EQ(logs.size(), 2u);
+  ASSERT_GE(*std::ranges::min_element(logs[0].bytes), 33e6);  // large messages only
+  NetworkConfig start = start_network();
+  const TopologyFit fit = fit_topology(logs, start);
+  EXPECT_EQ(fit.net.inter_node_latency_us, start.inter_node_latency_us);
+  EXPECT_EQ(fit.net.inter_node_hop_latency_us, start.inter_node_hop_latency_us);
+  EXPECT_NE(fit.net.intra_node_latency_us, start.intra_node_latency_us);
+  // Every fitted member stays inside the profile reader's ranges (the efficiency went to 1e-8
+  // from the datasheet bases before).
+  EXPECT_GE(fit.net.bandwidth_efficiency_min, 0.001);
 }
 
 }  // namespace

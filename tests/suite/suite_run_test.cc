@@ -137,10 +137,13 @@ TEST(suite_run, KorthikantiWithinRegressionBounds) {
 // MAPE 17.1 %, max 25.0 % (7.1B, 582 predicted), +5.7 to +25.0 % (1.7B +23.9 -> +16.3 %). With
 // Megatron's fp32 gradients under --bf16 (training.grad_dtype, 2026-11-26): MAPE 13.6 %, max
 // 22.7 % (7.1B, 572 predicted), -10.9 % (32B: its 16 GB fp32 reduce-scatter per GPU) to +22.7 %.
+// With the DGX H100 network's latencies kept at the datasheet's where no log has small messages
+// across nodes (2026-11-27; the fit had put the start-up latency at 491 us): MAPE 15.1 %, max
+// 24.0 % (7.1B, 578 predicted), -3.0 % (32B) to +24.0 %.
 TEST(suite_run, McoreWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kMcore);
-  EXPECT_LE(g.all.mape, 15.5);
-  EXPECT_LE(g.all.max_abs, 24.5);
+  EXPECT_LE(g.all.mape, 16.5);
+  EXPECT_LE(g.all.max_abs, 25.5);
 }
 
 // Target: each row within +-10 %. Measured (DES): datasheet presets MAPE 30.7 %, max 55.0 %; fitted
