@@ -3,15 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "calibrate/attention_fit.h"
 #include "calibrate/bandwidth_fit.h"
 #include "calibrate/compute_fit.h"
 #include "calibrate/linear_fit.h"
 #include "simulator/core/diagnostics.h"
+#include "simulator/core/json_reader.h"
 
 namespace shardsim::cli {
 namespace {
@@ -60,11 +59,9 @@ void FitNotes::add(json item, const std::string& line) {
 }
 
 std::string read_input(const std::string& path, const std::string& flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(flag, fmt::format("cannot read \"{}\"", path));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  // read_text_file names a missing file, a directory (found by review: a directory read as an
+  // empty log, "dir:0: no nccl-tests data rows found") and an unreadable one; 1 GiB at most.
+  return read_text_file(path, std::uintmax_t{1} << 30, flag);
 }
 
 void fit_gemm_tables(const std::vector<std::string>& files, const MeasuredDevice& on, GpuProfile& g,

@@ -139,6 +139,26 @@ struct Parser {
                "data row has a non-numeric or non-finite size, count, root, time, algbw or busbw"};
       return;
     }
+    // Times and bandwidths are never negative, and a message with bytes takes time; a row whose
+    // #wrong count is above 0 measured a collective that returned wrong data (found by review,
+    // 2026-11-27: such rows were dropped or used without a word).
+    for (const NcclTestsTiming* tm : {&*oop, &*ip}) {
+      if (*size < 0 || tm->time_us < 0 || tm->algbw_GBps < 0 || tm->busbw_GBps < 0 ||
+          (*size > 0 && tm->time_us == 0)) {
+        error = {file, line,
+                 "data row has a negative size, time or bandwidth, or a zero time for a non-empty "
+                 "message"};
+        return;
+      }
+      // The old format's column is a maximum error, not a count.
+      if (const auto wrong = number(tm->check); !old && wrong && *wrong > 0) {
+        error = {file, line,
+                 fmt::format("data row reports {} wrong result(s) (#wrong): that run returned bad "
+                             "data; remove the row or rerun",
+                             tm->check)};
+        return;
+      }
+    }
     // The root is a rank (or -1 for "no root"); anything else cannot be cast to int safely.
     if (*root != std::floor(*root) || *root < -1 || *root > 1e9) {
       error = {file, line, fmt::format("data row has root {}; expected -1 or a rank >= 0", f[4])};
@@ -183,7 +203,9 @@ struct Parser {
       current.op = op;
       return;
     }
-    if (is_integer(f[0])) data_row(f, number);
+    // A negative size (an integer after '-') is a data row too, refused by data_row.
+    if (is_integer(f[0]) || (f[0].size() > 1 && f[0][0] == '-' && is_integer(f[0].substr(1))))
+      data_row(f, number);
   }
 };
 

@@ -147,6 +147,40 @@ TEST(cli_fit, MeasurementsOutsideTheProfileRangesExitTwo) {
 // --network-output, exit 2 only with -o. The input is the fuzzer's minimised finding
 // (tests/fuzz/regressions/nccl_log/segment-max-bytes-out-of-range.log), named so that fit reads
 // its op and ranks from the file name.
+// Found by review (2026-11-27):
+// - from a datasheet base the H100 10-node log (sizes from 33 MB) drove the topology fit's
+//   small-message efficiency to 1e-8 and the fit exited 2; every fitted member now stays in the
+//   reader's ranges and the latencies need small messages
+//   (topology_fit.LatenciesNeedSmallMessages);
+// - a directory given as a log read as an empty log ("dir:0: no nccl-tests data rows found");
+// - -o naming one of the inputs replaced it.
+TEST(cli_fit, DatasheetBaseDirectoryInputAndOutputOverAnInput) {
+  const fs::path out = scratch_dir() / "h100_datasheet_fit.json";
+  fs::remove(out);
+  auto r = shardsim({"fit", "--base", "h100-sxm-datasheet", "--nccl-tests",
+                     (kNccl / "h100-sxm-10node_all_reduce_80.log").string(), "-o", out.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out));
+  const fs::path dir = scratch_dir() / "a_dir_all_reduce_8.log";
+  fs::create_directories(dir);
+  r = shardsim({"fit", "--base", "h100-sxm", "--nccl-tests", dir.string(), "-o",
+                (scratch_dir() / "never_dir.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "is a directory")) << r.err;
+  const fs::path log = scratch_dir() / "copy_all_reduce_8.log";
+  fs::copy_file(kNccl / "h100-sxm-nvlink-1node_all_reduce_8.log", log,
+                fs::copy_options::overwrite_existing);
+  const std::string before = read_file(log);
+  r = shardsim({"fit", "--base", "h100-sxm", "--nccl-tests", log.string(), "-o", log.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "writing it would destroy that input")) << r.err;
+  EXPECT_EQ(read_file(log), before);
+  // fit -o - beside its report on standard output: two documents on one stream.
+  r = shardsim({"fit", "--base", "h100-sxm", "--nccl-tests", log.string(), "-o", "-"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "standard output is already the output of the report")) << r.err;
+}
+
 TEST(cli_fit, NetworkOutsideTheReaderRangesExitsTwoWithNetworkOutput) {
   const fs::path log = scratch_dir() / "fuzz_all_reduce_16.log";
   fs::copy_file(fs::path(SHARDSIM_SOURCE_DIR) /

@@ -204,6 +204,25 @@ TEST(nccl_tests_log, MalformedInputIsAnErrorWithFileAndLine) {
   EXPECT_TRUE(std::holds_alternative<NcclTestsError>(parse_nccl_tests_log(garbage, "g.log")));
 }
 
+// Found by review (2026-11-27): rows with negative or zero times and negative sizes were dropped
+// without a word, and a row with wrong results was fitted. Each is now a malformed row at its
+// line. A zero-size row (size 0, time > 0) still parses, and the old format's error column (a
+// maximum error such as 5e-07) is not a wrong count.
+TEST(nccl_tests_log, NegativeZeroTimeAndWrongResultsAreErrors) {
+  for (const char* row : {" 8 2 float sum -1 -11.78 0.0 0.0 0 1.0 0.0 0.0 0\n",
+                          " 8 2 float sum -1 0.00 0.0 0.0 0 1.0 0.0 0.0 0\n",
+                          " -256 -64 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n",
+                          " 8 2 float sum -1 1.0 0.0 0.0 12 1.0 0.0 0.0 0\n"}) {
+    const auto bad = parse_nccl_tests_log(std::string("# header\n") + row, "n.log");
+    ASSERT_TRUE(std::holds_alternative<NcclTestsError>(bad)) << row;
+    EXPECT_EQ(std::get<NcclTestsError>(bad).text().substr(0, 8), "n.log:2:") << row;
+  }
+  EXPECT_TRUE(std::holds_alternative<NcclTestsLog>(
+      parse_nccl_tests_log(" 0 0 float sum -1 0.21 0.00 0.00 0 0.20 0.00 0.00 0\n", "z.log")));
+  EXPECT_TRUE(std::holds_alternative<NcclTestsLog>(
+      parse_nccl_tests_log(" 8 2 float sum 1.0 0.0 0.0 5e-07 1.0 0.0 0.0 5e-07\n", "o.log")));
+}
+
 TEST(nccl_tests_log, EmptyLibraryVersionAndOutOfRangeValues) {
   // A header ending in "nccl-library=" (nothing after it) used to call front() on an empty
   // vector; it now leaves the version empty and the row on line 2 still parses.
