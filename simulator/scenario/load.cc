@@ -53,12 +53,20 @@ nlohmann::json resolve_model_json(const nlohmann::json& model, const std::string
   return base;
 }
 
-nlohmann::json resolve_network_json(const nlohmann::json& net) {
+// cluster.network: a preset name, a path to a network JSON (what `fit --network-output` writes;
+// relative to `base_dir`, the scenario file's folder), or an inline object.
+nlohmann::json resolve_network_json(const nlohmann::json& net, const std::string& base_dir) {
   if (!net.is_string()) return net;
   const std::string name = net.get<std::string>();
-  auto preset = find_preset(PresetKind::kCluster, name);
-  if (!preset) throw_unknown_preset(PresetKind::kCluster, name, "/cluster/network");
-  return *preset;
+  if (auto preset = find_preset(PresetKind::kCluster, name)) return *preset;
+  if (name.ends_with(".json") || name.find('/') != std::string::npos) {
+    try {
+      return read_json_file(resolve_path(name, base_dir));
+    } catch (const InputError& e) {  // name the field that pointed at the file
+      throw InputError("/cluster/network", e.items().front().message);
+    }
+  }
+  throw_unknown_preset(PresetKind::kCluster, name, "/cluster/network");
 }
 
 // framework: a preset name (scenarios/frameworks/) or an inline object; absent: the default.
@@ -225,7 +233,7 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
   if (raw.contains("cluster") && raw["cluster"].is_object()) {
     auto& c = raw["cluster"];
     if (c.contains("gpu")) c["gpu"] = resolve_gpu_json(c["gpu"], base_dir);
-    if (c.contains("network")) c["network"] = resolve_network_json(c["network"]);
+    if (c.contains("network")) c["network"] = resolve_network_json(c["network"], base_dir);
   }
   raw["framework"] = resolve_framework_json(
       raw.contains("framework") ? raw["framework"] : nlohmann::json(kDefaultFramework));
@@ -240,7 +248,7 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
   } else if (!raw["cluster"].contains("network")) {
     if (s.cluster.gpu.default_network.empty())
       throw InputError("/cluster/network", "is required: the GPU profile names no default network");
-    read_network_config(resolve_network_json(s.cluster.gpu.default_network), "/cluster/network",
+    read_network_config(resolve_network_json(s.cluster.gpu.default_network, ""), "/cluster/network",
                         diags, s.cluster.network);
     diags.throw_if_any();
   }

@@ -165,6 +165,23 @@ TEST(cli_set, GpuProfilePathEqualsPresetName) {
   EXPECT_EQ(parse_report(by_path)["memory"], parse_report(by_name)["memory"]);
 }
 
+// cluster.network takes a network JSON file too, as cluster.gpu takes a profile (found by review,
+// 2026-11-27: the file `fit --network-output` writes could only be pasted inline): the preset's
+// file gives the same step as its name, and a missing file names /cluster/network.
+TEST(cli_set, NetworkPathEqualsPresetName) {
+  const std::string path = std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/clusters/dgx-h100.json";
+  const Result by_path =
+      shardsim({"simulate", kExample, "--json", "--set", "cluster.network=" + path});
+  const Result by_name =
+      shardsim({"simulate", kExample, "--json", "--set", "cluster.network=dgx-h100"});
+  ASSERT_EQ(by_path.exit_code, 0) << by_path.err;
+  EXPECT_EQ(parse_report(by_path)["time"], parse_report(by_name)["time"]);
+  const Result missing =
+      shardsim({"simulate", kExample, "--set", "cluster.network=/nonexistent/net.json"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_TRUE(has_error_line(missing.err, "/cluster/network", "no such file")) << missing.err;
+}
+
 TEST(cli_set, MalformedAssignmentsAreUsageErrors) {
   // No '=', an empty key and an empty key part: each is a bad --set (exit 2, no report).
   for (const std::string bad : {"foo", "=4", "parallel..tp=4"}) {
