@@ -63,6 +63,9 @@ int run_calibrate(const CalibrateArgs& a) {
       calibrate::profile_from_samples(samples, base, {options.samples_path, memory});
   write_profile(g, a.output);
   std::cerr << fmt::format("calibrate: wrote {} (samples: {})\n", a.output, options.samples_path);
+  if (!g.network && g.default_network.empty())
+    std::cerr << "warning: no collective was measured (one rank), so the profile has no network; "
+                 "run under mpirun -np N (N >= 2) to measure the collectives\n";
   return kExitOk;
 }
 

@@ -17,7 +17,9 @@
 #include "reports/build_info.h"
 #include "reports/output.h"
 #include "simulator/core/diagnostics.h"
+#include "simulator/hardware/hardware.h"
 #include "simulator/scenario/load.h"
+#include "simulator/scenario/presets.h"
 
 namespace shardsim::cli {
 namespace {
@@ -37,6 +39,14 @@ GpuProfile load_profile(const std::string& path) {
   Diagnostics d;
   GpuProfile g;
   read_gpu_profile(j, "", d, g);
+  // No network section: the profile's node.network preset prices the collectives, as the
+  // scenario loader does for the composite step.
+  if (!g.network && !g.default_network.empty())
+    if (const auto preset = find_preset(PresetKind::kCluster, g.default_network)) {
+      NetworkConfig net;
+      read_network_config(*preset, "/node/network", d, net);
+      g.network = net;
+    }
   if (!d.empty()) {
     std::vector<Diagnostic> items;
     for (const auto& e : d.items())
@@ -92,6 +102,15 @@ int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
     kernels::RankSignals::set_item(phase);
     const auto kind =
         a.backend == "cuda" ? kernels::BackendKind::kCuda : kernels::BackendKind::kCpu;
+    // Collectives across ranks need a network to be predicted (found by review, 2026-11-27: a
+    // profile from a one-rank calibrate has none, and its all-reduces were predicted as inf).
+    if (world.size() > 1 && !g.network)
+      throw InputError("--profile " + a.profile,
+                       "has no network section and no node.network preset, so the all-reduces "
+                       "across the " +
+                           std::to_string(world.size()) +
+                           " ranks cannot be predicted: calibrate with as many ranks (mpirun -np " +
+                           std::to_string(world.size()) + " shardsim calibrate ...) or add one");
     calibrate::check_composite_scenario(a.quick, kind, g, world);  // before minutes of measuring
     std::string no_backend;
     const auto backend = kernels::make_backend(kind, world, no_backend);

@@ -56,4 +56,28 @@ TEST(calibrate_mpi, CpuQuickTwoRanksThenSimulate) {
   fs::remove_all(dir);
 }
 
+// Found by review (2026-11-27): a one-rank calibrate measures no collective and wrote a profile
+// without a network silently; validating it on 2 ranks predicted the all-reduces as inf, wrote
+// null into the JSON report and exited 0. calibrate now warns, and validate exits 2 naming the
+// profile before measuring anything.
+TEST(calibrate_mpi, OneRankProfileHasNoNetworkAndValidateSaysSo) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("shardsim_one_rank_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path profile = dir / "one.json", log = dir / "one.log", vlog = dir / "validate.log";
+  ASSERT_EQ(run(std::string(SHARDSIM_BINARY) + " calibrate --backend cpu --quick -o " +
+                profile.string() + " 2> " + log.string()),
+            0)
+      << slurp(log);
+  EXPECT_NE(slurp(log).find("no collective was measured"), std::string::npos) << slurp(log);
+  const fs::path report = dir / "v.json";
+  const int rc = run(shardsim::test_util::mpirun(SHARDSIM_MPIEXEC, 2) + SHARDSIM_BINARY +
+                     " validate --backend cpu --quick --profile " + profile.string() +
+                     " --json -o " + report.string() + " 2> " + vlog.string());
+  EXPECT_NE(rc, 0);
+  EXPECT_NE(slurp(vlog).find("has no network section"), std::string::npos) << slurp(vlog);
+  EXPECT_FALSE(fs::exists(report));
+  fs::remove_all(dir);
+}
+
 }  // namespace
