@@ -45,9 +45,9 @@ void read_model_config(const nlohmann::json& j, const std::string& path, Diagnos
   r.integer("layers", out.layers, 1, 1 << 20, out.layers == 0);
   r.integer("hidden", out.hidden, 1, kMaxDim, out.hidden == 0);
   r.integer("heads", out.heads, 1, 1 << 20, out.heads == 0);
-  r.integer("kv_heads", out.kv_heads, 0, 1 << 20);
-  r.integer("head_dim", out.head_dim, 0, kMaxDim);
-  r.integer("ffn_hidden", out.ffn_hidden, 0, kMaxDim);
+  r.integer("kv_heads", out.kv_heads, 1, 1 << 20);  // absent: heads (MHA)
+  r.integer("head_dim", out.head_dim, 1, kMaxDim);  // absent: hidden / heads
+  r.integer("ffn_hidden", out.ffn_hidden, 1, kMaxDim);  // absent: the FFN type's default
   r.integer("vocab", out.vocab, 1, std::int64_t{1} << 32, out.vocab == 0);
   r.enumeration("ffn_type", out.ffn_type, kFfnTypes);
   r.enumeration("norm", out.norm, kNorms);
@@ -58,7 +58,17 @@ void read_model_config(const nlohmann::json& j, const std::string& path, Diagnos
   r.boolean("qkv_bias", out.qkv_bias);
   r.boolean("dropout", out.dropout);
   r.enumeration("attention", out.attention, kAttention);
-  if (const auto* mla = r.object("mla")) read_mla(*mla, pointer_join(path, "mla"), diags, out.mla);
+  const auto* mla = r.object("mla");
+  if (mla) read_mla(*mla, pointer_join(path, "mla"), diags, out.mla);
+  // MLA's ranks are the model's own: no hidden defaults, and none given for another attention
+  // (found by review, 2026-11-27: DeepSeek-V3's were used silently, or the section ignored).
+  if (out.attention == AttentionType::kMla && mla == nullptr && j.is_object())
+    diags.error(pointer_join(path, "attention"),
+                "\"mla\" needs model.mla {q_lora_rank, kv_lora_rank, qk_nope_head_dim, "
+                "qk_rope_head_dim, v_head_dim} (DeepSeek-V3's are in the deepseek-v3 preset)");
+  if (out.attention != AttentionType::kMla && mla != nullptr)
+    diags.error(pointer_join(path, "mla"),
+                "given, but model.attention is not \"mla\": set it, or remove model.mla");
   if (const auto* moe = r.object("moe")) read_moe(*moe, pointer_join(path, "moe"), diags, out.moe);
   r.allow("preset");     // resolved before this reader runs
   r.allow("hf_config");  // likewise

@@ -56,9 +56,7 @@ void read_parallel(const nlohmann::json& j, Diagnostics& d, Strategy& p) {
   r.integer("ep", p.ep, 1, kMaxDegree);
   r.integer("dp", p.dp, 1, kMaxDegree);
   r.boolean("sp", p.sp);
-  std::string zero = std::to_string(p.zero);
-  r.choice("zero", zero, {"0", "1", "2", "3"});
-  p.zero = std::stoi(zero);
+  r.integer("zero", p.zero, 0, 3);  // an integer, like the degrees ("2" was read as 2)
   r.boolean("offload_optimizer", p.offload_optimizer);
   r.boolean("offload_params", p.offload_params);
   r.enumeration("schedule", p.schedule, kSchedules);
@@ -106,7 +104,8 @@ void read_overheads(const nlohmann::json& j, Diagnostics& d, OverheadConfig& o) 
 void read_framework(const nlohmann::json& j, Diagnostics& d, FrameworkConfig& f) {
   ObjectReader r(j, "/framework", d);
   r.string("name", f.name);
-  r.allow("description");
+  std::string description;  // free text; checked for its type
+  r.string("description", description);
   r.number("op_dispatch_s", f.op_dispatch_s, 0, 1);
   r.number("collective_dispatch_s", f.collective_dispatch_s, 0, 1);
   r.number("step_overhead_s", f.step_overhead_s, 0, 1000);
@@ -219,7 +218,8 @@ void read_search(const nlohmann::json& j, Diagnostics& d, SearchSpace& s) {
 void read_scenario_sections(const nlohmann::json& raw, Diagnostics& diags, Scenario& out) {
   ObjectReader r(raw, "", diags);
   r.string("name", out.name);
-  r.allow("description");
+  std::string description;  // free text, not used by the model; checked for its type
+  r.string("description", description);
   if (const auto* m = r.object("model"))
     read_model_config(*m, "/model", diags, out.model);
   else if (!r.has("model"))
