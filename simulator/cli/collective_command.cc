@@ -89,8 +89,11 @@ void check_args(const CollectiveArgs& a, Diagnostics& d) {
   if (!std::isfinite(a.bytes) || a.bytes <= 0 || a.bytes > kMaxBytes)
     d.error("--bytes",
             fmt::format("must be a number of bytes in (0, {:g}], got {}", kMaxBytes, a.bytes));
-  if (a.ranks < 1 || a.ranks > kMaxRanks)
-    d.error("--ranks", fmt::format("must be in [1, {}], got {}", kMaxRanks, a.ranks));
+  // One rank moves nothing: its time is 0 and its bandwidths undefined (found by review: algbw 0
+  // at time 0 was reported).
+  if (a.ranks < 2 || a.ranks > kMaxRanks)
+    d.error("--ranks",
+            fmt::format("must be in [2, {}] (one rank moves nothing), got {}", kMaxRanks, a.ranks));
   if (a.gpus_per_node_given && (a.gpus_per_node < 1 || a.gpus_per_node > 65536))
     d.error("--gpus-per-node", fmt::format("must be in [1, 65536], got {}", a.gpus_per_node));
   if (a.stride < 1 || a.stride > kMaxRanks)

@@ -95,6 +95,14 @@ TEST(cli_limits, NumberOverflowExitsTwoNamingTheField) {
   EXPECT_TRUE(contains(r.err, "/memory_bytes")) << r.err;
 }
 
+// One rank moves nothing (found by review, 2026-11-27: time 0 with algbw 0 was reported).
+TEST(cli_limits, CollectiveOfOneRankIsBadInput) {
+  const Result r = shardsim(
+      {"collective", "--gpu", "h100-sxm", "--op", "all_reduce", "--bytes", "1e6", "--ranks", "1"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "--ranks", "one rank moves nothing")) << r.err;
+}
+
 TEST(cli_limits, HugeScenarioIsRefusedBeforeParsing) {
   // 50 MB of whitespace inside an otherwise valid scenario: over the 16 MiB limit.
   const fs::path p = scratch_dir() / "huge.json";
