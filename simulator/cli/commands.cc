@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <string_view>
 
 #include "reports/gates.h"
 #include "reports/html_report.h"
@@ -61,12 +62,16 @@ int run_deepspeed_estimate(const Scenario& s, const MemoryArgs& a) {
   return kExitOk;
 }
 
-// The first sentence of a description (". " not after "al" or "et"), at most 90 characters.
+// The first sentence of a description (". " not after an abbreviation: "et al.", "e.g.",
+// "i.e.", "vs.", "cf."), at most 90 characters.
 std::string summary(const std::string& description) {
+  const auto abbreviation = [&](std::size_t end) {
+    for (const std::string_view a : {"al", "et", "e.g", "i.e", "vs", "cf"})
+      if (end >= a.size() && description.compare(end - a.size(), a.size(), a) == 0) return true;
+    return false;
+  };
   std::size_t end = description.find(". ");
-  while (end != std::string::npos && end >= 2 &&
-         (description.compare(end - 2, 2, "al") == 0 || description.compare(end - 2, 2, "et") == 0))
-    end = description.find(". ", end + 2);
+  while (end != std::string::npos && abbreviation(end)) end = description.find(". ", end + 2);
   std::string s = description.substr(0, end);
   if (s.size() > 90) s = s.substr(0, 87) + "...";
   return s;

@@ -345,6 +345,11 @@ TEST(cli_usage, PresetsListTheContractNames) {
   const Result r = shardsim({"presets", "models"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "llama3-8b"));
+  // A summary is the first sentence; "e.g." does not end it (found by review: the cuda-graphs
+  // framework's line stopped at "A stack that replays CUDA graphs (e.g").
+  const Result f = shardsim({"presets", "frameworks"});
+  EXPECT_FALSE(contains(f.out, "(e.g\n")) << f.out;
+  EXPECT_TRUE(contains(f.out, "(e.g. ")) << f.out;
   // DESIGN.md: preset names that must exist.
   const Result all = shardsim({"presets", "--json"});
   ASSERT_EQ(all.exit_code, 0) << all.err;
