@@ -39,10 +39,11 @@ std::string svg_open(double w, double h, const std::string& label) {
 }
 
 std::string legend(double x, double y,
-                   const std::vector<std::pair<std::string, std::string>>& items) {
+                   const std::vector<std::pair<std::string, std::string>>& items,
+                   std::size_t per_row = 4) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    const double xi = x + double(i % 4) * 150, yi = y + double(i / 4) * 16;
+    const double xi = x + double(i % per_row) * 150, yi = y + double(i / per_row) * 16;
     out += fmt::format(
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"10\" height=\"10\" fill=\"{}\"/>"
         "<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
@@ -228,7 +229,7 @@ std::string scatter_chart(std::vector<Point> points, double capacity) {
 // Predicted against published, log-log, with y = x and the +-10 % lines.
 std::string parity_chart(const std::vector<const suite::CaseResult*>& cases,
                          const std::string& unit) {
-  const double w = 480, h = 420, left = 70, top = 10, plot = 360;
+  const double w = 480, h = 440, left = 70, top = 10, plot = 360;
   std::string out = svg_open(w, h, "predicted against published");
   double lo = 1e300, hi = 0;
   for (const auto* c : cases)
@@ -248,12 +249,15 @@ std::string parity_chart(const std::vector<const suite::CaseResult*>& cases,
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
       "stroke=\"#ccc\"/>\n",
       left, top, plot, plot);
-  for (double f : {1.0, 1.1, 1 / 1.1})
+  // y = f x inside the frame: from x = max(lo, lo / f) to min(hi, hi / f).
+  for (double f : {1.0, 1.1, 1 / 1.1}) {
+    const double x0 = std::max(lo, lo / f), x1 = std::min(hi, hi / f);
     out += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
         "stroke=\"{}\"{}/>\n",
-        px(lo), py(lo * f), px(hi), py(hi * f), f == 1.0 ? "#555" : "#aaa",
+        px(x0), py(x0 * f), px(x1), py(x1 * f), f == 1.0 ? "#555" : "#aaa",
         f == 1.0 ? "" : " stroke-dasharray=\"4,3\"");
+  }
   for (const auto* c : cases) {
     if (!(c->predicted > 0) || !std::isfinite(c->predicted) || !(c->c.published > 0)) continue;
     const bool held_out = c->c.calibration_subset && !*c->c.calibration_subset;
@@ -272,7 +276,8 @@ std::string parity_chart(const std::vector<const suite::CaseResult*>& cases,
                 {{"case", "#4e79a7"},
                  {"vTrain held-out row", "#e15759"},
                  {"y = x", "#555"},
-                 {"+-10 %", "#aaa"}});
+                 {"+-10 %", "#aaa"}},
+                2);  // two per row: four would run past the 480-pixel chart
   return out + "</svg>\n";
 }
 

@@ -2,6 +2,8 @@
 // input), the JSON report, the CSV file and byte-identical output for the same input.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "tests/cli/cli_runner.h"
 
 namespace cli_test {
@@ -73,6 +75,29 @@ TEST(cli_suite, WholeSuiteJsonIsByteIdentical) {
   const json j = json::parse(a.out);
   EXPECT_EQ(j["suite"]["cases"].size(), 1440u + 109u + 8u + 10u + 9u + 7u + 202u + 133u);
   EXPECT_EQ(j["suite"]["mode"], "des");
+}
+
+// The predicted-against-published chart keeps its legend and its +-10 % lines inside the SVG
+// (found by review, 2026-11-27: the legend's last items sat at x = 520 in a 480-pixel chart, and
+// the lower +-10 % line ran below the frame). The chart is 480 x 440; its frame is 360 pixels
+// from (70, 10), so y stays within [10, 370] for the lines and legend boxes end by y = 430.
+TEST(cli_suite, ParityChartStaysInsideItsSvg) {
+  const fs::path out = scratch_dir() / "suite_k.html";
+  ASSERT_EQ(shardsim({"suite", "--group", "korthikanti", "--html", out.string()}).exit_code, 0);
+  const std::string html = read_file(out);
+  const std::regex rect("<rect x=\"([0-9.]+)\" y=\"([0-9.]+)\" width=\"10\"");
+  int legends = 0;
+  for (std::sregex_iterator it(html.begin(), html.end(), rect), end; it != end; ++it, ++legends) {
+    EXPECT_LE(std::stod((*it)[1]) + 150, 480 + 1e-9) << (*it)[0];  // a legend item is 150 wide
+    EXPECT_LE(std::stod((*it)[2]) + 10, 440) << (*it)[0];
+  }
+  EXPECT_EQ(legends, 4);
+  const std::regex line("<line x1=\"[0-9.]+\" y1=\"([0-9.]+)\" x2=\"[0-9.]+\" y2=\"([0-9.]+)\"");
+  for (std::sregex_iterator it(html.begin(), html.end(), line), end; it != end; ++it)
+    for (int k : {1, 2}) {
+      EXPECT_GE(std::stod((*it)[k]), 10 - 1e-9) << (*it)[0];
+      EXPECT_LE(std::stod((*it)[k]), 370 + 1e-9) << (*it)[0];
+    }
 }
 
 }  // namespace
