@@ -55,9 +55,33 @@ VaryAxis parse_vary(const std::string& arg) {
                                      arg));
   VaryAxis axis{arg.substr(0, eq), {}};
   const std::string list = arg.substr(eq + 1);
+  // The next comma outside brackets, braces and strings: a value may be a JSON object or array
+  // ('cluster.network={"intra_node_GBps":450,...}'; found by review, 2026-11-27).
+  const auto next_comma = [&list](std::size_t from) {
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = from; i < list.size(); ++i) {
+      const char c = list[i];
+      if (in_string) {
+        if (c == '\\')
+          ++i;
+        else if (c == '"')
+          in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && depth > 0) {
+        --depth;
+      } else if (c == ',' && depth == 0) {
+        return i;
+      }
+    }
+    return std::string::npos;
+  };
   std::size_t start = 0;
   for (;;) {
-    const std::size_t comma = list.find(',', start);
+    const std::size_t comma = next_comma(start);
     std::string value = list.substr(start, comma == std::string::npos ? comma : comma - start);
     if (value.empty())
       throw InputError("", fmt::format("--vary \"{}\": value {} of {} is empty", arg,

@@ -129,6 +129,26 @@ TEST(cli_compare, BadVaryArgumentsExitTwoNamingTheProblem) {
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_TRUE(contains(big.err, "exceeds 4096")) << big.err;
   EXPECT_TRUE(big.out.empty());  // nothing half written
+  // A key both varied and set (found by review, 2026-11-27: --vary won silently).
+  const Result both =
+      shardsim({"compare", kExample, "--vary", "parallel.zero=0,1", "--set", "parallel.zero=3"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_TRUE(contains(both.err, "is also varied with --vary")) << both.err;
+}
+
+// Values are split at commas outside braces, brackets and strings, so an object can be varied
+// (found by review, 2026-11-27: it was cut at its first comma). The inline network equals the
+// datasheet preset dgx-h100-datasheet (scenarios/clusters/dgx-h100-datasheet.json: 450 GB/s,
+// 12.9 us, 400 Gb/s, 38.6 us), so both variants give the same step.
+TEST(cli_compare, ObjectValuesAreVaried) {
+  const Result r = shardsim(
+      {"compare", kExample, "--json", "--vary",
+       R"(cluster.network={"intra_node_GBps":450,"intra_node_latency_us":12.9,"inter_node_Gbps":400,"inter_node_latency_us":38.6},dgx-h100-datasheet)"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = parse_report(r);
+  ASSERT_EQ(j["compare"]["variants"].size(), 2u);
+  EXPECT_EQ(j["compare"]["variants"][0]["time"]["step_seconds"],
+            j["compare"]["variants"][1]["time"]["step_seconds"]);
 }
 
 }  // namespace
