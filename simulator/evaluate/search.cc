@@ -24,12 +24,25 @@ std::vector<int> powers_of_two_to(int limit) {
   return v;
 }
 
-// The values one dimension takes: the pinned value, else the search section's list, else `dflt`.
+// The values one dimension takes: the pinned value, else the search section's list (each value
+// once, in its order), else `dflt`. A pinned value outside the section's list is InputError: the
+// two say different things (found by review, 2026-11-27: the pin won silently; duplicates in
+// the list gave duplicate plans).
 template <class T>
 std::vector<T> values(const std::vector<std::string>& keys, const char* key, T current,
                       const std::vector<T>& section, std::vector<T> dflt) {
-  if (pinned(keys, key)) return {current};
-  return section.empty() ? dflt : section;
+  if (pinned(keys, key)) {
+    if (!section.empty() && std::find(section.begin(), section.end(), current) == section.end())
+      throw InputError(std::string("--set ") + key,
+                       "the pinned value is not among the scenario's search values for it; "
+                       "drop the pin or the search key");
+    return {current};
+  }
+  if (section.empty()) return dflt;
+  std::vector<T> once;
+  for (const T& v : section)
+    if (std::find(once.begin(), once.end(), v) == once.end()) once.push_back(v);
+  return once;
 }
 
 }  // namespace

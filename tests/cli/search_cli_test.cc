@@ -115,6 +115,29 @@ TEST(cli_search, PinsAndTheSearchSectionConstrainTheSpace) {
   }
 }
 
+// Found by review (2026-11-27): a pin outside the search section's values won silently, a value
+// listed twice gave every plan with it twice, and a search section that left no plan was blamed
+// on --set pins that were not given.
+TEST(cli_search, PinAgainstTheSectionDuplicatesAndAnEmptySection) {
+  const Result clash =
+      shardsim({"search", kExample, "--set", "search.tp=[2,4]", "--set", "parallel.tp=1"});
+  EXPECT_EQ(clash.exit_code, 2);
+  EXPECT_TRUE(has_error_line(clash.err, "--set parallel.tp", "not among the scenario's search"))
+      << clash.err;
+  const Result twice = shardsim({"search", kExample, "--json", "--top", "50", "--set",
+                                 "search.tp=[2,2]", "--set", "search.micro_batch=[1]"});
+  const Result once = shardsim({"search", kExample, "--json", "--top", "50", "--set",
+                                "search.tp=[2]", "--set", "search.micro_batch=[1]"});
+  ASSERT_EQ(twice.exit_code, 0) << twice.err;
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  EXPECT_EQ(parse_report(twice)["search"]["considered"],
+            parse_report(once)["search"]["considered"]);
+  EXPECT_EQ(parse_report(twice)["search"]["results"], parse_report(once)["search"]["results"]);
+  const Result empty = shardsim({"search", kExample, "--set", "search.tp=[3]"});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_TRUE(contains(empty.err, "search section")) << empty.err;
+}
+
 TEST(cli_search, SameOutputWhateverTheThreadCount) {
   const Result one = shardsim({"search", kExample, "--json", "--threads", "1"});
   const Result two = shardsim({"search", kExample, "--json", "--threads", "2"});
