@@ -53,7 +53,7 @@ struct DeviceFits {
   std::vector<MemoryBoundPoint> memory_bound_points;  // per kernel and size (see fit_device)
   double memory_bound_efficiency = 0;  // median of the points: kernels without a class of their own
   double launch_overhead_s = 0;        // median seconds_per_launch of the launch items
-  double copy_bytes_per_second = 0;    // host copy: best bytes_per_second of the copy items
+  double copy_bytes_per_second = 0;    // host copy: bytes_per_second of the largest copy item
   double memory_bound_residual = 0;  // spread of one kernel's rates at one size: RMS (r/median - 1)
 };
 

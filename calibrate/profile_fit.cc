@@ -114,7 +114,7 @@ void fit_compute(const DeviceFits& d, bool cpu, GpuProfile& g) {
   }
   if (d.launch_overhead_s > 0) g.compute.launch_overhead_s = d.launch_overhead_s;
   // The model's copy time is bytes / (pcie x kPcieCopyEfficiency) (simulator/cost/collective.h):
-  // the link rate that reproduces the best measured copy.
+  // the link rate that reproduces the largest measured copy.
   if (d.copy_bytes_per_second > 0)
     g.pcie_bytes_per_second = d.copy_bytes_per_second / kPcieCopyEfficiency;
 }
@@ -127,7 +127,7 @@ void describe(const nlohmann::json& ctx, bool cpu, GpuProfile& g) {
         "The CPU of {} ({}) described as a device by `shardsim calibrate --backend cpu`: one MPI "
         "rank is one device; peak_flops_per_second (fp32 = fp16 = bf16) is the best measured "
         "sgemm FLOP/s (no tensor cores, fp8 0), hbm_bytes_per_second the best measured "
-        "memory-bound rate, host.pcie_bytes_per_second the best host memcpy rate / 0.8 (the "
+        "memory-bound rate, host.pcie_bytes_per_second the largest host memcpy's rate / 0.8 (the "
         "model's copy efficiency), memory_bytes "
         "the host RAM share of one rank. For testing the calibrate -> fit -> simulate loop, "
         "not for predicting GPUs.",

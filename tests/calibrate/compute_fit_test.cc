@@ -62,5 +62,20 @@ TEST(fit_device, OneMemoryBoundCurvePerKernelClass) {
   EXPECT_NEAR(f.memory_bound_residual, std::sqrt(1.0 / 242.0), 1e-12);
 }
 
+// The host copy rate is the largest copy's: a 4 KiB memcpy on the CPU backend runs from cache
+// (found by review, 2026-11-27: 124.6 GB/s against 13 GB/s at 16 MiB, and offload was priced
+// from it). Copies of 4 KiB at 124.6 GB/s and 16 MiB at 13 and 12 GB/s (two ranks) -> 13 GB/s.
+TEST(fit_device, HostCopyRateIsTheLargestCopys) {
+  auto copy = [](double bytes, double rate) {
+    return nlohmann::json{{"kind", "copy"},
+                          {"params", {{"direction", "host_to_host"}}},
+                          {"work", {{"bytes", bytes}}},
+                          {"derived", {{"bytes_per_second", rate}}}};
+  };
+  const nlohmann::json samples = {
+      {"items", {copy(4096, 124.6e9), copy(16777216, 13e9), copy(16777216, 12e9)}}};
+  EXPECT_DOUBLE_EQ(fit_device(samples).copy_bytes_per_second, 13e9);
+}
+
 }  // namespace
 }  // namespace shardsim::calibrate
