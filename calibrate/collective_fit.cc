@@ -123,6 +123,12 @@ std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
     const int nodes = test.nodes.value_or(0);
     m.ranks_per_node = nodes > 0 ? (m.ranks + nodes - 1) / nodes
                                  : std::min(m.ranks, std::max(1, hints.gpus_per_node));
+    // Nodes of equal size (found by review, 2026-11-27: 8 ranks at 3 per node were stored).
+    if (nodes == 0 && m.ranks % m.ranks_per_node != 0)
+      return fmt::format(
+          "{}: {} ranks do not fill nodes of {} (--gpus-per-node, or the base profile's node "
+          "size); give the node size the job ran with",
+          log.file, m.ranks, m.ranks_per_node);
     add_rows(test, column, m);
     if (m.bytes.size() < 2)
       return fmt::format(

@@ -165,7 +165,9 @@ void check_args(const FitArgs& a) {
   if (!a.network_output.empty() && a.nccl_logs.empty() && a.collective_tables.empty())
     throw InputError("--network-output",
                      "needs collective measurements (--nccl-tests or --collective-table)");
-  if (a.ranks < 0) throw InputError("--ranks", fmt::format("must be >= 1, got {}", a.ranks));
+  if (a.ranks < 0 || a.ranks == 1)
+    throw InputError("--ranks",
+                     fmt::format("must be >= 2 (a collective spans ranks), got {}", a.ranks));
   if (a.gpus_per_node < 0)
     throw InputError("--gpus-per-node", fmt::format("must be >= 1, got {}", a.gpus_per_node));
   if (!a.node_network.empty() && !find_preset(PresetKind::kCluster, a.node_network))

@@ -114,9 +114,11 @@ void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {
   cmd->add_option("--measured-on", a.measured_on,
                   "GPU preset or profile the tables were measured on, when not --base (a sibling "
                   "part): efficiencies against its peaks and HBM bandwidth");
-  cmd->add_option("--ranks", a.ranks, "rank count of the logs (checked against them)");
+  cmd->add_option("--ranks", a.ranks, "rank count of the logs (checked against them)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--gpus-per-node", a.gpus_per_node,
-                  "ranks per node when a log prints no hosts (default: the base profile's)");
+                  "ranks per node when a log prints no hosts (default: the base profile's)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--name", a.name, "name of the fitted profile (default: BASE-fitted)");
   cmd->add_option("--node-network", a.node_network,
                   "network preset the fitted profile names as node.network");

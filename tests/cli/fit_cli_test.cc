@@ -181,6 +181,34 @@ TEST(cli_fit, DatasheetBaseDirectoryInputAndOutputOverAnInput) {
   EXPECT_TRUE(contains(r.err, "standard output is already the output of the report")) << r.err;
 }
 
+// Found by review (2026-11-27): --gpus-per-node 3 with an 8-rank log that prints no hosts stored
+// the impossible placement (8 ranks, 3 per node); --gpus-per-node 0 and --ranks 0 were taken as
+// "not given", --ranks 1 as "cannot tell". Each is exit 2 naming the option.
+TEST(cli_fit, NodeSizesThatCannotBeAreRefused) {
+  const fs::path log = scratch_dir() / "nohosts_all_reduce_8.log";
+  std::ofstream(log) << "#  size count type redop root time algbw busbw #wrong time algbw busbw "
+                        "#wrong\n"
+                        "   1024   256 float sum -1 12.0 0.1 0.1 0 12.0 0.1 0.1 0\n"
+                        "   2048   512 float sum -1 13.0 0.2 0.2 0 13.0 0.2 0.2 0\n"
+                        "   4096  1024 float sum -1 14.0 0.3 0.3 0 14.0 0.3 0.3 0\n";
+  const std::string out = (scratch_dir() / "never_nodes.json").string();
+  auto fit = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"fit",        "--base", "h100-sxm", "--nccl-tests",
+                                     log.string(), "-o",     out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return shardsim(args);
+  };
+  Result r = fit({"--gpus-per-node", "3"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "8 ranks do not fill nodes of 3")) << r.err;
+  EXPECT_EQ(fit({"--gpus-per-node", "0"}).exit_code, 2);
+  EXPECT_EQ(fit({"--ranks", "0"}).exit_code, 2);
+  r = fit({"--ranks", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has_error_line(r.err, "--ranks", "must be >= 2")) << r.err;
+  EXPECT_EQ(fit({"--gpus-per-node", "4"}).exit_code, 0);  // 8 ranks on two nodes of 4
+}
+
 TEST(cli_fit, NetworkOutsideTheReaderRangesExitsTwoWithNetworkOutput) {
   const fs::path log = scratch_dir() / "fuzz_all_reduce_16.log";
   fs::copy_file(fs::path(SHARDSIM_SOURCE_DIR) /
