@@ -133,7 +133,21 @@ Comparison compare_variants(const std::string& scenario, const std::vector<std::
   });
   bool any_valid = false;
   for (const auto& v : c.variants) any_valid |= !v.invalid();
-  if (!any_valid) throw InputError(c.variants.front().errors);
+  if (!any_valid) {
+    // Every variant's errors, each prefixed with its values, once per distinct error (found by
+    // review, 2026-11-27: only the first variant's were given, without saying which variant).
+    std::vector<Diagnostic> all;
+    std::set<std::string> seen;
+    for (const auto& v : c.variants) {
+      std::string which;
+      for (std::size_t a = 0; a < axes.size(); ++a)
+        which += (a ? ", " : "") + axes[a].key + "=" + v.values[a];
+      for (const auto& e : v.errors)
+        if (seen.insert(e.path + "\n" + e.message).second)
+          all.push_back({e.path, e.message + " (variant " + which + ")"});
+    }
+    throw InputError(all);
+  }
   c.axes = std::move(axes);
   return c;
 }

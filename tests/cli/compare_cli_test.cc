@@ -129,6 +129,12 @@ TEST(cli_compare, BadVaryArgumentsExitTwoNamingTheProblem) {
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_TRUE(contains(big.err, "exceeds 4096")) << big.err;
   EXPECT_TRUE(big.out.empty());  // nothing half written
+  // Every variant invalid: each distinct error once, naming its variant (found by review,
+  // 2026-11-27: only the first variant's errors were given). tp 3 and 16 do not divide 8 GPUs.
+  const Result all_bad = shardsim({"compare", kExample, "--vary", "parallel.tp=3,16"});
+  EXPECT_EQ(all_bad.exit_code, 2);
+  EXPECT_TRUE(contains(all_bad.err, "(variant parallel.tp=3)")) << all_bad.err;
+  EXPECT_TRUE(contains(all_bad.err, "(variant parallel.tp=16)")) << all_bad.err;
   // A key both varied and set (found by review, 2026-11-27: --vary won silently).
   const Result both =
       shardsim({"compare", kExample, "--vary", "parallel.zero=0,1", "--set", "parallel.zero=3"});
