@@ -67,8 +67,9 @@ void check_output_path(const std::string& flag, const std::string& path) {
     throw InputError(flag, "\"" + path + "\" is a directory; give a file name");
   const fs::path parent = target.parent_path();
   if (!parent.empty() && !fs::is_directory(parent, ec))
-    throw InputError(flag, "cannot write \"" + path + "\": its directory \"" + parent.string() +
-                               "\" does not exist");
+    throw InputError(flag, "cannot write \"" + path + "\": \"" + parent.string() +
+                               (fs::exists(parent, ec) ? "\" is a file, not a directory"
+                                                       : "\" (its directory) does not exist"));
 }
 
 void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths,

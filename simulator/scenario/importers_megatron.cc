@@ -81,7 +81,7 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
       n = 0;
     }
     if (n != it->second.size() || v < 1)
-      throw InputError("", fmt::format("{} {}: expected an integer >= 1", key, it->second));
+      throw InputError("", fmt::format("{} {}: expected an integer in [1, 2^53]", key, it->second));
     // 2^53: every larger value is refused by the scenario anyway, and products of two such
     // values (layers x ..., hidden x 4) stay far from 64-bit overflow.
     if (v > (std::int64_t{1} << 53))

@@ -44,7 +44,17 @@ nlohmann::json resolve_model_json(const nlohmann::json& model, const std::string
     if (!p.is_string()) throw InputError("/model/hf_config", "expected a path (string)");
     const std::string path = resolve_path(p.get<std::string>(), base_dir);
     base = hf_config_to_model_json(load_hf_config_file(path), path);
-    if (!base.contains("name")) base["name"] = fs::path(path).parent_path().filename().string();
+    // The model's name: a Hugging Face checkout's folder ("Llama-3-8B/config.json"), else the
+    // file's stem; the path made absolute first ("../cfg.json" named the model ".."; found by
+    // review, 2026-11-27).
+    if (!base.contains("name")) {
+      std::error_code ec;
+      fs::path abs = fs::weakly_canonical(fs::absolute(path, ec), ec);
+      if (abs.empty()) abs = fs::path(path).lexically_normal();
+      base["name"] = abs.filename() == "config.json" && abs.has_parent_path()
+                         ? abs.parent_path().filename().string()
+                         : abs.stem().string();
+    }
   }
   nlohmann::json own = model;
   own.erase("preset");

@@ -182,6 +182,21 @@ TEST(cli_set, NetworkPathEqualsPresetName) {
   EXPECT_TRUE(has_error_line(missing.err, "/cluster/network", "no such file")) << missing.err;
 }
 
+// A model read from a Hugging Face config is named after the checkout's folder, or the file's
+// stem; "../cfg.json" named it ".." (found by review, 2026-11-27).
+TEST(cli_set, HfConfigModelNameFromAnUpwardPath) {
+  const fs::path dir = scratch_dir() / "hf_name", sub = dir / "sub";
+  fs::create_directories(sub);
+  fs::copy_file(std::string(SHARDSIM_SOURCE_DIR) + "/tests/data/hf/llama3_8b.json",
+                dir / "cfg.json", fs::copy_options::overwrite_existing);
+  std::ofstream(sub / "s.json")
+      << R"({"model": {"hf_config": "../cfg.json"}, "training": {"seq_len": 1024,
+            "global_batch": 8}, "cluster": {"gpu": "h100-sxm"}})";
+  const Result r = shardsim({"memory", (sub / "s.json").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(parse_report(r)["scenario"]["model"]["name"], "cfg");
+}
+
 TEST(cli_set, MalformedAssignmentsAreUsageErrors) {
   // No '=', an empty key and an empty key part: each is a bad --set (exit 2, no report).
   for (const std::string bad : {"foo", "=4", "parallel..tp=4"}) {

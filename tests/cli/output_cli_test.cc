@@ -145,6 +145,13 @@ TEST(cli_output, MissingDirectoryIsExitTwoBeforeAnyWork) {
   const Result r = shardsim({"search", kExample, "--csv", path});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(has_error_line(r.err, "--csv", "does not exist")) << r.err;
+  // A file where the directory should be is said to be one (found by review, 2026-11-27: it was
+  // reported as a directory that does not exist).
+  const fs::path file = scratch_dir() / "plain_file.txt";
+  std::ofstream(file) << "x";
+  const Result f = shardsim({"search", kExample, "--csv", (file / "r.csv").string()});
+  EXPECT_EQ(f.exit_code, 2);
+  EXPECT_TRUE(has_error_line(f.err, "--csv", "is a file, not a directory")) << f.err;
 }
 
 }  // namespace
