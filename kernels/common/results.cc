@@ -130,7 +130,9 @@ nlohmann::json samples_document(const nlohmann::json& context, const nlohmann::j
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& doc) {
-  const std::string tmp = path + ".tmp";
+  // A temporary named for this process: two runs writing the same path no longer share (and
+  // rename away) one temporary (found by review, 2026-11-27).
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp);
     out << doc.dump(1) << "\n";

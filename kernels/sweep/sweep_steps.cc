@@ -1,8 +1,11 @@
 #include "kernels/sweep/sweep_steps.h"
 
 #include <mpi.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -48,10 +51,16 @@ std::string output_problem(const std::string& path) {
   if (path.empty()) return "";
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return "is a directory, not a file";
-  const std::string probe_path = path + ".tmp";
+  const std::string probe_path = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream probe(probe_path);
-    if (!probe) return "cannot create " + probe_path + " (does its directory exist?)";
+    if (!probe) {
+      const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+      if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+        return "cannot create " + probe_path + ": its directory " + dir.string() +
+               " does not exist";
+      return "cannot create " + probe_path + ": " + std::strerror(errno);
+    }
   }
   std::remove(probe_path.c_str());
   return "";
