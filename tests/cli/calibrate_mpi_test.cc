@@ -53,6 +53,14 @@ TEST(calibrate_mpi, CpuQuickTwoRanksThenSimulate) {
   ASSERT_EQ(sim, 0) << slurp(log);
   const auto r = nlohmann::json::parse(slurp(report));
   EXPECT_GT(r["time"]["step_seconds"].get<double>(), 0);
+  // The same samples twice measure every 2-rank collective twice: refused naming both files
+  // (found by review, 2026-11-27: ten lines about duplicate profile entries).
+  const fs::path both_log = dir / "both.log";
+  const std::string samples = (dir / "p.samples.json").string();
+  EXPECT_NE(run(std::string(SHARDSIM_BINARY) + " fit --samples " + samples + " --samples " +
+                samples + " -o " + (dir / "both.json").string() + " 2> " + both_log.string()),
+            0);
+  EXPECT_NE(slurp(both_log).find("both measure"), std::string::npos) << slurp(both_log);
   fs::remove_all(dir);
 }
 
