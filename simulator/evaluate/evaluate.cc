@@ -1,5 +1,7 @@
 #include "simulator/evaluate/evaluate.h"
 
+#include <fmt/format.h>
+
 #include "simulator/cost/step_costs.h"
 #include "simulator/scenario/validate.h"
 
@@ -72,6 +74,13 @@ Expected<Estimate> evaluate(const Scenario& s, const EvaluateOptions& options) {
                                    : analytic_time(s, plan, costs));
   t.peak_flops_per_gpu = costs.peak_flops_per_gpu;
   if (options.mode == Mode::kDes) t.throughput = throughput(s, plan, costs, t.step_seconds);
+  // MFU counts causal attention unmasked (Megatron's 2024 convention), so long sequences under
+  // flash attention can pass 100 % (found by review, 2026-11-27: said nowhere in the report).
+  if (t.throughput.mfu > 1)
+    e.warnings.push_back(fmt::format(
+        "MFU {:.1f} % exceeds 100 %: the model-FLOP convention counts causal attention unmasked, "
+        "which flash attention does not execute (HFU {:.1f} % counts what runs)",
+        100 * t.throughput.mfu, 100 * t.throughput.hfu));
   return e;
 }
 

@@ -192,6 +192,18 @@ void check_parallel(const Scenario& s, StrategyCheck& c) {
                     "supports only ZeRO-1 with pipelines",
                     p.zero, p.pp));
   if (p.sp && p.tp == 1) c.warnings.push_back("parallel.sp has no effect with tp = 1");
+  // Choices that are valid but do nothing useful (found by review, 2026-11-27).
+  if (p.zero > 0 && p.dp * p.cp == 1)
+    c.warnings.push_back(fmt::format(
+        "ZeRO-{} with a data-parallel group of 1 (dp x cp = 1) shards nothing", p.zero));
+  if (p.pp == 1 && p.schedule == Schedule::kGpipe)
+    c.warnings.push_back(
+        "the gpipe schedule with pp = 1 holds every micro-batch's activations at once; 1f1b "
+        "holds one");
+  if (p.pp == 1 && (p.schedule == Schedule::kZbH1 || p.schedule == Schedule::kZbH2))
+    c.warnings.push_back(
+        "a zero-bubble schedule with pp = 1 has no pipeline bubble to fill; it only splits the "
+        "backward pass");
   if (p.tp > 1 && tp_stride(p) * p.tp > s.cluster.gpus_per_node)
     c.warnings.push_back(
         fmt::format("the tensor-parallel group (tp = {}, members {} ranks apart "

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "simulator/cost/step_costs.h"
 #include "simulator/scenario/load.h"
 
@@ -167,6 +169,35 @@ TEST(evaluate, WarningsAreTheScenariosThenTheStrategys) {
   ASSERT_EQ(e->warnings.size(), 2u);
   EXPECT_EQ(e->warnings[0], s.warnings[0]);
   EXPECT_EQ(e->warnings[1], "parallel.sp has no effect with tp = 1");
+}
+
+// Found by review (2026-11-27): choices that are valid but do nothing useful, and an MFU above
+// 100 %, were said nowhere.
+TEST(evaluate, UselessChoicesAndMfuAbove100PercentWarn) {
+  auto has = [](const Estimate& e, const std::string& part) {
+    return std::any_of(e.warnings.begin(), e.warnings.end(),
+                       [&](const std::string& w) { return w.find(part) != std::string::npos; });
+  };
+  // tp 8 on the 8-GPU node: dp 1, so ZeRO-1 shards nothing.
+  const Scenario zero = llama8b({"parallel.tp=8", "parallel.zero=1"});
+  const auto ez = evaluate(zero, {Mode::kMemory});
+  ASSERT_TRUE(ez.ok());
+  EXPECT_TRUE(has(*ez, "ZeRO-1 with a data-parallel group of 1"));
+  const Scenario gpipe = llama8b({"parallel.schedule=\"gpipe\""});
+  const auto eg = evaluate(gpipe, {Mode::kMemory});
+  ASSERT_TRUE(eg.ok());
+  EXPECT_TRUE(has(*eg, "gpipe schedule with pp = 1"));
+  // One layer of hidden 1024 at sequence 2^20 on one A100: attention dominates and its unmasked
+  // count passes the A100's peak (the review's case: MFU 103.4 %).
+  const Scenario mfu =
+      llama8b({"training.seq_len=1048576", "model.hidden=1024", "model.heads=4", "model.kv_heads=4",
+               "model.ffn_hidden=1024", "model.vocab=128", "model.layers=1", "parallel.tp=1",
+               "parallel.sp=false", "cluster.gpus_per_node=1", "training.global_batch=1",
+               "cluster.gpu=\"a100-sxm-80gb\"", "parallel.zero=0"});
+  const auto em = evaluate(mfu, {Mode::kDes});
+  ASSERT_TRUE(em.ok());
+  ASSERT_GT(em->time->throughput.mfu, 1);
+  EXPECT_TRUE(has(*em, "exceeds 100 %"));
 }
 
 }  // namespace
