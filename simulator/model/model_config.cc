@@ -45,8 +45,8 @@ void read_model_config(const nlohmann::json& j, const std::string& path, Diagnos
   r.integer("layers", out.layers, 1, 1 << 20, out.layers == 0);
   r.integer("hidden", out.hidden, 1, kMaxDim, out.hidden == 0);
   r.integer("heads", out.heads, 1, 1 << 20, out.heads == 0);
-  r.integer("kv_heads", out.kv_heads, 1, 1 << 20);  // absent: heads (MHA)
-  r.integer("head_dim", out.head_dim, 1, kMaxDim);  // absent: hidden / heads
+  r.integer("kv_heads", out.kv_heads, 1, 1 << 20);      // absent: heads (MHA)
+  r.integer("head_dim", out.head_dim, 1, kMaxDim);      // absent: hidden / heads
   r.integer("ffn_hidden", out.ffn_hidden, 1, kMaxDim);  // absent: the FFN type's default
   r.integer("vocab", out.vocab, 1, std::int64_t{1} << 32, out.vocab == 0);
   r.enumeration("ffn_type", out.ffn_type, kFfnTypes);

@@ -63,20 +63,28 @@ nlohmann::json resolve_model_json(const nlohmann::json& model, const std::string
   return base;
 }
 
-// cluster.network: a preset name, a path to a network JSON (what `fit --network-output` writes;
-// relative to `base_dir`, the scenario file's folder), or an inline object.
-nlohmann::json resolve_network_json(const nlohmann::json& net, const std::string& base_dir) {
-  if (!net.is_string()) return net;
-  const std::string name = net.get<std::string>();
-  if (auto preset = find_preset(PresetKind::kCluster, name)) return *preset;
+// A preset of `kind` by name, else a JSON file when the string looks like a path (relative to
+// `base_dir`, the scenario file's folder), else an unknown preset; `pointer` names the field in
+// errors. An inline object (or a type error) is returned as it is.
+nlohmann::json resolve_preset_or_file(const nlohmann::json& spec, PresetKind kind,
+                                      const std::string& pointer, const std::string& base_dir) {
+  if (!spec.is_string()) return spec;
+  const std::string name = spec.get<std::string>();
+  if (auto preset = find_preset(kind, name)) return *preset;
   if (name.ends_with(".json") || name.find('/') != std::string::npos) {
     try {
       return read_json_file(resolve_path(name, base_dir));
     } catch (const InputError& e) {  // name the field that pointed at the file
-      throw InputError("/cluster/network", e.items().front().message);
+      throw InputError(pointer, e.items().front().message);
     }
   }
-  throw_unknown_preset(PresetKind::kCluster, name, "/cluster/network");
+  throw_unknown_preset(kind, name, pointer);
+}
+
+// cluster.network: a preset name, a path to a network JSON (what `fit --network-output` writes),
+// or an inline object.
+nlohmann::json resolve_network_json(const nlohmann::json& net, const std::string& base_dir) {
+  return resolve_preset_or_file(net, PresetKind::kCluster, "/cluster/network", base_dir);
 }
 
 // framework: a preset name (scenarios/frameworks/) or an inline object; absent: the default.
@@ -140,17 +148,7 @@ void check_model_alone(const Scenario& s) {
 }  // namespace
 
 nlohmann::json resolve_gpu_json(const nlohmann::json& gpu, const std::string& base_dir) {
-  if (!gpu.is_string()) return gpu;  // an inline profile object, or a type error
-  const std::string name = gpu.get<std::string>();
-  if (auto preset = find_preset(PresetKind::kGpu, name)) return *preset;
-  if (name.ends_with(".json") || name.find('/') != std::string::npos) {
-    try {
-      return read_json_file(resolve_path(name, base_dir));
-    } catch (const InputError& e) {  // name the field that pointed at the file
-      throw InputError("/cluster/gpu", e.items().front().message);
-    }
-  }
-  throw_unknown_preset(PresetKind::kGpu, name, "/cluster/gpu");
+  return resolve_preset_or_file(gpu, PresetKind::kGpu, "/cluster/gpu", base_dir);
 }
 
 // Switches an effect off by removing what it reads (effects section, scenario.h): the measured
