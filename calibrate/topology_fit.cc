@@ -31,31 +31,43 @@ constexpr std::array<double, 8> kMin = {1e-3, 1e-3, 0, 0, 0, 0, 0.001, 0};
 constexpr std::array<double, 8> kMax = {1e6, 1e7, 1e6, 1e6, 1e6, 1e6, 1, 1e15};
 
 // Below this size a collective's time is mostly its start-up latency (64 KiB: under 1 us of
-// transfer at 100 GB/s against latencies of 10-100 us).
+// transfer at 100 GB/s against latencies of 10-100 us); from kLargeBytes up mostly its transfer
+// (16 MiB: 37 us at 450 GB/s, above the latencies).
 constexpr double kSmallBytes = 65536;
+constexpr double kLargeBytes = 16.0 * 1048576;
 
 // The indices of kParams the logs constrain: the inter-node ones (1, 3, 5) only when some log
 // crosses nodes, the intra-node ones (0, 2, 4) only when some log has two ranks on a node. The
 // latencies (2-5) and the small-message efficiency (6) only when such a log has rows of at most
 // kSmallBytes: a sweep of large messages alone left the inter-node latency free, and the H100
 // 10-node logs (33 MB upwards) put it at 491 us, 13x the datasheet's (found by review,
-// 2026-11-27). Parameters the logs do not constrain keep the base network's values.
+// 2026-11-27); the bandwidths (0, 1) only when such a log has rows of at least kLargeBytes.
+// Parameters the logs do not constrain keep the base network's values.
 std::vector<std::size_t> free_params(const std::vector<MeasuredCollective>& logs) {
   bool inter = false, intra = false, inter_small = false, intra_small = false, small = false;
+  bool inter_large = false, intra_large = false;
   for (const auto& m : logs) {
-    const bool has_small = !m.bytes.empty() && *std::ranges::min_element(m.bytes) <= kSmallBytes;
-    inter = inter || m.ranks > m.ranks_per_node;
-    intra = intra || m.ranks_per_node > 1;
-    inter_small = inter_small || (m.ranks > m.ranks_per_node && has_small);
-    intra_small = intra_small || (m.ranks_per_node > 1 && has_small);
+    if (m.bytes.empty()) continue;
+    const bool has_small = *std::ranges::min_element(m.bytes) <= kSmallBytes;
+    const bool has_large = *std::ranges::max_element(m.bytes) >= kLargeBytes;
+    const bool crosses = m.ranks > m.ranks_per_node, shares = m.ranks_per_node > 1;
+    inter = inter || crosses;
+    intra = intra || shares;
+    inter_small = inter_small || (crosses && has_small);
+    intra_small = intra_small || (shares && has_small);
+    inter_large = inter_large || (crosses && has_large);
+    intra_large = intra_large || (shares && has_large);
     small = small || has_small;
   }
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < kParams.size(); ++i) {
     const bool is_inter = i == 1 || i == 3 || i == 5, is_intra = i == 0 || i == 2 || i == 4;
-    const bool is_latency = i >= 2 && i <= 5;
+    const bool is_latency = i >= 2 && i <= 5, is_bandwidth = i <= 1;
     if ((is_inter && !inter) || (is_intra && !intra)) continue;
     if (is_latency && !(is_inter ? inter_small : intra_small)) continue;
+    // Likewise a bandwidth needs rows of at least kLargeBytes: a sweep of 8-32 B put NVLink at
+    // 750,578 GB/s (found by review, 2026-11-27).
+    if (is_bandwidth && !(is_inter ? inter_large : intra_large)) continue;
     if (i == 6 && !small) continue;
     out.push_back(i);
   }

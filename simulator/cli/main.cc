@@ -69,7 +69,15 @@ void add_calibrate_options(CLI::App* cmd, shardsim::cli::CalibrateArgs& a) {
       ->required();
   cmd->add_option("--launcher", a.launcher,
                   "start the ranks with this command (e.g. \"mpirun -np 8\") and exit 3 naming "
-                  "the failing call when a rank fails or is lost, whatever the launcher returns");
+                  "the failing call when a rank fails or is lost, whatever the launcher returns")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            // An empty launcher ran without one, silently (found by review, 2026-11-27).
+            return v.find_first_not_of(" \t") == std::string::npos
+                       ? std::string("is empty; give a command such as \"mpirun -np 2\"")
+                       : std::string();
+          },
+          "COMMAND"));
   cmd->add_flag("--verbose", a.verbose,
                 "one line per measured item on stderr (default: only when it is a terminal)");
 }

@@ -112,7 +112,13 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source,
   } catch (const InputError&) {
     throw;
   } catch (const json::parse_error& e) {
-    fail(false, fmt::format("{} is not valid JSON (byte {}): {}", source, e.byte, e.what()));
+    // The parser's message quotes the bytes it last read: non-ASCII and control bytes are
+    // written as \xNN, so an error never puts invalid UTF-8 on the terminal (found by review,
+    // 2026-11-27).
+    std::string what;
+    for (const unsigned char c : std::string_view(e.what()))
+      what += c >= 0x20 && c < 0x7f ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c);
+    fail(false, fmt::format("{} is not valid JSON (byte {}): {}", source, e.byte, what));
   } catch (const json::out_of_range& e) {  // 406: a number a double cannot hold (1e400)
     fail(true, fmt::format("{}: the number at {} is out of range: {}", source,
                            frames_pointer(frames), e.what()));

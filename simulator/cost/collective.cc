@@ -252,6 +252,12 @@ const FittedCollective* find_fitted_collective(CollectiveOp op, const GroupPlace
       count <= kInline ? std::span<const FittedCollective*>(inline_segments.data(), count)
                        : std::span<const FittedCollective*>(more);
   std::ranges::sort(segments, {}, &FittedCollective::min_bytes);
+  // Far above the largest size measured, a fitted line says nothing (a sweep of 8-32 B fitted
+  // a bandwidth at the reader's clamp, and 1 GB took 22 us; found by review, 2026-11-27): beyond
+  // kFittedExtrapolation times its last size the formula prices the collective.
+  // (A range of 0 was not recorded: no limit.)
+  const double largest = segments.back()->max_bytes;
+  if (largest > 0 && bytes > kFittedExtrapolation * largest) return nullptr;
   // The first segment whose range reaches `bytes`, or whose gap to the next one is crossed
   // above the geometric mean of the gap's ends; the last one otherwise.
   for (std::size_t i = 0; i + 1 < segments.size(); ++i) {

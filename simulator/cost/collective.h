@@ -116,8 +116,13 @@ inline constexpr double kPcieCopyEfficiency = 0.8;  // pinned-memory copies reac
                                                     // PCIe line rate (typical; not fitted)
 [[nodiscard]] double host_copy_seconds(double bytes, const GpuProfile& gpu);
 
+// How far above the largest measured size a fitted entry is still used (16x: a log to 1 GiB
+// serves up to 16 GiB); beyond it the formula prices the collective.
+inline constexpr double kFittedExtrapolation = 16;
+
 // The fitted entry collective_cost would use for (op, group) at nccl-tests size `bytes` (the
-// segment rule above), or nullptr when no entry has this op and placement.
+// segment rule above), or nullptr when no entry has this op and placement, or `bytes` is more
+// than kFittedExtrapolation times the entries' largest size.
 [[nodiscard]] const FittedCollective* find_fitted_collective(CollectiveOp op,
                                                              const GroupPlacement& group,
                                                              const NetworkConfig& net,

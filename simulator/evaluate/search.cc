@@ -145,11 +145,15 @@ std::vector<Candidate> enumerate_candidates(const Scenario& s,
                 if (batch % (std::int64_t(dp) * mb) == 0) mb_default.push_back(mb);
               for (std::int64_t mb : values(keys, "training.micro_batch", s.training.micro_batch,
                                             sp.micro_batch, mb_default)) {
-                std::vector<int> zero_default{0};
+                // With one data-parallel rank ZeRO shards nothing, but ZeRO-1 with optimizer
+                // offload is DeepSpeed's ZeRO-Offload, the way a model too big for one GPU
+                // trains there (found by review, 2026-11-27: no 1-GPU plan offloaded).
+                std::vector<int> zero_default{0, 1};
                 if (dp * cp > 1) zero_default = {0, 1, 2, 3};
                 for (int zero : values(keys, "parallel.zero", base.zero, sp.zero, zero_default)) {
                   std::vector<int> off_default{0};
-                  if (zero >= 1) off_default = {0, 1};
+                  if (zero >= 1)
+                    off_default = dp * cp > 1 ? std::vector<int>{0, 1} : std::vector<int>{1};
                   for (int off :
                        values(keys, "parallel.offload_optimizer", int(base.offload_optimizer),
                               sp.offload_optimizer, off_default)) {

@@ -44,10 +44,18 @@ OverheadTerms overhead_terms(const Scenario& s, const Plan& plan, const RankFoot
   });
   const ZeroTraits& zero = s.strategy.zero_facts();
   const bool data_parallel = plan.dense_shard_degree() > 1;
-  if (!zero.reduce_scatters_grads && data_parallel)
-    add("overhead.ddp_bucket", o.ddp_bucket_bytes,
-        text("gradient all-reduce bucket (overheads.ddp_bucket_bytes)"));
   const auto b = state_bytes_per_param(t.precision, t.grad_dtype, t.optimizer, false);
+  if (!zero.reduce_scatters_grads && data_parallel) {
+    // A bucket never holds more than the rank's gradient (found by review, 2026-11-27: a 1 TB
+    // bucket was counted beside 7.5 GiB of gradients).
+    const double bucket = std::min(o.ddp_bucket_bytes, f.local_params * b.grads);
+    add("overhead.ddp_bucket", bucket, [&] {
+      return fmt::format(
+          "gradient all-reduce bucket of {:.4g} bytes (overheads.ddp_bucket_bytes, capped at the "
+          "rank's gradient)",
+          bucket);
+    });
+  }
   if (zero.gathers_params_after_step && data_parallel) {
     const double elems = std::min(o.zero_bucket_elements, f.local_params);
     add("overhead.zero_buckets", elems * (b.grads + b.params), [&] {

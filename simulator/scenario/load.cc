@@ -279,6 +279,16 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
     cluster.throw_if_any();
     check_model_alone(s);
   }
+  // The reports' scenario is the resolved input (DESIGN.md): presets expanded, and every default
+  // and derived value written out (found by review, 2026-11-27: a scenario without a parallel
+  // section reported none, and a kv_heads left to its default was not shown).
+  if (raw["model"].is_object()) raw["model"].update(to_json(s.model));
+  raw["training"] = effective_training_json(s);
+  if (s.strategy.dp > 0) raw["parallel"] = effective_parallel_json(s);
+  if (raw["cluster"].is_object()) {
+    raw["cluster"]["gpus_per_node"] = s.cluster.gpus_per_node;
+    if (s.cluster.nodes > 0) raw["cluster"]["nodes"] = s.cluster.nodes;
+  }
   s.resolved = raw;
   return s;
 }

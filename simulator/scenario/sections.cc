@@ -250,4 +250,52 @@ std::string optimizer_name(Optimizer o) {
   return enum_name(kOptimizers, o);
 }
 
+namespace {
+
+template <class E>
+std::string name_in(const std::vector<std::pair<std::string, E>>& table, E value) {
+  for (const auto& [name, v] : table)
+    if (v == value) return name;
+  return "";
+}
+
+}  // namespace
+
+nlohmann::json effective_training_json(const Scenario& s) {
+  const TrainingConfig& t = s.training;
+  return {{"seq_len", t.seq_len},
+          {"global_batch", t.global_batch},
+          {"micro_batch", t.micro_batch},
+          {"precision", name_in(kPrecisions, t.precision)},
+          {"grad_dtype", name_in(kGradDtypes, t.grad_dtype)},
+          {"optimizer", name_in(kOptimizers, t.optimizer)},
+          {"recompute", name_in(kRecompute, s.strategy.recompute)},
+          {"flash_attention", t.flash_attention},
+          {"attention_kernel", t.attention_kernel},
+          {"cross_entropy", name_in(kCrossEntropy, t.cross_entropy)}};
+}
+
+nlohmann::json effective_parallel_json(const Scenario& s) {
+  const Strategy& p = s.strategy;
+  nlohmann::json j = {{"tp", p.tp},
+                      {"pp", p.pp},
+                      {"vpp", p.vpp},
+                      {"cp", p.cp},
+                      {"ep", p.ep},
+                      {"dp", p.dp},
+                      {"sp", p.sp},
+                      {"zero", p.zero},
+                      {"offload_optimizer", p.offload_optimizer},
+                      {"offload_params", p.offload_params},
+                      {"schedule", name_in(kSchedules, p.schedule)},
+                      {"overlap_grad_reduce", p.overlap_grad_reduce},
+                      {"overlap_param_gather", p.overlap_param_gather},
+                      {"overlap_tp_comm", p.overlap_tp_comm},
+                      {"zero3_prefetch", p.zero3_prefetch},
+                      {"rank_order", p.rank_order}};
+  if (p.first_stage_layers >= 0) j["first_stage_layers"] = p.first_stage_layers;
+  if (p.last_stage_layers >= 0) j["last_stage_layers"] = p.last_stage_layers;
+  return j;
+}
+
 }  // namespace shardsim

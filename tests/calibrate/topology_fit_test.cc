@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "simulator/cost/collective.h"
 #include "tests/calibrate/nccl_test_data.h"
 
 namespace shardsim::calibrate {
@@ -105,6 +106,46 @@ TEST(topology_fit, LatenciesNeedSmallMessages) {
   // Every fitted member stays inside the profile reader's ranges (the efficiency went to 1e-8
   // from the datasheet bases before).
   EXPECT_GE(fit.net.bandwidth_efficiency_min, 0.001);
+}
+
+// A sweep of tiny messages says nothing about bandwidth (found by review, 2026-11-27: 8-32 B on
+// 2 ranks put NVLink at 750,578 GB/s): the bandwidths keep the start's values (300 GB/s,
+// 200 Gb/s), while the latency, which those rows do measure, is fitted.
+TEST(topology_fit, BandwidthsNeedLargeMessages) {
+  MeasuredCollective tiny;
+  tiny.file = "tiny_all_reduce_2.log";
+  tiny.op = "all_reduce";
+  tiny.ranks = 2;
+  tiny.ranks_per_node = 2;
+  tiny.bytes = {8, 16, 32};
+  tiny.seconds = {20e-6, 20.5e-6, 21e-6};
+  tiny.lines = {1, 2, 3};
+  const NetworkConfig start = start_network();
+  const TopologyFit fit = fit_topology({tiny}, start);
+  EXPECT_EQ(fit.net.intra_node_GBps, start.intra_node_GBps);
+  EXPECT_EQ(fit.net.inter_node_Gbps, start.inter_node_Gbps);
+  EXPECT_NE(fit.net.intra_node_latency_us, start.intra_node_latency_us);
+}
+
+// Far above its largest size a fitted entry is not used: a segment fitted on 8-32 B (its
+// bandwidth at the reader's clamp, 1e14 B/s) priced 1 GB at its 20 us intercept. Up to 16 x 32 =
+// 512 B it is used; at 1 GB the formula prices the all-reduce.
+TEST(topology_fit, FittedEntriesAreNotExtrapolatedFar) {
+  NetworkConfig net = start_network();
+  FittedCollective f;
+  f.op = "all_reduce";
+  f.ranks = 2;
+  f.ranks_per_node = 2;
+  f.alpha_s = 20e-6;
+  f.busbw_bytes_per_second = 1e14;
+  f.min_bytes = 8;
+  f.max_bytes = 32;
+  net.fitted_collectives = {f};
+  EXPECT_EQ(collective_cost(CollectiveOp::kAllReduce, 512, {2, 2}, net).source,
+            CostSource::kFitted);
+  const auto far = collective_cost(CollectiveOp::kAllReduce, 1e9, {2, 2}, net);
+  EXPECT_EQ(far.source, CostSource::kFormula);
+  EXPECT_GT(far.seconds, 1e9 / (300e9));  // at least the bytes over the NVLink rate
 }
 
 }  // namespace

@@ -197,6 +197,32 @@ TEST(cli_set, HfConfigModelNameFromAnUpwardPath) {
   EXPECT_EQ(parse_report(r)["scenario"]["model"]["name"], "cfg");
 }
 
+// The report's scenario is the resolved input (DESIGN.md): a scenario without a parallel section
+// and with defaulted keys reports every default and derived value, and simulating that
+// scenario again gives the same report (found by review, 2026-11-27: parallel was missing, and a
+// defaulted kv_heads or micro_batch was not shown).
+TEST(cli_set, ReportScenarioIsTheResolvedInputAndRunsAgain) {
+  const fs::path in = scratch_dir() / "bare.json";
+  std::ofstream(in) << R"({"model": {"layers": 2, "hidden": 256, "heads": 4, "vocab": 1000},
+      "training": {"seq_len": 1024, "global_batch": 8}, "cluster": {"gpu": "h100-sxm"}})";
+  const Result a = shardsim({"simulate", in.string(), "--json"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const json sc = parse_report(a)["scenario"];
+  // 8 GPUs of one node, tp 1 by default: dp = 8.
+  EXPECT_EQ(sc["parallel"]["dp"], 8);
+  EXPECT_EQ(sc["parallel"]["tp"], 1);
+  EXPECT_EQ(sc["training"]["micro_batch"], 1);
+  EXPECT_EQ(sc["training"]["precision"], "bf16");
+  EXPECT_EQ(sc["model"]["kv_heads"], 4);  // MHA: the heads
+  EXPECT_EQ(sc["cluster"]["gpus_per_node"], 8);
+  const fs::path again = scratch_dir() / "bare_resolved.json";
+  std::ofstream(again) << sc.dump();
+  const Result b = shardsim({"simulate", again.string(), "--json"});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(parse_report(b)["time"], parse_report(a)["time"]);
+  EXPECT_EQ(parse_report(b)["memory"], parse_report(a)["memory"]);
+}
+
 TEST(cli_set, MalformedAssignmentsAreUsageErrors) {
   // No '=', an empty key and an empty key part: each is a bad --set (exit 2, no report).
   for (const std::string bad : {"foo", "=4", "parallel..tp=4"}) {

@@ -103,6 +103,14 @@ TEST(cli_limits, CollectiveOfOneRankIsBadInput) {
   EXPECT_TRUE(has_error_line(r.err, "--ranks", "one rank moves nothing")) << r.err;
 }
 
+// An empty --launcher ran without one, silently (found by review, 2026-11-27).
+TEST(cli_limits, EmptyLauncherIsBadInput) {
+  const Result r = shardsim({"calibrate", "--backend", "cpu", "--quick", "-o",
+                             (scratch_dir() / "never_launched.json").string(), "--launcher", " "});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "is empty")) << r.err;
+}
+
 TEST(cli_limits, HugeScenarioIsRefusedBeforeParsing) {
   // 50 MB of whitespace inside an otherwise valid scenario: over the 16 MiB limit.
   const fs::path p = scratch_dir() / "huge.json";

@@ -138,6 +138,24 @@ TEST(cli_search, PinAgainstTheSectionDuplicatesAndAnEmptySection) {
   EXPECT_TRUE(contains(empty.err, "search section")) << empty.err;
 }
 
+// One GPU: the default space holds ZeRO-Offload (ZeRO-1 with optimizer offload), the way a model
+// too big for one GPU trains there (found by review, 2026-11-27: ZeRO was fixed at 0 with one
+// data-parallel rank, so Llama-3 8B on one H100 found "no plan can run"). Its 8.0e9 parameters'
+// bf16 weights and gradients (32 GB) plus activations fit in 80 GB once the 12 B/param optimizer
+// states (96 GB) move to the host.
+TEST(cli_search, OneGpuFindsZeroOffload) {
+  const Result r = shardsim({"search", kExample, "--json", "--set", "cluster.gpus_per_node=1",
+                             "--set", "cluster.nodes=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = parse_report(r);
+  ASSERT_FALSE(j["search"]["results"].empty()) << r.out;
+  const json& best = j["search"]["results"][0];
+  EXPECT_EQ(best["plan"]["zero"], 1);
+  EXPECT_TRUE(best["plan"]["offload_optimizer"].get<bool>());
+  EXPECT_TRUE(best["memory"]["fits"].get<bool>());
+  EXPECT_TRUE(best["warnings"].empty()) << best["warnings"];  // no "shards nothing" warning
+}
+
 TEST(cli_search, SameOutputWhateverTheThreadCount) {
   const Result one = shardsim({"search", kExample, "--json", "--threads", "1"});
   const Result two = shardsim({"search", kExample, "--json", "--threads", "2"});

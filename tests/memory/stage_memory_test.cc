@@ -174,6 +174,20 @@ TEST(stage_memory, TotalsAreSumsOfTerms) {
   }
 }
 
+// DDP (ZeRO-0, dp 2): the all-reduce bucket is overheads.ddp_bucket_bytes, capped at the rank's
+// gradient (found by review, 2026-11-27: a 1 TB bucket was counted beside GB of gradients).
+// bf16 gradients are 2 B per parameter: stage 0 holds 446,169,600 x 2 = 892,339,200 bytes.
+TEST(stage_memory, DdpBucketIsCappedAtTheRanksGradient) {
+  Scenario s = gpt_1_7b_scenario();
+  s.strategy.zero = 0;
+  s.overheads.ddp_bucket_bytes = 1e12;
+  const MemoryEstimate huge = estimate_memory(s, make_plan(s));
+  EXPECT_DOUBLE_EQ(term_bytes(huge.ranks[0], "overhead.ddp_bucket"), kStage0Params * 2);
+  s.overheads.ddp_bucket_bytes = 25.0 * 1048576;  // PyTorch's 25 MiB, below the gradient
+  const MemoryEstimate dflt = estimate_memory(s, make_plan(s));
+  EXPECT_DOUBLE_EQ(term_bytes(dflt.ranks[0], "overhead.ddp_bucket"), 25.0 * 1048576);
+}
+
 // ZeRO-3 on the same layout: every state is sharded over dp = 2: 16 B / 2 = 8 B per parameter.
 TEST(stage_memory, Zero3ShardsAllStates) {
   Scenario s = gpt_1_7b_scenario();
