@@ -45,7 +45,7 @@ constexpr double kLargeBytes = 16.0 * 1048576;
 // Parameters the logs do not constrain keep the base network's values.
 std::vector<std::size_t> free_params(const std::vector<MeasuredCollective>& logs) {
   bool inter = false, intra = false, inter_small = false, intra_small = false, small = false;
-  bool inter_large = false, intra_large = false;
+  bool inter_large = false, intra_large = false, spans = false;
   for (const auto& m : logs) {
     if (m.bytes.empty()) continue;
     const bool has_small = *std::ranges::min_element(m.bytes) <= kSmallBytes;
@@ -58,6 +58,7 @@ std::vector<std::size_t> free_params(const std::vector<MeasuredCollective>& logs
     inter_large = inter_large || (crosses && has_large);
     intra_large = intra_large || (shares && has_large);
     small = small || has_small;
+    spans = spans || (has_small && has_large);
   }
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < kParams.size(); ++i) {
@@ -68,7 +69,9 @@ std::vector<std::size_t> free_params(const std::vector<MeasuredCollective>& logs
     // Likewise a bandwidth needs rows of at least kLargeBytes: a sweep of 8-32 B put NVLink at
     // 750,578 GB/s (found by review, 2026-11-27).
     if (is_bandwidth && !(is_inter ? inter_large : intra_large)) continue;
-    if (i == 6 && !small) continue;
+    // The efficiency curve (its small-message floor 6 and half point 7) needs a log that spans
+    // both regimes: a sweep of 8-64 B drove it to the floor and priced 1 GB at 1.6 s.
+    if ((i == 6 || i == 7) && !spans) continue;
     out.push_back(i);
   }
   return out;

@@ -196,8 +196,12 @@ std::optional<std::string> unbuilt_reason(const nlohmann::json& report, const st
       return std::nullopt;
     k = 3;
     if (parts[0] == "search") {
-      // A result past the last plan found: the search found fewer plans that run.
-      if (std::size_t(i) < list->size() || parts.size() < 4) return std::nullopt;
+      // A result past the plans found, within --top: the search found fewer plans that run. An
+      // index past --top is bad input, as a variant past --vary is.
+      const nlohmann::json* top = find_path(report, "search.top_k");
+      if (std::size_t(i) < list->size() || parts.size() < 4 || top == nullptr ||
+          !top->is_number() || double(i) >= top->get<double>())
+        return std::nullopt;
       const bool known =
           parts[3] == "rank" || (parts.size() > 4 && [&] {
             const auto sec = planless_sections().find(parts[3]);

@@ -30,7 +30,8 @@ struct ScenarioArgs {
 // (reports/output.h), which every command runs before any work.
 std::vector<std::pair<std::string, std::string>> outputs_of(
     const ScenarioArgs& a, const std::vector<std::pair<std::string, std::string>>& more = {});
-// The files a scenario command reads ((flag, path) pairs): the scenario and the baseline.
+// The files a scenario command reads that no output may replace ((flag, path) pairs): the
+// scenario.
 std::vector<std::pair<std::string, std::string>> inputs_of(const ScenarioArgs& a);
 
 // Writes the report (JSON or text, as asked) and runs the CI gates of `a` on its JSON: the

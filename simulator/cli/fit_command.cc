@@ -437,8 +437,8 @@ int run_fit(const FitArgs& a) {
   std::vector<std::pair<std::string, std::string>> outputs = {{"the report", "-"}};
   if (!a.output.empty()) outputs.push_back({"-o", a.output});
   if (!a.network_output.empty()) outputs.push_back({"--network-output", a.network_output});
-  std::vector<std::pair<std::string, std::string>> inputs = {{"--base", a.base},
-                                                             {"--network-base", a.network_base}};
+  std::vector<std::pair<std::string, std::string>> inputs = {
+      {"--base", a.base}, {"--network-base", a.network_base}, {"--measured-on", a.measured_on}};
   for (const auto* list : {&a.nccl_logs, &a.collective_tables, &a.gemm_csvs, &a.gemm_best,
                            &a.bandwidth_csvs, &a.attention_csvs, &a.samples})
     for (const std::string& f : *list) inputs.push_back({"an input file", f});

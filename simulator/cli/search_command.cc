@@ -53,11 +53,9 @@ int run_search(const SearchArgs& a) {
     // Nothing to search: the pinned keys leave no plan (tp 3 on 8 GPUs, say). The scenario's own
     // checks name the field; every rank of a split search sees the same empty space.
     (void)load_scenario(a.common.scenario, a.common.overrides);
-    throw InputError("", a.common.overrides.empty()
-                             ? "the scenario's search section leaves no plan to search (e.g. a "
-                               "tp that does not divide the GPUs)"
-                             : "the keys pinned with --set, with the scenario's search section, "
-                               "leave no plan to search");
+    throw InputError("",
+                     "no plan is left to search: the keys pinned with --set or the scenario's "
+                     "search section exclude every one (e.g. a tp that does not divide the GPUs)");
   }
   if (!o.finish) return kExitOk;
   return write_report_with_gates(

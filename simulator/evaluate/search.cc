@@ -157,6 +157,11 @@ std::vector<Candidate> enumerate_candidates(const Scenario& s,
                   for (int off :
                        values(keys, "parallel.offload_optimizer", int(base.offload_optimizer),
                               sp.offload_optimizer, off_default)) {
+                    // One data-parallel rank: ZeRO without offload is ZeRO 0 again, unless the
+                    // user asked for that stage.
+                    if (dp * cp == 1 && zero >= 1 && off == 0 && sp.zero.empty() &&
+                        !pinned(keys, "parallel.zero"))
+                      continue;
                     std::vector<Recompute> rc_default{Recompute::kNone, Recompute::kFull};
                     if (!s.training.flash_attention)
                       rc_default.insert(rc_default.begin() + 1, Recompute::kSelective);

@@ -193,7 +193,7 @@ void check_parallel(const Scenario& s, StrategyCheck& c) {
                     p.zero, p.pp));
   if (p.sp && p.tp == 1) c.warnings.push_back("parallel.sp has no effect with tp = 1");
   // Choices that are valid but do nothing useful (found by review, 2026-11-27).
-  if (p.zero > 0 && p.dp * p.cp == 1 && !p.offload_optimizer)
+  if (p.zero > 0 && p.dp * p.cp == 1 && !p.offload_optimizer && !p.offload_params)
     c.warnings.push_back(fmt::format(
         "ZeRO-{} with a data-parallel group of 1 (dp x cp = 1) shards nothing", p.zero));
   if (p.pp == 1 && p.schedule == Schedule::kGpipe)

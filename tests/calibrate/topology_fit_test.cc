@@ -125,6 +125,14 @@ TEST(topology_fit, BandwidthsNeedLargeMessages) {
   EXPECT_EQ(fit.net.intra_node_GBps, start.intra_node_GBps);
   EXPECT_EQ(fit.net.inter_node_Gbps, start.inter_node_Gbps);
   EXPECT_NE(fit.net.intra_node_latency_us, start.intra_node_latency_us);
+  // Nor the efficiency curve, which would price 1 GB at busbw ~1 GB/s (found by the diff review):
+  // 1 GB on 2 ranks at the start's 300 GB/s NVLink and 0.9 efficiency takes about
+  // 1e9 / (300e9 x 0.9) = 3.7 ms; 10 ms is a loose bound far below the 1.6 s it took.
+  EXPECT_EQ(fit.net.bandwidth_efficiency_min, start.bandwidth_efficiency_min);
+  EXPECT_EQ(fit.net.bandwidth_efficiency_half_bytes, start.bandwidth_efficiency_half_bytes);
+  NetworkConfig formula = fit.net;
+  formula.fitted_collectives.clear();
+  EXPECT_LT(collective_cost(CollectiveOp::kAllReduce, 1e9, {2, 2}, formula).seconds, 10e-3);
 }
 
 // Far above its largest size a fitted entry is not used: a segment fitted on 8-32 B (its

@@ -142,11 +142,6 @@ TEST(cli_fit, MeasurementsOutsideTheProfileRangesExitTwo) {
   EXPECT_FALSE(fs::exists(out));
 }
 
-// Found by the nccl_log fuzz target: a log whose fitted segment lies outside the network
-// reader's ranges (here max_bytes 2.1e15 > 1e15) was exit 3 ("internal failure") with
-// --network-output, exit 2 only with -o. The input is the fuzzer's minimised finding
-// (tests/fuzz/regressions/nccl_log/segment-max-bytes-out-of-range.log), named so that fit reads
-// its op and ranks from the file name.
 // Found by review (2026-11-27):
 // - from a datasheet base the H100 10-node log (sizes from 33 MB) drove the topology fit's
 //   small-message efficiency to 1e-8 and the fit exited 2; every fitted member now stays in the
@@ -209,6 +204,11 @@ TEST(cli_fit, NodeSizesThatCannotBeAreRefused) {
   EXPECT_EQ(fit({"--gpus-per-node", "4"}).exit_code, 0);  // 8 ranks on two nodes of 4
 }
 
+// Found by the nccl_log fuzz target: a log whose fitted segment lies outside the network
+// reader's ranges (here max_bytes 2.1e15 > 1e15) was exit 3 ("internal failure") with
+// --network-output, exit 2 only with -o. The input is the fuzzer's minimised finding
+// (tests/fuzz/regressions/nccl_log/segment-max-bytes-out-of-range.log), named so that fit reads
+// its op and ranks from the file name.
 TEST(cli_fit, NetworkOutsideTheReaderRangesExitsTwoWithNetworkOutput) {
   const fs::path log = scratch_dir() / "fuzz_all_reduce_16.log";
   fs::copy_file(fs::path(SHARDSIM_SOURCE_DIR) /

@@ -119,11 +119,15 @@ TEST(gates, UnbuiltPartsFailTheirGates) {
                InputError);  // no such variant: the variants are fixed by --vary
   EXPECT_THROW((void)run_checks(c, {"compare.variants.0.time.step<1"}, "compare"), InputError);
 
-  const nlohmann::json search = {{"search", {{"results", nlohmann::json::array()}}}};
+  const nlohmann::json search = {
+      {"search", {{"results", nlohmann::json::array()}, {"top_k", 10}, {"feasible", 0}}}};
   const GateOutcome sg = first(search, "search.results.0.memory.fits==true", "search");
   EXPECT_FALSE(sg.passed);
   EXPECT_NE(sg.message.find("found 0 plans"), std::string::npos) << sg.message;
   EXPECT_THROW((void)run_checks(search, {"search.results.0.memory.fitz==true"}, "search"),
+               InputError);
+  // Past --top (10 here) is bad input, as a variant past --vary is (found by the diff review).
+  EXPECT_THROW((void)run_checks(search, {"search.results.10.memory.fits==true"}, "search"),
                InputError);
 }
 
