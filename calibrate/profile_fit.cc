@@ -1,11 +1,13 @@
 #include "calibrate/profile_fit.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
 
 #include "calibrate/collective_fit.h"
@@ -17,6 +19,10 @@ namespace shardsim::calibrate {
 namespace {
 
 using Key = std::tuple<std::string, int, int>;  // op, ranks, ranks_per_node
+
+// What every CPU-backend profile's description says (is_cpu_profile looks for it).
+constexpr std::string_view kCpuDeviceMark =
+    "described as a device by `shardsim calibrate --backend cpu`";
 
 // Collective items grouped by (op, ranks, ranks_per_node), rows ascending by size.
 std::vector<MeasuredCollective> collective_rows(const nlohmann::json& samples,
@@ -66,14 +72,23 @@ NetworkConfig start_network(const std::vector<CollectiveFit>& fits, const GpuPro
   return n;
 }
 
-void fit_network(const nlohmann::json& samples, const std::string& file, GpuProfile& g) {
-  const auto rows = collective_rows(samples, file);
-  if (rows.empty()) return;
+void fit_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g) {
   std::vector<CollectiveFit> fits;
   for (const auto& m : rows) fits.push_back(fit_collective(m));
   const TopologyFit topo = fit_topology(rows, start_network(fits, g));
   NetworkConfig net = topo.net;
-  net.description = "fitted by shardsim from calibration collectives (" + file + ")";
+  // The base's segments of a measured key give way to the new ones (found 2026-11-27: refitting
+  // a profile's own samples onto it duplicated every segment, and the profile did not read back).
+  std::erase_if(net.fitted_collectives, [&](const FittedCollective& f) {
+    return std::ranges::any_of(rows, [&](const MeasuredCollective& m) {
+      return m.op == f.op && m.ranks == f.ranks && m.ranks_per_node == f.ranks_per_node;
+    });
+  });
+  std::vector<std::string> files;
+  for (const auto& m : rows)
+    if (std::ranges::find(files, m.file) == files.end()) files.push_back(m.file);
+  net.description =
+      fmt::format("fitted by shardsim from calibration collectives ({})", fmt::join(files, ", "));
   Provenance prov{true, {}, {}, {}, "topology-model fit and fitted collective segments"};
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& m = rows[i];
@@ -81,7 +96,7 @@ void fit_network(const nlohmann::json& samples, const std::string& file, GpuProf
     for (const auto& e : entries(fits[i])) net.fitted_collectives.push_back(e);
     prov.residuals[name] = fits[i].residual;
     prov.residuals["topology/" + name + "/median_pct"] = topo.errors[i].median_pct;
-    prov.sources.push_back({file, m.lines.front(), m.lines.back(), "", name + " items"});
+    prov.sources.push_back({m.file, m.lines.front(), m.lines.back(), "", name + " items"});
     prov.fit_ranges.push_back({name + " bytes", m.bytes.front(), m.bytes.back(), "bytes"});
   }
   net.provenance = prov;
@@ -124,14 +139,14 @@ void describe(const nlohmann::json& ctx, bool cpu, GpuProfile& g) {
   if (cpu) {
     g.name = "cpu-" + host;
     g.description = fmt::format(
-        "The CPU of {} ({}) described as a device by `shardsim calibrate --backend cpu`: one MPI "
-        "rank is one device; peak_flops_per_second (fp32 = fp16 = bf16) is the best measured "
+        "The CPU of {} ({}) {}: one MPI rank is one device; peak_flops_per_second (fp32 = fp16 = "
+        "bf16) is the best measured "
         "sgemm FLOP/s (no tensor cores, fp8 0), hbm_bytes_per_second the best measured "
         "memory-bound rate, host.pcie_bytes_per_second the largest host memcpy's rate / 0.8 (the "
         "model's copy efficiency), memory_bytes "
         "the host RAM share of one rank. For testing the calibrate -> fit -> simulate loop, "
         "not for predicting GPUs.",
-        host, ctx.value("cpu_model", "unknown CPU"));
+        host, ctx.value("cpu_model", "unknown CPU"), kCpuDeviceMark);
     return;
   }
   const auto dev = ctx.at("backend").value("device", nlohmann::json::object());
@@ -142,6 +157,57 @@ void describe(const nlohmann::json& ctx, bool cpu, GpuProfile& g) {
 
 }  // namespace
 
+void check_samples(const nlohmann::json& s, const std::string& file) {
+  const auto fail = [&](const std::string& what) {
+    throw std::invalid_argument(file + ": " + what);
+  };
+  if (!s.is_object() || !s.contains("items") || !s.contains("context"))
+    fail("not a calibration samples document (an object with schema_version, context and items)");
+  const nlohmann::json version = s.value("schema_version", nlohmann::json());
+  if (!version.is_number_integer() || version.get<long long>() != 1)
+    fail(fmt::format("schema_version {} is not one this shardsim reads (1)", version.dump()));
+  const auto& ctx = s.at("context");
+  const nlohmann::json backend =
+      ctx.is_object() && ctx.contains("backend") && ctx.at("backend").is_object()
+          ? ctx.at("backend").value("backend", nlohmann::json())
+          : nlohmann::json();
+  if (backend != "cpu" && backend != "cuda")
+    fail(fmt::format("context.backend.backend is {}, not \"cpu\" or \"cuda\"", backend.dump()));
+  if (!s.at("items").is_array()) fail("items must be an array");
+  std::vector<std::string> failed;
+  int i = 0;
+  for (const auto& item : s.at("items")) {
+    const nlohmann::json kind =
+        item.is_object() ? item.value("kind", nlohmann::json()) : nlohmann::json();
+    if (kind != "gemm" && kind != "memory_bound" && kind != "collective" && kind != "copy" &&
+        kind != "launch")
+      fail(
+          fmt::format("items[{}].kind is {}, not one of gemm, memory_bound, collective, copy, "
+                      "launch",
+                      i, kind.dump()));
+    const nlohmann::json verified = item.value("verified", nlohmann::json());
+    if (!verified.is_boolean()) fail(fmt::format("items[{}].verified must be true or false", i));
+    if (!verified.get<bool>()) {
+      const nlohmann::json name = item.value("name", nlohmann::json());
+      failed.push_back(name.is_string() ? name.get<std::string>() : fmt::format("items[{}]", i));
+    }
+    ++i;
+  }
+  if (!failed.empty()) {
+    const std::size_t shown = std::min<std::size_t>(failed.size(), 5);
+    fail(
+        fmt::format("{} item(s) failed verification ({}{}): a kernel whose result was wrong did "
+                    "not time the work it names, so no profile is fitted from it (calibrate "
+                    "writes none either); rerun the calibration",
+                    failed.size(), fmt::join(failed.begin(), failed.begin() + long(shown), ", "),
+                    failed.size() > shown ? ", ..." : ""));
+  }
+}
+
+bool is_cpu_profile(const GpuProfile& g) {
+  return g.description.find(kCpuDeviceMark) != std::string::npos;
+}
+
 double samples_memory_bytes(const nlohmann::json& samples) {
   const auto& ctx = samples.at("context");
   if (ctx.at("backend").at("backend") != "cpu") return 0;
@@ -150,36 +216,125 @@ double samples_memory_bytes(const nlohmann::json& samples) {
   return ram / std::max(1, per_node);
 }
 
-GpuProfile profile_from_samples(const nlohmann::json& samples, const GpuProfile& base,
-                                const SamplesSource& src) {
-  if (!samples.contains("items") || !samples.contains("context"))
-    throw std::invalid_argument(src.file + ": not a samples document (needs items and context)");
-  const auto& ctx = samples.at("context");
-  const bool cpu = ctx.at("backend").at("backend") == "cpu";
+namespace {
+
+std::string backend_of(const SamplesInput& in) {
+  return in.doc->at("context").at("backend").at("backend").get<std::string>();
+}
+
+// The parts of the device a document measured, with its item counts.
+std::vector<std::pair<std::string, std::string>> device_parts(const nlohmann::json& samples,
+                                                              const DeviceFits& d) {
+  std::map<std::string, int> count;
+  for (const auto& item : samples.at("items")) ++count[item.at("kind").get<std::string>()];
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto add = [&](const char* part, bool measured) {
+    if (measured) out.push_back({part, fmt::format("{} ({} items)", part, count[part])});
+  };
+  add("gemm", !d.gemms.empty());
+  add("memory_bound", d.hbm_bytes_per_second > 0);
+  add("launch", d.launch_overhead_s > 0);
+  add("copy", d.copy_bytes_per_second > 0);
+  return out;
+}
+
+}  // namespace
+
+SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const GpuProfile& base) {
+  if (docs.empty()) throw std::invalid_argument("no calibration samples document given");
+  for (const auto& in : docs) check_samples(*in.doc, in.file);
+  const std::string backend = backend_of(docs.front());
+  for (const auto& in : docs)
+    if (backend_of(in) != backend)
+      throw std::invalid_argument(
+          fmt::format("{} was measured by the {} backend and {} by the {} backend; one profile "
+                      "describes one kind of device",
+                      docs.front().file, backend, in.file, backend_of(in)));
+  const bool cpu = backend == "cpu";
+  if (!base.name.empty() && is_cpu_profile(base) != cpu)
+    throw std::invalid_argument(fmt::format(
+        "{} holds {}-backend samples, but the base profile '{}' describes {}; fit {} samples "
+        "without a base or onto a profile of the same backend",
+        docs.front().file, backend, base.name, is_cpu_profile(base) ? "a CPU" : "a GPU", backend));
   GpuProfile g = base;
-  describe(ctx, cpu, g);
-  if (src.memory_bytes > 0) g.memory_bytes = src.memory_bytes;
-  const DeviceFits d = fit_device(samples);
-  fit_compute(d, cpu, g);
-  fit_network(samples, src.file, g);
-  const int items = int(samples.at("items").size());
-  const std::string date = ctx.value("date_utc", "").substr(0, 10);
-  g.provenance = {true,
-                  {{src.file, 1, items, date,
-                    "calibration samples: gemm, memory_bound, copy, launch and collective items"}},
-                  {},
-                  {{"memory_bound", d.memory_bound_residual}},
-                  cpu ? "CPU backend: the CPU described as a device (see description)" : ""};
-  if (!d.gemms.empty()) {
-    auto [lo, hi] = std::ranges::minmax(d.gemms, {}, &GemmMeasurement::flops_per_second);
-    g.provenance.fit_ranges.push_back(
-        {"gemm rate", lo.flops_per_second, hi.flops_per_second, "FLOP/s"});
+  std::vector<DeviceFits> fits;
+  std::map<std::string, std::size_t> part_from;  // device part -> the document whose values stay
+  // A key the fits need that a document lacks (or of the wrong type) names the document.
+  const auto in_doc = [&](std::size_t i, const auto& work) {
+    try {
+      work();
+    } catch (const nlohmann::json::exception& e) {
+      throw std::invalid_argument(fmt::format("{}: {}", docs[i].file, e.what()));
+    }
+  };
+  for (std::size_t i = 0; i < docs.size(); ++i)
+    in_doc(i, [&] {
+      describe(docs[i].doc->at("context"), cpu, g);
+      if (docs[i].memory_bytes > 0) g.memory_bytes = docs[i].memory_bytes;
+      fits.push_back(fit_device(*docs[i].doc));
+      fit_compute(fits.back(), cpu, g);
+      for (const auto& [part, text] : device_parts(*docs[i].doc, fits.back())) part_from[part] = i;
+    });
+  // Collectives: every document's, each (op, ranks, ranks per node) from one of them.
+  std::vector<MeasuredCollective> rows;
+  std::vector<std::vector<std::string>> keys(docs.size());
+  std::map<Key, std::string> measured_in;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    std::vector<MeasuredCollective> measured;
+    in_doc(i, [&] { measured = collective_rows(*docs[i].doc, docs[i].file); });
+    for (auto& m : measured) {
+      const Key key{m.op, m.ranks, m.ranks_per_node};
+      if (const auto first = measured_in.find(key); first != measured_in.end())
+        throw std::invalid_argument(
+            fmt::format("{} and {} both measure {} on {} ranks, {} per node; give one samples "
+                        "file per job size",
+                        first->second, docs[i].file, m.op, m.ranks, m.ranks_per_node));
+      measured_in[key] = docs[i].file;
+      keys[i].push_back(fmt::format("collective {}/{}x{}", m.op, m.ranks, m.ranks_per_node));
+      rows.push_back(std::move(m));
+    }
   }
-  if (!d.memory_bound_points.empty()) {
+  if (!rows.empty()) fit_network(rows, g);
+
+  SamplesProfile out;
+  Provenance prov{
+      true, {}, {}, {}, cpu ? "CPU backend: the CPU described as a device (see description)" : ""};
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const auto& ctx = docs[i].doc->at("context");
+    SamplesUse u{docs[i].file,
+                 backend,
+                 ctx.value("host", "unknown"),
+                 ctx.value("date_utc", "").substr(0, 10),
+                 docs[i].doc->value("complete", true),
+                 int(docs[i].doc->at("items").size()),
+                 {},
+                 {}};
+    for (const auto& [part, text] : device_parts(*docs[i].doc, fits[i]))
+      (part_from.at(part) == i ? u.used : u.replaced).push_back(text);
+    u.used.insert(u.used.end(), keys[i].begin(), keys[i].end());
+    std::string what =
+        fmt::format("calibration samples ({} backend): {}", backend,
+                    u.used.empty() ? "nothing" : fmt::format("{}", fmt::join(u.used, ", ")));
+    if (!u.replaced.empty())
+      what += fmt::format("; measured again by a later file: {}", fmt::join(u.replaced, ", "));
+    prov.sources.push_back({docs[i].file, 1, u.items, u.date, what});
+    out.uses.push_back(std::move(u));
+  }
+  if (const auto it = part_from.find("gemm"); it != part_from.end()) {
+    const auto& gemms = fits[it->second].gemms;
+    auto [lo, hi] = std::ranges::minmax(gemms, {}, &GemmMeasurement::flops_per_second);
+    prov.fit_ranges.push_back({"gemm rate", lo.flops_per_second, hi.flops_per_second, "FLOP/s"});
+  }
+  if (const auto it = part_from.find("memory_bound");
+      it != part_from.end() && !fits[it->second].memory_bound_points.empty()) {
+    const auto& d = fits[it->second];
+    prov.residuals["memory_bound"] = d.memory_bound_residual;
     auto [lo, hi] = std::ranges::minmax(d.memory_bound_points, {}, &MemoryBoundPoint::bytes);
-    g.provenance.fit_ranges.push_back({"memory_bound bytes", lo.bytes, hi.bytes, "bytes"});
+    prov.fit_ranges.push_back({"memory_bound bytes", lo.bytes, hi.bytes, "bytes"});
   }
-  return g;
+  g.provenance = std::move(prov);
+  out.profile = std::move(g);
+  return out;
 }
 
 }  // namespace shardsim::calibrate

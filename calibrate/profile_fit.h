@@ -1,9 +1,10 @@
-// A whole hardware profile from one calibration samples document
+// A whole hardware profile from calibration samples documents
 // (reports/schemas/calibration-samples.schema.json): compute_fit.h for GEMM, memory-bound,
 // launch and copy items; collective_fit.h and topology_fit.h for collective items. Pure.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -11,22 +12,41 @@
 
 namespace shardsim::calibrate {
 
-struct SamplesSource {
-  std::string file;         // where the samples document is (for provenance)
+// One samples document and where it came from.
+struct SamplesInput {
+  const nlohmann::json* doc = nullptr;
+  std::string file;         // where the samples document is (for provenance and messages)
   double memory_bytes = 0;  // device memory; cpu: the caller's host RAM share per rank. 0: base
 };
 
-// The profile a samples document describes, starting from `base` (kept where the samples measure
-// nothing). cuda: peaks per dtype = max(base peak, best measured GEMM of that dtype). cpu: the
-// CPU is described as a device: every peak (fp32, fp16, bf16) is the best measured sgemm FLOP/s
-// (no tensor cores; fp8 0), hbm_bytes_per_second the best memory-bound rate, memory_bytes from
-// `src`; the description says so. compute.kind "measured" with one GemmPoint per GEMM item
-// (efficiency = FLOP/s / that peak), memory_bound_points, launch_overhead_s;
-// pcie_bytes_per_second the best copy rate / kPcieCopyEfficiency (so the model's copy time
-// reproduces it); network: fitted collectives per (op, ranks,
-// ranks_per_node) plus the topology fit of the same rows. Provenance: fitted, the samples file
-// and item range, the sweep's date, fit ranges and residuals.
-// Throws std::invalid_argument naming the key when the document lacks one the fits need.
+// What one document gave the profile, for the fit report: each part ("gemm", "memory_bound",
+// "launch", "copy", "collective all_reduce/2x1", ...) it measured, and of those the ones a later
+// document measured again (the later one's values are used).
+struct SamplesUse {
+  std::string file;
+  std::string backend;  // cpu | cuda
+  std::string host;
+  std::string date;  // the sweep's date, YYYY-MM-DD
+  bool complete = true;
+  int items = 0;
+  std::vector<std::string> used;
+  std::vector<std::string> replaced;
+};
+
+struct SamplesProfile {
+  GpuProfile profile;
+  std::vector<SamplesUse> uses;  // one per document, in order
+};
+
+// Checks what the fits read, naming FILE and the item: schema_version 1, context.backend.backend
+// cpu or cuda, each item's kind one of gemm, memory_bound, collective, copy, launch, and no item
+// with verified: false (a kernel whose result was wrong measured something else; calibrate
+// writes no profile from such a sweep either). Throws std::invalid_argument.
+void check_samples(const nlohmann::json& samples, const std::string& file);
+
+// True for a profile of the CPU backend (the CPU described as a device): its description says so.
+[[nodiscard]] bool is_cpu_profile(const GpuProfile& g);
+
 // The memory_bytes to give profile_from_samples for `samples`: for a cpu-backend document the
 // CPU backend's device memory, this machine's physical RAM / context.mpi.ranks_per_node (the
 // machine running `calibrate` or `fit`, assumed to be the one that measured); 0 (keep the base's,
@@ -34,7 +54,22 @@ struct SamplesSource {
 // document has no context.backend.backend.
 [[nodiscard]] double samples_memory_bytes(const nlohmann::json& samples);
 
-[[nodiscard]] GpuProfile profile_from_samples(const nlohmann::json& samples, const GpuProfile& base,
-                                              const SamplesSource& src);
+// The profile the documents describe, starting from `base` (kept where the samples measure
+// nothing). Every document is checked (check_samples); all must be of one backend, and of the
+// base's kind when the base has a name (a CPU profile for cpu samples, a GPU one for cuda).
+// Device parts (GEMM, memory-bound, launch, copy): each from the last document that measured it.
+// cuda: peaks per dtype = max(base peak, best measured GEMM of that dtype). cpu: the CPU is
+// described as a device: every peak (fp32, fp16, bf16) is the best measured sgemm FLOP/s (no
+// tensor cores; fp8 0), hbm_bytes_per_second the best memory-bound rate, memory_bytes from the
+// input; the description says so. compute.kind "measured" with one GemmPoint per GEMM item
+// (efficiency = FLOP/s / that peak), memory_bound_points, launch_overhead_s;
+// pcie_bytes_per_second the largest copy's rate / kPcieCopyEfficiency (so the model's copy time
+// reproduces it). Network: fitted collectives per (op, ranks, ranks_per_node) from every
+// document (two documents measuring the same one are refused, naming both), plus one topology
+// fit of all their rows. Provenance: fitted, each file with what it gave, the sweeps' dates, fit
+// ranges and residuals. Throws std::invalid_argument naming the file and key when a document
+// lacks one the fits need.
+[[nodiscard]] SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs,
+                                                  const GpuProfile& base);
 
 }  // namespace shardsim::calibrate

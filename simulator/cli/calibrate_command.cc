@@ -43,6 +43,15 @@ int run_calibrate(const CalibrateArgs& a) {
                      "PROFILE.samples.json");
   check_outputs({{"-o", a.output}}, {{"--base", a.base}});
   GpuProfile base = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
+  // A CPU sweep onto a GPU profile (or the reverse) would mix two devices in one profile: the
+  // CPU's peaks beside the GPU's attention rates and network (found by review, 2026-11-27).
+  if (!a.base.empty() && calibrate::is_cpu_profile(base) != (a.backend == "cpu"))
+    throw InputError("--base",
+                     fmt::format("'{}' describes {}, but --backend {} measures {}; "
+                                 "calibrate onto a profile of the same backend, or "
+                                 "without --base",
+                                 a.base, calibrate::is_cpu_profile(base) ? "a CPU" : "a GPU",
+                                 a.backend, a.backend == "cpu" ? "the CPU" : "a GPU"));
   kernels::SweepOptions options;
   options.backend = a.backend == "cuda" ? kernels::BackendKind::kCuda : kernels::BackendKind::kCpu;
   options.quick = a.quick;
@@ -60,7 +69,7 @@ int run_calibrate(const CalibrateArgs& a) {
   if (launcher_rank() != 0) return kExitOk;
   const double memory = calibrate::samples_memory_bytes(samples);
   const GpuProfile g =
-      calibrate::profile_from_samples(samples, base, {options.samples_path, memory});
+      calibrate::profile_from_samples({{&samples, options.samples_path, memory}}, base).profile;
   write_profile(g, a.output);
   std::cerr << fmt::format("calibrate: wrote {} (samples: {})\n", a.output, options.samples_path);
   if (!g.network && g.default_network.empty())

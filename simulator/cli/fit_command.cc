@@ -175,47 +175,6 @@ void check_args(const FitArgs& a) {
     throw_unknown_preset(PresetKind::kCluster, a.node_network, "--node-network");
 }
 
-// (op, ranks, ranks per node) -> fitted segments, of a profile's network.
-std::map<std::tuple<std::string, int, int>, int> collective_keys(const GpuProfile& g) {
-  std::map<std::tuple<std::string, int, int>, int> out;
-  if (g.network)
-    for (const auto& f : g.network->fitted_collectives) ++out[{f.op, f.ranks, f.ranks_per_node}];
-  return out;
-}
-
-void fit_samples(const FitArgs& a, GpuProfile& g) {
-  // The file that measured each collective key: a second file measuring the same one is refused
-  // by name (found by review, 2026-11-27: two samples files of one job size gave ten lines of
-  // "duplicates entry" about the profile's fields).
-  std::map<std::tuple<std::string, int, int>, std::string> measured_in;
-  for (const auto& path : a.samples) {
-    json doc;
-    try {
-      // Samples of a long GPU sweep are bigger than scenarios: up to 256 MiB.
-      doc = parse_json_text(read_text_file(path, std::uintmax_t{256} << 20, "--samples"),
-                            "--samples \"" + path + "\"");
-      const auto before = collective_keys(g);
-      GpuProfile next = cal::profile_from_samples(doc, g, {path, cal::samples_memory_bytes(doc)});
-      for (const auto& [key, n] : collective_keys(next)) {
-        const auto it = before.find(key);
-        if (it != before.end() && it->second == n) continue;  // not measured by this file
-        if (const auto first = measured_in.find(key); first != measured_in.end())
-          throw InputError("--samples",
-                           fmt::format("{} and {} both measure {} on {} ranks, {} per node; give "
-                                       "one samples file per job size",
-                                       first->second, path, std::get<0>(key), std::get<1>(key),
-                                       std::get<2>(key)));
-        measured_in[key] = path;
-      }
-      g = std::move(next);
-    } catch (const json::exception& e) {
-      throw InputError("--samples", fmt::format("{}: {}", path, e.what()));
-    } catch (const std::invalid_argument& e) {
-      throw InputError("--samples", e.what());
-    }
-  }
-}
-
 }  // namespace
 
 GpuProfile load_profile(const std::string& spec, const std::string& flag) {
@@ -450,7 +409,7 @@ int run_fit(const FitArgs& a) {
       a.measured_on.empty() ? g : load_profile(a.measured_on, "--measured-on");
   const MeasuredDevice on{measured, a.device};
   FitNotes notes;
-  fit_samples(a, g);
+  fit_samples(a.samples, g, notes);
   fit_gemm_tables(a.gemm_csvs, on, g, notes);
   fit_gemm_best(a.gemm_best, on, g, notes);
   apply_gemm_aliases(a.gemm_aliases, g, notes);

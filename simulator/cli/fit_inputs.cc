@@ -1,14 +1,17 @@
 #include "simulator/cli/fit_inputs.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 #include "calibrate/attention_fit.h"
 #include "calibrate/bandwidth_fit.h"
 #include "calibrate/compute_fit.h"
 #include "calibrate/linear_fit.h"
+#include "calibrate/profile_fit.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
 
@@ -62,6 +65,49 @@ std::string read_input(const std::string& path, const std::string& flag) {
   // read_text_file names a missing file, a directory (found by review: a directory read as an
   // empty log, "dir:0: no nccl-tests data rows found") and an unreadable one; 1 GiB at most.
   return read_text_file(path, std::uintmax_t{1} << 30, flag);
+}
+
+void fit_samples(const std::vector<std::string>& files, GpuProfile& g, FitNotes& notes) {
+  if (files.empty()) return;
+  std::vector<json> docs;
+  std::vector<cal::SamplesInput> inputs;
+  docs.reserve(files.size());
+  try {
+    for (const auto& path : files) {
+      // Samples of a long GPU sweep are bigger than scenarios: up to 256 MiB.
+      docs.push_back(parse_json_text(read_text_file(path, std::uintmax_t{256} << 20, "--samples"),
+                                     "--samples \"" + path + "\""));
+      cal::check_samples(docs.back(), path);
+      inputs.push_back({&docs.back(), path, cal::samples_memory_bytes(docs.back())});
+    }
+    auto fitted = cal::profile_from_samples(inputs, g);
+    g = std::move(fitted.profile);
+    for (const auto& u : fitted.uses) {
+      const std::string state = u.complete ? "" : ", an incomplete (.partial) sweep";
+      std::string line = fmt::format(
+          "{}: calibration samples, {} items ({} backend on {}, {}{}); "
+          "used: {}",
+          u.file, u.items, u.backend, u.host, u.date, state,
+          u.used.empty() ? "nothing" : fmt::format("{}", fmt::join(u.used, ", ")));
+      if (!u.replaced.empty())
+        line += fmt::format("; measured again by a later file: {}", fmt::join(u.replaced, ", "));
+      notes.add({{"input", "samples"},
+                 {"file", u.file},
+                 {"rows", u.items},
+                 {"backend", u.backend},
+                 {"host", u.host},
+                 {"date", u.date},
+                 {"complete", u.complete},
+                 {"used", u.used},
+                 {"replaced_by_later_file", u.replaced}},
+                line);
+    }
+  } catch (const json::exception& e) {
+    // Only reading a document throws this here (profile_from_samples names its own files).
+    throw InputError("--samples", fmt::format("{}: {}", files[inputs.size()], e.what()));
+  } catch (const std::invalid_argument& e) {
+    throw InputError("--samples", e.what());
+  }
 }
 
 void fit_gemm_tables(const std::vector<std::string>& files, const MeasuredDevice& on, GpuProfile& g,

@@ -313,6 +313,42 @@ TEST(cli_fit, SamplesWithoutBaseMakeAProfile) {
   EXPECT_EQ(again.exit_code, 0) << again.err;
 }
 
+// The report says what each samples file gave (it said nothing about them before, 2026-11-27),
+// and CPU samples are not fitted onto a GPU profile, nor a GPU profile calibrated by the CPU.
+TEST(cli_fit, SamplesAreReportedAndNotMixedWithAGpuBase) {
+  const fs::path samples = scratch_dir() / "cpu_report.samples.json";
+  std::ofstream(samples) << cpu_samples().dump(2);
+  const auto r = shardsim({"fit", "--samples", samples.string(), "--json", "-o",
+                           (scratch_dir() / "fit_cpu_report.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(r.out);
+  ASSERT_EQ(report["inputs"].size(), 1u);
+  const json& in = report["inputs"][0];
+  EXPECT_EQ(in["input"], "samples");
+  EXPECT_EQ(in["rows"], 5);  // cpu_samples(): two gemm items, memory_bound, launch, copy
+  EXPECT_EQ(in["used"], json({"gemm (2 items)", "memory_bound (1 items)", "launch (1 items)",
+                              "copy (1 items)"}));
+  const auto onto_gpu = shardsim({"fit", "--samples", samples.string(), "--base", "h100-sxm", "-o",
+                                  (scratch_dir() / "never_cpu_gpu.json").string()});
+  EXPECT_EQ(onto_gpu.exit_code, 2) << onto_gpu.err;
+  EXPECT_TRUE(contains(onto_gpu.err, "--samples")) << onto_gpu.err;
+  EXPECT_TRUE(contains(onto_gpu.err, "describes a GPU")) << onto_gpu.err;
+  const fs::path never = scratch_dir() / "never_calibrated.json";
+  const auto cal = shardsim(
+      {"calibrate", "--backend", "cpu", "--quick", "--base", "h100-sxm", "-o", never.string()});
+  EXPECT_EQ(cal.exit_code, 2) << cal.err;
+  EXPECT_TRUE(contains(cal.err, "--base")) << cal.err;
+  EXPECT_FALSE(fs::exists(never));
+  json unverified = cpu_samples();
+  unverified["items"][1]["verified"] = false;
+  const fs::path bad = scratch_dir() / "unverified.samples.json";
+  std::ofstream(bad) << unverified.dump(2);
+  const auto wrong =
+      shardsim({"fit", "--samples", bad.string(), "-o", (scratch_dir() / "never_u.json").string()});
+  EXPECT_EQ(wrong.exit_code, 2) << wrong.err;
+  EXPECT_TRUE(contains(wrong.err, "failed verification")) << wrong.err;
+}
+
 }  // namespace
 
 namespace {

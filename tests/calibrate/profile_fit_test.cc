@@ -1,0 +1,183 @@
+// profile_from_samples over one or more calibration samples documents and check_samples: which
+// document each part of the profile comes from, what the provenance and the uses say, and the
+// documents refused (with the file and item named).
+#include "calibrate/profile_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace shardsim::calibrate {
+namespace {
+
+using nlohmann::json;
+
+json item(const std::string& kind, const std::string& name, json params, json work, json derived,
+          double median_s = 1e-3) {
+  return {{"kind", kind},
+          {"name", name},
+          {"params", params},
+          {"runs_per_sample", 1},
+          {"samples_s", {median_s}},
+          {"median_s", median_s},
+          {"spread", {{"min_s", median_s}, {"max_s", median_s}, {"mad_s", 0}}},
+          {"work", work},
+          {"derived", derived},
+          {"verified", true},
+          {"verification", "ok"}};
+}
+
+json gemm(double flops_per_second) {
+  return item("gemm", "sgemm", {{"m", 512}, {"n", 512}, {"k", 512}, {"dtype", "fp32"}},
+              {{"flops", 2.0 * 512 * 512 * 512}}, {{"flops_per_second", flops_per_second}});
+}
+
+json memory_bound(double bytes_per_second) {
+  return item("memory_bound", "add", {{"op", "add"}, {"rows", 1024}, {"cols", 1024}},
+              {{"bytes", 1.2e7}}, {{"bytes_per_second", bytes_per_second}});
+}
+
+// An all-reduce on `ranks` ranks, `per_node` per node, at 1 KB .. 1 MB: t = 20 us + S / 1 GB/s.
+void add_all_reduce(json& items, int ranks, int per_node) {
+  for (const double bytes : {1e3, 1e4, 1e5, 1e6})
+    items.push_back(item(
+        "collective", "all_reduce",
+        {{"op", "all_reduce"}, {"bytes", bytes}, {"ranks", ranks}, {"ranks_per_node", per_node}},
+        {{"bytes", bytes}}, json::object(), 20e-6 + bytes / 1e9));
+}
+
+json document(json items, const std::string& backend = "cpu") {
+  const json device =
+      backend == "cpu" ? json("cpu") : json{{"name", "Test GPU"}, {"memory_bytes", 8e10}};
+  return {{"schema_version", 1},
+          {"complete", true},
+          {"error", nullptr},
+          {"context",
+           {{"host", "testhost"},
+            {"cpu_model", "test cpu"},
+            {"date_utc", "2026-11-27T05:00:00Z"},
+            {"mpi", {{"world_size", 2}, {"nodes", 1}, {"ranks_per_node", 2}}},
+            {"backend", {{"backend", backend}, {"device", device}, {"timer", "steady_clock"}}}}},
+          {"items", items}};
+}
+
+std::string thrown(const std::vector<SamplesInput>& docs, const GpuProfile& base = {}) {
+  try {
+    (void)profile_from_samples(docs, base);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(ProfileFromSamples, DevicePartsComeFromTheLastDocumentThatMeasuredThemCollectivesFromAll) {
+  json a_items = {gemm(1e11), memory_bound(2e10)};
+  add_all_reduce(a_items, 2, 2);
+  json b_items = {gemm(3e11)};
+  add_all_reduce(b_items, 4, 2);
+  const json a = document(a_items), b = document(b_items);
+  const SamplesProfile p = profile_from_samples({{&a, "a.json", 1e9}, {&b, "b.json", 1e9}}, {});
+  // CPU backend: every peak is the best sgemm of the document whose GEMMs are used, b's 3e11;
+  // HBM is a's best memory-bound rate, 2e10 (b measured none).
+  EXPECT_EQ(p.profile.peak.fp32, 3e11);
+  EXPECT_EQ(p.profile.peak.bf16, 3e11);
+  EXPECT_EQ(p.profile.hbm_bytes_per_second, 2e10);
+  ASSERT_TRUE(p.profile.network.has_value());
+  bool two = false, four = false;
+  for (const auto& f : p.profile.network->fitted_collectives) {
+    two = two || (f.op == "all_reduce" && f.ranks == 2 && f.ranks_per_node == 2);
+    four = four || (f.op == "all_reduce" && f.ranks == 4 && f.ranks_per_node == 2);
+  }
+  EXPECT_TRUE(two && four);
+  ASSERT_EQ(p.uses.size(), 2u);
+  EXPECT_EQ(p.uses[0].used,
+            (std::vector<std::string>{"memory_bound (1 items)", "collective all_reduce/2x2"}));
+  EXPECT_EQ(p.uses[0].replaced, (std::vector<std::string>{"gemm (1 items)"}));
+  EXPECT_EQ(p.uses[1].used,
+            (std::vector<std::string>{"gemm (1 items)", "collective all_reduce/4x2"}));
+  EXPECT_TRUE(p.uses[1].replaced.empty());
+  ASSERT_EQ(p.profile.provenance.sources.size(), 2u);
+  EXPECT_EQ(p.profile.provenance.sources[0].file, "a.json");
+  EXPECT_TRUE(contains(p.profile.provenance.sources[0].description,
+                       "measured again by a later file: gemm"));
+  EXPECT_EQ(p.profile.provenance.sources[1].date, "2026-11-27");
+  // The network names both files.
+  EXPECT_TRUE(contains(p.profile.network->description, "a.json, b.json"));
+  // A CPU profile is recognised as one, so it can be the base of a later CPU fit.
+  EXPECT_TRUE(is_cpu_profile(p.profile));
+  EXPECT_EQ(thrown({{&a, "a.json", 1e9}}, p.profile), "");
+}
+
+// Refitting a profile's own samples onto it replaces its segments of the measured keys, so the
+// segments are the same as the first fit's (they were duplicated before, 2026-11-27).
+TEST(ProfileFromSamples, RefittingOntoItsOwnProfileReplacesTheSegments) {
+  json items = {gemm(1e11)};
+  add_all_reduce(items, 2, 2);
+  const json a = document(items);
+  const GpuProfile first = profile_from_samples({{&a, "a.json", 1e9}}, {}).profile;
+  const GpuProfile again = profile_from_samples({{&a, "a.json", 1e9}}, first).profile;
+  ASSERT_TRUE(first.network && again.network);
+  EXPECT_FALSE(first.network->fitted_collectives.empty());
+  EXPECT_EQ(again.network->fitted_collectives, first.network->fitted_collectives);
+}
+
+TEST(ProfileFromSamples, TwoDocumentsMeasuringOneCollectiveAreRefusedNamingBoth) {
+  json items = {gemm(1e11)};
+  add_all_reduce(items, 2, 2);
+  const json a = document(items);
+  const std::string e = thrown({{&a, "first.json", 1e9}, {&a, "second.json", 1e9}});
+  EXPECT_TRUE(contains(e, "first.json and second.json both measure all_reduce on 2 ranks")) << e;
+}
+
+TEST(ProfileFromSamples, BackendsAreNotMixed) {
+  const json cpu = document({gemm(1e11)}), cuda = document({gemm(1e14)}, "cuda");
+  const std::string mixed = thrown({{&cpu, "cpu.json", 1e9}, {&cuda, "gpu.json", 0}});
+  EXPECT_TRUE(contains(mixed, "one profile describes one kind of device")) << mixed;
+  GpuProfile gpu;
+  gpu.name = "h100-sxm";
+  gpu.description = "NVIDIA H100 SXM datasheet";
+  const std::string onto_gpu = thrown({{&cpu, "cpu.json", 1e9}}, gpu);
+  EXPECT_TRUE(contains(onto_gpu, "base profile 'h100-sxm' describes a GPU")) << onto_gpu;
+  EXPECT_EQ(thrown({{&cuda, "gpu.json", 0}}, gpu), "");
+}
+
+TEST(CheckSamples, NamesTheFileAndTheItem) {
+  const auto message = [](const json& doc) {
+    try {
+      check_samples(doc, "s.json");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(message(document({gemm(1e11)})), "");
+  json later = document({gemm(1e11)});
+  later["schema_version"] = 2;
+  EXPECT_TRUE(contains(message(later), "s.json: schema_version 2 is not one this shardsim reads"));
+  json unknown = document({gemm(1e11)});
+  unknown["items"][0]["kind"] = "gpu_gemm";
+  EXPECT_TRUE(contains(message(unknown), "s.json: items[0].kind is \"gpu_gemm\""));
+  json wrong = document({gemm(1e11), gemm(2e11)});
+  wrong["items"][1]["verified"] = false;
+  wrong["items"][1]["name"] = "sgemm 512";
+  EXPECT_TRUE(contains(message(wrong), "s.json: 1 item(s) failed verification (sgemm 512)"));
+  json rocm = document({gemm(1e11)});
+  rocm["context"]["backend"]["backend"] = "rocm";
+  EXPECT_TRUE(contains(message(rocm), "context.backend.backend is \"rocm\""));
+  EXPECT_TRUE(contains(message(json::array()), "not a calibration samples document"));
+}
+
+TEST(ProfileFromSamples, AMissingKeyNamesTheDocument) {
+  json doc = document({gemm(1e11)});
+  doc["items"][0]["params"].erase("m");
+  const std::string e = thrown({{&doc, "short.json", 1e9}});
+  EXPECT_TRUE(contains(e, "short.json: ")) << e;
+}
+
+}  // namespace
+}  // namespace shardsim::calibrate
