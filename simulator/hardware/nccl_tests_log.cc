@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -105,6 +106,15 @@ struct Parser {
   NcclTest current;
   std::set<std::string> hosts;
   std::optional<NcclTestsError> error;
+  // The last column header's layout ("#  size  count  type  redop  root  time ..."): whether it
+  // has the root column, and whether the check columns are `#wrong` counts or old `error`
+  // maxima. Without a header, the field count says (13: root and #wrong, 12: neither).
+  struct Columns {
+    bool root = true;
+    bool wrong_count = true;
+    int line = 0;
+  };
+  std::optional<Columns> columns;
 
   // Ends the current test if it has rows (a boundary before any row keeps what was read).
   void close_test() {
@@ -122,7 +132,17 @@ struct Parser {
   }
 
   void data_row(const std::vector<std::string>& f, int line) {
-    if (f.size() != kNewFields && f.size() != kOldFields) {
+    if (columns) {
+      const std::size_t want = columns->root ? kNewFields : kOldFields;
+      if (f.size() != want) {
+        error = {file, line,
+                 fmt::format("data row has {} fields; the column header on line {} names {} "
+                             "(size count type redop{} time algbw busbw {} x2)",
+                             f.size(), columns->line, want, columns->root ? " root" : "",
+                             columns->wrong_count ? "#wrong" : "error")};
+        return;
+      }
+    } else if (f.size() != kNewFields && f.size() != kOldFields) {
       error = {file, line,
                fmt::format("data row has {} fields; expected {} (size count type redop root "
                            "time algbw busbw #wrong x2) or {} (old format, no root)",
@@ -130,6 +150,9 @@ struct Parser {
       return;
     }
     const bool old = f.size() == kOldFields;
+    // The check column counts wrong results (#wrong) in the new layout; the old `error` column
+    // is the largest numerical error, not a count.
+    const bool wrong_count = columns ? columns->wrong_count : !old;
     const std::size_t t = old ? 4 : 5;
     const auto size = number(f[0]), count = number(f[1]);
     const auto root = old ? std::optional<double>(-1) : number(f[4]);
@@ -150,8 +173,7 @@ struct Parser {
                  "message"};
         return;
       }
-      // The old format's column is a maximum error, not a count.
-      if (const auto wrong = number(tm->check); !old && wrong && *wrong > 0) {
+      if (const auto wrong = number(tm->check); wrong_count && wrong && *wrong > 0) {
         error = {file, line,
                  fmt::format("data row reports {} wrong result(s) (#wrong): that run returned bad "
                              "data; remove the row or rerun",
@@ -170,14 +192,19 @@ struct Parser {
     current.rows.push_back({*size, *count, f[2], f[3], static_cast<int>(*root), *oop, *ip, line});
   }
 
-  void comment(const std::string& line) {
+  void comment(const std::string& line, int number) {
     const auto f = fields_of(line);
+    if (line.find("nccl-tests version") != std::string::npos) columns.reset();
     // Test boundaries: the version, start and parameter lines open a test, a column header
     // after rows opens one, and the bandwidth summary closes one.
     for (const char* mark :
          {"nccl-tests version", "Collective test starting", "nThread", "Avg bus bandwidth"})
       if (line.find(mark) != std::string::npos) close_test();
-    if (f.size() > 2 && f[1] == "size") close_test();
+    if (f.size() > 2 && f[1] == "size") {
+      close_test();
+      const auto has = [&](std::string_view name) { return std::ranges::find(f, name) != f.end(); };
+      columns = Columns{has("root"), !has("error"), number};
+    }
     if (const auto op = op_from_text(line); !op.empty()) {
       close_test();  // a collective named after data rows belongs to the next test
       current.op = op;
@@ -197,7 +224,7 @@ struct Parser {
     const std::string text = strip_srun(strip_tag_output(raw));
     const auto f = fields_of(text);
     if (f.empty()) return;
-    if (f[0][0] == '#') return comment(text);
+    if (f[0][0] == '#') return comment(text, number);
     if (const auto op = op_from_text(text); !op.empty() && !is_integer(f[0])) {
       close_test();  // a shell command line starting another test
       current.op = op;

@@ -223,6 +223,36 @@ TEST(nccl_tests_log, NegativeZeroTimeAndWrongResultsAreErrors) {
       parse_nccl_tests_log(" 8 2 float sum 1.0 0.0 0.0 5e-07 1.0 0.0 0.0 5e-07\n", "o.log")));
 }
 
+// The column header says what the columns are (the field count did before, 2026-11-27): a
+// layout with the root column and the old `error` maximum (13 fields, as 12 of the new layout's
+// would be) reads its 1e-07 as an error size, not as wrong results; rows that do not have the
+// header's fields are malformed at their line, naming the header's.
+TEST(nccl_tests_log, TheColumnHeaderSaysWhatTheColumnsAre) {
+  const auto rooted = parse_nccl_tests_log(
+      "#  size  count  type  redop  root  time  algbw  busbw  error  time  algbw  busbw  error\n"
+      " 8 2 float sum -1 30.1 0.00 0.00 1e-07 29.8 0.00 0.00 1e-07\n",
+      "r.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsLog>(rooted));
+  EXPECT_EQ(std::get<NcclTestsLog>(rooted).tests.at(0).rows.at(0).out_of_place.time_us, 30.1);
+  // The same row under a #wrong header: 1e-07 is not a count of 0, so "wrong result(s)".
+  const auto counted = parse_nccl_tests_log(
+      "#  size  count  type  redop  root  time  algbw  busbw #wrong  time  algbw  busbw #wrong\n"
+      " 8 2 float sum -1 30.1 0.00 0.00 1e-07 29.8 0.00 0.00 1e-07\n",
+      "w.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsError>(counted));
+  EXPECT_NE(std::get<NcclTestsError>(counted).text().find("w.log:2: data row reports 1e-07 wrong"),
+            std::string::npos);
+  // A 12-field row under a 13-column header.
+  const auto short_row = parse_nccl_tests_log(
+      "#  size  count  type  redop  root  time  algbw  busbw #wrong  time  algbw  busbw #wrong\n"
+      " 8 2 float sum 30.1 0.00 0.00 0 29.8 0.00 0.00 0\n",
+      "s.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsError>(short_row));
+  EXPECT_EQ(std::get<NcclTestsError>(short_row).text(),
+            "s.log:2: data row has 12 fields; the column header on line 1 names 13 (size count "
+            "type redop root time algbw busbw #wrong x2)");
+}
+
 TEST(nccl_tests_log, EmptyLibraryVersionAndOutOfRangeValues) {
   // A header ending in "nccl-library=" (nothing after it) used to call front() on an empty
   // vector; it now leaves the version empty and the row on line 2 still parses.
