@@ -89,8 +89,8 @@ void compare_section(const nlohmann::json& now, const nlohmann::json& old,
     const double change = y != 0 ? 100 * (x - y) / std::fabs(y) : (x == 0 ? 0 : 100);
     const double worse = m.higher_is_worse ? change : -change;
     g.passed = worse <= tol;
-    g.message = fmt::format("{:.6g} (baseline {:.6g}, {:+.2f} %{}; tolerance {} % worse)", x, y,
-                            change, worse < 0 ? ", better" : (worse > 0 ? ", worse" : ""), tol);
+    g.message = fmt::format("{} (baseline {}, {:+.2f} %{}; tolerance {} % worse)", x, y, change,
+                            worse < 0 ? ", better" : (worse > 0 ? ", worse" : ""), tol);
     out.push_back(g);
   }
 }

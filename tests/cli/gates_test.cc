@@ -137,6 +137,13 @@ TEST(gates, ValuesArePrintedInFull) {
   const nlohmann::json r = {{"time", {{"step_seconds", 6.539025753914599}}}};
   const GateOutcome g = run_checks(r, {"time.step_seconds!=6.539025753914598"}).at(0);
   EXPECT_NE(g.message.find("6.539025753914599"), std::string::npos) << g.message;
+  // And a baseline comparison, which printed 6 significant digits until 2026-11-27 (found by
+  // review: "5.45842e+10 (baseline 5.45842e+10, ...)" for two different byte counts).
+  const nlohmann::json base = {{"time", {{"step_seconds", 6.539025753914598}}}};
+  std::string step;
+  for (const auto& o : compare_baseline(r, base, 1.0))
+    if (o.gate.find("time.step_seconds") != std::string::npos) step = o.message;
+  EXPECT_NE(step.find("6.539025753914599 (baseline 6.539025753914598"), std::string::npos) << step;
 }
 
 }  // namespace
