@@ -3,11 +3,13 @@
 // first rank writes the samples and the profile.
 #include <fmt/format.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 #include "calibrate/profile_fit.h"
+#include "kernels/common/comm.h"
 #include "kernels/sweep/run_sweep.h"
 #include "reports/output.h"
 #include "simulator/cli/calibrate_launch.h"
@@ -32,6 +34,48 @@ int launcher_rank() {
     if (const char* s = std::getenv(v)) return std::atoi(s);
   return 0;
 }
+
+// A stop request (the launcher's SIGTERM, ^C, a hang-up) after the sweep, while the profile is
+// fitted and written. The sweep's own handlers (kernels/sweep/rank_signals.h) cover the
+// measuring; once it returns every item is measured and the samples are written, so the request
+// is recorded and the profile finished rather than the process ended in the middle with no word
+// and a temporary file (found by review, 2026-11-27). A second request ends it as by default.
+volatile std::sig_atomic_t g_stop_after_sweep = 0;
+
+extern "C" void on_stop_after_sweep(int signal) {
+  if (g_stop_after_sweep != 0) {
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+    return;
+  }
+  g_stop_after_sweep = signal;
+}
+
+constexpr int kStopSignals[] = {SIGTERM, SIGINT, SIGHUP};
+
+// Installs on_stop_after_sweep for its lifetime (the sweep installs its own handlers inside it
+// and restores this one when it returns); restores the previous handlers on destruction.
+class StopAfterSweep {
+ public:
+  StopAfterSweep() {
+    g_stop_after_sweep = 0;
+    for (std::size_t i = 0; i < std::size(kStopSignals); ++i) {
+      struct sigaction act = {};
+      act.sa_handler = on_stop_after_sweep;
+      sigemptyset(&act.sa_mask);
+      sigaction(kStopSignals[i], &act, &previous_[i]);
+    }
+  }
+  ~StopAfterSweep() {
+    for (std::size_t i = 0; i < std::size(kStopSignals); ++i)
+      sigaction(kStopSignals[i], &previous_[i], nullptr);
+  }
+  StopAfterSweep(const StopAfterSweep&) = delete;
+  StopAfterSweep& operator=(const StopAfterSweep&) = delete;
+
+ private:
+  struct sigaction previous_[std::size(kStopSignals)] = {};
+};
 
 }  // namespace
 
@@ -59,7 +103,11 @@ int run_calibrate(const CalibrateArgs& a) {
   options.item_lines = a.verbose || progress_wanted();
   if (!a.launcher.empty()) return run_launched_calibration(a, options.samples_path);
   nlohmann::json samples;
+  const StopAfterSweep stop;
   const int rc = kernels::run_calibration_sweep(options, std::cerr, samples);
+  // Test hook: a stop request right after the sweep (see "Calibrating a cluster").
+  if (const char* hook = std::getenv("SHARDSIM_TEST_STOP_AFTER_SWEEP"); hook && *hook == '1')
+    std::raise(SIGTERM);
   if (rc != kExitOk) {
     if (rc == kExitCheckFailed)
       std::cerr << "error: some kernels failed verification (see " << options.samples_path
@@ -72,6 +120,11 @@ int run_calibrate(const CalibrateArgs& a) {
       calibrate::profile_from_samples({{&samples, options.samples_path, memory}}, base).profile;
   write_profile(g, a.output);
   std::cerr << fmt::format("calibrate: wrote {} (samples: {})\n", a.output, options.samples_path);
+  if (const int signal = g_stop_after_sweep; signal != 0)
+    std::cerr << fmt::format(
+        "calibrate: {} arrived after every item was measured; the profile was "
+        "finished first, so both files are complete\n",
+        kernels::signal_name(signal));
   if (!g.network && g.default_network.empty())
     std::cerr << "warning: no collective was measured (one rank), so the profile has no network; "
                  "run under mpirun -np N (N >= 2) to measure the collectives\n";

@@ -2,6 +2,9 @@
 // `shardsim collective`; malformed logs and rank mismatches exit 2 naming file, line, numbers.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <algorithm>
 #include <fstream>
 
 #include "tests/cli/cli_runner.h"
@@ -352,6 +355,29 @@ TEST(cli_fit, SamplesAreReportedAndNotMixedWithAGpuBase) {
 }  // namespace
 
 namespace {
+
+// A stop request (SIGTERM) after the sweep, while the profile is fitted: through the test hook
+// SHARDSIM_TEST_STOP_AFTER_SWEEP, which raises SIGTERM the moment the sweep returns. The process
+// used to end there with no word and no profile (found by review, 2026-11-27); now the profile
+// is finished, complete, and the request is named. One rank, the quick sweep: about 5 s.
+TEST(cli_calibrate, AStopAfterTheSweepFinishesTheProfileAndSaysSo) {
+  const fs::path dir = cli_test::scratch_dir() / "stop_after_sweep";
+  fs::create_directories(dir);
+  const fs::path out = dir / "p.json";
+  ::setenv("SHARDSIM_TEST_STOP_AFTER_SWEEP", "1", 1);
+  const auto r =
+      cli_test::shardsim({"calibrate", "--backend", "cpu", "--quick", "-o", out.string()});
+  ::unsetenv("SHARDSIM_TEST_STOP_AFTER_SWEEP");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(cli_test::contains(r.err, "SIGTERM arrived after every item was measured")) << r.err;
+  ASSERT_TRUE(fs::exists(out));
+  EXPECT_EQ(nlohmann::json::parse(cli_test::read_file(out))["provenance"]["fitted"], true);
+  // Nothing else is left beside the two files: no temporary of an interrupted write.
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::ranges::sort(names);
+  EXPECT_EQ(names, (std::vector<std::string>{"p.json", "p.samples.json"}));
+}
 
 // Without a CUDA device (this CI machine) calibrate --backend cuda exits 3 with "no CUDA device"
 // and writes no profile; on a GPU machine it must succeed (exit 0).
