@@ -81,11 +81,12 @@ Dtype attention_dtype(Dtype precision) {
 // The op's per-rank work after tensor parallelism (see op_cost in compute.h).
 struct LocalShape {
   double m, n, k, batch, elements;
+  double value_dim;  // fused attention's value head width (Op::value_dim; 0 = k)
 };
 
 LocalShape split_for_tp(const Op& op, const OpContext& ctx) {
   const double tp = std::max(1, ctx.tp);
-  LocalShape s{op.m, op.n, op.k, op.batch, op.elements};
+  LocalShape s{op.m, op.n, op.k, op.batch, op.elements, op.value_dim > 0 ? op.value_dim : op.k};
   switch (op.split) {
     case TpSplit::kColumn:  // output features (and the matching activations) split
       s.n /= tp;
@@ -167,11 +168,12 @@ double flash_attention_rate(const LocalShape& s, Dtype dtype, const OpContext& c
 OpCost flash_attention(const LocalShape& s, Pass pass, Dtype dtype, const OpContext& ctx,
                        const GpuProfile& gpu) {
   if (pass == Pass::kBackwardWeight || s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batch <= 0) return {};
-  // flops = 4 * s_local * s_full * head_dim * heads * micro_batch (Q.K^T and P.V, no causal
-  // halving)
-  double flops = 4 * s.m * s.n * s.k * s.batch;
-  // bytes = (Q + K + V read, O = s_local * head_dim * batch written) * activation bytes
-  double bytes = (s.elements + s.m * s.k * s.batch) * activation_bytes(dtype);
+  // flops = 2 * s_local * s_full * (qk_dim + v_dim) * heads * micro_batch (Q.K^T and P.V, no
+  // causal halving): 4 * s_local * s_full * head_dim when both widths are the head dimension;
+  // MLA's differ (DeepSeek-V3: 192 and 128; found by review, 2026-11-27: P.V was counted at 192).
+  double flops = 2 * s.m * s.n * (s.k + s.value_dim) * s.batch;
+  // bytes = (Q + K + V read, O = s_local * v_dim * batch written) * activation bytes
+  double bytes = (s.elements + s.m * s.value_dim * s.batch) * activation_bytes(dtype);
   if (pass == Pass::kBackwardInput) {
     flops *= kFlashBackwardFlops;
     bytes *= kBackwardBytes;

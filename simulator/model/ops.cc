@@ -60,6 +60,7 @@ void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, doub
     op.m = s.seq_local;  // per head: [s_local x dqk] . [dqk x s_full], then . [s_full x dv]
     op.n = s.seq_full;
     op.k = dqk;
+    op.value_dim = dv;
     op.batch = a * s.micro_batch;
     ops.push_back(std::move(op));
     return;

@@ -104,6 +104,7 @@ struct Op {
   TpSplit split = TpSplit::kNone;
   SavedTensors saves;
   MemoryKernel kernel = MemoryKernel::kAny;  // memory-bound ops: their kernel class (ops.cc)
+  double value_dim = 0;  // fused attention: the value head width when it is not k (MLA); 0 = k
 };
 
 // Token geometry of one micro-batch on one context-parallel rank.

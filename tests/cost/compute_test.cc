@@ -222,6 +222,28 @@ TEST(compute_op, FlashAttentionFlopsBytesAndBackward) {
   EXPECT_DOUBLE_EQ(op_cost(fa, Pass::kForward, {1, false, Dtype::kFp8}, g).seconds, f.seconds);
 }
 
+// MLA's value heads are narrower than its query/key heads (DeepSeek-V3: 192 and 128). Found by
+// review (2026-11-27): P.V was counted at the query/key width, so flash attention's FLOPs, and
+// with them MFU, came out above the unfused chain's. s = 4096, 128 heads, micro-batch 1:
+//   forward flops = 2 * 4096 * 4096 * (192 + 128) * 128 = 1,374,389,534,720
+//   (= Q.K^T's 2 * s^2 * 192 * a plus P.V's 2 * s^2 * 128 * a, what the unfused ops count);
+//   bytes = (Q + K at 192, V at 128, O at 128 per head) = 4096 * 128 * (192 * 2 + 128 * 2) * 2 B
+//         = 671,088,640 B.
+TEST(compute_op, FlashAttentionCountsTheValueWidthOfMla) {
+  const auto g = round_gpu();
+  const double qkv = 4096.0 * 128 * (192 + 192 + 128);
+  Op fa = make_op(OpKind::kFlashAttention, 4096, 4096, 192, 128, qkv, TpSplit::kHeads);
+  fa.value_dim = 128;
+  const OpCost f = op_cost(fa, Pass::kForward, {}, g);
+  EXPECT_DOUBLE_EQ(f.flops, 1374389534720.0);
+  EXPECT_DOUBLE_EQ(f.bytes, 671088640.0);
+  // The unfused chain's scores and values GEMMs count the same FLOPs.
+  const Op qk = make_op(OpKind::kAttentionScore, 4096, 4096, 192, 128, 0, TpSplit::kHeads);
+  const Op pv = make_op(OpKind::kAttentionValue, 4096, 128, 4096, 128, 0, TpSplit::kHeads);
+  EXPECT_DOUBLE_EQ(
+      op_cost(qk, Pass::kForward, {}, g).flops + op_cost(pv, Pass::kForward, {}, g).flops, f.flops);
+}
+
 TEST(compute_op, FlashAttentionAtTheMeasuredRateScaledBySmFill) {
   // round_gpu (1e15 FLOP/s bf16, 100 SMs, launch 4 us) with two measured causal points at head
   // dimension 128: seq 2048 at 0.5 of peak, seq 8192 at 0.6, each measured over 128 (sample,
