@@ -133,10 +133,11 @@ struct FourLayers {
   StepCosts costs;
 };
 
-FourLayers four_layers(double seconds, bool overlap = true) {
-  nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
+FourLayers four_layers(double seconds, bool overlap = true, int zero = 0, int micro_batches = 1) {
+  nlohmann::json raw = pipeline(1, 1, micro_batches, "1f1b").resolved;
   raw["model"]["layers"] = 4;
   raw["parallel"]["overlap_grad_reduce"] = overlap;
+  raw["parallel"]["zero"] = zero;
   FourLayers f{scenario_from_json(raw, ""), {}, {}};
   f.plan = make_plan(f.scenario);
   f.costs = uniform(f.plan, 4, 1, 1, 1);
@@ -164,6 +165,29 @@ TEST(DataParallel, ReductionLongerThanBackwardIsExposedByTheDifference) {
   const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
   EXPECT_DOUBLE_EQ(r.step_seconds, 18);
   EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 6);
+}
+
+// ZeRO-2 reduces every micro-batch's gradients. With one micro-batch that is ZeRO-1's one
+// reduction, in both modes (found by review, 2026-11-27: the closed form hid the last reduction
+// behind a whole micro-batch that never follows it, making ZeRO-2 faster than ZeRO-1).
+// With two micro-batches of 4 x (f + b + w) = 12 s and 5 s buckets (20 s per reduction):
+//  - events: micro-batch 1's buckets are ready at 6, 8, 10, 12 and run back to back 6-26;
+//    micro-batch 2's (ready at 18-24) follow, 26-46; compute ends at 24: 22 s exposed, step 46;
+//  - closed form: (total - backward) + (m - 1)(total - micro-batch) = (20 - 8) + (20 - 12) = 20 s,
+//    step 44. It starts the stream at the backward's start rather than after the first layer's
+//    backward (2 s later), the same approximation as ZeRO-1's (12 -> 4 s exposed where the events
+//    give 6 in ReductionLongerThanBackwardIsExposedByTheDifference).
+TEST(DataParallel, ZeroTwoReducesEachMicroBatchAndTheLastOnlyBehindItsBackward) {
+  for (const double bucket : {0.5, 3.0}) {
+    const FourLayers one = four_layers(bucket, true, 1), two = four_layers(bucket, true, 2);
+    EXPECT_DOUBLE_EQ(analytic_step(two.scenario, two.plan, two.costs).step_seconds,
+                     analytic_step(one.scenario, one.plan, one.costs).step_seconds);
+    EXPECT_DOUBLE_EQ(simulate_step(two.scenario, two.plan, two.costs).step_seconds,
+                     simulate_step(one.scenario, one.plan, one.costs).step_seconds);
+  }
+  const FourLayers f = four_layers(5, true, 2, 2);
+  EXPECT_DOUBLE_EQ(simulate_step(f.scenario, f.plan, f.costs).step_seconds, 46);
+  EXPECT_DOUBLE_EQ(analytic_step(f.scenario, f.plan, f.costs).step_seconds, 44);
 }
 
 // cost/contention.h: compute of c seconds overlapped from its start by a collective of g
