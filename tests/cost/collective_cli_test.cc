@@ -3,8 +3,10 @@
 // bad input. Runs the built binary through the shell (the arguments here need no quoting).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -124,7 +126,9 @@ TEST(collective_cli, ProfileNetworkWithFittedEntry) {
                                 {"alpha_s", 1e-5},
                                 {"busbw_bytes_per_second", 4e11}}};
   profile["network"] = net;
-  const std::string path = std::string(SHARDSIM_BINARY) + ".fitted-profile.json";
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("shardsim_fitted_profile_" + std::to_string(::getpid()) + ".json"))
+                               .string();
   std::ofstream(path) << profile.dump(2);
   const CliRun r =
       shardsim_collective("--gpu " + path + " --op all_reduce --bytes 1e9 --ranks 8 --json", false);
@@ -141,6 +145,7 @@ TEST(collective_cli, ProfileNetworkWithFittedEntry) {
   const CliRun other = shardsim_collective(
       "--gpu " + path + " --op all_reduce --bytes 1e9 --ranks 16 --json", false);
   EXPECT_EQ(nlohmann::json::parse(other.output)["collective"]["source"], "formula");
+  std::filesystem::remove(path);
 }
 
 }  // namespace
