@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 #include <string_view>
@@ -36,7 +37,17 @@ std::vector<MeasuredCollective> collective_rows(const nlohmann::json& samples,
     const auto op = collective_from_name(p.at("op").get<std::string>());
     const double bytes = p.at("bytes"), t = item.at("median_s");
     if (!op || bytes <= 0 || t <= 0) continue;
-    const Key key{collective_name(*op), p.at("ranks"), p.at("ranks_per_node")};
+    // Group sizes are whole numbers of ranks (a cast of 1e300 to int is undefined): ranks 1 to
+    // 2^20, ranks per node a divisor of them.
+    const double ranks = p.at("ranks"), per_node = p.at("ranks_per_node");
+    const auto whole = [](double v, double hi) { return v >= 1 && v <= hi && v == std::floor(v); };
+    if (!whole(ranks, double(1 << 20)) || !whole(per_node, ranks) ||
+        std::fmod(ranks, per_node) != 0)
+      throw std::invalid_argument(fmt::format(
+          "{}: items[{}]: params.ranks {} and ranks_per_node {} are not a group of 1 to 2^20 "
+          "ranks in nodes of a divisor of it",
+          file, index - 1, p.at("ranks").dump(), p.at("ranks_per_node").dump()));
+    const Key key{collective_name(*op), int(ranks), int(per_node)};
     groups[key].emplace(bytes, std::pair{t, index});
   }
   std::vector<MeasuredCollective> out;
@@ -173,6 +184,13 @@ void check_samples(const nlohmann::json& s, const std::string& file) {
           : nlohmann::json();
   if (backend != "cpu" && backend != "cuda")
     fail(fmt::format("context.backend.backend is {}, not \"cpu\" or \"cuda\"", backend.dump()));
+  const nlohmann::json per_node = ctx.contains("mpi") && ctx.at("mpi").is_object()
+                                      ? ctx.at("mpi").value("ranks_per_node", nlohmann::json(1))
+                                      : nlohmann::json(1);
+  if (!per_node.is_number() || per_node.get<double>() < 1 || per_node.get<double>() > 1 << 20 ||
+      per_node.get<double>() != std::floor(per_node.get<double>()))
+    fail(fmt::format("context.mpi.ranks_per_node is {}, not a whole number from 1 to 2^20",
+                     per_node.dump()));
   if (!s.at("items").is_array()) fail("items must be an array");
   std::vector<std::string> failed;
   int i = 0;
@@ -212,8 +230,8 @@ double samples_memory_bytes(const nlohmann::json& samples) {
   const auto& ctx = samples.at("context");
   if (ctx.at("backend").at("backend") != "cpu") return 0;
   const double ram = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
-  const int per_node = ctx.at("mpi").value("ranks_per_node", 1);
-  return ram / std::max(1, per_node);
+  const double per_node = ctx.at("mpi").value("ranks_per_node", 1.0);
+  return ram / std::max(1.0, per_node);  // check_samples: a whole number >= 1 when present
 }
 
 namespace {
@@ -301,14 +319,12 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
       true, {}, {}, {}, cpu ? "CPU backend: the CPU described as a device (see description)" : ""};
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const auto& ctx = docs[i].doc->at("context");
-    SamplesUse u{docs[i].file,
-                 backend,
-                 ctx.value("host", "unknown"),
-                 ctx.value("date_utc", "").substr(0, 10),
-                 docs[i].doc->value("complete", true),
-                 int(docs[i].doc->at("items").size()),
-                 {},
-                 {}};
+    SamplesUse u{docs[i].file, backend, "", "", true, int(docs[i].doc->at("items").size()), {}, {}};
+    in_doc(i, [&] {
+      u.host = ctx.value("host", "unknown");
+      u.date = ctx.value("date_utc", "").substr(0, 10);
+      u.complete = docs[i].doc->value("complete", true);
+    });
     for (const auto& [part, text] : device_parts(*docs[i].doc, fits[i]))
       (part_from.at(part) == i ? u.used : u.replaced).push_back(text);
     u.used.insert(u.used.end(), keys[i].begin(), keys[i].end());

@@ -9,7 +9,9 @@
 #     -DSHARDSIM_BUILD_FUZZERS=ON -DSHARDSIM_SANITIZE=ON). -t: seconds per target (default 60).
 # --replay: run every seed and regression input once and stop (ctest does this in every build;
 #     in a build without libFuzzer the targets are plain programs that replay their arguments).
-# TARGET: scenario hf_config nccl_log gemm_csv deepspeed megatron profile check (default: all).
+# TARGET: scenario hf_config nccl_log gemm_csv deepspeed megatron profile check samples (default:
+#     all). samples is seeded from tests/fuzz/seeds/samples/ (a quick CPU calibration on 2 ranks
+#     of the development VM, 2026-11-27, trimmed to a few items of each kind).
 # Each run keeps its growing corpus in BUILD_DIR/fuzz-corpus/TARGET and writes what it finds
 # (crash-*, leak-*, timeout-*, oom-*) to BUILD_DIR/fuzz-findings/TARGET/. Exit 1 when a target
 # found something, 2 for bad usage.
@@ -19,7 +21,7 @@ build="build-fuzz"
 seconds=60
 replay=0
 targets=()
-all=(scenario hf_config nccl_log gemm_csv deepspeed megatron profile check)
+all=(scenario hf_config nccl_log gemm_csv deepspeed megatron profile check samples)
 while [ $# -gt 0 ]; do
   case "$1" in
     -b) build="$2"; shift 2 ;;
@@ -41,7 +43,7 @@ seeds() {
     nccl_log) echo "$src/scenarios/measurements/nccl-tests $src/tests/data/nccl/heldout" ;;
     gemm_csv) echo "$src/scenarios/measurements/gemm" ;;
     profile) echo "$src/scenarios/gpus $src/scenarios/clusters" ;;
-    deepspeed|megatron|check) echo "" ;;
+    deepspeed|megatron|check|samples) echo "" ;;
     *) echo "run.sh: unknown target $1 (one of: ${all[*]})" >&2; exit 2 ;;
   esac
 }
