@@ -172,6 +172,20 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
   EXPECT_TRUE(contains(message(json::array()), "not a calibration samples document"));
 }
 
+// Found by the samples fuzz target's first run plan (2026-11-27): a group size of 1e300 was cast
+// to int (undefined behaviour); 3 ranks in nodes of 2 is no placement either.
+TEST(ProfileFromSamples, GroupSizesAreWholeNumbersOfRanks) {
+  for (const auto& [ranks, per_node] : {std::pair{1e300, 2.0}, {3.0, 2.0}, {4.0, 0.5}}) {
+    json items = {gemm(1e11)};
+    add_all_reduce(items, 4, 2);
+    items[1]["params"]["ranks"] = ranks;
+    items[1]["params"]["ranks_per_node"] = per_node;
+    const json doc = document(items);
+    const std::string e = thrown({{&doc, "g.json", 1e9}});
+    EXPECT_TRUE(contains(e, "g.json: items[1]: params.ranks")) << e;
+  }
+}
+
 TEST(ProfileFromSamples, AMissingKeyNamesTheDocument) {
   json doc = document({gemm(1e11)});
   doc["items"][0]["params"].erase("m");
