@@ -172,7 +172,7 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
   EXPECT_TRUE(contains(message(json::array()), "not a calibration samples document"));
 }
 
-// Found by the samples fuzz target's first run plan (2026-11-27): a group size of 1e300 was cast
+// Found while writing the samples fuzz target (2026-11-27): a group size of 1e300 was cast
 // to int (undefined behaviour); 3 ranks in nodes of 2 is no placement either.
 TEST(ProfileFromSamples, GroupSizesAreWholeNumbersOfRanks) {
   for (const auto& [ranks, per_node] : {std::pair{1e300, 2.0}, {3.0, 2.0}, {4.0, 0.5}}) {
