@@ -119,6 +119,24 @@ TEST(Schedules, TransfersAndUnequalPassesMatchTheClosedForms) {
   }
 }
 
+// The tail after the last backward. 1F1B, 2 stages of one layer, 2 micro-batches, f = b = w = 1,
+// no transfers, and a 3 s optimizer step on the last stage only. Events: stage 1 runs F1 1-2,
+// B1 2-4, F2 4-5, B2 5-7, then its optimizer 7-10; stage 0 runs F1 0-1, F2 1-2, B1 4-6, B2 7-9:
+// the step is 10 s. Closed form: the pipeline ends at m (f + b + w) + the other stage's
+// fill/drain = 6 + 3 = 9 s, and stage 1 ends its last backward one stage-0 backward (b + w = 2 s)
+// earlier, so its 3 s tail shows 1 s: 10 s. (Until 2026-11-27 the closed form took the
+// bottleneck stage's tail, stage 0's 0 s here, after the drain: 9 s; found by review.)
+TEST(Schedules, ALaterStagesTailOverlapsTheEarlierStagesDrain) {
+  const Scenario s = pipeline(2, 1, 2, "1f1b");
+  const Plan plan = make_plan(s);
+  StepCosts c = uniform(plan, 2, 1, 1, 1);
+  c.stages[1].optimizer_seconds = 3;
+  EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 10);
+  const AnalyticResult a = analytic_step(s, plan, c);
+  EXPECT_DOUBLE_EQ(a.step_seconds, 10);
+  EXPECT_DOUBLE_EQ(a.breakdown[TimeCategory::kOptimizer], 1);
+}
+
 TEST(Schedules, SingleStageHasNoBubble) {
   const Outcome r = run(1, 1, 4, "1f1b");
   EXPECT_DOUBLE_EQ(r.des.step_seconds, 12);  // 4 micro-batches x 3
