@@ -8,58 +8,36 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/common/samples_doc.h"
+
 namespace shardsim::calibrate {
 namespace {
 
 using nlohmann::json;
 
-json item(const std::string& kind, const std::string& name, json params, json work, json derived,
-          double median_s = 1e-3) {
-  return {{"kind", kind},
-          {"name", name},
-          {"params", params},
-          {"runs_per_sample", 1},
-          {"samples_s", {median_s}},
-          {"median_s", median_s},
-          {"spread", {{"min_s", median_s}, {"max_s", median_s}, {"mad_s", 0}}},
-          {"work", work},
-          {"derived", derived},
-          {"verified", true},
-          {"verification", "ok"}};
-}
+using test_samples::samples_item;
 
 json gemm(double flops_per_second) {
-  return item("gemm", "sgemm", {{"m", 512}, {"n", 512}, {"k", 512}, {"dtype", "fp32"}},
-              {{"flops", 2.0 * 512 * 512 * 512}}, {{"flops_per_second", flops_per_second}});
+  return samples_item("gemm", "sgemm", {{"m", 512}, {"n", 512}, {"k", 512}, {"dtype", "fp32"}},
+                      {{"flops", 2.0 * 512 * 512 * 512}}, {{"flops_per_second", flops_per_second}});
 }
 
 json memory_bound(double bytes_per_second) {
-  return item("memory_bound", "add", {{"op", "add"}, {"rows", 1024}, {"cols", 1024}},
-              {{"bytes", 1.2e7}}, {{"bytes_per_second", bytes_per_second}});
+  return samples_item("memory_bound", "add", {{"op", "add"}, {"rows", 1024}, {"cols", 1024}},
+                      {{"bytes", 1.2e7}}, {{"bytes_per_second", bytes_per_second}});
 }
 
 // An all-reduce on `ranks` ranks, `per_node` per node, at 1 KB .. 1 MB: t = 20 us + S / 1 GB/s.
 void add_all_reduce(json& items, int ranks, int per_node) {
   for (const double bytes : {1e3, 1e4, 1e5, 1e6})
-    items.push_back(item(
+    items.push_back(samples_item(
         "collective", "all_reduce",
         {{"op", "all_reduce"}, {"bytes", bytes}, {"ranks", ranks}, {"ranks_per_node", per_node}},
         {{"bytes", bytes}}, json::object(), 20e-6 + bytes / 1e9));
 }
 
 json document(json items, const std::string& backend = "cpu") {
-  const json device =
-      backend == "cpu" ? json("cpu") : json{{"name", "Test GPU"}, {"memory_bytes", 8e10}};
-  return {{"schema_version", 1},
-          {"complete", true},
-          {"error", nullptr},
-          {"context",
-           {{"host", "testhost"},
-            {"cpu_model", "test cpu"},
-            {"date_utc", "2026-11-27T05:00:00Z"},
-            {"mpi", {{"world_size", 2}, {"nodes", 1}, {"ranks_per_node", 2}}},
-            {"backend", {{"backend", backend}, {"device", device}, {"timer", "steady_clock"}}}}},
-          {"items", items}};
+  return test_samples::samples_document(std::move(items), backend, 2, "2026-11-27T05:00:00Z");
 }
 
 std::string thrown(const std::vector<SamplesInput>& docs, const GpuProfile& base = {}) {

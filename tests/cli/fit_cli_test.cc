@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "tests/cli/cli_runner.h"
+#include "tests/common/samples_doc.h"
 
 namespace {
 
@@ -265,17 +266,7 @@ TEST(cli_fit, BaseNamingAnUnknownNetworkPresetExitsTwo) {
 // 2e11 FLOP/s -> every peak), a memory-bound rate, a launch and a copy.
 json cpu_samples() {
   const auto item = [](const char* kind, json params, json work, json derived) {
-    return json{{"kind", kind},
-                {"name", kind},
-                {"params", params},
-                {"runs_per_sample", 1},
-                {"samples_s", {1e-3}},
-                {"median_s", 1e-3},
-                {"spread", {{"min_s", 1e-3}, {"max_s", 1e-3}, {"mad_s", 0}}},
-                {"work", work},
-                {"derived", derived},
-                {"verified", true},
-                {"verification", "ok"}};
+    return test_samples::samples_item(kind, kind, params, work, derived);
   };
   json items = json::array();
   items.push_back(item("gemm", {{"m", 1024}, {"n", 1024}, {"k", 1024}, {"dtype", "fp32"}},
@@ -288,16 +279,7 @@ json cpu_samples() {
       item("launch", {{"launches", 100}}, {{"launches", 100}}, {{"seconds_per_launch", 2e-6}}));
   items.push_back(item("copy", {{"direction", "h2h"}, {"bytes", 1e8}}, {{"bytes", 1e8}},
                        {{"bytes_per_second", 1e10}}));
-  return {{"schema_version", 1},
-          {"complete", true},
-          {"error", nullptr},
-          {"context",
-           {{"host", "testhost"},
-            {"cpu_model", "test cpu"},
-            {"date_utc", "2026-01-31T12:00:00Z"},
-            {"mpi", {{"world_size", 1}, {"nodes", 1}, {"ranks_per_node", 1}}},
-            {"backend", {{"backend", "cpu"}, {"device", "cpu"}, {"timer", "steady_clock"}}}}},
-          {"items", items}};
+  return test_samples::samples_document(items);
 }
 
 TEST(cli_fit, SamplesWithoutBaseMakeAProfile) {
