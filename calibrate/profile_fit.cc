@@ -83,6 +83,21 @@ NetworkConfig start_network(const std::vector<CollectiveFit>& fits, const GpuPro
   return n;
 }
 
+// The base's provenance stays beside the new one, its sources marked: it explains the values
+// the samples did not measure (the base's other collective segments, its attention rates, ...).
+// A residual or fit range of the same name is the new fit's.
+void keep_base_provenance(const Provenance& base, const std::string& base_name, Provenance& p) {
+  for (auto src : base.sources) {
+    if (src.description.starts_with("base '")) continue;  // already a base's, kept once
+    src.description = fmt::format("base '{}': {}", base_name, src.description);
+    p.sources.push_back(std::move(src));
+  }
+  for (const auto& [name, value] : base.residuals) p.residuals.emplace(name, value);
+  for (const auto& r : base.fit_ranges)
+    if (std::ranges::none_of(p.fit_ranges, [&](const FitRange& n) { return n.name == r.name; }))
+      p.fit_ranges.push_back(r);
+}
+
 void fit_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g) {
   std::vector<CollectiveFit> fits;
   for (const auto& m : rows) fits.push_back(fit_collective(m));
@@ -98,8 +113,12 @@ void fit_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g) {
   std::vector<std::string> files;
   for (const auto& m : rows)
     if (std::ranges::find(files, m.file) == files.end()) files.push_back(m.file);
+  const bool kept = !net.fitted_collectives.empty();  // the base's segments of other keys
   net.description =
-      fmt::format("fitted by shardsim from calibration collectives ({})", fmt::join(files, ", "));
+      fmt::format("fitted by shardsim from calibration collectives ({}){}", fmt::join(files, ", "),
+                  kept ? fmt::format("; other segments from base network '{}'",
+                                     g.network ? g.network->name : std::string())
+                       : std::string());
   Provenance prov{true, {}, {}, {}, "topology-model fit and fitted collective segments"};
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& m = rows[i];
@@ -110,6 +129,8 @@ void fit_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g) {
     prov.sources.push_back({m.file, m.lines.front(), m.lines.back(), "", name + " items"});
     prov.fit_ranges.push_back({name + " bytes", m.bytes.front(), m.bytes.back(), "bytes"});
   }
+  if (g.network && g.network->provenance)
+    keep_base_provenance(*g.network->provenance, g.network->name, prov);
   net.provenance = prov;
   g.network = net;
 }
@@ -184,25 +205,60 @@ void check_samples(const nlohmann::json& s, const std::string& file) {
           : nlohmann::json();
   if (backend != "cpu" && backend != "cuda")
     fail(fmt::format("context.backend.backend is {}, not \"cpu\" or \"cuda\"", backend.dump()));
+  // context.mpi.ranks_per_node (required by the schema): the CPU backend's memory share.
   const nlohmann::json per_node = ctx.contains("mpi") && ctx.at("mpi").is_object()
-                                      ? ctx.at("mpi").value("ranks_per_node", nlohmann::json(1))
-                                      : nlohmann::json(1);
+                                      ? ctx.at("mpi").value("ranks_per_node", nlohmann::json())
+                                      : nlohmann::json();
   if (!per_node.is_number() || per_node.get<double>() < 1 || per_node.get<double>() > 1 << 20 ||
       per_node.get<double>() != std::floor(per_node.get<double>()))
     fail(fmt::format("context.mpi.ranks_per_node is {}, not a whole number from 1 to 2^20",
                      per_node.dump()));
+  // The sweep's date, when given, is ISO 8601 (its first 10 characters are the date the
+  // provenance keeps; a cut through a multi-byte character would not be UTF-8).
+  if (ctx.contains("date_utc")) {
+    const auto& d = ctx.at("date_utc");
+    const bool iso = d.is_string() && d.get<std::string>().size() >= 10 &&
+                     std::ranges::all_of(d.get<std::string>().substr(0, 10),
+                                         [](char c) { return (c >= '0' && c <= '9') || c == '-'; });
+    if (!iso) fail(fmt::format("context.date_utc is {}, not an ISO 8601 date", d.dump()));
+  }
+  for (const char* key : {"host", "cpu_model"})
+    if (ctx.contains(key) && !ctx.at(key).is_string())
+      fail(fmt::format("context.{} must be a string", key));
   if (!s.at("items").is_array()) fail("items must be an array");
+  // The measured value each kind's fit reads: a rate or time above 0 (a rate of 0 made the
+  // memory-bound spread 0/0, a NaN in the profile; found by review, 2026-11-27).
+  const auto positive = [&](const nlohmann::json& item, int i, const char* section,
+                            const char* key) {
+    const nlohmann::json v = item.contains(section) && item.at(section).is_object()
+                                 ? item.at(section).value(key, nlohmann::json())
+                                 : nlohmann::json();
+    if (!v.is_number() || !(v.get<double>() > 0))
+      fail(fmt::format("items[{}].{}.{} is {}, not a number above 0", i, section, key, v.dump()));
+  };
   std::vector<std::string> failed;
   int i = 0;
   for (const auto& item : s.at("items")) {
     const nlohmann::json kind =
         item.is_object() ? item.value("kind", nlohmann::json()) : nlohmann::json();
-    if (kind != "gemm" && kind != "memory_bound" && kind != "collective" && kind != "copy" &&
-        kind != "launch")
+    if (kind == "gemm") {
+      positive(item, i, "derived", "flops_per_second");
+    } else if (kind == "memory_bound" || kind == "copy") {
+      positive(item, i, "work", "bytes");
+      positive(item, i, "derived", "bytes_per_second");
+    } else if (kind == "launch") {
+      positive(item, i, "derived", "seconds_per_launch");
+    } else if (kind == "collective") {
+      positive(item, i, "params", "bytes");
+      if (const auto t = item.value("median_s", nlohmann::json());
+          !t.is_number() || !(t.get<double>() > 0))
+        fail(fmt::format("items[{}].median_s is {}, not a number above 0", i, t.dump()));
+    } else {
       fail(
           fmt::format("items[{}].kind is {}, not one of gemm, memory_bound, collective, copy, "
                       "launch",
                       i, kind.dump()));
+    }
     const nlohmann::json verified = item.value("verified", nlohmann::json());
     if (!verified.is_boolean()) fail(fmt::format("items[{}].verified must be true or false", i));
     if (!verified.get<bool>()) {
@@ -231,7 +287,7 @@ double samples_memory_bytes(const nlohmann::json& samples) {
   if (ctx.at("backend").at("backend") != "cpu") return 0;
   const double ram = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
   const double per_node = ctx.at("mpi").value("ranks_per_node", 1.0);
-  return ram / std::max(1.0, per_node);  // check_samples: a whole number >= 1 when present
+  return ram / std::max(1.0, per_node);  // check_samples: a whole number >= 1
 }
 
 namespace {
@@ -258,7 +314,7 @@ std::vector<std::pair<std::string, std::string>> device_parts(const nlohmann::js
 
 }  // namespace
 
-SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const GpuProfile& base) {
+SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const GpuProfile* base) {
   if (docs.empty()) throw std::invalid_argument("no calibration samples document given");
   for (const auto& in : docs) check_samples(*in.doc, in.file);
   const std::string backend = backend_of(docs.front());
@@ -269,12 +325,13 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
                       "describes one kind of device",
                       docs.front().file, backend, in.file, backend_of(in)));
   const bool cpu = backend == "cpu";
-  if (!base.name.empty() && is_cpu_profile(base) != cpu)
+  if (base != nullptr && is_cpu_profile(*base) != cpu)
     throw std::invalid_argument(fmt::format(
         "{} holds {}-backend samples, but the base profile '{}' describes {}; fit {} samples "
         "without a base or onto a profile of the same backend",
-        docs.front().file, backend, base.name, is_cpu_profile(base) ? "a CPU" : "a GPU", backend));
-  GpuProfile g = base;
+        docs.front().file, backend, base->name, is_cpu_profile(*base) ? "a CPU" : "a GPU",
+        backend));
+  GpuProfile g = base != nullptr ? *base : GpuProfile{};
   std::vector<DeviceFits> fits;
   std::map<std::string, std::size_t> part_from;  // device part -> the document whose values stay
   // A key the fits need that a document lacks (or of the wrong type) names the document.
@@ -290,9 +347,28 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
       describe(docs[i].doc->at("context"), cpu, g);
       if (docs[i].memory_bytes > 0) g.memory_bytes = docs[i].memory_bytes;
       fits.push_back(fit_device(*docs[i].doc));
-      fit_compute(fits.back(), cpu, g);
       for (const auto& [part, text] : device_parts(*docs[i].doc, fits.back())) part_from[part] = i;
     });
+  // One device from the documents whose values stay, part by part: a document whose GEMMs a later
+  // one measured again sets no peak (found by review, 2026-11-27: a CUDA file reported as "used:
+  // nothing" still raised the bf16 peak, and every efficiency was taken against it).
+  DeviceFits device;
+  if (const auto it = part_from.find("gemm"); it != part_from.end()) {
+    device.gemms = fits[it->second].gemms;
+    device.best_gemm_fp32 = fits[it->second].best_gemm_fp32;
+  }
+  if (const auto it = part_from.find("memory_bound"); it != part_from.end()) {
+    const DeviceFits& d = fits[it->second];
+    device.hbm_bytes_per_second = d.hbm_bytes_per_second;
+    device.memory_bound_points = d.memory_bound_points;
+    device.memory_bound_efficiency = d.memory_bound_efficiency;
+    device.memory_bound_residual = d.memory_bound_residual;
+  }
+  if (const auto it = part_from.find("launch"); it != part_from.end())
+    device.launch_overhead_s = fits[it->second].launch_overhead_s;
+  if (const auto it = part_from.find("copy"); it != part_from.end())
+    device.copy_bytes_per_second = fits[it->second].copy_bytes_per_second;
+  fit_compute(device, cpu, g);
   // Collectives: every document's, each (op, ranks, ranks per node) from one of them.
   std::vector<MeasuredCollective> rows;
   std::vector<std::vector<std::string>> keys(docs.size());
@@ -348,6 +424,7 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
     auto [lo, hi] = std::ranges::minmax(d.memory_bound_points, {}, &MemoryBoundPoint::bytes);
     prov.fit_ranges.push_back({"memory_bound bytes", lo.bytes, hi.bytes, "bytes"});
   }
+  if (base != nullptr) keep_base_provenance(base->provenance, base->name, prov);
   g.provenance = std::move(prov);
   out.profile = std::move(g);
   return out;

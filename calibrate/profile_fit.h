@@ -54,9 +54,10 @@ void check_samples(const nlohmann::json& samples, const std::string& file);
 // document has no context.backend.backend.
 [[nodiscard]] double samples_memory_bytes(const nlohmann::json& samples);
 
-// The profile the documents describe, starting from `base` (kept where the samples measure
-// nothing). Every document is checked (check_samples); all must be of one backend, and of the
-// base's kind when the base has a name (a CPU profile for cpu samples, a GPU one for cuda).
+// The profile the documents describe, starting from `base` (nullptr: none; kept where the
+// samples measure nothing, and its provenance kept beside the new one, marked "base 'NAME'").
+// Every document is checked (check_samples); all must be of one backend, and of the base's kind
+// (a CPU profile for cpu samples, a GPU one for cuda).
 // Device parts (GEMM, memory-bound, launch, copy): each from the last document that measured it.
 // cuda: peaks per dtype = max(base peak, best measured GEMM of that dtype). cpu: the CPU is
 // described as a device: every peak (fp32, fp16, bf16) is the best measured sgemm FLOP/s (no
@@ -70,6 +71,6 @@ void check_samples(const nlohmann::json& samples, const std::string& file);
 // ranges and residuals. Throws std::invalid_argument naming the file and key when a document
 // lacks one the fits need.
 [[nodiscard]] SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs,
-                                                  const GpuProfile& base);
+                                                  const GpuProfile* base);
 
 }  // namespace shardsim::calibrate

@@ -53,8 +53,8 @@ extern "C" void on_stop_after_sweep(int signal) {
 
 constexpr int kStopSignals[] = {SIGTERM, SIGINT, SIGHUP};
 
-// Installs on_stop_after_sweep for its lifetime (the sweep installs its own handlers inside it
-// and restores this one when it returns); restores the previous handlers on destruction.
+// Installs on_stop_after_sweep for its lifetime, from the sweep's return on; restores the
+// previous handlers on destruction.
 class StopAfterSweep {
  public:
   StopAfterSweep() {
@@ -103,8 +103,10 @@ int run_calibrate(const CalibrateArgs& a) {
   options.item_lines = a.verbose || progress_wanted();
   if (!a.launcher.empty()) return run_launched_calibration(a, options.samples_path);
   nlohmann::json samples;
-  const StopAfterSweep stop;
   const int rc = kernels::run_calibration_sweep(options, std::cerr, samples);
+  // Only now: installed before the sweep, it took a stop request sent while MPI started (before
+  // the sweep's own handlers) and the whole sweep ran on (found by review, 2026-11-27).
+  const StopAfterSweep stop;
   // Test hook: a stop request right after the sweep (see "Calibrating a cluster").
   if (const char* hook = std::getenv("SHARDSIM_TEST_STOP_AFTER_SWEEP"); hook && *hook == '1')
     std::raise(SIGTERM);
@@ -116,8 +118,9 @@ int run_calibrate(const CalibrateArgs& a) {
   }
   if (launcher_rank() != 0) return kExitOk;
   const double memory = calibrate::samples_memory_bytes(samples);
-  const GpuProfile g =
-      calibrate::profile_from_samples({{&samples, options.samples_path, memory}}, base).profile;
+  const GpuProfile g = calibrate::profile_from_samples({{&samples, options.samples_path, memory}},
+                                                       a.base.empty() ? nullptr : &base)
+                           .profile;
   write_profile(g, a.output);
   std::cerr << fmt::format("calibrate: wrote {} (samples: {})\n", a.output, options.samples_path);
   if (const int signal = g_stop_after_sweep; signal != 0)

@@ -409,7 +409,7 @@ int run_fit(const FitArgs& a) {
       a.measured_on.empty() ? g : load_profile(a.measured_on, "--measured-on");
   const MeasuredDevice on{measured, a.device};
   FitNotes notes;
-  fit_samples(a.samples, g, notes);
+  fit_samples(a.samples, !a.base.empty(), g, notes);
   fit_gemm_tables(a.gemm_csvs, on, g, notes);
   fit_gemm_best(a.gemm_best, on, g, notes);
   apply_gemm_aliases(a.gemm_aliases, g, notes);

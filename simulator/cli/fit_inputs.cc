@@ -67,7 +67,8 @@ std::string read_input(const std::string& path, const std::string& flag) {
   return read_text_file(path, std::uintmax_t{1} << 30, flag);
 }
 
-void fit_samples(const std::vector<std::string>& files, GpuProfile& g, FitNotes& notes) {
+void fit_samples(const std::vector<std::string>& files, bool has_base, GpuProfile& g,
+                 FitNotes& notes) {
   if (files.empty()) return;
   std::vector<json> docs;
   std::vector<cal::SamplesInput> inputs;
@@ -80,7 +81,7 @@ void fit_samples(const std::vector<std::string>& files, GpuProfile& g, FitNotes&
       cal::check_samples(docs.back(), path);
       inputs.push_back({&docs.back(), path, cal::samples_memory_bytes(docs.back())});
     }
-    auto fitted = cal::profile_from_samples(inputs, g);
+    auto fitted = cal::profile_from_samples(inputs, has_base ? &g : nullptr);
     g = std::move(fitted.profile);
     for (const auto& u : fitted.uses) {
       const std::string state = u.complete ? "" : ", an incomplete (.partial) sweep";
@@ -103,8 +104,11 @@ void fit_samples(const std::vector<std::string>& files, GpuProfile& g, FitNotes&
                 line);
     }
   } catch (const json::exception& e) {
-    // Only reading a document throws this here (profile_from_samples names its own files).
-    throw InputError("--samples", fmt::format("{}: {}", files[inputs.size()], e.what()));
+    // Reading a document (parse, check, its memory share) is what throws this here:
+    // profile_from_samples turns its own into invalid_argument naming the file. The document
+    // being read is the one after those accepted.
+    const std::string& file = files[std::min(inputs.size(), files.size() - 1)];
+    throw InputError("--samples", fmt::format("{}: {}", file, e.what()));
   } catch (const std::invalid_argument& e) {
     throw InputError("--samples", e.what());
   }

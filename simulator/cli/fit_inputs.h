@@ -29,10 +29,12 @@ struct MeasuredDevice {
 // The file's text; InputError naming `flag` when it cannot be read.
 [[nodiscard]] std::string read_input(const std::string& path, const std::string& flag);
 
-// --samples: the profile the calibration samples documents describe, from `g` as the base
-// (calibrate/profile_fit.h: checked, the device parts from the last document that measured each,
-// every document's collectives); one report line per document saying what it gave.
-void fit_samples(const std::vector<std::string>& files, GpuProfile& g, FitNotes& notes);
+// --samples: the profile the calibration samples documents describe, from `g` as the base when
+// `has_base` (--base was given; calibrate/profile_fit.h: checked, the device parts from the last
+// document that measured each, every document's collectives); one report line per document saying
+// what it gave.
+void fit_samples(const std::vector<std::string>& files, bool has_base, GpuProfile& g,
+                 FitNotes& notes);
 
 // --gemm: compute.kind "measured", one point per row (efficiency = FLOP/s / the measured
 // device's dtype peak).

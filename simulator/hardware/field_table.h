@@ -207,7 +207,7 @@ Nested<T> number_map(std::map<std::string, double> T::*m, double min, double max
             for (auto it = j.begin(); it != j.end(); ++it) {
               const json& v = it.value();
               const double x = v.is_number() ? v.template get<double>() : min - 1;
-              if (x < min || x > max)
+              if (!(x >= min && x <= max))  // NaN too (an in-memory profile can hold one)
                 d.error(pointer_join(p, it.key()),
                         fmt::format("must be a number in [{:g}, {:g}], got {}", min, max,
                                     json_text(v)));

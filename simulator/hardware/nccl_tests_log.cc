@@ -113,6 +113,8 @@ struct Parser {
     bool root = true;
     bool wrong_count = true;
     int line = 0;
+    std::size_t count = 0;  // the names the header gives
+    std::string names;      // as the header gives them, for messages
   };
   std::optional<Columns> columns;
 
@@ -133,13 +135,19 @@ struct Parser {
 
   void data_row(const std::vector<std::string>& f, int line) {
     if (columns) {
-      const std::size_t want = columns->root ? kNewFields : kOldFields;
-      if (f.size() != want) {
+      if (columns->count != (columns->root ? kNewFields : kOldFields)) {
+        error = {
+            file, line,
+            fmt::format("the column header on line {} names {} columns ({}); shardsim reads "
+                        "nccl-tests' {} (size count type redop root time algbw busbw #wrong, "
+                        "time algbw busbw #wrong) or the older {} (no root)",
+                        columns->line, columns->count, columns->names, kNewFields, kOldFields)};
+        return;
+      }
+      if (f.size() != columns->count) {
         error = {file, line,
-                 fmt::format("data row has {} fields; the column header on line {} names {} "
-                             "(size count type redop{} time algbw busbw {} x2)",
-                             f.size(), columns->line, want, columns->root ? " root" : "",
-                             columns->wrong_count ? "#wrong" : "error")};
+                 fmt::format("data row has {} fields; the column header on line {} names {} ({})",
+                             f.size(), columns->line, columns->count, columns->names)};
         return;
       }
     } else if (f.size() != kNewFields && f.size() != kOldFields) {
@@ -200,10 +208,15 @@ struct Parser {
     for (const char* mark :
          {"nccl-tests version", "Collective test starting", "nThread", "Avg bus bandwidth"})
       if (line.find(mark) != std::string::npos) close_test();
-    if (f.size() > 2 && f[1] == "size") {
+    // A column header names at least size, count, type, time, algbw and busbw after its '#' (a
+    // comment such as "# size here is in bytes" is not one; found by review, 2026-11-27).
+    const auto has = [&](std::string_view name) { return std::ranges::find(f, name) != f.end(); };
+    if (f.size() > 6 && f[0] == "#" && f[1] == "size" && has("count") && has("type") &&
+        has("time") && has("algbw") && has("busbw")) {
       close_test();
-      const auto has = [&](std::string_view name) { return std::ranges::find(f, name) != f.end(); };
-      columns = Columns{has("root"), !has("error"), number};
+      std::string names;
+      for (std::size_t i = 1; i < f.size(); ++i) names += (i > 1 ? " " : "") + f[i];
+      columns = Columns{has("root"), !has("error"), number, f.size() - 1, names};
     }
     if (const auto op = op_from_text(line); !op.empty()) {
       close_test();  // a collective named after data rows belongs to the next test

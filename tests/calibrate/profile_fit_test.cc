@@ -40,7 +40,7 @@ json document(json items, const std::string& backend = "cpu") {
   return test_samples::samples_document(std::move(items), backend, 2, "2026-11-27T05:00:00Z");
 }
 
-std::string thrown(const std::vector<SamplesInput>& docs, const GpuProfile& base = {}) {
+std::string thrown(const std::vector<SamplesInput>& docs, const GpuProfile* base = nullptr) {
   try {
     (void)profile_from_samples(docs, base);
   } catch (const std::invalid_argument& e) {
@@ -59,7 +59,8 @@ TEST(ProfileFromSamples, DevicePartsComeFromTheLastDocumentThatMeasuredThemColle
   json b_items = {gemm(3e11)};
   add_all_reduce(b_items, 4, 2);
   const json a = document(a_items), b = document(b_items);
-  const SamplesProfile p = profile_from_samples({{&a, "a.json", 1e9}, {&b, "b.json", 1e9}}, {});
+  const SamplesProfile p =
+      profile_from_samples({{&a, "a.json", 1e9}, {&b, "b.json", 1e9}}, nullptr);
   // CPU backend: every peak is the best sgemm of the document whose GEMMs are used, b's 3e11;
   // HBM is a's best memory-bound rate, 2e10 (b measured none).
   EXPECT_EQ(p.profile.peak.fp32, 3e11);
@@ -88,7 +89,7 @@ TEST(ProfileFromSamples, DevicePartsComeFromTheLastDocumentThatMeasuredThemColle
   EXPECT_TRUE(contains(p.profile.network->description, "a.json, b.json"));
   // A CPU profile is recognised as one, so it can be the base of a later CPU fit.
   EXPECT_TRUE(is_cpu_profile(p.profile));
-  EXPECT_EQ(thrown({{&a, "a.json", 1e9}}, p.profile), "");
+  EXPECT_EQ(thrown({{&a, "a.json", 1e9}}, &p.profile), "");
 }
 
 // Refitting a profile's own samples onto it replaces its segments of the measured keys, so the
@@ -97,11 +98,54 @@ TEST(ProfileFromSamples, RefittingOntoItsOwnProfileReplacesTheSegments) {
   json items = {gemm(1e11)};
   add_all_reduce(items, 2, 2);
   const json a = document(items);
-  const GpuProfile first = profile_from_samples({{&a, "a.json", 1e9}}, {}).profile;
-  const GpuProfile again = profile_from_samples({{&a, "a.json", 1e9}}, first).profile;
+  const GpuProfile first = profile_from_samples({{&a, "a.json", 1e9}}, nullptr).profile;
+  const GpuProfile again = profile_from_samples({{&a, "a.json", 1e9}}, &first).profile;
   ASSERT_TRUE(first.network && again.network);
   EXPECT_FALSE(first.network->fitted_collectives.empty());
   EXPECT_EQ(again.network->fitted_collectives, first.network->fitted_collectives);
+}
+
+// CUDA: each dtype's peak is max(base peak, best GEMM measured), from the document whose GEMMs
+// are used only. Found by review (2026-11-27): a first file at 1.2e15 bf16 FLOP/s, replaced by
+// a second at 1e14, still raised the peak to 1.2e15. Base peak 9.894e14: stays 9.894e14.
+TEST(ProfileFromSamples, AReplacedDocumentSetsNoPeak) {
+  const auto bf16 = [](double rate) {
+    return json::array({samples_item(
+        "gemm", "bf16 gemm", {{"m", 4096}, {"n", 4096}, {"k", 4096}, {"dtype", "bf16"}},
+        {{"flops", 2.0 * 4096 * 4096 * 4096}}, {{"flops_per_second", rate}})});
+  };
+  const json a = document(bf16(1.2e15), "cuda"), b = document(bf16(1e14), "cuda");
+  GpuProfile gpu;
+  gpu.name = "test-gpu";
+  gpu.peak.bf16 = 9.894e14;
+  const SamplesProfile p = profile_from_samples({{&a, "ca.json", 0}, {&b, "cb.json", 0}}, &gpu);
+  EXPECT_EQ(p.profile.peak.bf16, 9.894e14);
+  EXPECT_TRUE(p.uses[0].used.empty());
+}
+
+// Fitting onto a fitted profile keeps the base's segments of other keys, and its provenance,
+// marked "base 'NAME'" (found by review, 2026-11-27: the kept 2x2 segments were no longer in
+// any provenance).
+TEST(ProfileFromSamples, TheBasesKeptSegmentsKeepTheirProvenance) {
+  json two = {gemm(1e11)}, four = {gemm(1e11)};
+  add_all_reduce(two, 2, 2);
+  add_all_reduce(four, 4, 2);
+  const json a = document(two), b = document(four);
+  const GpuProfile first = profile_from_samples({{&a, "two.json", 1e9}}, nullptr).profile;
+  const GpuProfile next = profile_from_samples({{&b, "four.json", 1e9}}, &first).profile;
+  ASSERT_TRUE(next.network && next.network->provenance);
+  std::vector<std::string> sources;
+  for (const auto& src : next.network->provenance->sources)
+    sources.push_back(src.file + " " + src.description);
+  EXPECT_EQ(sources,
+            (std::vector<std::string>{"four.json all_reduce/4x2 items",
+                                      "two.json base 'calibrated': all_reduce/2x2 items"}));
+  EXPECT_TRUE(next.network->provenance->residuals.contains("all_reduce/2x2"));
+  EXPECT_TRUE(contains(next.network->description, "other segments from base network"));
+  bool base_source = false;
+  for (const auto& src : next.provenance.sources)
+    base_source = base_source || (src.file == "two.json" && src.description.starts_with("base '"));
+  EXPECT_TRUE(base_source);
 }
 
 TEST(ProfileFromSamples, TwoDocumentsMeasuringOneCollectiveAreRefusedNamingBoth) {
@@ -119,9 +163,9 @@ TEST(ProfileFromSamples, BackendsAreNotMixed) {
   GpuProfile gpu;
   gpu.name = "h100-sxm";
   gpu.description = "NVIDIA H100 SXM datasheet";
-  const std::string onto_gpu = thrown({{&cpu, "cpu.json", 1e9}}, gpu);
+  const std::string onto_gpu = thrown({{&cpu, "cpu.json", 1e9}}, &gpu);
   EXPECT_TRUE(contains(onto_gpu, "base profile 'h100-sxm' describes a GPU")) << onto_gpu;
-  EXPECT_EQ(thrown({{&cuda, "gpu.json", 0}}, gpu), "");
+  EXPECT_EQ(thrown({{&cuda, "gpu.json", 0}}, &gpu), "");
 }
 
 TEST(CheckSamples, NamesTheFileAndTheItem) {

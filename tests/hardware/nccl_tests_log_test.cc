@@ -250,7 +250,28 @@ TEST(nccl_tests_log, TheColumnHeaderSaysWhatTheColumnsAre) {
   ASSERT_TRUE(std::holds_alternative<NcclTestsError>(short_row));
   EXPECT_EQ(std::get<NcclTestsError>(short_row).text(),
             "s.log:2: data row has 12 fields; the column header on line 1 names 13 (size count "
-            "type redop root time algbw busbw #wrong x2)");
+            "type redop root time algbw busbw #wrong time algbw busbw #wrong)");
+  // A comment whose second word is "size" is no header: the rows keep the real header's layout.
+  const auto comment = parse_nccl_tests_log(
+      "#  size  count  type  redop  root  time  algbw  busbw #wrong  time  algbw  busbw #wrong\n"
+      " 8 2 float sum -1 30.1 0.00 0.00 0 29.8 0.00 0.00 0\n"
+      "# size here is in bytes\n"
+      " 16 4 float sum -1 30.5 0.00 0.00 0 30.2 0.00 0.00 0\n",
+      "c.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsLog>(comment));
+  EXPECT_EQ(std::get<NcclTestsLog>(comment).tests.size(), 1u);  // not split into two tests
+  EXPECT_EQ(std::get<NcclTestsLog>(comment).tests.at(0).rows.size(), 2u);
+  // A header of 14 names is a layout shardsim does not read: said so, with its names.
+  const auto wide = parse_nccl_tests_log(
+      "#  size  count  type  redop  root  time  algbw  busbw #wrong  time  algbw  busbw #wrong x\n"
+      " 8 2 float sum -1 30.1 0.00 0.00 0 29.8 0.00 0.00 0 1\n",
+      "x.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsError>(wide));
+  EXPECT_NE(std::get<NcclTestsError>(wide).text().find(
+                "x.log:2: the column header on line 1 names 14 columns (size count type redop "
+                "root time algbw busbw #wrong time algbw busbw #wrong x)"),
+            std::string::npos)
+      << std::get<NcclTestsError>(wide).text();
 }
 
 TEST(nccl_tests_log, EmptyLibraryVersionAndOutOfRangeValues) {
