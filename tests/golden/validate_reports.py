@@ -115,6 +115,15 @@ with tempfile.TemporaryDirectory() as tmp:
         "--gemm-best", str(measurements / "gemm" / "mamf_best_shape_nvidia.csv"),
         "--hbm", str(measurements / "gemm" / "azure_hbm_stream_bandwidth.csv"),
         "-o", str(pathlib.Path(tmp) / "gpu.json"))
+    # fit from calibration samples: a quick CPU calibration on 2 ranks (the samples fuzz seed),
+    # its report (inputs[] of kind samples) and the profile it writes.
+    samples = source / "tests" / "fuzz" / "seeds" / "samples" / "cpu-quick-2ranks.json"
+    validate("calibration-samples", json.loads(samples.read_text()),
+             str(samples.relative_to(source)))
+    run("fit-report", "fit", "--json", "--samples", str(samples),
+        "-o", str(pathlib.Path(tmp) / "cpu.json"))
+    validate("hardware-profile", json.loads((pathlib.Path(tmp) / "cpu.json").read_text()),
+             "fit --samples profile")
 
 for path in sorted((source / "scenarios" / "gpus").glob("*.json")):
     validate("hardware-profile", json.loads(path.read_text()), str(path.relative_to(source)))
