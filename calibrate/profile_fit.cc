@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -83,18 +84,42 @@ NetworkConfig start_network(const std::vector<CollectiveFit>& fits, const GpuPro
   return n;
 }
 
-// The base's provenance stays beside the new one, its sources marked: it explains the values
-// the samples did not measure (the base's other collective segments, its attention rates, ...).
-// A residual or fit range of the same name is the new fit's.
-void keep_base_provenance(const Provenance& base, const std::string& base_name, Provenance& p) {
+// Whether `text` names the collective `key` ("all_reduce/2x2"), not a longer one that contains it
+// ("reduce/2x2" in "all_reduce/2x2", "all_reduce/2x2" in "all_reduce/2x24").
+bool names_key(const std::string& text, const std::string& key) {
+  for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+    const bool starts =
+        at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+    const std::size_t after = at + key.size();
+    const bool ends =
+        after == text.size() || !std::isdigit(static_cast<unsigned char>(text[after]));
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+// The base network's provenance for what stays of it: the sources, residuals and fit ranges
+// that name none of the re-measured keys (its other segments), sources marked "base 'NAME'"
+// once (a base's own base keeps its mark). The topology formula is refit, so the base's
+// topology residuals go. (Found by review, 2026-11-27: the base's provenance was kept whole,
+// replaced segments and the old topology's residuals included, and a base's base was dropped.)
+void keep_base_network_provenance(const Provenance& base, const std::string& base_name,
+                                  const std::vector<std::string>& remeasured, Provenance& p) {
+  const auto stale = [&](const std::string& text) {
+    return std::ranges::any_of(remeasured,
+                               [&](const std::string& k) { return names_key(text, k); });
+  };
   for (auto src : base.sources) {
-    if (src.description.starts_with("base '")) continue;  // already a base's, kept once
-    src.description = fmt::format("base '{}': {}", base_name, src.description);
+    if (stale(src.description)) continue;
+    if (!src.description.starts_with("base '"))
+      src.description = fmt::format("base '{}': {}", base_name, src.description);
     p.sources.push_back(std::move(src));
   }
-  for (const auto& [name, value] : base.residuals) p.residuals.emplace(name, value);
+  for (const auto& [name, value] : base.residuals)
+    if (!stale(name) && !name.starts_with("topology")) p.residuals.emplace(name, value);
   for (const auto& r : base.fit_ranges)
-    if (std::ranges::none_of(p.fit_ranges, [&](const FitRange& n) { return n.name == r.name; }))
+    if (!stale(r.name) &&
+        std::ranges::none_of(p.fit_ranges, [&](const FitRange& n) { return n.name == r.name; }))
       p.fit_ranges.push_back(r);
 }
 
@@ -129,8 +154,12 @@ void fit_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g) {
     prov.sources.push_back({m.file, m.lines.front(), m.lines.back(), "", name + " items"});
     prov.fit_ranges.push_back({name + " bytes", m.bytes.front(), m.bytes.back(), "bytes"});
   }
-  if (g.network && g.network->provenance)
-    keep_base_provenance(*g.network->provenance, g.network->name, prov);
+  if (g.network && g.network->provenance) {
+    std::vector<std::string> remeasured;
+    for (const auto& m : rows)
+      remeasured.push_back(fmt::format("{}/{}x{}", m.op, m.ranks, m.ranks_per_node));
+    keep_base_network_provenance(*g.network->provenance, g.network->name, remeasured, prov);
+  }
   net.provenance = prov;
   g.network = net;
 }
@@ -189,6 +218,19 @@ void describe(const nlohmann::json& ctx, bool cpu, GpuProfile& g) {
 
 }  // namespace
 
+namespace {
+
+// "YYYY-MM-DD" at the start of `text`, month 01-12 and day 01-31.
+bool iso_date(const std::string& text) {
+  if (text.size() < 10 || text[4] != '-' || text[7] != '-') return false;
+  for (const int i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (!std::isdigit(static_cast<unsigned char>(text[std::size_t(i)]))) return false;
+  const int month = std::stoi(text.substr(5, 2)), day = std::stoi(text.substr(8, 2));
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+}  // namespace
+
 void check_samples(const nlohmann::json& s, const std::string& file) {
   const auto fail = [&](const std::string& what) {
     throw std::invalid_argument(file + ": " + what);
@@ -217,9 +259,7 @@ void check_samples(const nlohmann::json& s, const std::string& file) {
   // provenance keeps; a cut through a multi-byte character would not be UTF-8).
   if (ctx.contains("date_utc")) {
     const auto& d = ctx.at("date_utc");
-    const bool iso = d.is_string() && d.get<std::string>().size() >= 10 &&
-                     std::ranges::all_of(d.get<std::string>().substr(0, 10),
-                                         [](char c) { return (c >= '0' && c <= '9') || c == '-'; });
+    const bool iso = d.is_string() && iso_date(d.get<std::string>());
     if (!iso) fail(fmt::format("context.date_utc is {}, not an ISO 8601 date", d.dump()));
   }
   for (const char* key : {"host", "cpu_model"})
@@ -424,7 +464,14 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
     auto [lo, hi] = std::ranges::minmax(d.memory_bound_points, {}, &MemoryBoundPoint::bytes);
     prov.fit_ranges.push_back({"memory_bound bytes", lo.bytes, hi.bytes, "bytes"});
   }
-  if (base != nullptr) keep_base_provenance(base->provenance, base->name, prov);
+  // The base's values the samples did not measure: named, not itemised (its own provenance
+  // mixes values the samples replaced with those they kept, in free text).
+  if (base != nullptr)
+    prov.sources.push_back(
+        {base->name, 0, 0, "",
+         fmt::format("base profile '{}': every value these samples did not measure (that "
+                     "profile's provenance says where each comes from)",
+                     base->name)});
   g.provenance = std::move(prov);
   out.profile = std::move(g);
   return out;

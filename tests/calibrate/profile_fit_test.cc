@@ -123,29 +123,42 @@ TEST(ProfileFromSamples, AReplacedDocumentSetsNoPeak) {
   EXPECT_TRUE(p.uses[0].used.empty());
 }
 
-// Fitting onto a fitted profile keeps the base's segments of other keys, and its provenance,
-// marked "base 'NAME'" (found by review, 2026-11-27: the kept 2x2 segments were no longer in
-// any provenance).
+// Fitting onto a fitted profile keeps the base's segments of other keys and their provenance,
+// marked "base 'NAME'" once; a re-measured key's base provenance goes, and so do the base's
+// topology residuals (the formula is refit). Found by review (2026-11-27): first the kept
+// segments lost their provenance, then the base's was kept whole (replaced keys included) and a
+// base's base was dropped at the third fit.
 TEST(ProfileFromSamples, TheBasesKeptSegmentsKeepTheirProvenance) {
-  json two = {gemm(1e11)}, four = {gemm(1e11)};
+  json two = {gemm(1e11)}, four = {gemm(1e11)}, eight = {gemm(1e11)};
   add_all_reduce(two, 2, 2);
   add_all_reduce(four, 4, 2);
-  const json a = document(two), b = document(four);
-  const GpuProfile first = profile_from_samples({{&a, "two.json", 1e9}}, nullptr).profile;
-  const GpuProfile next = profile_from_samples({{&b, "four.json", 1e9}}, &first).profile;
-  ASSERT_TRUE(next.network && next.network->provenance);
-  std::vector<std::string> sources;
-  for (const auto& src : next.network->provenance->sources)
-    sources.push_back(src.file + " " + src.description);
-  EXPECT_EQ(sources,
-            (std::vector<std::string>{"four.json all_reduce/4x2 items",
+  add_all_reduce(eight, 8, 2);
+  const json a = document(two), b = document(four), c = document(eight);
+  const GpuProfile p1 = profile_from_samples({{&a, "two.json", 1e9}}, nullptr).profile;
+  const GpuProfile p2 = profile_from_samples({{&b, "four.json", 1e9}}, &p1).profile;
+  const GpuProfile p3 = profile_from_samples({{&c, "eight.json", 1e9}}, &p2).profile;
+  const auto sources = [](const GpuProfile& g) {
+    std::vector<std::string> out;
+    for (const auto& src : g.network->provenance->sources)
+      out.push_back(src.file + " " + src.description);
+    return out;
+  };
+  ASSERT_TRUE(p3.network && p3.network->provenance);
+  EXPECT_EQ(sources(p3),
+            (std::vector<std::string>{"eight.json all_reduce/8x2 items",
+                                      "four.json base 'calibrated': all_reduce/4x2 items",
                                       "two.json base 'calibrated': all_reduce/2x2 items"}));
-  EXPECT_TRUE(next.network->provenance->residuals.contains("all_reduce/2x2"));
-  EXPECT_TRUE(contains(next.network->description, "other segments from base network"));
-  bool base_source = false;
-  for (const auto& src : next.provenance.sources)
-    base_source = base_source || (src.file == "two.json" && src.description.starts_with("base '"));
-  EXPECT_TRUE(base_source);
+  EXPECT_TRUE(p3.network->provenance->residuals.contains("all_reduce/2x2"));
+  EXPECT_TRUE(p3.network->provenance->residuals.contains("topology/all_reduce/8x2/median_pct"));
+  EXPECT_FALSE(p3.network->provenance->residuals.contains("topology/all_reduce/2x2/median_pct"));
+  EXPECT_TRUE(contains(p3.network->description, "other segments from base network"));
+  // Refitting two.json onto p1 replaces its only key: no base source is left for it.
+  const GpuProfile again = profile_from_samples({{&a, "two.json", 1e9}}, &p1).profile;
+  EXPECT_EQ(sources(again), (std::vector<std::string>{"two.json all_reduce/2x2 items"}));
+  // The profile names its base as one source for what the samples did not measure.
+  const auto& last = p2.provenance.sources.back();
+  EXPECT_EQ(last.file, p1.name);
+  EXPECT_TRUE(last.description.starts_with("base profile '" + p1.name + "'")) << last.description;
 }
 
 TEST(ProfileFromSamples, TwoDocumentsMeasuringOneCollectiveAreRefusedNamingBoth) {
@@ -192,6 +205,11 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
   rocm["context"]["backend"]["backend"] = "rocm";
   EXPECT_TRUE(contains(message(rocm), "context.backend.backend is \"rocm\""));
   EXPECT_TRUE(contains(message(json::array()), "not a calibration samples document"));
+  for (const char* date : {"----------", "2026-13-01T00:00:00Z", "2026-11-2\u00e9T"}) {
+    json bad_date = document({gemm(1e11)});
+    bad_date["context"]["date_utc"] = date;
+    EXPECT_TRUE(contains(message(bad_date), "context.date_utc is")) << date;
+  }
 }
 
 // Found while writing the samples fuzz target (2026-11-27): a group size of 1e300 was cast
