@@ -14,6 +14,7 @@
 
 #include "calibrate/collective_fit.h"
 #include "calibrate/compute_fit.h"
+#include "calibrate/samples_check.h"
 #include "calibrate/topology_fit.h"
 #include "simulator/cost/collective.h"
 
@@ -218,106 +219,6 @@ void describe(const nlohmann::json& ctx, bool cpu, GpuProfile& g) {
 
 }  // namespace
 
-namespace {
-
-// "YYYY-MM-DD" at the start of `text`, month 01-12 and day 01-31.
-bool iso_date(const std::string& text) {
-  if (text.size() < 10 || text[4] != '-' || text[7] != '-') return false;
-  for (const int i : {0, 1, 2, 3, 5, 6, 8, 9})
-    if (!std::isdigit(static_cast<unsigned char>(text[std::size_t(i)]))) return false;
-  const int month = std::stoi(text.substr(5, 2)), day = std::stoi(text.substr(8, 2));
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
-}
-
-}  // namespace
-
-void check_samples(const nlohmann::json& s, const std::string& file) {
-  const auto fail = [&](const std::string& what) {
-    throw std::invalid_argument(file + ": " + what);
-  };
-  if (!s.is_object() || !s.contains("items") || !s.contains("context"))
-    fail("not a calibration samples document (an object with schema_version, context and items)");
-  const nlohmann::json version = s.value("schema_version", nlohmann::json());
-  if (!version.is_number_integer() || version.get<long long>() != 1)
-    fail(fmt::format("schema_version {} is not one this shardsim reads (1)", version.dump()));
-  const auto& ctx = s.at("context");
-  const nlohmann::json backend =
-      ctx.is_object() && ctx.contains("backend") && ctx.at("backend").is_object()
-          ? ctx.at("backend").value("backend", nlohmann::json())
-          : nlohmann::json();
-  if (backend != "cpu" && backend != "cuda")
-    fail(fmt::format("context.backend.backend is {}, not \"cpu\" or \"cuda\"", backend.dump()));
-  // context.mpi.ranks_per_node (required by the schema): the CPU backend's memory share.
-  const nlohmann::json per_node = ctx.contains("mpi") && ctx.at("mpi").is_object()
-                                      ? ctx.at("mpi").value("ranks_per_node", nlohmann::json())
-                                      : nlohmann::json();
-  if (!per_node.is_number() || per_node.get<double>() < 1 || per_node.get<double>() > 1 << 20 ||
-      per_node.get<double>() != std::floor(per_node.get<double>()))
-    fail(fmt::format("context.mpi.ranks_per_node is {}, not a whole number from 1 to 2^20",
-                     per_node.dump()));
-  // The sweep's date, when given, is ISO 8601 (its first 10 characters are the date the
-  // provenance keeps; a cut through a multi-byte character would not be UTF-8).
-  if (ctx.contains("date_utc")) {
-    const auto& d = ctx.at("date_utc");
-    const bool iso = d.is_string() && iso_date(d.get<std::string>());
-    if (!iso) fail(fmt::format("context.date_utc is {}, not an ISO 8601 date", d.dump()));
-  }
-  for (const char* key : {"host", "cpu_model"})
-    if (ctx.contains(key) && !ctx.at(key).is_string())
-      fail(fmt::format("context.{} must be a string", key));
-  if (!s.at("items").is_array()) fail("items must be an array");
-  // The measured value each kind's fit reads: a rate or time above 0 (a rate of 0 made the
-  // memory-bound spread 0/0, a NaN in the profile; found by review, 2026-11-27).
-  const auto positive = [&](const nlohmann::json& item, int i, const char* section,
-                            const char* key) {
-    const nlohmann::json v = item.contains(section) && item.at(section).is_object()
-                                 ? item.at(section).value(key, nlohmann::json())
-                                 : nlohmann::json();
-    if (!v.is_number() || !(v.get<double>() > 0))
-      fail(fmt::format("items[{}].{}.{} is {}, not a number above 0", i, section, key, v.dump()));
-  };
-  std::vector<std::string> failed;
-  int i = 0;
-  for (const auto& item : s.at("items")) {
-    const nlohmann::json kind =
-        item.is_object() ? item.value("kind", nlohmann::json()) : nlohmann::json();
-    if (kind == "gemm") {
-      positive(item, i, "derived", "flops_per_second");
-    } else if (kind == "memory_bound" || kind == "copy") {
-      positive(item, i, "work", "bytes");
-      positive(item, i, "derived", "bytes_per_second");
-    } else if (kind == "launch") {
-      positive(item, i, "derived", "seconds_per_launch");
-    } else if (kind == "collective") {
-      positive(item, i, "params", "bytes");
-      if (const auto t = item.value("median_s", nlohmann::json());
-          !t.is_number() || !(t.get<double>() > 0))
-        fail(fmt::format("items[{}].median_s is {}, not a number above 0", i, t.dump()));
-    } else {
-      fail(
-          fmt::format("items[{}].kind is {}, not one of gemm, memory_bound, collective, copy, "
-                      "launch",
-                      i, kind.dump()));
-    }
-    const nlohmann::json verified = item.value("verified", nlohmann::json());
-    if (!verified.is_boolean()) fail(fmt::format("items[{}].verified must be true or false", i));
-    if (!verified.get<bool>()) {
-      const nlohmann::json name = item.value("name", nlohmann::json());
-      failed.push_back(name.is_string() ? name.get<std::string>() : fmt::format("items[{}]", i));
-    }
-    ++i;
-  }
-  if (!failed.empty()) {
-    const std::size_t shown = std::min<std::size_t>(failed.size(), 5);
-    fail(
-        fmt::format("{} item(s) failed verification ({}{}): a kernel whose result was wrong did "
-                    "not time the work it names, so no profile is fitted from it (calibrate "
-                    "writes none either); rerun the calibration",
-                    failed.size(), fmt::join(failed.begin(), failed.begin() + long(shown), ", "),
-                    failed.size() > shown ? ", ..." : ""));
-  }
-}
-
 bool is_cpu_profile(const GpuProfile& g) {
   return g.description.find(kCpuDeviceMark) != std::string::npos;
 }
@@ -354,7 +255,20 @@ std::vector<std::pair<std::string, std::string>> device_parts(const nlohmann::js
 
 }  // namespace
 
-SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const GpuProfile* base) {
+namespace {
+
+// A key the fits need that document i lacks (or of the wrong type) names the document.
+template <class Work>
+void in_document(const std::vector<SamplesInput>& docs, std::size_t i, const Work& work) {
+  try {
+    work();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", docs[i].file, e.what()));
+  }
+}
+
+// Every document checked, of one backend, and of the base's kind; true for cpu.
+bool check_documents(const std::vector<SamplesInput>& docs, const GpuProfile* base) {
   if (docs.empty()) throw std::invalid_argument("no calibration samples document given");
   for (const auto& in : docs) check_samples(*in.doc, in.file);
   const std::string backend = backend_of(docs.front());
@@ -371,51 +285,50 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
         "without a base or onto a profile of the same backend",
         docs.front().file, backend, base->name, is_cpu_profile(*base) ? "a CPU" : "a GPU",
         backend));
-  GpuProfile g = base != nullptr ? *base : GpuProfile{};
+  return cpu;
+}
+
+// Each document's device fits, and for each device part the document whose values stay (the
+// last that measured it).
+struct DocumentFits {
   std::vector<DeviceFits> fits;
-  std::map<std::string, std::size_t> part_from;  // device part -> the document whose values stay
-  // A key the fits need that a document lacks (or of the wrong type) names the document.
-  const auto in_doc = [&](std::size_t i, const auto& work) {
-    try {
-      work();
-    } catch (const nlohmann::json::exception& e) {
-      throw std::invalid_argument(fmt::format("{}: {}", docs[i].file, e.what()));
-    }
-  };
-  for (std::size_t i = 0; i < docs.size(); ++i)
-    in_doc(i, [&] {
-      describe(docs[i].doc->at("context"), cpu, g);
-      if (docs[i].memory_bytes > 0) g.memory_bytes = docs[i].memory_bytes;
-      fits.push_back(fit_device(*docs[i].doc));
-      for (const auto& [part, text] : device_parts(*docs[i].doc, fits.back())) part_from[part] = i;
-    });
-  // One device from the documents whose values stay, part by part: a document whose GEMMs a later
-  // one measured again sets no peak (found by review, 2026-11-27: a CUDA file reported as "used:
-  // nothing" still raised the bf16 peak, and every efficiency was taken against it).
+  std::map<std::string, std::size_t> part_from;
+};
+
+// One device from the documents whose values stay, part by part: a document whose GEMMs a later
+// one measured again sets no peak (found by review, 2026-11-27: a CUDA file reported as "used:
+// nothing" still raised the bf16 peak, and every efficiency was taken against it).
+DeviceFits kept_device(const DocumentFits& d) {
   DeviceFits device;
-  if (const auto it = part_from.find("gemm"); it != part_from.end()) {
-    device.gemms = fits[it->second].gemms;
-    device.best_gemm_fp32 = fits[it->second].best_gemm_fp32;
+  const auto from = [&](const char* part) -> const DeviceFits* {
+    const auto it = d.part_from.find(part);
+    return it == d.part_from.end() ? nullptr : &d.fits[it->second];
+  };
+  if (const auto* f = from("gemm")) {
+    device.gemms = f->gemms;
+    device.best_gemm_fp32 = f->best_gemm_fp32;
   }
-  if (const auto it = part_from.find("memory_bound"); it != part_from.end()) {
-    const DeviceFits& d = fits[it->second];
-    device.hbm_bytes_per_second = d.hbm_bytes_per_second;
-    device.memory_bound_points = d.memory_bound_points;
-    device.memory_bound_efficiency = d.memory_bound_efficiency;
-    device.memory_bound_residual = d.memory_bound_residual;
+  if (const auto* f = from("memory_bound")) {
+    device.hbm_bytes_per_second = f->hbm_bytes_per_second;
+    device.memory_bound_points = f->memory_bound_points;
+    device.memory_bound_efficiency = f->memory_bound_efficiency;
+    device.memory_bound_residual = f->memory_bound_residual;
   }
-  if (const auto it = part_from.find("launch"); it != part_from.end())
-    device.launch_overhead_s = fits[it->second].launch_overhead_s;
-  if (const auto it = part_from.find("copy"); it != part_from.end())
-    device.copy_bytes_per_second = fits[it->second].copy_bytes_per_second;
-  fit_compute(device, cpu, g);
-  // Collectives: every document's, each (op, ranks, ranks per node) from one of them.
+  if (const auto* f = from("launch")) device.launch_overhead_s = f->launch_overhead_s;
+  if (const auto* f = from("copy")) device.copy_bytes_per_second = f->copy_bytes_per_second;
+  return device;
+}
+
+// Every document's collectives, each (op, ranks, ranks per node) from one of them; `keys` gets
+// each document's ("collective all_reduce/2x2").
+std::vector<MeasuredCollective> all_collectives(const std::vector<SamplesInput>& docs,
+                                                std::vector<std::vector<std::string>>& keys) {
   std::vector<MeasuredCollective> rows;
-  std::vector<std::vector<std::string>> keys(docs.size());
   std::map<Key, std::string> measured_in;
+  keys.assign(docs.size(), {});
   for (std::size_t i = 0; i < docs.size(); ++i) {
     std::vector<MeasuredCollective> measured;
-    in_doc(i, [&] { measured = collective_rows(*docs[i].doc, docs[i].file); });
+    in_document(docs, i, [&] { measured = collective_rows(*docs[i].doc, docs[i].file); });
     for (auto& m : measured) {
       const Key key{m.op, m.ranks, m.ranks_per_node};
       if (const auto first = measured_in.find(key); first != measured_in.end())
@@ -428,51 +341,81 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
       rows.push_back(std::move(m));
     }
   }
-  if (!rows.empty()) fit_network(rows, g);
+  return rows;
+}
 
-  SamplesProfile out;
+// What document i gave (used) and what a later one measured again (replaced).
+SamplesUse use_of(const std::vector<SamplesInput>& docs, std::size_t i, const DocumentFits& d,
+                  const std::vector<std::string>& keys) {
+  const auto& doc = *docs[i].doc;
+  SamplesUse u{docs[i].file, backend_of(docs[i]),         "", "",
+               true,         int(doc.at("items").size()), {}, {}};
+  in_document(docs, i, [&] {
+    u.host = doc.at("context").value("host", "unknown");
+    u.date = doc.at("context").value("date_utc", "").substr(0, 10);
+    u.complete = doc.value("complete", true);
+  });
+  for (const auto& [part, text] : device_parts(doc, d.fits[i]))
+    (d.part_from.at(part) == i ? u.used : u.replaced).push_back(text);
+  u.used.insert(u.used.end(), keys.begin(), keys.end());
+  return u;
+}
+
+// The profile's provenance: each document with what it gave, the kept device's fit ranges and
+// residuals, and the base named for every value the samples did not measure (its own
+// provenance mixes values the samples replaced with those they kept, in free text).
+Provenance samples_provenance(const std::vector<SamplesUse>& uses, const DocumentFits& d, bool cpu,
+                              const GpuProfile* base) {
   Provenance prov{
       true, {}, {}, {}, cpu ? "CPU backend: the CPU described as a device (see description)" : ""};
-  for (std::size_t i = 0; i < docs.size(); ++i) {
-    const auto& ctx = docs[i].doc->at("context");
-    SamplesUse u{docs[i].file, backend, "", "", true, int(docs[i].doc->at("items").size()), {}, {}};
-    in_doc(i, [&] {
-      u.host = ctx.value("host", "unknown");
-      u.date = ctx.value("date_utc", "").substr(0, 10);
-      u.complete = docs[i].doc->value("complete", true);
-    });
-    for (const auto& [part, text] : device_parts(*docs[i].doc, fits[i]))
-      (part_from.at(part) == i ? u.used : u.replaced).push_back(text);
-    u.used.insert(u.used.end(), keys[i].begin(), keys[i].end());
+  for (const auto& u : uses) {
     std::string what =
-        fmt::format("calibration samples ({} backend): {}", backend,
+        fmt::format("calibration samples ({} backend): {}", u.backend,
                     u.used.empty() ? "nothing" : fmt::format("{}", fmt::join(u.used, ", ")));
     if (!u.replaced.empty())
       what += fmt::format("; measured again by a later file: {}", fmt::join(u.replaced, ", "));
-    prov.sources.push_back({docs[i].file, 1, u.items, u.date, what});
-    out.uses.push_back(std::move(u));
+    prov.sources.push_back({u.file, 1, u.items, u.date, what});
   }
-  if (const auto it = part_from.find("gemm"); it != part_from.end()) {
-    const auto& gemms = fits[it->second].gemms;
-    auto [lo, hi] = std::ranges::minmax(gemms, {}, &GemmMeasurement::flops_per_second);
+  const DeviceFits device = kept_device(d);
+  if (!device.gemms.empty()) {
+    auto [lo, hi] = std::ranges::minmax(device.gemms, {}, &GemmMeasurement::flops_per_second);
     prov.fit_ranges.push_back({"gemm rate", lo.flops_per_second, hi.flops_per_second, "FLOP/s"});
   }
-  if (const auto it = part_from.find("memory_bound");
-      it != part_from.end() && !fits[it->second].memory_bound_points.empty()) {
-    const auto& d = fits[it->second];
-    prov.residuals["memory_bound"] = d.memory_bound_residual;
-    auto [lo, hi] = std::ranges::minmax(d.memory_bound_points, {}, &MemoryBoundPoint::bytes);
+  if (!device.memory_bound_points.empty()) {
+    prov.residuals["memory_bound"] = device.memory_bound_residual;
+    auto [lo, hi] = std::ranges::minmax(device.memory_bound_points, {}, &MemoryBoundPoint::bytes);
     prov.fit_ranges.push_back({"memory_bound bytes", lo.bytes, hi.bytes, "bytes"});
   }
-  // The base's values the samples did not measure: named, not itemised (its own provenance
-  // mixes values the samples replaced with those they kept, in free text).
   if (base != nullptr)
     prov.sources.push_back(
         {base->name, 0, 0, "",
          fmt::format("base profile '{}': every value these samples did not measure (that "
                      "profile's provenance says where each comes from)",
                      base->name)});
-  g.provenance = std::move(prov);
+  return prov;
+}
+
+}  // namespace
+
+SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const GpuProfile* base) {
+  const bool cpu = check_documents(docs, base);
+  GpuProfile g = base != nullptr ? *base : GpuProfile{};
+  DocumentFits d;
+  for (std::size_t i = 0; i < docs.size(); ++i)
+    in_document(docs, i, [&] {
+      describe(docs[i].doc->at("context"), cpu, g);
+      if (docs[i].memory_bytes > 0) g.memory_bytes = docs[i].memory_bytes;
+      d.fits.push_back(fit_device(*docs[i].doc));
+      for (const auto& [part, text] : device_parts(*docs[i].doc, d.fits.back()))
+        d.part_from[part] = i;
+    });
+  fit_compute(kept_device(d), cpu, g);
+  std::vector<std::vector<std::string>> keys;
+  const std::vector<MeasuredCollective> rows = all_collectives(docs, keys);
+  if (!rows.empty()) fit_network(rows, g);
+  SamplesProfile out;
+  for (std::size_t i = 0; i < docs.size(); ++i) out.uses.push_back(use_of(docs, i, d, keys[i]));
+  g.provenance = samples_provenance(out.uses, d, cpu, base);
   out.profile = std::move(g);
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calibrate/samples_check.h"
 #include "simulator/hardware/hardware.h"
 
 namespace shardsim::calibrate {
@@ -37,12 +38,6 @@ struct SamplesProfile {
   GpuProfile profile;
   std::vector<SamplesUse> uses;  // one per document, in order
 };
-
-// Checks what the fits read, naming FILE and the item: schema_version 1, context.backend.backend
-// cpu or cuda, each item's kind one of gemm, memory_bound, collective, copy, launch, and no item
-// with verified: false (a kernel whose result was wrong measured something else; calibrate
-// writes no profile from such a sweep either). Throws std::invalid_argument.
-void check_samples(const nlohmann::json& samples, const std::string& file);
 
 // True for a profile of the CPU backend (the CPU described as a device): its description says so.
 [[nodiscard]] bool is_cpu_profile(const GpuProfile& g);

@@ -1,0 +1,118 @@
+#include "calibrate/samples_check.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace shardsim::calibrate {
+namespace {
+
+using nlohmann::json;
+
+// Throws the refusal of `file`.
+[[noreturn]] void refuse(const std::string& file, const std::string& what) {
+  throw std::invalid_argument(file + ": " + what);
+}
+
+// "YYYY-MM-DD" at the start of `text`, month 01-12 and day 01-31.
+bool iso_date(const std::string& text) {
+  if (text.size() < 10 || text[4] != '-' || text[7] != '-') return false;
+  for (const int i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (!std::isdigit(static_cast<unsigned char>(text[std::size_t(i)]))) return false;
+  const int month = std::stoi(text.substr(5, 2)), day = std::stoi(text.substr(8, 2));
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+// obj[key] when obj is an object holding it, else null.
+json member(const json& obj, const char* key) {
+  return obj.is_object() ? obj.value(key, json()) : json();
+}
+
+void check_context(const json& ctx, const std::string& file) {
+  const json backend = member(member(ctx, "backend"), "backend");
+  if (backend != "cpu" && backend != "cuda")
+    refuse(file,
+           fmt::format("context.backend.backend is {}, not \"cpu\" or \"cuda\"", backend.dump()));
+  // context.mpi.ranks_per_node (required by the schema): the CPU backend's memory share.
+  const json per_node = member(member(ctx, "mpi"), "ranks_per_node");
+  if (!per_node.is_number() || per_node.get<double>() < 1 || per_node.get<double>() > 1 << 20 ||
+      per_node.get<double>() != std::floor(per_node.get<double>()))
+    refuse(file, fmt::format("context.mpi.ranks_per_node is {}, not a whole number from 1 to 2^20",
+                             per_node.dump()));
+  // The sweep's date, when given, is ISO 8601 (its first 10 characters are the date the
+  // provenance keeps; a cut through a multi-byte character would not be UTF-8).
+  if (const json d = member(ctx, "date_utc"); !d.is_null() && !(d.is_string() && iso_date(d)))
+    refuse(file, fmt::format("context.date_utc is {}, not an ISO 8601 date", d.dump()));
+  for (const char* key : {"host", "cpu_model"})
+    if (const json v = member(ctx, key); !v.is_null() && !v.is_string())
+      refuse(file, fmt::format("context.{} must be a string", key));
+}
+
+// The measured value each kind's fit reads: a rate or time above 0 (a rate of 0 made the
+// memory-bound spread 0/0, a NaN in the profile; found by review, 2026-11-27).
+void check_item_value(const json& item, int i, const std::string& file) {
+  const auto positive = [&](const char* section, const char* key) {
+    const json v = key == nullptr ? member(item, section) : member(member(item, section), key);
+    if (!v.is_number() || !(v.get<double>() > 0))
+      refuse(file, fmt::format("items[{}].{}{}{} is {}, not a number above 0", i, section,
+                               key ? "." : "", key ? key : "", v.dump()));
+  };
+  const json kind = member(item, "kind");
+  if (kind == "gemm") {
+    positive("derived", "flops_per_second");
+  } else if (kind == "memory_bound" || kind == "copy") {
+    positive("work", "bytes");
+    positive("derived", "bytes_per_second");
+  } else if (kind == "launch") {
+    positive("derived", "seconds_per_launch");
+  } else if (kind == "collective") {
+    positive("params", "bytes");
+    positive("median_s", nullptr);
+  } else {
+    refuse(file, fmt::format("items[{}].kind is {}, not one of gemm, memory_bound, collective, "
+                             "copy, launch",
+                             i, kind.dump()));
+  }
+}
+
+}  // namespace
+
+void check_samples(const json& s, const std::string& file) {
+  if (!s.is_object() || !s.contains("items") || !s.contains("context"))
+    refuse(file,
+           "not a calibration samples document (an object with schema_version, context and items)");
+  const json version = s.value("schema_version", json());
+  if (!version.is_number_integer() || version.get<long long>() != 1)
+    refuse(file,
+           fmt::format("schema_version {} is not one this shardsim reads (1)", version.dump()));
+  check_context(s.at("context"), file);
+  if (!s.at("items").is_array()) refuse(file, "items must be an array");
+  std::vector<std::string> failed;
+  int i = 0;
+  for (const auto& item : s.at("items")) {
+    check_item_value(item, i, file);
+    const json verified = member(item, "verified");
+    if (!verified.is_boolean())
+      refuse(file, fmt::format("items[{}].verified must be true or false", i));
+    if (!verified.get<bool>()) {
+      const json name = member(item, "name");
+      failed.push_back(name.is_string() ? name.get<std::string>() : fmt::format("items[{}]", i));
+    }
+    ++i;
+  }
+  if (failed.empty()) return;
+  const std::size_t shown = std::min<std::size_t>(failed.size(), 5);
+  refuse(file,
+         fmt::format("{} item(s) failed verification ({}{}): a kernel whose result was wrong did "
+                     "not time the work it names, so no profile is fitted from it (calibrate "
+                     "writes none either); rerun the calibration",
+                     failed.size(), fmt::join(failed.begin(), failed.begin() + long(shown), ", "),
+                     failed.size() > shown ? ", ..." : ""));
+}
+
+}  // namespace shardsim::calibrate

@@ -1,0 +1,21 @@
+// The checks a calibration samples document (reports/schemas/calibration-samples.schema.json)
+// passes before any fit reads it (profile_fit.h), each refusal naming the file and the item.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace shardsim::calibrate {
+
+// Checks what the fits read: schema_version 1; context.backend.backend cpu or cuda;
+// context.mpi.ranks_per_node a whole number from 1 to 2^20; context.date_utc, when given, an
+// ISO 8601 date; host and cpu_model strings; each item's kind one of gemm, memory_bound,
+// collective, copy, launch, with the value its fit reads above 0 (gemm derived.flops_per_second;
+// memory_bound and copy work.bytes and derived.bytes_per_second; launch
+// derived.seconds_per_launch; collective params.bytes and median_s); and no item with
+// verified: false (a kernel whose result was wrong measured something else; calibrate writes no
+// profile from such a sweep either). Throws std::invalid_argument "FILE: ...".
+void check_samples(const nlohmann::json& samples, const std::string& file);
+
+}  // namespace shardsim::calibrate
