@@ -54,9 +54,9 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 TEST(ProfileFromSamples, DevicePartsComeFromTheLastDocumentThatMeasuredThemCollectivesFromAll) {
-  json a_items = {gemm(1e11), memory_bound(2e10)};
+  json a_items = json::array({gemm(1e11), memory_bound(2e10)});
   add_all_reduce(a_items, 2, 2);
-  json b_items = {gemm(3e11)};
+  json b_items = json::array({gemm(3e11)});
   add_all_reduce(b_items, 4, 2);
   const json a = document(a_items), b = document(b_items);
   const SamplesProfile p =
@@ -95,7 +95,7 @@ TEST(ProfileFromSamples, DevicePartsComeFromTheLastDocumentThatMeasuredThemColle
 // Refitting a profile's own samples onto it replaces its segments of the measured keys, so the
 // segments are the same as the first fit's (they were duplicated before, 2026-11-27).
 TEST(ProfileFromSamples, RefittingOntoItsOwnProfileReplacesTheSegments) {
-  json items = {gemm(1e11)};
+  json items = json::array({gemm(1e11)});
   add_all_reduce(items, 2, 2);
   const json a = document(items);
   const GpuProfile first = profile_from_samples({{&a, "a.json", 1e9}}, nullptr).profile;
@@ -129,7 +129,8 @@ TEST(ProfileFromSamples, AReplacedDocumentSetsNoPeak) {
 // segments lost their provenance, then the base's was kept whole (replaced keys included) and a
 // base's base was dropped at the third fit.
 TEST(ProfileFromSamples, TheBasesKeptSegmentsKeepTheirProvenance) {
-  json two = {gemm(1e11)}, four = {gemm(1e11)}, eight = {gemm(1e11)};
+  json two = json::array({gemm(1e11)}), four = json::array({gemm(1e11)}),
+       eight = json::array({gemm(1e11)});
   add_all_reduce(two, 2, 2);
   add_all_reduce(four, 4, 2);
   add_all_reduce(eight, 8, 2);
@@ -162,7 +163,7 @@ TEST(ProfileFromSamples, TheBasesKeptSegmentsKeepTheirProvenance) {
 }
 
 TEST(ProfileFromSamples, TwoDocumentsMeasuringOneCollectiveAreRefusedNamingBoth) {
-  json items = {gemm(1e11)};
+  json items = json::array({gemm(1e11)});
   add_all_reduce(items, 2, 2);
   const json a = document(items);
   const std::string e = thrown({{&a, "first.json", 1e9}, {&a, "second.json", 1e9}});
@@ -170,7 +171,8 @@ TEST(ProfileFromSamples, TwoDocumentsMeasuringOneCollectiveAreRefusedNamingBoth)
 }
 
 TEST(ProfileFromSamples, BackendsAreNotMixed) {
-  const json cpu = document({gemm(1e11)}), cuda = document({gemm(1e14)}, "cuda");
+  const json cpu = document(json::array({gemm(1e11)})),
+             cuda = document(json::array({gemm(1e14)}), "cuda");
   const std::string mixed = thrown({{&cpu, "cpu.json", 1e9}, {&cuda, "gpu.json", 0}});
   EXPECT_TRUE(contains(mixed, "one profile describes one kind of device")) << mixed;
   GpuProfile gpu;
@@ -190,23 +192,23 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
     }
     return std::string();
   };
-  EXPECT_EQ(message(document({gemm(1e11)})), "");
-  json later = document({gemm(1e11)});
+  EXPECT_EQ(message(document(json::array({gemm(1e11)}))), "");
+  json later = document(json::array({gemm(1e11)}));
   later["schema_version"] = 2;
   EXPECT_TRUE(contains(message(later), "s.json: schema_version 2 is not one this shardsim reads"));
-  json unknown = document({gemm(1e11)});
+  json unknown = document(json::array({gemm(1e11)}));
   unknown["items"][0]["kind"] = "gpu_gemm";
   EXPECT_TRUE(contains(message(unknown), "s.json: items[0].kind is \"gpu_gemm\""));
-  json wrong = document({gemm(1e11), gemm(2e11)});
+  json wrong = document(json::array({gemm(1e11), gemm(2e11)}));
   wrong["items"][1]["verified"] = false;
   wrong["items"][1]["name"] = "sgemm 512";
   EXPECT_TRUE(contains(message(wrong), "s.json: 1 item(s) failed verification (sgemm 512)"));
-  json rocm = document({gemm(1e11)});
+  json rocm = document(json::array({gemm(1e11)}));
   rocm["context"]["backend"]["backend"] = "rocm";
   EXPECT_TRUE(contains(message(rocm), "context.backend.backend is \"rocm\""));
   EXPECT_TRUE(contains(message(json::array()), "not a calibration samples document"));
   for (const char* date : {"----------", "2026-13-01T00:00:00Z", "2026-11-2\u00e9T"}) {
-    json bad_date = document({gemm(1e11)});
+    json bad_date = document(json::array({gemm(1e11)}));
     bad_date["context"]["date_utc"] = date;
     EXPECT_TRUE(contains(message(bad_date), "context.date_utc is")) << date;
   }
@@ -216,7 +218,7 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
 // to int (undefined behaviour); 3 ranks in nodes of 2 is no placement either.
 TEST(ProfileFromSamples, GroupSizesAreWholeNumbersOfRanks) {
   for (const auto& [ranks, per_node] : {std::pair{1e300, 2.0}, {3.0, 2.0}, {4.0, 0.5}}) {
-    json items = {gemm(1e11)};
+    json items = json::array({gemm(1e11)});
     add_all_reduce(items, 4, 2);
     items[1]["params"]["ranks"] = ranks;
     items[1]["params"]["ranks_per_node"] = per_node;
@@ -227,7 +229,7 @@ TEST(ProfileFromSamples, GroupSizesAreWholeNumbersOfRanks) {
 }
 
 TEST(ProfileFromSamples, AMissingKeyNamesTheDocument) {
-  json doc = document({gemm(1e11)});
+  json doc = document(json::array({gemm(1e11)}));
   doc["items"][0]["params"].erase("m");
   const std::string e = thrown({{&doc, "short.json", 1e9}});
   EXPECT_TRUE(contains(e, "short.json: ")) << e;

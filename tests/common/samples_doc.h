@@ -17,7 +17,7 @@ inline nlohmann::json samples_item(const std::string& kind, const std::string& n
           {"name", name},
           {"params", std::move(params)},
           {"runs_per_sample", 1},
-          {"samples_s", {median_s}},
+          {"samples_s", nlohmann::json::array({median_s})},
           {"median_s", median_s},
           {"spread", {{"min_s", median_s}, {"max_s", median_s}, {"mad_s", 0}}},
           {"work", std::move(work)},
