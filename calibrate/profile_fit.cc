@@ -87,7 +87,10 @@ NetworkConfig start_network(const std::vector<CollectiveFit>& fits, const GpuPro
 
 // Whether `text` names the collective `key` ("all_reduce/2x2"), not a longer one that contains it
 // ("reduce/2x2" in "all_reduce/2x2", "all_reduce/2x2" in "all_reduce/2x24").
-bool names_key(const std::string& text, const std::string& key) {
+bool names_key(const std::string& full, const std::string& key) {
+  // The key is after the last ':' ("FILE:all_reduce/8x8", "base 'X': all_reduce/2x2 items"): a
+  // file path that happens to contain a key is not it (found by review, 2026-11-27).
+  const std::string text = full.substr(full.rfind(':') == std::string::npos ? 0 : full.rfind(':'));
   for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
     const bool starts =
         at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
@@ -117,7 +120,10 @@ void keep_base_network_provenance(const Provenance& base, const std::string& bas
     p.sources.push_back(std::move(src));
   }
   for (const auto& [name, value] : base.residuals)
-    if (!stale(name) && !name.starts_with("topology")) p.residuals.emplace(name, value);
+    // The topology fits' own residuals ("topology/all_reduce/2x2/median_pct" from samples,
+    // "topology RMS log error" from nccl-tests logs), not a log whose name starts "topology".
+    if (!stale(name) && !name.starts_with("topology/") && name != "topology RMS log error")
+      p.residuals.emplace(name, value);
   for (const auto& r : base.fit_ranges)
     if (!stale(r.name) &&
         std::ranges::none_of(p.fit_ranges, [&](const FitRange& n) { return n.name == r.name; }))

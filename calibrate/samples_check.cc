@@ -46,10 +46,11 @@ void check_context(const json& ctx, const std::string& file) {
                              per_node.dump()));
   // The sweep's date, when given, is ISO 8601 (its first 10 characters are the date the
   // provenance keeps; a cut through a multi-byte character would not be UTF-8).
-  if (const json d = member(ctx, "date_utc"); !d.is_null() && !(d.is_string() && iso_date(d)))
+  const auto given = [&](const char* key) { return ctx.is_object() && ctx.contains(key); };
+  if (const json d = member(ctx, "date_utc"); given("date_utc") && !(d.is_string() && iso_date(d)))
     refuse(file, fmt::format("context.date_utc is {}, not an ISO 8601 date", d.dump()));
   for (const char* key : {"host", "cpu_model"})
-    if (const json v = member(ctx, key); !v.is_null() && !v.is_string())
+    if (given(key) && !member(ctx, key).is_string())
       refuse(file, fmt::format("context.{} must be a string", key));
 }
 

@@ -162,6 +162,39 @@ TEST(ProfileFromSamples, TheBasesKeptSegmentsKeepTheirProvenance) {
   EXPECT_TRUE(last.description.starts_with("base profile '" + p1.name + "'")) << last.description;
 }
 
+// A base network's provenance from nccl-tests logs ("FILE:op/RxN" names): a file whose name
+// starts "topology" or whose path contains a re-measured key keeps the provenance of its live
+// segment (found by review, 2026-11-27: both were dropped).
+TEST(ProfileFromSamples, ABaseLogsNameIsNotTakenForAKey) {
+  json items = json::array({gemm(1e11)});
+  add_all_reduce(items, 2, 2);
+  const json a = document(items);
+  GpuProfile base = profile_from_samples({{&a, "a.json", 1e9}}, nullptr).profile;
+  FittedCollective live;
+  live.op = "all_reduce";
+  live.ranks = 8;
+  live.ranks_per_node = 8;
+  live.alpha_s = 1e-5;
+  live.busbw_bytes_per_second = 1e11;
+  base.network->fitted_collectives = {live};
+  Provenance logs{true, {}, {}, {}, ""};
+  for (const std::string file : {"topology-p5.log", "all_reduce/2x2-old.log"}) {
+    const std::string name = file + ":all_reduce/8x8";
+    logs.sources.push_back({file, 1, 9, "", name});
+    logs.residuals[name] = 0.01;
+  }
+  logs.residuals["topology RMS log error"] = 0.2;
+  base.network->provenance = logs;
+  const GpuProfile next = profile_from_samples({{&a, "a.json", 1e9}}, &base).profile;
+  const Provenance& p = *next.network->provenance;
+  EXPECT_TRUE(p.residuals.contains("topology-p5.log:all_reduce/8x8"));
+  EXPECT_TRUE(p.residuals.contains("all_reduce/2x2-old.log:all_reduce/8x8"));
+  EXPECT_FALSE(p.residuals.contains("topology RMS log error"));  // the formula is refit
+  std::size_t kept = 0;
+  for (const auto& src : p.sources) kept += src.description.ends_with(":all_reduce/8x8");
+  EXPECT_EQ(kept, 2u);
+}
+
 TEST(ProfileFromSamples, TwoDocumentsMeasuringOneCollectiveAreRefusedNamingBoth) {
   json items = json::array({gemm(1e11)});
   add_all_reduce(items, 2, 2);
@@ -207,6 +240,12 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
   rocm["context"]["backend"]["backend"] = "rocm";
   EXPECT_TRUE(contains(message(rocm), "context.backend.backend is \"rocm\""));
   EXPECT_TRUE(contains(message(json::array()), "not a calibration samples document"));
+  // A null where a string belongs is refused here, not later by the JSON library.
+  for (const char* key : {"host", "cpu_model", "date_utc"}) {
+    json null_field = document(json::array({gemm(1e11)}));
+    null_field["context"][key] = nullptr;
+    EXPECT_TRUE(contains(message(null_field), std::string("context.") + key)) << key;
+  }
   for (const char* date : {"----------", "2026-13-01T00:00:00Z", "2026-11-2\u00e9T"}) {
     json bad_date = document(json::array({gemm(1e11)}));
     bad_date["context"]["date_utc"] = date;
