@@ -250,29 +250,18 @@ std::string optimizer_name(Optimizer o) {
   return enum_name(kOptimizers, o);
 }
 
-namespace {
-
-template <class E>
-std::string name_in(const std::vector<std::pair<std::string, E>>& table, E value) {
-  for (const auto& [name, v] : table)
-    if (v == value) return name;
-  return "";
-}
-
-}  // namespace
-
 nlohmann::json effective_training_json(const Scenario& s) {
   const TrainingConfig& t = s.training;
   return {{"seq_len", t.seq_len},
           {"global_batch", t.global_batch},
           {"micro_batch", t.micro_batch},
-          {"precision", name_in(kPrecisions, t.precision)},
-          {"grad_dtype", name_in(kGradDtypes, t.grad_dtype)},
-          {"optimizer", name_in(kOptimizers, t.optimizer)},
-          {"recompute", name_in(kRecompute, s.strategy.recompute)},
+          {"precision", enum_name(kPrecisions, t.precision)},
+          {"grad_dtype", enum_name(kGradDtypes, t.grad_dtype)},
+          {"optimizer", enum_name(kOptimizers, t.optimizer)},
+          {"recompute", enum_name(kRecompute, s.strategy.recompute)},
           {"flash_attention", t.flash_attention},
           {"attention_kernel", t.attention_kernel},
-          {"cross_entropy", name_in(kCrossEntropy, t.cross_entropy)}};
+          {"cross_entropy", enum_name(kCrossEntropy, t.cross_entropy)}};
 }
 
 nlohmann::json effective_parallel_json(const Scenario& s) {
@@ -287,7 +276,7 @@ nlohmann::json effective_parallel_json(const Scenario& s) {
                       {"zero", p.zero},
                       {"offload_optimizer", p.offload_optimizer},
                       {"offload_params", p.offload_params},
-                      {"schedule", name_in(kSchedules, p.schedule)},
+                      {"schedule", enum_name(kSchedules, p.schedule)},
                       {"overlap_grad_reduce", p.overlap_grad_reduce},
                       {"overlap_param_gather", p.overlap_param_gather},
                       {"overlap_tp_comm", p.overlap_tp_comm},
