@@ -1,7 +1,8 @@
 // Closed-form step time from the same per-op costs the DES uses (cost/step_costs.h): the
-// bottleneck stage's work times the micro-batch count, plus every other stage's fill/drain time,
-// pipeline transfers on the critical path, exposed data-parallel traffic, the optimizer and
-// offload. With equal stages the fill/drain sums to the published bubbles:
+// bottleneck stage's work times the micro-batch count, plus every other stage's fill/drain time
+// (1F1B: the longest stage path, which hides what a heavy stage's warm-up covers), pipeline
+// transfers on the critical path, exposed data-parallel traffic, the optimizer and offload. With
+// equal stages the fill/drain sums to the published bubbles:
 //   GPipe, 1F1B:  (p-1)(f + b + w)              (Narayanan et al. §2.2)
 //   interleaved:  (p-1)(f + b + w) / v
 //   ZB-H1:        (p-1) max(f, f + b - w)       (Qi et al.; b = input-gradient work)
