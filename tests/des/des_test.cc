@@ -300,7 +300,7 @@ TEST(Contention, SwitchedOffZeroThreeOverlapIsFreeAgain) {
 // One stage of 4 layers under ZeRO-3, one micro-batch, f = b = w = 1 (backward item: b + w = 2
 // per layer), each layer gathering for 0.5 s and reduce-scattering for 0.5 s; embedding and output
 // layer cost nothing; no contention.
-FourLayers zero3_layers(int prefetch) {
+FourLayers zero3_layers(int prefetch, double gather = 0.5, double reduce = 0.5) {
   nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
   raw["model"]["layers"] = 4;
   raw["parallel"]["zero"] = 3;
@@ -310,8 +310,8 @@ FourLayers zero3_layers(int prefetch) {
   f.costs = uniform(f.plan, 4, 1, 1, 1);
   std::vector<LayerCost> layers(4, f.costs.layer(0));
   for (auto& l : layers) {
-    l.zero3_gather_seconds = 0.5;
-    l.zero3_reduce_seconds = 0.5;
+    l.zero3_gather_seconds = gather;
+    l.zero3_reduce_seconds = reduce;
   }
   f.costs.set_layers(std::move(layers));
   return f;
@@ -340,9 +340,30 @@ TEST(Zero3Prefetch, OneUnitAheadHidesAllButTheFirstGatherAndLastReduceScatter) {
   const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
   EXPECT_DOUBLE_EQ(r.step_seconds, 13.5);
   EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 1.5);
+  // The closed form runs each item's two streams in the same order (analytic.cc
+  // zero3_item_exposed): the same 0.5 + 1 s.
+  EXPECT_DOUBLE_EQ(analytic_step(f.scenario, f.plan, f.costs).step_seconds, 13.5);
   // Deeper prefetch cannot help here: every gather already hides behind one layer's compute.
   const FourLayers g = zero3_layers(2);
   EXPECT_DOUBLE_EQ(simulate_step(g.scenario, g.plan, g.costs).step_seconds, 13.5);
+}
+
+// When the traffic is the bottleneck: 3 s gathers and 0.5 s reduce-scatters per layer, prefetch 1.
+// Forward: gathers back to back, layer 0's at 0-3, 1's 3-6, 2's 6-9 (after layer 0's compute,
+// 3-4), 3's 9-12; layer 3 computes 12-13. Backward from 13 (relative times; the output and
+// embedding units cost nothing): layer 3's gather 0-3, compute 3-5; layer 2's gather 3-6 (its
+// wait for the output unit's compute is none), layer 3's reduce-scatter 6-6.5; layer 1's gather
+// 6.5-9.5 (after layer 3's compute), layer 2 computes 6-8, reduce-scatters 9.5-10; layer 0's
+// gather 10-13, layer 1 computes 9.5-11.5, reduce-scatters 13-13.5; layer 0 computes 13-15,
+// reduce-scatters 15-15.5. Step 13 + 15.5 = 28.5, of which 12 compute. (The closed form of
+// before 2026-11-27, the excess of the traffic over the compute plus the first unit's gather,
+// the embedding's 0 s here: (12 - 4) + (12 + 2 - 8) = 14 s exposed, 26 s.)
+TEST(Zero3Prefetch, TrafficBoundItemsExposeTheStreamsExcessAndTheLastReduceScatter) {
+  const FourLayers f = zero3_layers(1, 3, 0.5);
+  const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
+  EXPECT_DOUBLE_EQ(r.step_seconds, 28.5);
+  EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 16.5);
+  EXPECT_DOUBLE_EQ(analytic_step(f.scenario, f.plan, f.costs).step_seconds, 28.5);
 }
 
 TEST(Trace, HasOneSlicePerComputeItem) {
@@ -359,7 +380,9 @@ TEST(Trace, HasOneSlicePerComputeItem) {
 TEST(Agreement, AnalyticMatchesTheEventModelOnShippedExamples) {
   // The analytic model combines the same per-op costs in closed form; on every shipped example
   // (real costs: TP/CP/EP/DP communication, uneven stages, buckets) and every schedule it stays
-  // within 5% of the event simulation; with ZeRO-2/3 forced on, within 20%.
+  // within 5% of the event simulation; with ZeRO-2/3 forced on, within 10% (measured 2026-11-27:
+  // -8.5 % at worst, ZeRO-2 under ZB-H2 on the 177B example; 20% before that day's ZeRO-3 item
+  // and 1F1B stage-path changes).
   for (const auto& name : preset_names(PresetKind::kExample)) {
     for (const char* schedule : {"", "gpipe", "1f1b", "zb-h1", "zb-h2"}) {
       for (const char* zero : {"", "2", "3"}) {
@@ -371,12 +394,23 @@ TEST(Agreement, AnalyticMatchesTheEventModelOnShippedExamples) {
         const StepCosts c = compute_step_costs(s, plan);
         const double des = simulate_step(s, plan, c).step_seconds;
         const double analytic = analytic_step(s, plan, c).step_seconds;
-        // Stated tolerances: 5% for the shipped configurations and their schedules; 20% once
+        // Stated tolerances: 5% for the shipped configurations and their schedules; 10% once
         // ZeRO-2/3 is forced onto them (README: the closed form's known gaps with pipelines).
-        const double tolerance = *zero ? 0.20 : 0.05;
+        const double tolerance = *zero ? 0.10 : 0.05;
         EXPECT_NEAR(analytic, des, tolerance * des) << name << " " << schedule << " zero " << zero;
       }
     }
+  }
+  // ZeRO-3 on GPT-3's 16 interleaved stages at vpp 3 and 6 (one block per chunk): the closed
+  // form was +25 and +33 % (every chunk's item charged its traffic's excess and a first gather
+  // on top); each item's two streams in order (zero3_item_exposed) give +1.2 and +0.3 %.
+  for (const char* vpp : {"3", "6"}) {
+    const Scenario s = load_scenario("gpt3-175b-1536xa100",
+                                     {"parallel.zero=3", std::string("parallel.vpp=") + vpp});
+    const Plan plan = make_plan(s);
+    const StepCosts c = compute_step_costs(s, plan);
+    const double des = simulate_step(s, plan, c).step_seconds;
+    EXPECT_NEAR(analytic_step(s, plan, c).step_seconds, des, 0.05 * des) << "vpp " << vpp;
   }
 }
 
