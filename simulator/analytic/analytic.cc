@@ -15,6 +15,9 @@ struct StageWork {
   TimeSplit f, b, w;
   double model_flops = 0, hardware_flops = 0;
   double host_f = 0, host_b = 0, host_w = 0;  // the framework's dispatch time of each pass
+  // ZeRO-3: the part of b that is reduce-scatters still running after the backward items' last
+  // compute. It delays the stage's own next item, not the transfer to the next stage.
+  double zero3_trail = 0;
 };
 
 // The host bound (cost/host_dispatch.h): each pass takes at least the time the host needs to issue
@@ -35,22 +38,30 @@ void add_host_bound(bool zb, double sync, StageWork& sw) {
 // parameter gather, its gradient reduce-scatter, and its compute.
 struct Zero3Unit {
   double gather = 0, reduce = 0, compute = 0;
+  double h2d = 0;  // parameter offload: the host-to-device copy its gather waits for
+};
+
+struct Zero3Item {
+  double exposed = 0;  // what the item adds to its compute
+  double trail = 0;    // of which reduce-scatters after its last compute
 };
 
 // The time one ZeRO-3 item (a chunk's pass over one micro-batch) adds to its compute, taken in
-// isolation with an idle stream, as the DES issues its tasks (des/step_program.cc): on the one
+// isolation with idle streams, as the DES issues its tasks (des/step_program.cc): on the one
 // data-parallel stream, in order, unit k's gather waits for unit k - depth - 1's compute (FSDP's
-// limit on units gathered at once), and, in a pass that reduces, unit k's reduce-scatter follows
-// its compute, queued behind the gather of unit k + depth; unit k computes after its gather and
-// after unit k - 1. The item ends when both streams are done (the next item's first gather waits
-// for the last reduce-scatter). With depth 0 nothing overlaps: every gather and reduce-scatter
-// shows. A two-machine flow shop in a fixed order, so one pass over the units gives it.
-double zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t depth, bool gathers,
-                          bool reduces) {
+// limit on units gathered at once) and, under parameter offload, for its host-to-device copy
+// (the copies run back to back on the host stream from the item's start); in a pass that
+// reduces, unit k's reduce-scatter follows its compute, queued behind the gather of unit
+// k + depth; unit k computes after its gather and after unit k - 1. The item's stream is done
+// after its compute by the trailing reduce-scatters, which the stage's next item's first gather
+// waits for. With depth 0 no gather overlaps compute. A two-machine flow shop in a fixed order,
+// so one pass over the units gives it.
+Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t depth, bool gathers,
+                             bool reduces) {
   const std::size_t n = units.size();
   std::vector<double> gather_end(n, 0), compute_end(n, 0);
   std::size_t computed = 0, gathered = gathers ? 0 : n;
-  double compute = 0, stream = 0, work = 0;
+  double compute = 0, stream = 0, work = 0, copied = 0;
   auto compute_through = [&](std::size_t k) {  // the compute ends of units 0..k
     for (; computed <= k; ++computed) {
       compute = std::max(compute, gathers ? gather_end[computed] : 0.0) + units[computed].compute;
@@ -62,7 +73,8 @@ double zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t depth
   auto gather_through = [&](std::size_t k) {  // the gathers of units 0..k
     for (; gathered < n && gathered <= k; ++gathered) {
       if (gathered > depth) stream = std::max(stream, compute_through(gathered - depth - 1));
-      stream += units[gathered].gather;
+      copied += units[gathered].h2d;
+      stream = std::max(stream, copied) + units[gathered].gather;
       gather_end[gathered] = stream;
     }
   };
@@ -71,18 +83,20 @@ double zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t depth
     if (reduces) stream = std::max(stream, compute_through(k)) + units[k].reduce;
   }
   if (n > 0) compute_through(n - 1);
-  return std::max(compute, stream) - work;
+  return {std::max(compute, stream) - work, std::max(0.0, stream - compute)};
 }
 
 // ZeRO-3: gathers (forward: each unit's parameters; backward: again, plus each unit's gradient
 // reduce-scatter) share one stream. Each item exposes what zero3_item_exposed gives: its first
 // gather when the compute is the bottleneck, the stream's excess over the compute when the
-// traffic is, and the reduce-scatters still running after its last compute. Under the
+// traffic is, and the reduce-scatters still running after its last compute (kept apart as
+// StageWork::zero3_trail: they hold the stage's next item, not its neighbours). Under the
 // zero-bubble schedules the backward-input item gathers and the weight item reduce-scatters. The
 // traffic that overlaps compute slows it (contention.h), charged to the data-parallel
 // communication too. (Until 2026-11-27 an item exposed its first gather on top of the traffic
-// its compute could not cover, and every chunk's first gather was taken to be the stage's first
-// unit's: +25 and +33 % against the DES on GPT-3 with ZeRO-3 at vpp 3 and 6, found by review.)
+// its compute could not cover, every chunk's first gather was taken to be the stage's first
+// unit's, and parameter offload's copies were left out: +25 and +32 % against the DES on GPT-3
+// with ZeRO-3 at vpp 3 and 6, -60 to -82 % with offloaded parameters; found by review.)
 void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int prefetch, bool zb,
                         StageWork& sw) {
   const std::size_t depth = std::size_t(std::max(0, prefetch));
@@ -93,7 +107,8 @@ void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int prefetc
   auto pass = [&](auto compute_of, bool gathers, bool reduces) {
     units.clear();
     for (const LayerCost* lc : chunk)
-      units.push_back({lc->zero3_gather_seconds, lc->zero3_reduce_seconds, compute_of(lc->work)});
+      units.push_back({lc->zero3_gather_seconds, lc->zero3_reduce_seconds, compute_of(lc->work),
+                       lc->zero3_h2d_seconds});
     return zero3_item_exposed(units, depth, gathers, reduces);
   };
   const auto fwd = [](const WorkCost& w) { return w.fwd.total(); };
@@ -112,22 +127,25 @@ void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int prefetc
       gather += lc->zero3_gather_seconds;
       reduce += lc->zero3_reduce_seconds;
     }
-    exposed_f += pass(fwd, true, false);
+    exposed_f += pass(fwd, true, false).exposed;
     std::reverse(chunk.begin(), chunk.end());  // the backward passes run the units backwards
     if (zb) {
-      exposed_b += pass(input, true, false);
-      exposed_w += pass(weight, false, true);
+      exposed_b += pass(input, true, false).exposed;
+      exposed_w += pass(weight, false, true).exposed;
     } else {
-      exposed_b += pass(backward, true, true);  // one item: input and weight gradients
+      const Zero3Item item = pass(backward, true, true);  // input and weight gradients
+      exposed_b += item.exposed;
+      sw.zero3_trail += item.trail;
     }
   }
-  // what overlaps compute slows it; nothing overlaps without prefetch
+  // What overlaps compute slows it. Without prefetch no gather overlaps compute; the zero-bubble
+  // weight items' reduce-scatters still overlap the next unit's.
   const double s = depth > 0 ? c.overlap_slowdown : 0;
   const double f = sw.f.total(), b = sw.b.total(), w = sw.w.total();
   sw.f.add(TimeCategory::kDpComm, exposed_f + contention_seconds(f, gather, s));
   if (zb) {
     sw.b.add(TimeCategory::kDpComm, exposed_b + contention_seconds(b, gather, s));
-    sw.w.add(TimeCategory::kDpComm, exposed_w + contention_seconds(w, reduce, s));
+    sw.w.add(TimeCategory::kDpComm, exposed_w + contention_seconds(w, reduce, c.overlap_slowdown));
   } else {
     sw.b.add(TimeCategory::kDpComm, exposed_b + contention_seconds(b + w, gather + reduce, s));
   }
@@ -202,7 +220,7 @@ bool same_work(const StepCosts& c, const PipelineStage& a, const PipelineStage& 
 double fill_drain(Schedule s, double f, double b, double w, int v, double m, int p) {
   switch (s) {
     case Schedule::kGpipe:
-    case Schedule::k1F1B:
+    case Schedule::k1F1B:  // taken by one_f_one_b with p > 1; kept for the equal-stage identity
       return f + b + w;
     case Schedule::kInterleaved:
       return (f + b + w) / v;
@@ -227,8 +245,13 @@ double pipeline_transfers(Schedule s, int p, int v, double m, double p2p) {
   return 2 * hops * p2p * (tight ? 1 + m / p : 1);
 }
 
+// 1F1B: one forward and one whole backward alternate (tight steady state), one chunk per stage.
+bool is_one_f_one_b(const ScheduleTraits& facts) {
+  return facts.tight_steady_state && !facts.split_weight_grad && !facts.virtual_stages;
+}
+
 // 1F1B with unequal stages (the bottleneck plus every other stage's whole fill/drain, as
-// fill_drain gives it, overstates a plan whose heavy stage's warm-up hides the others: +19 %
+// fill_drain gives it, overstates a plan whose heavy stage's warm-up hides the others: +24 %
 // against the DES on 4 stages of 12, 4, 4, 4 layers at 4 micro-batches, found by review
 // 2026-11-27). Stage k's own path is a lower bound of the step, and the step is the largest:
 //  - the stages before it fill and drain around it: U = sum_{i<k} (f_i + b_i) + 2k t;
@@ -245,19 +268,23 @@ double pipeline_transfers(Schedule s, int p, int v, double m, double p2p) {
 // steady state's round trip; before this the closed form took 2(p - 1)(1 + m / p) t). A first
 // stage whose warm-up covers the later stages' round trip hides them: m (f_0 + b_0). Checked
 // against an event simulation of the same program (stage k waits for stage k - 1's forward and
-// stage k + 1's backward, plus t): exact on equal stages without transfers, within -4 % with a
+// stage k + 1's backward, plus t): exact on equal stages without transfers, within -8 % with a
 // transfer as long as a forward, within -7 % with a first stage 0.3-3x and a last 0.5-4x the
-// middle ones (p 2-16, m 1-33); never above the events, every term being a lower bound.
+// middle ones (p 2-16, m 1-33), down to -13 % with arbitrary ratios; never above the events,
+// every term being a lower bound.
 struct PipelinePath {
   std::size_t stage = 0;
   double bubble = 0, transfers = 0;
 };
 
-double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b, std::size_t k,
-                        double m, double t) {
+// f, b: each stage's forward and backward item; chain: its backward as its neighbours wait for it
+// (b less ZeRO-3's trailing reduce-scatters, StageWork::zero3_trail).
+double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b,
+                        const std::vector<double>& chain, std::size_t k, double m, double t) {
   const std::size_t p = f.size();
-  double up = 2 * double(k) * t, down = 2 * double(p - 1 - k) * t;
-  for (std::size_t i = 0; i < p; ++i) (i < k ? up : down) += i == k ? 0 : f[i] + b[i];
+  double up = 2 * double(k) * t, down = 2 * double(p - 1 - k) * t;  // U and D, transfers first
+  for (std::size_t i = 0; i < k; ++i) up += f[i] + chain[i];
+  for (std::size_t i = k + 1; i < p; ++i) down += f[i] + chain[i];
   const double a = std::min(double(p - k), m), warm = a - 1;
   double wait = 0;
   if (m <= a) {
@@ -271,24 +298,36 @@ double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>&
 }
 
 PipelinePath one_f_one_b(const std::vector<StageWork>& work, double m, double t) {
-  std::vector<double> f, b;
+  std::vector<double> f, b, chain;
   for (const auto& sw : work) {
     f.push_back(sw.f.total());
     b.push_back(sw.b.total() + sw.w.total());
+    chain.push_back(b.back() - sw.zero3_trail);
   }
   PipelinePath best;
   double longest = -1;
   for (std::size_t k = 0; k < work.size(); ++k) {
-    const double path = one_f_one_b_path(f, b, k, m, t);
+    const double path = one_f_one_b_path(f, b, chain, k, m, t);
     if (path > longest) {
       longest = path;
       best.stage = k;
     }
   }
-  const double idle = one_f_one_b_path(f, b, best.stage, m, 0);
+  const double idle = one_f_one_b_path(f, b, chain, best.stage, m, 0);
   best.bubble = idle - m * (f[best.stage] + b[best.stage]);
   best.transfers = longest - idle;
   return best;
+}
+
+// How many backward items end stage k's program in a row (each reduction among them but the last
+// has only a backward behind it): GPipe all m, 1F1B its warm-up count min(p - k, m); interleaved
+// and the zero-bubble schedules are taken as steady to the end (1).
+double cooldown_backwards(const Plan& plan, int stage) {
+  const ScheduleTraits& facts = plan.schedule_facts();
+  const double m = double(plan.micro_batches);
+  if (facts.forwards_first) return m;
+  if (is_one_f_one_b(facts)) return std::min(double(plan.pp - stage), m);
+  return 1;
 }
 
 // Data-parallel time not hidden behind compute:
@@ -298,7 +337,7 @@ PipelinePath one_f_one_b(const std::vector<StageWork>& work, double m, double t)
 //    overlapped;
 //  - what overlaps compute slows it (contention.h).
 double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int stage,
-                  double backward, double micro_batch) {
+                  double backward, double micro_batch, double cooldown, double cooldown_cover) {
   const StageCost& sc = c.stages[std::size_t(stage)];
   const double m = double(plan.micro_batches);
   double total = 0, last = 0;
@@ -307,27 +346,35 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
     last = b.seconds;
   }
   // ZeRO-2 reduces every micro-batch: overlapped, the reductions queue on the communication
-  // stream from the first micro-batch's backward on. Each of the first m - 1 runs behind the
-  // compute that follows it (a whole micro-batch) and only what exceeds it carries over; the
-  // last has only its own backward behind it, like ZeRO-1's one reduction. So what shows is
-  // (total - backward) + (m - 1) * max(0, total - micro_batch), at least the last bucket; at
-  // m = 1 it is ZeRO-1's. (Until 2026-11-27 every reduction, the last included, was hidden
-  // behind a whole micro-batch: found by review, ZeRO-2 at m = 1 came out 21 % faster than
-  // ZeRO-1 and the DES on a communication-bound plan.) Without overlap the stage waits for all
-  // m of them.
+  // stream from the first micro-batch's backward on. Each runs behind the time to the stage's
+  // next backward and only what exceeds that carries over. The stage's program ends with
+  // `cooldown` backwards without forwards between them (GPipe: all m; 1F1B: its warm-up count
+  // min(p - k, m)); the reductions among them but the last have `cooldown_cover` behind them
+  // (the backward, or the wait for the next one from the later stages if that is longer), the
+  // earlier ones a whole micro-batch; the last has only its own backward, like ZeRO-1's one
+  // reduction. So what shows is (total - backward) + (m - cooldown) max(0, total - micro_batch)
+  // + (cooldown - 1) max(0, total - cooldown_cover), at least the last bucket; at m = 1 it is
+  // ZeRO-1's. (Until 2026-11-27 every reduction, the last included, was hidden behind a whole
+  // micro-batch: found by review, ZeRO-2 at m = 1 came out 21 % faster than ZeRO-1 and the DES
+  // on a communication-bound plan; and a 1F1B stage heavy enough to run its last backwards back
+  // to back hid them as well, -16 % against the DES once the stage paths stopped adding every
+  // other stage's whole fill/drain.) Without overlap the stage waits for all m of them.
   const double slow = c.overlap_slowdown;
   double exposed = 0;
-  if (s.strategy.zero_facts().reduces_every_microbatch)
-    exposed =
-        s.strategy.overlap_grad_reduce
-            ? std::max(last, total - backward + (m - 1) * std::max(0.0, total - micro_batch)) +
-                  (m - 1) * contention_seconds(micro_batch, total, slow) +
-                  contention_seconds(backward, total - last, slow)
-            : m * total;
-  else
+  if (s.strategy.zero_facts().reduces_every_microbatch) {
+    const double steady = m - cooldown, tight = cooldown - 1;
+    exposed = s.strategy.overlap_grad_reduce
+                  ? std::max(last, total - backward + steady * std::max(0.0, total - micro_batch) +
+                                       tight * std::max(0.0, total - cooldown_cover)) +
+                        steady * contention_seconds(micro_batch, total, slow) +
+                        tight * contention_seconds(cooldown_cover, total, slow) +
+                        contention_seconds(backward, total - last, slow)
+                  : m * total;
+  } else {
     exposed = s.strategy.overlap_grad_reduce ? std::max(last, total - backward) +
                                                    contention_seconds(backward, total - last, slow)
                                              : total;
+  }
   exposed += s.strategy.overlap_param_gather
                  ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds) +
                        contention_seconds(sc.forward_seconds, sc.param_gather_seconds, slow)
@@ -358,23 +405,33 @@ void add_tail(const Scenario& s, const Plan& plan, const StepCosts& c,
   Tail best;
   bool first = true;
   double lead = 0;
+  // 1F1B's cooldown: stage k's last backwards arrive no faster than the last stage's cycle (it
+  // alternates forward and backward to the end) or any stage between's backward.
+  std::vector<double> later(work.size() + 1, 0.0);
+  for (std::size_t k = work.size(); k-- > 0;) {
+    const StageWork& o = work[k];
+    later[k] = std::max(later[k + 1],
+                        (k + 1 == work.size() ? o.f.total() : 0.0) + o.b.total() + o.w.total());
+  }
   for (const auto& st : plan.stages) {
     const StageWork& sw = work[std::size_t(st.index)];
     const StageCost& sc = c.stages[std::size_t(st.index)];
     Tail t;
-    t.dp = exposed_dp(s, plan, c, st.index,
-                      // gradients appear during the weight passes (ZB: only those)
-                      zb ? sw.w.total() : sw.b.total() + sw.w.total(),
-                      // GPipe runs every forward first: only backwards follow a reduction
-                      plan.schedule_facts().forwards_first
-                          ? sw.b.total() + sw.w.total()
-                          : sw.f.total() + sw.b.total() + sw.w.total());
+    // gradients appear during the weight passes (ZB: only those)
+    const double backward = zb ? sw.w.total() : sw.b.total() + sw.w.total();
+    const double micro_batch = sw.f.total() + sw.b.total() + sw.w.total();
+    const double cover =
+        plan.schedule_facts().forwards_first
+            ? backward
+            : std::min(micro_batch, std::max(backward, later[std::size_t(st.index) + 1]));
+    t.dp = exposed_dp(s, plan, c, st.index, backward, micro_batch,
+                      cooldown_backwards(plan, st.index), cover);
     t.optimizer = sc.optimizer_seconds + sc.host_optimizer_seconds;
     t.offload = sc.offload_d2h_seconds + sc.offload_h2d_seconds;
     t.lead = staggered ? lead : 0;
     if (first || t.shown() > best.shown()) best = t;
     first = false;
-    lead += (sw.b.total() + sw.w.total()) / std::max(1, plan.vpp) + c.p2p_seconds;
+    lead += (sw.b.total() + sw.w.total() - sw.zero3_trail) / std::max(1, plan.vpp) + c.p2p_seconds;
   }
   double hidden = std::max(0.0, best.lead);
   for (auto [category, seconds] : {std::pair{TimeCategory::kDpComm, best.dp},
@@ -423,7 +480,7 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   const double m = double(plan.micro_batches);
   const int p = plan.pp;
   double bubble = 0, transfers = 0;
-  if (p > 1 && facts.tight_steady_state && !zb && !facts.virtual_stages) {
+  if (p > 1 && is_one_f_one_b(facts)) {
     // 1F1B: the longest stage path (one_f_one_b above).
     const PipelinePath path = one_f_one_b(work, m, c.p2p_seconds);
     r.bottleneck_stage = int(path.stage);
@@ -431,10 +488,11 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
     transfers = path.transfers;
   } else {
     // Unequal stages: the bottleneck runs all m micro-batches, every other stage adds its
-    // fill/drain.
+    // fill/drain (its backward as the pipeline waits for it: without ZeRO-3's trailing
+    // reduce-scatters).
     for (const auto& o : work) {
       if (&o == &work[std::size_t(r.bottleneck_stage)]) continue;
-      const double f = o.f.total(), b = o.b.total() + (zb ? 0 : o.w.total());
+      const double f = o.f.total(), b = o.b.total() + (zb ? 0 : o.w.total()) - o.zero3_trail;
       const double w = zb ? o.w.total() : 0;
       bubble += fill_drain(plan.schedule, f, b, w, plan.vpp, m, p);
     }
