@@ -320,13 +320,18 @@ PipelinePath one_f_one_b(const std::vector<StageWork>& work, double m, double t)
 }
 
 // How many backward items end stage k's program in a row (each reduction among them but the last
-// has only a backward behind it): GPipe all m, 1F1B its warm-up count min(p - k, m); interleaved
-// and the zero-bubble schedules are taken as steady to the end (1).
+// has only a backward behind it): GPipe all m, 1F1B its warm-up count min(p - k, m), interleaved
+// its warm-up count of chunk items 2(p - k - 1) + (v - 1) p + 1 (Megatron's schedule; there each
+// item reduces its chunk's share and hides behind a chunk's backward: -18 % against the DES on
+// GPT-3 at vpp 3 and 32 micro-batches when every reduction had a whole micro-batch behind it,
+// -6.5 % now); the zero-bubble schedules are taken as steady to the end (1).
 double cooldown_backwards(const Plan& plan, int stage) {
   const ScheduleTraits& facts = plan.schedule_facts();
   const double m = double(plan.micro_batches);
   if (facts.forwards_first) return m;
   if (is_one_f_one_b(facts)) return std::min(double(plan.pp - stage), m);
+  if (facts.virtual_stages)  // chunk items: Megatron's interleaved warm-up count plus one
+    return std::min(double(2 * (plan.pp - stage - 1) + (plan.vpp - 1) * plan.pp + 1), m * plan.vpp);
   return 1;
 }
 
@@ -348,8 +353,9 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
   // ZeRO-2 reduces every micro-batch: overlapped, the reductions queue on the communication
   // stream from the first micro-batch's backward on. Each runs behind the time to the stage's
   // next backward and only what exceeds that carries over. The stage's program ends with
-  // `cooldown` backwards without forwards between them (GPipe: all m; 1F1B: its warm-up count
-  // min(p - k, m)); the reductions among them but the last have `cooldown_cover` behind them
+  // `cooldown` backwards without forwards between them (cooldown_backwards; interleaved counts
+  // chunk items, each reducing and covering a v-th); the reductions among them but the last
+  // have `cooldown_cover` behind them
   // (the backward, or the wait for the next one from the later stages if that is longer), the
   // earlier ones a whole micro-batch; the last has only its own backward, like ZeRO-1's one
   // reduction. So what shows is (total - backward) + (m - cooldown) max(0, total - micro_batch)
@@ -362,13 +368,17 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
   const double slow = c.overlap_slowdown;
   double exposed = 0;
   if (s.strategy.zero_facts().reduces_every_microbatch) {
-    const double steady = m - cooldown, tight = cooldown - 1;
+    // interleaved: each chunk's item reduces its chunk's share, a v-th of each
+    const double v = plan.schedule_facts().virtual_stages ? plan.vpp : 1;
+    const double r = total / v, item = micro_batch / v, bwd = backward / v,
+                 cover = cooldown_cover / v;
+    const double steady = m * v - cooldown, tight = cooldown - 1;
     exposed = s.strategy.overlap_grad_reduce
-                  ? std::max(last, total - backward + steady * std::max(0.0, total - micro_batch) +
-                                       tight * std::max(0.0, total - cooldown_cover)) +
-                        steady * contention_seconds(micro_batch, total, slow) +
-                        tight * contention_seconds(cooldown_cover, total, slow) +
-                        contention_seconds(backward, total - last, slow)
+                  ? std::max(last, r - bwd + steady * std::max(0.0, r - item) +
+                                       tight * std::max(0.0, r - cover)) +
+                        steady * contention_seconds(item, r, slow) +
+                        tight * contention_seconds(cover, r, slow) +
+                        contention_seconds(bwd, r - last, slow)
                   : m * total;
   } else {
     exposed = s.strategy.overlap_grad_reduce ? std::max(last, total - backward) +
@@ -421,7 +431,7 @@ void add_tail(const Scenario& s, const Plan& plan, const StepCosts& c,
     const double backward = zb ? sw.w.total() : sw.b.total() + sw.w.total();
     const double micro_batch = sw.f.total() + sw.b.total() + sw.w.total();
     const double cover =
-        plan.schedule_facts().forwards_first
+        plan.schedule_facts().forwards_first || plan.schedule_facts().virtual_stages
             ? backward
             : std::min(micro_batch, std::max(backward, later[std::size_t(st.index) + 1]));
     t.dp = exposed_dp(s, plan, c, st.index, backward, micro_batch,

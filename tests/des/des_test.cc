@@ -459,6 +459,18 @@ TEST(Agreement, AnalyticMatchesTheEventModelOnShippedExamples) {
     const double des = simulate_step(s, plan, c).step_seconds;
     EXPECT_NEAR(analytic_step(s, plan, c).step_seconds, des, 0.05 * des);
   }
+  // ZeRO-2 on GPT-3's 16 interleaved stages at vpp 3 with 32 micro-batches: the reductions of
+  // the chunk backwards that end each stage's program (its warm-up count of them) hide behind a
+  // chunk's backward only. -18.1 % when every reduction had a whole micro-batch behind it, -6.5 %
+  // now.
+  {
+    const Scenario s = load_scenario(
+        "gpt3-175b-1536xa100", {"parallel.zero=2", "parallel.vpp=3", "training.global_batch=384"});
+    const Plan plan = make_plan(s);
+    const StepCosts c = compute_step_costs(s, plan);
+    const double des = simulate_step(s, plan, c).step_seconds;
+    EXPECT_NEAR(analytic_step(s, plan, c).step_seconds, des, 0.08 * des);
+  }
   // ZeRO-3 on GPT-3's 16 interleaved stages at vpp 3 and 6 (one block per chunk): the closed
   // form was +25 and +32 % (every chunk's item charged its traffic's excess and a first gather
   // on top); each item's two streams in order (zero3_item_exposed) give +0.4 and -0.2 %.
