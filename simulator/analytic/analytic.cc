@@ -20,6 +20,12 @@ struct StageWork {
   double zero3_trail = 0;
 };
 
+// What of a stage's backward its neighbours do not wait for: ZeRO-3's trailing reduce-scatters,
+// except under interleaving, where the stage's next chunk item, on the same drain path, waits.
+double chain_trail(const Plan& plan, const StageWork& sw) {
+  return plan.schedule_facts().virtual_stages ? 0 : sw.zero3_trail;
+}
+
 // The host bound (cost/host_dispatch.h): each pass takes at least the time the host needs to issue
 // it; what exceeds the GPU's time is the GPU waiting for the host. Non-ZB schedules run the weight
 // gradients inside the backward item, so b and w are one item there.
@@ -100,7 +106,7 @@ Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t de
 void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int prefetch, bool zb,
                         StageWork& sw) {
   const std::size_t depth = std::size_t(std::max(0, prefetch));
-  double gather = 0, reduce = 0, exposed_f = 0, exposed_b = 0, exposed_w = 0;
+  double gather = 0, reduce = 0, exposed_f = 0, exposed_b = 0, exposed_w = 0, trail_w = 0;
   std::vector<const LayerCost*> chunk;
   std::vector<Zero3Unit> units;
   // one item over the chunk's units in their current order, each computing compute_of(its work)
@@ -131,7 +137,9 @@ void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int prefetc
     std::reverse(chunk.begin(), chunk.end());  // the backward passes run the units backwards
     if (zb) {
       exposed_b += pass(input, true, false).exposed;
-      exposed_w += pass(weight, false, true).exposed;
+      const Zero3Item item = pass(weight, false, true);
+      exposed_w += item.exposed;
+      trail_w += item.trail;  // after the last compute: no contention
     } else {
       const Zero3Item item = pass(backward, true, true);  // input and weight gradients
       exposed_b += item.exposed;
@@ -145,7 +153,8 @@ void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int prefetc
   sw.f.add(TimeCategory::kDpComm, exposed_f + contention_seconds(f, gather, s));
   if (zb) {
     sw.b.add(TimeCategory::kDpComm, exposed_b + contention_seconds(b, gather, s));
-    sw.w.add(TimeCategory::kDpComm, exposed_w + contention_seconds(w, reduce, c.overlap_slowdown));
+    sw.w.add(TimeCategory::kDpComm,
+             exposed_w + contention_seconds(w, reduce - trail_w, c.overlap_slowdown));
   } else {
     sw.b.add(TimeCategory::kDpComm, exposed_b + contention_seconds(b + w, gather + reduce, s));
   }
@@ -282,8 +291,12 @@ struct PipelinePath {
 double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b,
                         const std::vector<double>& chain, std::size_t k, double m, double t) {
   const std::size_t p = f.size();
-  double up = 2 * double(k) * t, down = 2 * double(p - 1 - k) * t;  // U and D, transfers first
-  for (std::size_t i = 0; i < k; ++i) up += f[i] + chain[i];
+  // U (the earlier stages' fill and drain) and D, transfers first
+  double fill = double(k) * t, drain = double(k) * t, down = 2 * double(p - 1 - k) * t;
+  for (std::size_t i = 0; i < k; ++i) {
+    fill += f[i];
+    drain += chain[i];
+  }
   for (std::size_t i = k + 1; i < p; ++i) down += f[i] + chain[i];
   const double a = std::min(double(p - k), m), warm = a - 1;
   double wait = 0;
@@ -294,7 +307,9 @@ double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>&
     wait = std::max(0.0, down - warm * f[k]) + std::max(0.0, down - warm * b[k]) +
            steady * std::max(0.0, down - warm * (f[k] + b[k]));
   }
-  return up + m * (f[k] + b[k]) + wait;
+  // the drain starts at the stage's last compute, beside its own trailing reduce-scatters
+  const double trail = b[k] - chain[k];
+  return fill + m * (f[k] + b[k]) + wait - trail + std::max(trail, drain);
 }
 
 PipelinePath one_f_one_b(const std::vector<StageWork>& work, double m, double t) {
@@ -441,7 +456,8 @@ void add_tail(const Scenario& s, const Plan& plan, const StepCosts& c,
     t.lead = staggered ? lead : 0;
     if (first || t.shown() > best.shown()) best = t;
     first = false;
-    lead += (sw.b.total() + sw.w.total() - sw.zero3_trail) / std::max(1, plan.vpp) + c.p2p_seconds;
+    lead += (sw.b.total() + sw.w.total() - chain_trail(plan, sw)) / std::max(1, plan.vpp) +
+            c.p2p_seconds;
   }
   double hidden = std::max(0.0, best.lead);
   for (auto [category, seconds] : {std::pair{TimeCategory::kDpComm, best.dp},
@@ -502,7 +518,7 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
     // reduce-scatters).
     for (const auto& o : work) {
       if (&o == &work[std::size_t(r.bottleneck_stage)]) continue;
-      const double f = o.f.total(), b = o.b.total() + (zb ? 0 : o.w.total()) - o.zero3_trail;
+      const double f = o.f.total(), b = o.b.total() + (zb ? 0 : o.w.total()) - chain_trail(plan, o);
       const double w = zb ? o.w.total() : 0;
       bubble += fill_drain(plan.schedule, f, b, w, plan.vpp, m, p);
     }
