@@ -168,7 +168,21 @@ double predict_fitted(const std::vector<SegmentFit>& segments, double bytes) {
   for (const auto& s : segments) net.fitted_collectives.push_back(s.entry);
   const auto& e = segments.front().entry;
   const GroupPlacement group{e.ranks, e.ranks_per_node};
-  return collective_cost(op_of(e.op), bytes, group, net).seconds;
+  const CollectiveOp op = op_of(e.op);
+  // Beyond kFittedExtrapolation times the largest fitted size a profile prices the collective
+  // with the topology formula, which needs a network these segments alone do not describe (an
+  // empty one costs it infinite: found by the nccl_log fuzz target, 2026-11-27, on a log whose
+  // held-out 2 GiB row sat 8,192 times above the fitted 256 KiB). Here the fit's own last line
+  // predicts it, as the segment rule would without that limit.
+  if (!find_fitted_collective(op, group, net, bytes)) {
+    const FittedCollective* last = &segments.front().entry;
+    for (const auto& s : segments)
+      if (s.entry.min_bytes > last->min_bytes) last = &s.entry;
+    const double wire = bus_factor(op, e.ranks) / last->busbw_bytes_per_second;
+    const double seconds = last->alpha_s + wire * bytes;
+    return seconds > 0 ? seconds : wire * bytes;  // never zero or negative, as collective_cost
+  }
+  return collective_cost(op, bytes, group, net).seconds;
 }
 
 double held_out_median_pct(const MeasuredCollective& m) {

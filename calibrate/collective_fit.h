@@ -75,7 +75,8 @@ struct CollectiveFit {
 [[nodiscard]] CollectiveFit fit_collective(const MeasuredCollective& m);
 
 // Predicted seconds at size S from fitted segments through collective_cost (the segment rule of
-// simulator/cost/collective.h). REQUIRES: segments non-empty.
+// simulator/cost/collective.h); more than kFittedExtrapolation times above the largest fitted
+// size, from the last segment's line. REQUIRES: segments non-empty.
 [[nodiscard]] double predict_fitted(const std::vector<SegmentFit>& segments, double bytes);
 
 // Held-out check: fit on rows 0, 2, 4, ... (ascending size), predict rows 1, 3, 5, ...;

@@ -134,7 +134,10 @@ std::variant<std::vector<MeasuredCollective>, std::string> parse_vtrain(
 // The nccl-tests collective named in the file name, between '_' or '-' separators; "" and
 // `error` set otherwise.
 std::string op_from_file_name(const std::string& file, std::string& error) {
-  std::string name = "_" + file_name(file) + "_";
+  // appended, not "_" + string&&: GCC 12 warns falsely (-Wrestrict) on that operator+
+  std::string name = "_";
+  name += file_name(file);
+  name += '_';
   std::ranges::replace(name, '-', '_');
   std::ranges::replace(name, '.', '_');
   std::set<std::string> found;

@@ -1,9 +1,9 @@
 #include "simulator/analytic/analytic.h"
 
 #include <algorithm>
-#include <cmath>
 #include <vector>
 
+#include "simulator/analytic/pipeline_paths.h"
 #include "simulator/cost/contention.h"
 #include "simulator/cost/host_dispatch.h"
 
@@ -38,58 +38,6 @@ void add_host_bound(bool zb, double sync, StageWork& sw) {
     sw.b.add(TimeCategory::kHostDispatch,
              host_exposed(sw.host_b + sw.host_w, sw.b.total() + sw.w.total(), sync));
   }
-}
-
-// One unit of a ZeRO-3 item (a block, or the embedding or output layer) in one pass: its
-// parameter gather, its gradient reduce-scatter, and its compute.
-struct Zero3Unit {
-  double gather = 0, reduce = 0, compute = 0;
-  double h2d = 0;  // parameter offload: the host-to-device copy its gather waits for
-};
-
-struct Zero3Item {
-  double exposed = 0;  // what the item adds to its compute
-  double trail = 0;    // of which reduce-scatters after its last compute
-};
-
-// The time one ZeRO-3 item (a chunk's pass over one micro-batch) adds to its compute, taken in
-// isolation with idle streams, as the DES issues its tasks (des/step_program.cc): on the one
-// data-parallel stream, in order, unit k's gather waits for unit k - depth - 1's compute (FSDP's
-// limit on units gathered at once) and, under parameter offload, for its host-to-device copy
-// (the copies run back to back on the host stream from the item's start); in a pass that
-// reduces, unit k's reduce-scatter follows its compute, queued behind the gather of unit
-// k + depth; unit k computes after its gather and after unit k - 1. The item's stream is done
-// after its compute by the trailing reduce-scatters, which the stage's next item's first gather
-// waits for. With depth 0 no gather overlaps compute. A two-machine flow shop in a fixed order,
-// so one pass over the units gives it.
-Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t depth, bool gathers,
-                             bool reduces) {
-  const std::size_t n = units.size();
-  std::vector<double> gather_end(n, 0), compute_end(n, 0);
-  std::size_t computed = 0, gathered = gathers ? 0 : n;
-  double compute = 0, stream = 0, work = 0, copied = 0;
-  auto compute_through = [&](std::size_t k) {  // the compute ends of units 0..k
-    for (; computed <= k; ++computed) {
-      compute = std::max(compute, gathers ? gather_end[computed] : 0.0) + units[computed].compute;
-      compute_end[computed] = compute;
-      work += units[computed].compute;
-    }
-    return compute_end[k];
-  };
-  auto gather_through = [&](std::size_t k) {  // the gathers of units 0..k
-    for (; gathered < n && gathered <= k; ++gathered) {
-      if (gathered > depth) stream = std::max(stream, compute_through(gathered - depth - 1));
-      copied += units[gathered].h2d;
-      stream = std::max(stream, copied) + units[gathered].gather;
-      gather_end[gathered] = stream;
-    }
-  };
-  for (std::size_t k = 0; k < n; ++k) {
-    gather_through(k + depth);
-    if (reduces) stream = std::max(stream, compute_through(k)) + units[k].reduce;
-  }
-  if (n > 0) compute_through(n - 1);
-  return {std::max(compute, stream) - work, std::max(0.0, stream - compute)};
 }
 
 // ZeRO-3: gathers (forward: each unit's parameters; backward: again, plus each unit's gradient
@@ -259,58 +207,10 @@ bool is_one_f_one_b(const ScheduleTraits& facts) {
   return facts.tight_steady_state && !facts.split_weight_grad && !facts.virtual_stages;
 }
 
-// 1F1B with unequal stages (the bottleneck plus every other stage's whole fill/drain, as
-// fill_drain gives it, overstates a plan whose heavy stage's warm-up hides the others: +24 %
-// against the DES on 4 stages of 12, 4, 4, 4 layers at 4 micro-batches, found by review
-// 2026-11-27). Stage k's own path is a lower bound of the step, and the step is the largest:
-//  - the stages before it fill and drain around it: U = sum_{i<k} (f_i + b_i) + 2k t;
-//  - it runs its m micro-batches, m (f + b);
-//  - its backward of micro-batch j starts no earlier than the round trip through the later
-//    stages after its forward of j: D = sum_{i>k} (f_i + b_i) + 2(p - 1 - k) t. Between the two
-//    its program puts other work: a = min(p - k, m) forwards precede its first backward, so that
-//    one waits max(0, D - (a - 1) f); the last waits max(0, D - (a - 1) b) once the forwards
-//    have run out; in the steady state, round trips a micro-batches apart each wait
-//    max(0, D - (a - 1)(f + b)), floor((m - 1) / a) - 1 of them between the first and the last.
-//    With m <= a every forward runs first and one wait shows, max(0, D - (m - 1) min(f, b)).
-// Equal stages give (m + p - 1)(f + b) at k = 0 (Narayanan et al. §2.2), plus 4(p - 1) t for the
-// fill, drain and first and last round trips and 2(p - 1) t per further p micro-batches (the
-// steady state's round trip; before this the closed form took 2(p - 1)(1 + m / p) t). A first
-// stage whose warm-up covers the later stages' round trip hides them: m (f_0 + b_0). Checked
-// against an event simulation of the same program (stage k waits for stage k - 1's forward and
-// stage k + 1's backward, plus t): exact on equal stages without transfers, within -8 % with a
-// transfer as long as a forward, within -7 % with a first stage 0.3-3x and a last 0.5-4x the
-// middle ones (p 2-16, m 1-33), down to -13 % with arbitrary ratios; never above the events,
-// every term being a lower bound.
 struct PipelinePath {
   std::size_t stage = 0;
   double bubble = 0, transfers = 0;
 };
-
-// f, b: each stage's forward and backward item; chain: its backward as its neighbours wait for it
-// (b less ZeRO-3's trailing reduce-scatters, StageWork::zero3_trail).
-double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b,
-                        const std::vector<double>& chain, std::size_t k, double m, double t) {
-  const std::size_t p = f.size();
-  // U (the earlier stages' fill and drain) and D, transfers first
-  double fill = double(k) * t, drain = double(k) * t, down = 2 * double(p - 1 - k) * t;
-  for (std::size_t i = 0; i < k; ++i) {
-    fill += f[i];
-    drain += chain[i];
-  }
-  for (std::size_t i = k + 1; i < p; ++i) down += f[i] + chain[i];
-  const double a = std::min(double(p - k), m), warm = a - 1;
-  double wait = 0;
-  if (m <= a) {
-    wait = std::max(0.0, down - warm * std::min(f[k], b[k]));
-  } else {
-    const double steady = std::max(0.0, std::floor((m - 1) / a) - 1);
-    wait = std::max(0.0, down - warm * f[k]) + std::max(0.0, down - warm * b[k]) +
-           steady * std::max(0.0, down - warm * (f[k] + b[k]));
-  }
-  // the drain starts at the stage's last compute, beside its own trailing reduce-scatters
-  const double trail = b[k] - chain[k];
-  return fill + m * (f[k] + b[k]) + wait - trail + std::max(trail, drain);
-}
 
 PipelinePath one_f_one_b(const std::vector<StageWork>& work, double m, double t) {
   std::vector<double> f, b, chain;
@@ -369,17 +269,17 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
   // stream from the first micro-batch's backward on. Each runs behind the time to the stage's
   // next backward and only what exceeds that carries over. The stage's program ends with
   // `cooldown` backwards without forwards between them (cooldown_backwards; interleaved counts
-  // chunk items, each reducing and covering a v-th); the reductions among them but the last
-  // have `cooldown_cover` behind them
-  // (the backward, or the wait for the next one from the later stages if that is longer), the
-  // earlier ones a whole micro-batch; the last has only its own backward, like ZeRO-1's one
-  // reduction. So what shows is (total - backward) + (m - cooldown) max(0, total - micro_batch)
-  // + (cooldown - 1) max(0, total - cooldown_cover), at least the last bucket; at m = 1 it is
-  // ZeRO-1's. (Until 2026-11-27 every reduction, the last included, was hidden behind a whole
-  // micro-batch: found by review, ZeRO-2 at m = 1 came out 21 % faster than ZeRO-1 and the DES
-  // on a communication-bound plan; and a 1F1B stage heavy enough to run its last backwards back
-  // to back hid them as well, -16 % against the DES once the stage paths stopped adding every
-  // other stage's whole fill/drain.) Without overlap the stage waits for all m of them.
+  // chunk items, each reducing and covering a v-th); the reductions among them but the last have
+  // `cooldown_cover` behind them (the backward, or the wait for the next one from the later
+  // stages if that is longer), the earlier ones a whole micro-batch; the last has only its own
+  // backward, like ZeRO-1's one reduction. So what shows is (total - backward) + (m - cooldown)
+  // max(0, total - micro_batch) + (cooldown - 1) max(0, total - cooldown_cover), at least the
+  // last bucket; at m = 1 it is ZeRO-1's. (Until 2026-11-27 every reduction, the last included,
+  // was hidden behind a whole micro-batch: found by review, ZeRO-2 at m = 1 came out 21 % faster
+  // than ZeRO-1 and the DES on a communication-bound plan; and a 1F1B stage heavy enough to run
+  // its last backwards back to back hid them as well, -16 % against the DES once the stage paths
+  // stopped adding every other stage's whole fill/drain.) Without overlap the stage waits for all
+  // m of them.
   const double slow = c.overlap_slowdown;
   double exposed = 0;
   if (s.strategy.zero_facts().reduces_every_microbatch) {

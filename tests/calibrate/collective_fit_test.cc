@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -101,6 +103,30 @@ TEST(collective_fit, RecoversTwoExactRegimes) {
 
 // held_out_median_pct needs >= 4 rows (2 fitted, 2 held out) and one measured time per row;
 // anything else is a clear std::invalid_argument, not a fit of one row or the median of nothing.
+// A held-out row far above the fitted ones: the times of the fuzz finding of 2026-11-27 (rows of
+// the RoCE DGX-1 log; 16 ranks, 8 per node). Fitted: 65,536 B in 121.8 us and 262,144 B in
+// 252.6 us, one line through both (two rows: least squares, exact). Held out: 131,072 B, predicted
+// 121.8 + (252.6 - 121.8) / 3 = 165.4 us against 180.2 us measured (8.21 %), and 2 GiB, 8,192
+// times the largest fitted size: the profile would price it by the topology formula, which these
+// segments do not describe (it came out infinite), so the line predicts it: 121.8 us +
+// (2^31 - 65,536) x 130.8 us / 196,608 B = 1.4288 s against 0.175667 s (713.4 %). The median of
+// two errors is their mean.
+TEST(collective_fit, HeldOutFarAboveTheFittedSizesUsesTheLastLine) {
+  const MeasuredCollective m{"roce-rows.log",
+                             "all_reduce",
+                             16,
+                             8,
+                             {65536, 131072, 262144, 2147483648.0},
+                             {121.8e-6, 180.2e-6, 252.6e-6, 0.175667},
+                             {1, 2, 3, 4}};
+  const double slope = (252.6e-6 - 121.8e-6) / (262144 - 65536);
+  const double small = 121.8e-6 + 65536 * slope, large = 121.8e-6 + (2147483648.0 - 65536) * slope;
+  const double expected =
+      (std::abs(small - 180.2e-6) / 180.2e-6 + std::abs(large - 0.175667) / 0.175667) / 2 * 100;
+  EXPECT_NEAR(held_out_median_pct(m), expected, 1e-6 * expected);
+  EXPECT_NEAR(expected, (8.21 + 713.4) / 2, 0.1);  // the figures above
+}
+
 TEST(collective_fit, HeldOutNeedsFourRowsAndOneTimePerRow) {
   // t = 10 us + S / 1 GB/s (sendrecv: bus factor 1), exact: the held-out error is 0.
   MeasuredCollective m{"synthetic.log", "sendrecv", 2, 2, {}, {}, {}};

@@ -22,6 +22,14 @@ Scenario pipeline(int pp, int vpp, int m, const std::string& schedule) {
   return scenario_from_json(j, "");
 }
 
+// pipeline(pp, 1, m, schedule) with its resolved document changed by `edit` (layers, splits, ZeRO).
+template <class Edit>
+Scenario edited_pipeline(int pp, int m, const std::string& schedule, Edit edit) {
+  nlohmann::json raw = pipeline(pp, 1, m, schedule).resolved;
+  edit(raw);
+  return scenario_from_json(raw, "");
+}
+
 StepCosts uniform(const Plan& plan, int layers, double f, double b, double w) {
   StepCosts c;
   std::vector<LayerCost> per_layer(static_cast<std::size_t>(layers));
@@ -133,11 +141,11 @@ TEST(Schedules, TransfersAndUnequalPassesMatchTheClosedForms) {
 // (Until 2026-11-27 the closed form added every other stage's whole fill/drain, 36 + 9 = 45 s:
 // found by review, +24 % against the DES on a 24-layer model cut 12, 4, 4, 4.)
 TEST(Schedules, AHeavyFirstStageHidesTheOthersBehindItsWarmUp) {
-  nlohmann::json raw = pipeline(4, 1, 4, "1f1b").resolved;
-  raw["model"]["layers"] = 6;
-  raw["parallel"]["first_stage_layers"] = 3;
-  raw["parallel"]["last_stage_layers"] = 1;
-  const Scenario s = scenario_from_json(raw, "");
+  const Scenario s = edited_pipeline(4, 4, "1f1b", [](nlohmann::json& raw) {
+    raw["model"]["layers"] = 6;
+    raw["parallel"]["first_stage_layers"] = 3;
+    raw["parallel"]["last_stage_layers"] = 1;
+  });
   const Plan plan = make_plan(s);
   const StepCosts c = uniform(plan, 6, 1, 1, 1);
   EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 36);
@@ -392,11 +400,11 @@ TEST(Zero3Prefetch, OffloadedParametersWaitForTheirCopy) {
 // Step 14.5. Each stage's backward item takes 5 s with its 0.5 s trail, so charging the trail
 // on the chain would give 15.
 TEST(Zero3Prefetch, TrailingReduceScattersHoldTheStageNotItsNeighbour) {
-  nlohmann::json raw = pipeline(2, 1, 1, "1f1b").resolved;
-  raw["model"]["layers"] = 4;
-  raw["parallel"]["zero"] = 3;
-  raw["parallel"]["zero3_prefetch"] = 1;
-  const Scenario s = scenario_from_json(raw, "");
+  const Scenario s = edited_pipeline(2, 1, "1f1b", [](nlohmann::json& raw) {
+    raw["model"]["layers"] = 4;
+    raw["parallel"]["zero"] = 3;
+    raw["parallel"]["zero3_prefetch"] = 1;
+  });
   const Plan plan = make_plan(s);
   StepCosts c = uniform(plan, 4, 1, 1, 1);
   std::vector<LayerCost> layers(4, c.layer(0));

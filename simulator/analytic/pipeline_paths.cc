@@ -1,0 +1,62 @@
+#include "simulator/analytic/pipeline_paths.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardsim {
+
+Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t depth, bool gathers,
+                             bool reduces) {
+  const std::size_t n = units.size();
+  std::vector<double> gather_end(n, 0), compute_end(n, 0);
+  std::size_t computed = 0, gathered = gathers ? 0 : n;
+  double compute = 0, stream = 0, work = 0, copied = 0;
+  auto compute_through = [&](std::size_t k) {  // the compute ends of units 0..k
+    for (; computed <= k; ++computed) {
+      compute = std::max(compute, gathers ? gather_end[computed] : 0.0) + units[computed].compute;
+      compute_end[computed] = compute;
+      work += units[computed].compute;
+    }
+    return compute_end[k];
+  };
+  auto gather_through = [&](std::size_t k) {  // the gathers of units 0..k
+    for (; gathered < n && gathered <= k; ++gathered) {
+      if (gathered > depth) stream = std::max(stream, compute_through(gathered - depth - 1));
+      copied += units[gathered].h2d;
+      stream = std::max(stream, copied) + units[gathered].gather;
+      gather_end[gathered] = stream;
+    }
+  };
+  for (std::size_t k = 0; k < n; ++k) {
+    gather_through(k + depth);
+    if (reduces) stream = std::max(stream, compute_through(k)) + units[k].reduce;
+  }
+  if (n > 0) compute_through(n - 1);
+  return {std::max(compute, stream) - work, std::max(0.0, stream - compute)};
+}
+
+double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b,
+                        const std::vector<double>& chain, std::size_t k, double m, double t) {
+  const std::size_t p = f.size();
+  // U (the earlier stages' fill and drain) and D, transfers first
+  double fill = double(k) * t, drain = double(k) * t, down = 2 * double(p - 1 - k) * t;
+  for (std::size_t i = 0; i < k; ++i) {
+    fill += f[i];
+    drain += chain[i];
+  }
+  for (std::size_t i = k + 1; i < p; ++i) down += f[i] + chain[i];
+  const double a = std::min(double(p - k), m), warm = a - 1;
+  double wait = 0;
+  if (m <= a) {
+    wait = std::max(0.0, down - warm * std::min(f[k], b[k]));
+  } else {
+    const double steady = std::max(0.0, std::floor((m - 1) / a) - 1);
+    wait = std::max(0.0, down - warm * f[k]) + std::max(0.0, down - warm * b[k]) +
+           steady * std::max(0.0, down - warm * (f[k] + b[k]));
+  }
+  // the drain starts at the stage's last compute, beside its own trailing reduce-scatters
+  const double trail = b[k] - chain[k];
+  return fill + m * (f[k] + b[k]) + wait - trail + std::max(trail, drain);
+}
+
+}  // namespace shardsim

@@ -1,0 +1,64 @@
+// Closed forms of the analytic model that are pure arithmetic over per-stage or per-unit times:
+// a ZeRO-3 item's two streams and a 1F1B stage's path. analytic.cc combines them with the costs.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace shardsim {
+
+// One unit of a ZeRO-3 item (a block, or the embedding or output layer) in one pass: its
+// parameter gather, its gradient reduce-scatter, and its compute.
+struct Zero3Unit {
+  double gather = 0, reduce = 0, compute = 0;
+  double h2d = 0;  // parameter offload: the host-to-device copy its gather waits for
+};
+
+struct Zero3Item {
+  double exposed = 0;  // what the item adds to its compute
+  double trail = 0;    // of which reduce-scatters after its last compute
+};
+
+// The time one ZeRO-3 item (a chunk's pass over one micro-batch) adds to its compute, taken in
+// isolation with idle streams, as the DES issues its tasks (des/step_program.cc): on the one
+// data-parallel stream, in order, unit k's gather waits for unit k - depth - 1's compute (FSDP's
+// limit on units gathered at once) and, under parameter offload, for its host-to-device copy
+// (the copies run back to back on the host stream from the item's start); in a pass that
+// reduces, unit k's reduce-scatter follows its compute, queued behind the gather of unit
+// k + depth; unit k computes after its gather and after unit k - 1. The item's stream is done
+// after its compute by the trailing reduce-scatters, which the stage's next item's first gather
+// waits for. With depth 0 no gather overlaps compute. A two-machine flow shop in a fixed order,
+// so one pass over the units gives it.
+[[nodiscard]] Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t depth,
+                                           bool gathers, bool reduces);
+
+// 1F1B with unequal stages (the bottleneck plus every other stage's whole fill/drain, as
+// fill_drain gives it, overstates a plan whose heavy stage's warm-up hides the others: +24 %
+// against the DES on 4 stages of 12, 4, 4, 4 layers at 4 micro-batches, found by review
+// 2026-11-27). Stage k's own path is a lower bound of the step, and the step is the largest:
+//  - the stages before it fill and drain around it: U = sum_{i<k} (f_i + b_i) + 2k t;
+//  - it runs its m micro-batches, m (f + b);
+//  - its backward of micro-batch j starts no earlier than the round trip through the later
+//    stages after its forward of j: D = sum_{i>k} (f_i + b_i) + 2(p - 1 - k) t. Between the two
+//    its program puts other work: a = min(p - k, m) forwards precede its first backward, so that
+//    one waits max(0, D - (a - 1) f); the last waits max(0, D - (a - 1) b) once the forwards
+//    have run out; in the steady state, round trips a micro-batches apart each wait
+//    max(0, D - (a - 1)(f + b)), floor((m - 1) / a) - 1 of them between the first and the last.
+//    With m <= a every forward runs first and one wait shows, max(0, D - (m - 1) min(f, b)).
+// Equal stages give (m + p - 1)(f + b) at k = 0 (Narayanan et al. §2.2), plus 4(p - 1) t for the
+// fill, drain and first and last round trips and 2(p - 1) t per further p micro-batches (the
+// steady state's round trip; before this the closed form took 2(p - 1)(1 + m / p) t). A first
+// stage whose warm-up covers the later stages' round trip hides them: m (f_0 + b_0). Checked
+// against an event simulation of the same program (stage k waits for stage k - 1's forward and
+// stage k + 1's backward, plus t): exact on equal stages without transfers, within -8 % with a
+// transfer as long as a forward, within -7 % with a first stage 0.3-3x and a last 0.5-4x the
+// middle ones (p 2-16, m 1-33), down to -13 % with arbitrary ratios; never above the events,
+// every term being a lower bound.
+//
+// f, b: each stage's forward and backward item; chain: its backward as its neighbours wait for it
+// (b less ZeRO-3's trailing reduce-scatters, analytic.cc StageWork::zero3_trail).
+[[nodiscard]] double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b,
+                                      const std::vector<double>& chain, std::size_t k, double m,
+                                      double t);
+
+}  // namespace shardsim
