@@ -178,9 +178,7 @@ double predict_fitted(const std::vector<SegmentFit>& segments, double bytes) {
     const FittedCollective* last = &segments.front().entry;
     for (const auto& s : segments)
       if (s.entry.min_bytes > last->min_bytes) last = &s.entry;
-    const double wire = bus_factor(op, e.ranks) / last->busbw_bytes_per_second;
-    const double seconds = last->alpha_s + wire * bytes;
-    return seconds > 0 ? seconds : wire * bytes;  // never zero or negative, as collective_cost
+    return fitted_cost(*last, op, bytes, e.ranks).seconds;
   }
   return collective_cost(op, bytes, group, net).seconds;
 }

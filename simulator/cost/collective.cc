@@ -201,7 +201,8 @@ constexpr std::array<std::pair<std::string_view, CollectiveAlgorithm>, 5> kAlgor
      {"hierarchical", CollectiveAlgorithm::kHierarchical},
      {"direct", CollectiveAlgorithm::kDirect}}};
 
-// time = alpha + bus_factor(op, n) * S / busbw; algbw = S / time; busbw = algbw x factor.
+}  // namespace
+
 CollectiveCost fitted_cost(const FittedCollective& f, CollectiveOp op, double bytes, int ranks) {
   CollectiveCost c;
   c.algorithm = CollectiveAlgorithm::kAuto;
@@ -217,8 +218,6 @@ CollectiveCost fitted_cost(const FittedCollective& f, CollectiveOp op, double by
   c.bus_bytes_per_second = c.alg_bytes_per_second * bus_factor(op, ranks);
   return c;
 }
-
-}  // namespace
 
 const FittedCollective* find_fitted_collective(CollectiveOp op, const GroupPlacement& group,
                                                const NetworkConfig& net, double bytes) {

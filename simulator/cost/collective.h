@@ -116,6 +116,12 @@ inline constexpr double kPcieCopyEfficiency = 0.8;  // pinned-memory copies reac
                                                     // PCIe line rate (typical; not fitted)
 [[nodiscard]] double host_copy_seconds(double bytes, const GpuProfile& gpu);
 
+// One fitted entry's price of `bytes` (nccl-tests size) on `ranks`: time = alpha_s +
+// bus_factor(op, ranks) x bytes / busbw; below min_bytes a negative-intercept entry scales its
+// time at min_bytes; never zero or negative. algbw = bytes / time; busbw = algbw x factor.
+[[nodiscard]] CollectiveCost fitted_cost(const FittedCollective& f, CollectiveOp op, double bytes,
+                                         int ranks);
+
 // How far above the largest measured size a fitted entry is still used (16x: a log to 1 GiB
 // serves up to 16 GiB); beyond it the formula prices the collective.
 inline constexpr double kFittedExtrapolation = 16;
