@@ -124,6 +124,51 @@ std::variant<std::vector<AttentionPoint>, std::string> attention_points(
   return out;
 }
 
+std::variant<std::vector<AttentionPoint>, std::string> relative_attention_points(
+    const std::vector<AttentionPoint>& target_points,
+    const std::vector<AttentionMeasurement>& target_rows,
+    const std::vector<AttentionMeasurement>& from_rows, const std::string& kernel,
+    const std::string& reference, const std::string& file) {
+  if (kernel == reference)
+    return fmt::format("{}: the kernel carried over and its reference are both \"{}\"", file,
+                       kernel);
+  for (const auto& r : target_rows)
+    if (r.kernel == kernel)
+      return fmt::format(
+          "{}:{}: {} is measured on {} itself; its own rates are used, nothing is "
+          "carried over",
+          file, r.line, kernel, r.device);
+  // The rate of `k` on `rows` at the key of `p`, 0 when not measured.
+  const auto rate = [](const std::vector<AttentionMeasurement>& rows, const std::string& k,
+                       const AttentionPoint& p) {
+    for (const auto& r : rows)
+      if (r.kernel == k && r.causal == p.causal && r.head_dim == p.head_dim && r.seq == p.seq)
+        return r.flops_per_second;
+    return 0.0;
+  };
+  std::vector<AttentionPoint> out;
+  for (const auto& p : target_points) {
+    if (p.kernel != reference) continue;
+    const double num = rate(from_rows, kernel, p), den = rate(from_rows, reference, p);
+    if (num <= 0 || den <= 0) continue;
+    AttentionPoint q = p;
+    q.kernel = kernel;
+    q.efficiency = p.efficiency * num / den;
+    if (q.efficiency > 1)
+      return fmt::format(
+          "{}: {} carried over at causal {}, head_dim {:g}, seq_len {:g} exceeds the peak "
+          "({:.3f})",
+          file, kernel, p.causal, p.head_dim, p.seq, q.efficiency);
+    out.push_back(q);
+  }
+  if (out.empty())
+    return fmt::format(
+        "{}: no mask, head_dim and seq_len at which the other device measured both {} and {} and "
+        "this device {}",
+        file, kernel, reference, reference);
+  return out;
+}
+
 std::vector<double> attention_leave_one_out_pct(const std::vector<AttentionPoint>& points) {
   std::vector<double> out;
   for (std::size_t i = 0; i < points.size(); ++i) {

@@ -40,6 +40,22 @@ struct AttentionMeasurement {
 [[nodiscard]] std::variant<std::vector<AttentionPoint>, std::string> attention_points(
     const std::vector<AttentionMeasurement>& rows, const PeakFlops& peak, const std::string& file);
 
+// A kernel that the table measured on another device but not on this one, carried over by its
+// speed relative to a reference kernel measured on both: at each (mask, head_dim, seq_len) where
+// `from` has `kernel` and `reference` and `target` has `reference`,
+//   efficiency = target's reference efficiency x from's kernel FLOP/s / from's reference FLOP/s.
+// The assumption is that the two kernels keep their speed ratio across the devices (both
+// FlashAttention kernels of one generation, say, compiled to the same tensor-core instructions);
+// the caller states it in the provenance. `target_points` are this device's points (its
+// reference's efficiency, attention_points above); `target_rows` and `from_rows` the parsed rows
+// of each device. Errors (naming `file`): `kernel` equal to `reference`, `target_rows` measuring
+// `kernel` itself, no key with all three rates, or a derived efficiency above 1.
+[[nodiscard]] std::variant<std::vector<AttentionPoint>, std::string> relative_attention_points(
+    const std::vector<AttentionPoint>& target_points,
+    const std::vector<AttentionMeasurement>& target_rows,
+    const std::vector<AttentionMeasurement>& from_rows, const std::string& kernel,
+    const std::string& reference, const std::string& file);
+
 // Leave-one-out check of the lookup (simulator/hardware/measured_efficiency.h): each point
 // predicted from the other points of its kernel and mask; |predicted - measured| / measured in
 // percent, one entry per point whose kernel and mask have another point (table order).

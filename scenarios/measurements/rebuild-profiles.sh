@@ -47,9 +47,14 @@ fit a100-sxm-40gb --base a100-sxm-40gb-datasheet --measured-on a100-sxm-80gb-dat
   --name a100-sxm-40gb --node-network dgx-a100 \
   --device "$a100" --gemm $gemm --gemm-alias bf16=fp16 --gemm-best $mamf --hbm $hbm --attention $attn \
   -o "$out/gpus/a100-sxm-40gb.json"
+# H100: no FlashAttention Triton rate measured; the Triton kernel's speed relative to
+# FlashAttention-2 measured on A100 (the same figure pair) times H100's measured FlashAttention-2
+# (--attention-relative; the two 2023 kernels use the same pre-Hopper mma instructions on H100).
 fit h100-sxm --base h100-sxm-datasheet --name h100-sxm --node-network dgx-h100 \
   --device 'H100 80GB HBM3 SXM|NVIDIA H100 SXM' --gemm $gemm --gemm $xla_h100 \
-  --gemm-alias fp16=bf16 --gemm-best $mamf --hbm $hbm --attention $attn -o "$out/gpus/h100-sxm.json"
+  --gemm-alias fp16=bf16 --gemm-best $mamf --hbm $hbm --attention $attn \
+  --attention-relative 'flash-attention-triton/flash-attention-2@NVIDIA A100 SXM4 80GB' \
+  -o "$out/gpus/h100-sxm.json"
 fit h200-sxm --base h200-sxm-datasheet --name h200-sxm --node-network dgx-h200 \
   --device 'H200 141GB SXM|NVIDIA H200 SXM' --gemm $gemm --gemm-best $mamf --hbm $hbm \
   -o "$out/gpus/h200-sxm.json"

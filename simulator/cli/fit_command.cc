@@ -414,7 +414,7 @@ int run_fit(const FitArgs& a) {
   fit_gemm_best(a.gemm_best, on, g, notes);
   apply_gemm_aliases(a.gemm_aliases, g, notes);
   fit_bandwidth_tables(a.bandwidth_csvs, on, g, notes);
-  fit_attention_tables(a.attention_csvs, on, g, notes);
+  fit_attention_tables(a.attention_csvs, a.attention_relative, on, g, notes);
   auto network = fit_network(a, g);
   if (network && a.network_output.empty()) g.network = network->net;
   mark_fitted(a, base_name, g);

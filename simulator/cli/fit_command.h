@@ -9,16 +9,17 @@
 namespace shardsim::cli {
 
 struct FitArgs {
-  std::vector<std::string> nccl_logs;          // --nccl-tests LOG (repeatable)
-  std::vector<std::string> collective_tables;  // --collective-table CSV (vTrain, busbw summary)
-  std::vector<std::string> gemm_csvs;          // --gemm CSV (repeatable)
-  std::vector<std::string> gemm_best;          // --gemm-best CSV: best-shape table (mamf)
-  std::vector<std::string> gemm_aliases;       // --gemm-alias DST=SRC (e.g. bf16=fp16)
-  std::vector<std::string> bandwidth_csvs;     // --hbm CSV: BabelStream / nvbandwidth table
-  std::vector<std::string> attention_csvs;     // --attention CSV: FlashAttention benchmark table
-  std::vector<std::string> samples;            // --samples FILE (calibration samples)
-  std::string table_fit_sizes = "all";         // --table-fit-sizes all|ladder (tables only)
-  std::string base;                            // --base PROFILE.json | GPU preset
+  std::vector<std::string> nccl_logs;           // --nccl-tests LOG (repeatable)
+  std::vector<std::string> collective_tables;   // --collective-table CSV (vTrain, busbw summary)
+  std::vector<std::string> gemm_csvs;           // --gemm CSV (repeatable)
+  std::vector<std::string> gemm_best;           // --gemm-best CSV: best-shape table (mamf)
+  std::vector<std::string> gemm_aliases;        // --gemm-alias DST=SRC (e.g. bf16=fp16)
+  std::vector<std::string> bandwidth_csvs;      // --hbm CSV: BabelStream / nvbandwidth table
+  std::vector<std::string> attention_csvs;      // --attention CSV: FlashAttention benchmark table
+  std::vector<std::string> attention_relative;  // --attention-relative KERNEL/REFERENCE@DEVICE
+  std::vector<std::string> samples;             // --samples FILE (calibration samples)
+  std::string table_fit_sizes = "all";          // --table-fit-sizes all|ladder (tables only)
+  std::string base;                             // --base PROFILE.json | GPU preset
   std::string device;          // --device (alias --gemm-device): rows whose device has one of the
                                // '|'-separated parts, in every multi-device table
   std::string measured_on;     // --measured-on PROFILE: the tables' device, when not the base's

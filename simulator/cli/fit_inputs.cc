@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include "calibrate/attention_fit.h"
 #include "calibrate/bandwidth_fit.h"
@@ -248,10 +249,99 @@ void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredD
   }
 }
 
-void fit_attention_tables(const std::vector<std::string>& files, const MeasuredDevice& on,
+namespace {
+
+// One --attention-relative KERNEL/REFERENCE@DEVICE.
+struct RelativeAttention {
+  std::string spec, kernel, reference, device;
+};
+
+std::vector<RelativeAttention> parse_relative(const std::vector<std::string>& specs) {
+  std::vector<RelativeAttention> out;
+  for (const auto& s : specs) {
+    const auto at = s.find('@'), slash = s.find('/');
+    if (slash == std::string::npos || at == std::string::npos || slash == 0 || at < slash + 2 ||
+        at + 1 == s.size())
+      throw InputError("--attention-relative",
+                       fmt::format("\"{}\": expected KERNEL/REFERENCE@DEVICE (e.g. "
+                                   "flash-attention-triton/flash-attention-2@A100)",
+                                   s));
+    out.push_back({s, s.substr(0, slash), s.substr(slash + 1, at - slash - 1), s.substr(at + 1)});
+  }
+  return out;
+}
+
+// The rows' first and last line of `kernel` and their device.
+std::tuple<int, int, std::string> kernel_lines(const std::vector<cal::AttentionMeasurement>& m,
+                                               const std::string& kernel) {
+  int first = 0, last = 0;
+  std::string device;
+  for (const auto& r : m)
+    if (r.kernel == kernel) {
+      if (first == 0) first = r.line;
+      last = r.line;
+      device = r.device;
+    }
+  return {first, last, device};
+}
+
+// --attention-relative on one table: each spec's kernel carried over from its device by the
+// speed ratio to the reference kernel (calibrate/attention_fit.h), added to `g` with provenance.
+void carry_over_attention(const std::string& path, const std::string& text,
+                          const std::vector<RelativeAttention>& specs,
+                          const std::vector<cal::AttentionMeasurement>& own,
+                          const std::vector<AttentionPoint>& own_points, GpuProfile& g,
+                          FitNotes& notes) {
+  for (const auto& spec : specs) {
+    auto from = cal::parse_attention_csv(text, path, spec.device);
+    if (auto* e = std::get_if<std::string>(&from)) throw InputError("--attention-relative", *e);
+    const auto& rows = std::get<std::vector<cal::AttentionMeasurement>>(from);
+    auto derived =
+        cal::relative_attention_points(own_points, own, rows, spec.kernel, spec.reference, path);
+    if (auto* e = std::get_if<std::string>(&derived)) throw InputError("--attention-relative", *e);
+    const auto& points = std::get<std::vector<AttentionPoint>>(derived);
+    std::erase_if(g.compute.attention_points,
+                  [&](const AttentionPoint& p) { return p.kernel == spec.kernel; });
+    g.compute.attention_points.insert(g.compute.attention_points.end(), points.begin(),
+                                      points.end());
+    const auto [first, last, device] = kernel_lines(rows, spec.kernel);
+    const auto [rfirst, rlast, rdevice] = kernel_lines(rows, spec.reference);
+    g.provenance.sources.push_back(
+        {path, std::min(first, rfirst), std::max(last, rlast), "",
+         fmt::format("compute.attention_points of {} ({} points): not measured on this device; "
+                     "its {} efficiency x the FLOP/s ratio {} / {} measured on {} (lines {}-{} "
+                     "and {}-{}) at the same mask, head dimension and sequence length, assuming "
+                     "the two kernels keep their speed ratio across devices",
+                     spec.kernel, points.size(), spec.reference, spec.kernel, spec.reference,
+                     device, first, last, rfirst, rlast)});
+    const auto [lo, hi] = std::ranges::minmax(points, {}, &AttentionPoint::efficiency);
+    notes.add({{"input", "attention_relative"},
+               {"file", path},
+               {"kernel", spec.kernel},
+               {"reference", spec.reference},
+               {"from_device", device},
+               {"points", points.size()},
+               {"min_efficiency", lo.efficiency},
+               {"max_efficiency", hi.efficiency}},
+              fmt::format("--attention-relative {}: {} {} points ({:.1f}-{:.1f}% of peak) = this "
+                          "device's {} x the ratio measured on {}",
+                          spec.spec, points.size(), spec.kernel, lo.efficiency * 100,
+                          hi.efficiency * 100, spec.reference, device));
+  }
+}
+
+}  // namespace
+
+void fit_attention_tables(const std::vector<std::string>& files,
+                          const std::vector<std::string>& relative, const MeasuredDevice& on,
                           GpuProfile& g, FitNotes& notes) {
+  const auto specs = parse_relative(relative);
+  if (!specs.empty() && files.empty())
+    throw InputError("--attention-relative",
+                     "needs --attention (the table it reads the ratio from)");
   for (const auto& path : files) {
-    auto rows = cal::parse_attention_csv(read_input(path, "--attention"), path, on.device);
+    const std::string text = read_input(path, "--attention");
+    auto rows = cal::parse_attention_csv(text, path, on.device);
     if (auto* e = std::get_if<std::string>(&rows)) throw InputError("--attention", *e);
     const auto& m = std::get<std::vector<cal::AttentionMeasurement>>(rows);
     auto fitted = cal::attention_points(m, on.profile.peak, path);
@@ -269,14 +359,7 @@ void fit_attention_tables(const std::vector<std::string>& files, const MeasuredD
                                       points.end());
     const auto [lo, hi] = std::ranges::minmax(points, {}, &AttentionPoint::efficiency);
     for (const auto& k : kernels) {
-      int first = 0, last = 0;
-      std::string device;
-      for (const auto& r : m)
-        if (r.kernel == k) {
-          if (first == 0) first = r.line;
-          last = r.line;
-          device = r.device;
-        }
+      const auto [first, last, device] = kernel_lines(m, k);
       g.provenance.sources.push_back(
           {path, first, last, "",
            fmt::format("compute.attention_points of {} measured on {}: forward + backward FLOP/s "
@@ -297,6 +380,7 @@ void fit_attention_tables(const std::vector<std::string>& files, const MeasuredD
               fmt::format("{}: attention table, {} rows ({:.1f}-{:.1f}% of peak); leave-one-out "
                           "error median {:.1f}%, max {:.1f}%",
                           path, m.size(), lo.efficiency * 100, hi.efficiency * 100, mid, worst));
+    carry_over_attention(path, text, specs, m, points, g, notes);
   }
 }
 

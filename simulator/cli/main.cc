@@ -112,6 +112,11 @@ void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {
                   "fwd_bwd_tflops -> compute.attention_points (replacing the base's points of "
                   "the kernels it measures)")
       ->allow_extra_args(false);
+  cmd->add_option("--attention-relative", a.attention_relative,
+                  "KERNEL/REFERENCE@DEVICE: a kernel the --attention table measured on DEVICE "
+                  "only, at this device's REFERENCE efficiency x the KERNEL/REFERENCE FLOP/s "
+                  "ratio on DEVICE (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--samples", a.samples, "calibration samples JSON (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--base", a.base, "GPU preset or profile JSON to update");

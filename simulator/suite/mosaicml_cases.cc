@@ -32,11 +32,12 @@ constexpr const char* kSource = "mosaicml/llm-foundry scripts/train/benchmarking
 // Triton FlashAttention (llmfoundry/models/layers/flash_attn_triton.py); the rows do not say
 // otherwise. The A100 profiles carry a Triton FlashAttention's measured rate (the "FlashAttention
 // Triton" bars of FlashAttention-2's A100 benchmark, scenarios/measurements/attention/), the
-// closest measurement there is; the H100 profile has none, so H100 rows keep the score GEMM's
-// efficiency (compute.h). Loss: "fused" cross-entropy. llm-foundry's MPT defaults to loss_fn
-// "fused_crossentropy" (llmfoundry/models/mpt/modeling_mpt.py at every table commit above), which
-// loads flash-attn's CrossEntropyLoss and raises if it is missing; the benchmark yamls do not
-// change it.
+// closest measurement there is; no H100 figure measured it, so the H100 profile's Triton points
+// are its measured FlashAttention-2 rates times the Triton / FlashAttention-2 ratio measured on
+// A100 (fit --attention-relative, scenarios/measurements/rebuild-profiles.sh). Loss: "fused"
+// cross-entropy. llm-foundry's MPT defaults to loss_fn "fused_crossentropy"
+// (llmfoundry/models/mpt/modeling_mpt.py at every table commit above), which loads flash-attn's
+// CrossEntropyLoss and raises if it is missing; the benchmark yamls do not change it.
 struct MptRun {
   std::string id;
   int hidden = 0, heads = 0, layers = 0;

@@ -135,6 +135,64 @@ TEST(attention_fit, LeaveOneOutCoversEveryPoint) {
   EXPECT_NEAR(loo[std::size_t(it - points.begin())], (173 - 168.5) / 173 * 100, 1e-9);
 }
 
+TEST(attention_fit, CarriesAKernelOverByItsSpeedRatioOnAnotherDevice) {
+  // H100 has FlashAttention-2 bars only; the Triton kernel's points are its FA2 efficiency times
+  // Triton / FA2 on A100 at the same key. Causal, head dim 128, seq 16384 (the file's lines):
+  // H100 FA2 328 TFLOP/s over the 989.4 TFLOP/s peak (h100-sxm-datasheet); A100 Triton 80 and
+  // FA2 189 TFLOP/s -> 328 / 989.4 x 80 / 189 = 0.14032.
+  const PeakFlops h100{67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12};
+  const auto own = rows_of("H100");
+  auto fitted = attention_points(own, h100, kFile);
+  ASSERT_TRUE(std::holds_alternative<std::vector<AttentionPoint>>(fitted));
+  const auto& own_points = std::get<std::vector<AttentionPoint>>(fitted);
+  auto r = relative_attention_points(own_points, own, rows_of("A100"), "flash-attention-triton",
+                                     std::string(kFa2), kFile);
+  ASSERT_TRUE(std::holds_alternative<std::vector<AttentionPoint>>(r)) << std::get<std::string>(r);
+  const auto& pts = std::get<std::vector<AttentionPoint>>(r);
+  ASSERT_EQ(pts.size(), 24u);  // every key of the H100 FA2 bars has both A100 bars
+  const auto it = std::ranges::find_if(
+      pts, [](const AttentionPoint& p) { return p.causal && p.head_dim == 128 && p.seq == 16384; });
+  ASSERT_NE(it, pts.end());
+  EXPECT_EQ(it->kernel, "flash-attention-triton");
+  EXPECT_NEAR(it->efficiency, 328 / 989.4 * 80 / 189, 1e-9);
+  EXPECT_EQ(it->batch_heads, 16);  // the H100 bar's batch 1 x 16 heads, not A100's
+
+  // A hand-made pair: device B's FA2 at 0.5; on A, kernel k runs at 60 of FA2's 120 -> 0.25. A
+  // key where A lacks k (seq 2048) gives no point.
+  const std::string header =
+      "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n";
+  const auto parse = [&](const std::string& text, const std::string& device) {
+    return std::get<std::vector<AttentionMeasurement>>(parse_attention_csv(text, "t.csv", device));
+  };
+  const std::string two = header +
+                          "A,fa2,fp16,true,128,1024,1,1,120\nA,k,fp16,true,128,1024,1,1,60\n"
+                          "A,fa2,fp16,true,128,2048,1,1,130\n"
+                          "B,fa2,fp16,true,128,1024,1,1,500\nB,fa2,fp16,true,128,2048,1,1,600\n";
+  const PeakFlops unit{0, 0, 1000e12, 1000e12, 0};
+  const auto b = parse(two, "B");
+  const auto b_points = std::get<std::vector<AttentionPoint>>(attention_points(b, unit, "t.csv"));
+  auto small = relative_attention_points(b_points, b, parse(two, "A"), "k", "fa2", "t.csv");
+  ASSERT_TRUE(std::holds_alternative<std::vector<AttentionPoint>>(small));
+  ASSERT_EQ(std::get<std::vector<AttentionPoint>>(small).size(), 1u);
+  EXPECT_NEAR(std::get<std::vector<AttentionPoint>>(small)[0].efficiency, 0.5 * 60 / 120, 1e-12);
+
+  // Errors: the kernel as its own reference; the device measuring the kernel itself; no shared key.
+  const auto error = [](const auto& v) {
+    return std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : "(no error)";
+  };
+  EXPECT_NE(error(relative_attention_points(b_points, b, parse(two, "A"), "fa2", "fa2", "t.csv"))
+                .find("both \"fa2\""),
+            std::string::npos);
+  const auto a = parse(two, "A");
+  const auto a_points = std::get<std::vector<AttentionPoint>>(attention_points(a, unit, "t.csv"));
+  EXPECT_NE(error(relative_attention_points(a_points, a, b, "k", "fa2", "t.csv"))
+                .find("t.csv:3: k is measured on A itself"),
+            std::string::npos);
+  EXPECT_NE(error(relative_attention_points(b_points, b, a, "other", "fa2", "t.csv"))
+                .find("t.csv: no mask, head_dim and seq_len"),
+            std::string::npos);
+}
+
 TEST(attention_fit, MalformedTablesNameFileAndLine) {
   const std::string header =
       "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n";

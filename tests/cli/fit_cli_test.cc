@@ -89,6 +89,50 @@ TEST(cli_fit, AttentionTableReplacesTheBasesPointsOfItsKernels) {
   EXPECT_NE(bad.err.find("/compute/attention_points/25"), std::string::npos) << bad.err;
 }
 
+TEST(cli_fit, AttentionRelativeCarriesAKernelOverFromAnotherDevice) {
+  // A two-device table: device B measured FA2 only (500 TFLOP/s on the h100-sxm-datasheet's
+  // 989.4 TFLOP/s fp16 peak); A measured FA2 (120) and Triton (60). B's Triton point is
+  // 500 / 989.4 x 60 / 120 = 0.25268 of the peak, and the provenance says where it came from.
+  const fs::path csv = scratch_dir() / "fa_two_devices.csv";
+  std::ofstream(csv) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
+                        "A,flash-attention-2,fp16,true,128,4096,4,16,120\n"
+                        "A,flash-attention-triton,fp16,true,128,4096,4,16,60\n"
+                        "B,flash-attention-2,fp16,true,128,4096,4,16,500\n";
+  const fs::path out = scratch_dir() / "fit_attention_relative.json";
+  const auto r = shardsim({"fit", "--base", "h100-sxm-datasheet", "--device", "B", "--attention",
+                           csv.string(), "--attention-relative",
+                           "flash-attention-triton/flash-attention-2@A", "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 flash-attention-triton points"), std::string::npos) << r.out;
+  const json profile = json::parse(read_file(out));
+  const json points = profile["compute"]["attention_points"];
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[1]["kernel"], "flash-attention-triton");
+  EXPECT_NEAR(points[1]["efficiency"].get<double>(), 500 / 989.4 * 60 / 120, 1e-12);
+  EXPECT_NE(profile["provenance"].dump().find("not measured on this device"), std::string::npos);
+  // Bad input exits 2 naming the flag: a malformed spec, no --attention, a kernel the device
+  // measured itself (A has Triton rows), no shared key.
+  const auto fails = [&](std::vector<std::string> args, const std::string& needle) {
+    args.insert(args.begin(), {"fit", "--base", "h100-sxm-datasheet"});
+    args.insert(args.end(), {"-o", (scratch_dir() / "never_relative.json").string()});
+    const auto b = shardsim(args);
+    EXPECT_EQ(b.exit_code, 2) << needle;
+    EXPECT_NE(b.err.find("--attention-relative"), std::string::npos) << b.err;
+    EXPECT_NE(b.err.find(needle), std::string::npos) << b.err;
+  };
+  fails({"--device", "B", "--attention", csv.string(), "--attention-relative", "triton@A"},
+        "expected KERNEL/REFERENCE@DEVICE");
+  fails({"--gemm-best", (kGemm / "mamf_best_shape_nvidia.csv").string(), "--device", "H100 SXM",
+         "--attention-relative", "flash-attention-triton/flash-attention-2@A"},
+        "needs --attention");
+  fails({"--device", "A", "--attention", csv.string(), "--attention-relative",
+         "flash-attention-triton/flash-attention-2@B"},
+        "is measured on A itself");
+  fails({"--device", "B", "--attention", csv.string(), "--attention-relative",
+         "flash-attention-3/flash-attention-2@A"},
+        "no mask, head_dim and seq_len");
+}
+
 TEST(cli_fit, MalformedLogNamesFileAndLine) {
   const fs::path bad = scratch_dir() / "bad_all_reduce_8.log";
   std::ofstream(bad) << "# nThread 1\n"
