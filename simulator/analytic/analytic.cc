@@ -234,20 +234,49 @@ PipelinePath one_f_one_b(const std::vector<StageWork>& work, double m, double t)
   return best;
 }
 
-// How many backward items end stage k's program in a row (each reduction among them but the last
-// has only a backward behind it): GPipe all m, 1F1B its warm-up count min(p - k, m), interleaved
-// its warm-up count of chunk items 2(p - k - 1) + (v - 1) p + 1 (Megatron's schedule; there each
-// item reduces its chunk's share and hides behind a chunk's backward: -18 % against the DES on
-// GPT-3 at vpp 3 and 32 micro-batches when every reduction had a whole micro-batch behind it,
-// -6.5 % now); the zero-bubble schedules are taken as steady to the end (1).
-double cooldown_backwards(const Plan& plan, int stage) {
+// What stands behind each of a stage's m v gradient reductions (ZeRO-2 reduces every item's): the
+// time to the item that produces the next one. `whole` items have a whole micro-batch (item)
+// behind them, `paced` the pace of the closing backwards (the backward, or the wait for the next
+// one from the later stages), `tight` only the next weight-gradient pass; the last one has only
+// its own. whole + paced + tight + 1 = m v.
+//  - GPipe, 1F1B and interleaved end in a run of backward items without forwards: GPipe all m,
+//    1F1B its warm-up count min(p - k, m), interleaved its warm-up count of chunk items
+//    2(p - k - 1) + (v - 1) p + 1 (Megatron's schedule; there each item reduces its chunk's share
+//    and hides behind a chunk's backward: -18 % against the DES on GPT-3 at vpp 3 and 32
+//    micro-batches when every reduction had a whole micro-batch behind it, -6.5 % now); all but
+//    the last are paced.
+//  - ZB-H1 (plan/schedule.h's program: W = min(p - k - 1, m) warm-up forwards, then F B W
+//    triples, W deferred for the first k micro-batches and run after the last backward): the
+//    weight passes of micro-batches k .. m - 1 follow their backward, and W(j) has a whole
+//    micro-batch behind it while j + 1 < m - W (a forward comes next), else the paced backward;
+//    W(m - 1) and the min(k, m) deferred ones have only a weight pass behind them. With m >= p:
+//    m - p whole, p - k - 1 paced, k tight. (Until 2026-11-27 the zero-bubble schedules were
+//    taken as steady to the end: ZeRO-2 under ZB-H1 came out up to 13 % faster than the DES.)
+//  - ZB-H2 (greedy in the DES) is taken as steady to the end. Its weight passes fill the gaps of
+//    the drain in an order only the simulation knows, and a stage's reductions there overlap the
+//    earlier stages' drain; counting its held passes as a closing run (min(2p - 1, m), the hold
+//    cap) mended the plans it under-predicted (-18 -> -3 %) but over-predicted others (-8 ->
+//    +14 %), so it was not adopted.
+struct ReductionCovers {
+  double whole = 0, paced = 0, tight = 0;
+};
+
+ReductionCovers reduction_covers(const Plan& plan, int stage) {
   const ScheduleTraits& facts = plan.schedule_facts();
-  const double m = double(plan.micro_batches);
-  if (facts.forwards_first) return m;
-  if (is_one_f_one_b(facts)) return std::min(double(plan.pp - stage), m);
+  const double m = double(plan.micro_batches), p = plan.pp, k = stage;
+  const auto closing = [&](double run) { return ReductionCovers{m - run, run - 1, 0}; };
+  if (facts.forwards_first) return closing(m);
+  if (is_one_f_one_b(facts)) return closing(std::min(p - k, m));
   if (facts.virtual_stages)  // chunk items: Megatron's interleaved warm-up count plus one
-    return std::min(double(2 * (plan.pp - stage - 1) + (plan.vpp - 1) * plan.pp + 1), m * plan.vpp);
-  return 1;
+    return {m * plan.vpp - std::min(2 * (p - k - 1) + (plan.vpp - 1) * p + 1, m * plan.vpp),
+            std::min(2 * (p - k - 1) + (plan.vpp - 1) * p + 1, m * plan.vpp) - 1, 0};
+  if (plan.schedule != Schedule::kZbH1) return closing(1);
+  const double warmup = std::min(p - k - 1, m);
+  ReductionCovers r;
+  r.whole = std::max(0.0, m - warmup - 1 - k);
+  r.paced = std::max(0.0, m - 1 - std::max(k, m - warmup - 1));
+  r.tight = m - 1 - r.whole - r.paced;  // min(k, m - 1): W(m - 1) and the deferred but the last
+  return r;
 }
 
 // Data-parallel time not hidden behind compute:
@@ -257,7 +286,8 @@ double cooldown_backwards(const Plan& plan, int stage) {
 //    overlapped;
 //  - what overlaps compute slows it (contention.h).
 double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int stage,
-                  double backward, double micro_batch, double cooldown, double cooldown_cover) {
+                  double backward, double micro_batch, const ReductionCovers& covers,
+                  double pace) {
   const StageCost& sc = c.stages[std::size_t(stage)];
   const double m = double(plan.micro_batches);
   double total = 0, last = 0;
@@ -266,34 +296,33 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
     last = b.seconds;
   }
   // ZeRO-2 reduces every micro-batch: overlapped, the reductions queue on the communication
-  // stream from the first micro-batch's backward on. Each runs behind the time to the stage's
-  // next backward and only what exceeds that carries over. The stage's program ends with
-  // `cooldown` backwards without forwards between them (cooldown_backwards; interleaved counts
-  // chunk items, each reducing and covering a v-th); the reductions among them but the last have
-  // `cooldown_cover` behind them (the backward, or the wait for the next one from the later
-  // stages if that is longer), the earlier ones a whole micro-batch; the last has only its own
-  // backward, like ZeRO-1's one reduction. So what shows is (total - backward) + (m - cooldown)
-  // max(0, total - micro_batch) + (cooldown - 1) max(0, total - cooldown_cover), at least the
-  // last bucket; at m = 1 it is ZeRO-1's. (Until 2026-11-27 every reduction, the last included,
-  // was hidden behind a whole micro-batch: found by review, ZeRO-2 at m = 1 came out 21 % faster
-  // than ZeRO-1 and the DES on a communication-bound plan; and a 1F1B stage heavy enough to run
-  // its last backwards back to back hid them as well, -16 % against the DES once the stage paths
-  // stopped adding every other stage's whole fill/drain.) Without overlap the stage waits for all
-  // m of them.
+  // stream from the first micro-batch's backward on. Each runs behind the time to the item that
+  // produces the next (reduction_covers: a whole micro-batch, the paced closing backward `pace`,
+  // or a weight pass alone; interleaved counts chunk items, each reducing and covering a v-th)
+  // and only what exceeds that carries over; the last has only its own backward, like ZeRO-1's
+  // one reduction. So what shows is (total - backward) + whole max(0, total - micro_batch) +
+  // paced max(0, total - pace) + tight max(0, total - backward), at least the last bucket; at
+  // m = 1 it is ZeRO-1's. (Until 2026-11-27 every reduction, the last included, was hidden
+  // behind a whole micro-batch: found by review, ZeRO-2 at m = 1 came out 21 % faster than ZeRO-1
+  // and the DES on a communication-bound plan; and a 1F1B stage heavy enough to run its last
+  // backwards back to back hid them as well, -16 % against the DES once the stage paths stopped
+  // adding every other stage's whole fill/drain.) Without overlap the stage waits for all m of
+  // them.
   const double slow = c.overlap_slowdown;
   double exposed = 0;
   if (s.strategy.zero_facts().reduces_every_microbatch) {
     // interleaved: each chunk's item reduces its chunk's share, a v-th of each
     const double v = plan.schedule_facts().virtual_stages ? plan.vpp : 1;
-    const double r = total / v, item = micro_batch / v, bwd = backward / v,
-                 cover = cooldown_cover / v;
-    const double steady = m * v - cooldown, tight = cooldown - 1;
+    const double r = total / v, item = micro_batch / v, bwd = backward / v, paced = pace / v;
+    const auto hidden = [&](double n, double cover) {
+      return std::pair{n * std::max(0.0, r - cover), n * contention_seconds(cover, r, slow)};
+    };
+    const auto [whole_x, whole_c] = hidden(covers.whole, item);
+    const auto [paced_x, paced_c] = hidden(covers.paced, paced);
+    const auto [tight_x, tight_c] = hidden(covers.tight, bwd);
     exposed = s.strategy.overlap_grad_reduce
-                  ? std::max(last, r - bwd + steady * std::max(0.0, r - item) +
-                                       tight * std::max(0.0, r - cover)) +
-                        steady * contention_seconds(item, r, slow) +
-                        tight * contention_seconds(cover, r, slow) +
-                        contention_seconds(bwd, r - last, slow)
+                  ? std::max(last, r - bwd + whole_x + paced_x + tight_x) + whole_c + paced_c +
+                        tight_c + contention_seconds(bwd, r - last, slow)
                   : m * total;
   } else {
     exposed = s.strategy.overlap_grad_reduce ? std::max(last, total - backward) +
@@ -345,12 +374,14 @@ void add_tail(const Scenario& s, const Plan& plan, const StepCosts& c,
     // gradients appear during the weight passes (ZB: only those)
     const double backward = zb ? sw.w.total() : sw.b.total() + sw.w.total();
     const double micro_batch = sw.f.total() + sw.b.total() + sw.w.total();
+    // the closing backwards' pace: B (+ W) each, or the later stages' if slower
+    const double closing = sw.b.total() + sw.w.total();
     const double cover =
         plan.schedule_facts().forwards_first || plan.schedule_facts().virtual_stages
-            ? backward
-            : std::min(micro_batch, std::max(backward, later[std::size_t(st.index) + 1]));
+            ? closing
+            : std::min(micro_batch, std::max(closing, later[std::size_t(st.index) + 1]));
     t.dp = exposed_dp(s, plan, c, st.index, backward, micro_batch,
-                      cooldown_backwards(plan, st.index), cover);
+                      reduction_covers(plan, st.index), cover);
     t.optimizer = sc.optimizer_seconds + sc.host_optimizer_seconds;
     t.offload = sc.offload_d2h_seconds + sc.offload_h2d_seconds;
     t.lead = staggered ? lead : 0;

@@ -244,6 +244,34 @@ TEST(DataParallel, ZeroTwoReducesEachMicroBatchAndTheLastOnlyBehindItsBackward) 
   EXPECT_DOUBLE_EQ(analytic_step(f.scenario, f.plan, f.costs).step_seconds, 44);
 }
 
+// ZeRO-2 under ZB-H1: the last stage defers k of its weight passes to the end, where their
+// reductions have only a weight pass behind them (analytic reduction_covers). Two stages of one
+// layer, m = 4, f = b = w = 1, no transfer time, one 2.5 s bucket per stage and micro-batch.
+//  - Programs (plan/schedule.h): stage 0 F0 | F1 B0 W0 | F2 B1 W1 | F3 B2 W2 | B3 W3; stage 1
+//    F0 B0 | F1 B1 W0 | F2 B2 W1 | F3 B3 W2 | W3. Events: stage 0 F0 0-1, F1 1-2, B0 3-4 (after
+//    stage 1's B0 2-3), W0 4-5, F2 5-6, B1 6-7, W1 7-8, F3 8-9, B2 9-10, W2 10-11, B3 11-12,
+//    W3 12-13; stage 1 F0 1-2, B0 2-3, F1 3-4, B1 4-5, W0 5-6, F2 6-7, B2 7-8, W1 8-9, F3 9-10,
+//    B3 10-11, W2 11-12, W3 12-13. Stage 1's reductions start as its weight passes end (6, 9,
+//    12) and queue: 6-8.5, 9-11.5, 12-14.5, 14.5-17; the step ends at 17 (stage 0's at 16).
+//  - Closed form: 4 x 3 + stage 0's fill max(f, f + b - w) = 13 s of compute; stage 1 (k = 1,
+//    no warm-up): W(1), W(2) have a whole micro-batch behind them, W(3) (before the deferred
+//    one) a weight pass, the last its own: (2.5 - 1) + 2 x max(0, 2.5 - 3) + (2.5 - 1) = 3 s
+//    exposed, step 16. Like ZeRO-1's (ReductionLongerThanBackwardIsExposedByTheDifference) it
+//    overlaps the last reduction with its own weight pass where one layer's bucket cannot.
+//    Until 2026-11-27 the zero-bubble schedules were taken as steady to the end (every
+//    reduction but the last behind a whole micro-batch): 2.5 s, step 15.5.
+TEST(DataParallel, ZeroTwoUnderZbH1ExposesTheDeferredWeightPassesReductions) {
+  const Scenario s = edited_pipeline(2, 4, "zb-h1", [](nlohmann::json& raw) {
+    raw["parallel"]["zero"] = 2;
+  });
+  const Plan plan = make_plan(s);
+  StepCosts c = uniform(plan, 2, 1, 1, 1);
+  c.stages[0].buckets.push_back({0, 1e6, 2.5});
+  c.stages[1].buckets.push_back({1, 1e6, 2.5});
+  EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 17);
+  EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, 16);
+}
+
 // cost/contention.h: compute of c seconds overlapped from its start by a collective of g
 // seconds, compute at 1 / (1 + s) while it runs: g when g >= c (1 + s), else c + g s / (1 + s).
 TEST(Contention, ClosedFormOfComputeSlowedByAnOverlappingCollective) {
