@@ -286,8 +286,7 @@ ReductionCovers reduction_covers(const Plan& plan, int stage) {
 //    overlapped;
 //  - what overlaps compute slows it (contention.h).
 double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int stage,
-                  double backward, double micro_batch, const ReductionCovers& covers,
-                  double pace) {
+                  double backward, double micro_batch, const ReductionCovers& covers, double pace) {
   const StageCost& sc = c.stages[std::size_t(stage)];
   const double m = double(plan.micro_batches);
   double total = 0, last = 0;
@@ -380,8 +379,8 @@ void add_tail(const Scenario& s, const Plan& plan, const StepCosts& c,
         plan.schedule_facts().forwards_first || plan.schedule_facts().virtual_stages
             ? closing
             : std::min(micro_batch, std::max(closing, later[std::size_t(st.index) + 1]));
-    t.dp = exposed_dp(s, plan, c, st.index, backward, micro_batch,
-                      reduction_covers(plan, st.index), cover);
+    t.dp = exposed_dp(s, plan, c, st.index, backward, micro_batch, reduction_covers(plan, st.index),
+                      cover);
     t.optimizer = sc.optimizer_seconds + sc.host_optimizer_seconds;
     t.offload = sc.offload_d2h_seconds + sc.offload_h2d_seconds;
     t.lead = staggered ? lead : 0;

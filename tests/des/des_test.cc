@@ -261,9 +261,8 @@ TEST(DataParallel, ZeroTwoReducesEachMicroBatchAndTheLastOnlyBehindItsBackward) 
 //    Until 2026-11-27 the zero-bubble schedules were taken as steady to the end (every
 //    reduction but the last behind a whole micro-batch): 2.5 s, step 15.5.
 TEST(DataParallel, ZeroTwoUnderZbH1ExposesTheDeferredWeightPassesReductions) {
-  const Scenario s = edited_pipeline(2, 4, "zb-h1", [](nlohmann::json& raw) {
-    raw["parallel"]["zero"] = 2;
-  });
+  const Scenario s =
+      edited_pipeline(2, 4, "zb-h1", [](nlohmann::json& raw) { raw["parallel"]["zero"] = 2; });
   const Plan plan = make_plan(s);
   StepCosts c = uniform(plan, 2, 1, 1, 1);
   c.stages[0].buckets.push_back({0, 1e6, 2.5});
