@@ -177,7 +177,7 @@ bool same_work(const StepCosts& c, const PipelineStage& a, const PipelineStage& 
 double fill_drain(Schedule s, double f, double b, double w, int v, double m, int p) {
   switch (s) {
     case Schedule::kGpipe:
-    case Schedule::k1F1B:  // taken by one_f_one_b with p > 1; kept for the equal-stage identity
+    case Schedule::k1F1B:  // 1F1B and ZB-H1 take stage paths with p > 1; kept for the identities
       return f + b + w;
     case Schedule::kInterleaved:
       return (f + b + w) / v;
@@ -192,14 +192,13 @@ double fill_drain(Schedule s, double f, double b, double w, int v, double m, int
   return f + b + w;
 }
 
-// Pipeline transfers on the critical path of the schedules one_f_one_b does not take: the fill
-// and drain cross every boundary between (virtual) stages both ways; ZB-H1 keeps the round trip
-// on the path in its steady state too, 2(p-1)/p of a transfer per micro-batch (its warm-up leaves
-// no slack).
-double pipeline_transfers(Schedule s, int p, int v, double m, double p2p) {
+// Pipeline transfers on the critical path of the schedules without stage paths (GPipe,
+// interleaved, ZB-H2): the fill and drain cross every boundary between (virtual) stages both
+// ways. (1F1B and ZB-H1, whose tight steady state keeps the round trip on the path, count their
+// transfers along their stage paths.)
+double pipeline_transfers(Schedule s, int p, int v, double p2p) {
   const double hops = schedule_traits(s).virtual_stages ? double(p) * v - 1 : p - 1.0;
-  const bool tight = schedule_traits(s).tight_steady_state;
-  return 2 * hops * p2p * (tight ? 1 + m / p : 1);
+  return 2 * hops * p2p;
 }
 
 // 1F1B: one forward and one whole backward alternate (tight steady state), one chunk per stage.
@@ -207,29 +206,41 @@ bool is_one_f_one_b(const ScheduleTraits& facts) {
   return facts.tight_steady_state && !facts.split_weight_grad && !facts.virtual_stages;
 }
 
+// ZB-H1: weight passes split off in a fixed program (not ZB-H2's greedy order).
+bool is_zb_h1(const ScheduleTraits& facts) {
+  return facts.split_weight_grad && !facts.greedy;
+}
+
 struct PipelinePath {
   std::size_t stage = 0;
   double bubble = 0, transfers = 0;
 };
 
-PipelinePath one_f_one_b(const std::vector<StageWork>& work, double m, double t) {
-  std::vector<double> f, b, chain;
+// The longest stage path of 1F1B (zb = false: the weight pass inside the backward) or ZB-H1
+// (pipeline_paths.h).
+PipelinePath stage_paths(const std::vector<StageWork>& work, double m, double t, bool zb) {
+  std::vector<double> f, b, w, chain;
   for (const auto& sw : work) {
     f.push_back(sw.f.total());
-    b.push_back(sw.b.total() + sw.w.total());
+    b.push_back(sw.b.total() + (zb ? 0 : sw.w.total()));
+    w.push_back(zb ? sw.w.total() : 0);
     chain.push_back(b.back() - sw.zero3_trail);
   }
+  const auto path = [&](std::size_t k, double transfer) {
+    return zb ? zb_h1_path(f, b, w, chain, k, m, transfer)
+              : one_f_one_b_path(f, b, chain, k, m, transfer);
+  };
   PipelinePath best;
   double longest = -1;
   for (std::size_t k = 0; k < work.size(); ++k) {
-    const double path = one_f_one_b_path(f, b, chain, k, m, t);
-    if (path > longest) {
-      longest = path;
+    const double length = path(k, t);
+    if (length > longest) {
+      longest = length;
       best.stage = k;
     }
   }
-  const double idle = one_f_one_b_path(f, b, chain, best.stage, m, 0);
-  best.bubble = idle - m * (f[best.stage] + b[best.stage]);
+  const double idle = path(best.stage, 0);
+  best.bubble = idle - m * (f[best.stage] + b[best.stage] + w[best.stage]);
   best.transfers = longest - idle;
   return best;
 }
@@ -270,7 +281,7 @@ ReductionCovers reduction_covers(const Plan& plan, int stage) {
   if (facts.virtual_stages)  // chunk items: Megatron's interleaved warm-up count plus one
     return {m * plan.vpp - std::min(2 * (p - k - 1) + (plan.vpp - 1) * p + 1, m * plan.vpp),
             std::min(2 * (p - k - 1) + (plan.vpp - 1) * p + 1, m * plan.vpp) - 1, 0};
-  if (plan.schedule != Schedule::kZbH1) return closing(1);
+  if (!is_zb_h1(facts)) return closing(1);
   const double warmup = std::min(p - k - 1, m);
   ReductionCovers r;
   r.whole = std::max(0.0, m - warmup - 1 - k);
@@ -342,22 +353,43 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
 // 0..k-1 and a transfer at each boundary: its tail overlaps their drain, and the step ends at
 // the latest of (stage end + its tail), as the DES finds it. (Until 2026-11-27 the bottleneck
 // stage's tail was added after the whole drain: found by review, +8 % against the DES on a
-// two-stage plan whose last stage carried the larger optimizer step.) The zero-bubble schedules
-// defer weight passes into the drain, so no such order holds: there every stage's tail follows
-// the end. The stage whose tail shows is the one the breakdown's dp_comm, optimizer and offload
+// two-stage plan whose last stage carried the larger optimizer step.) ZB-H1's program ends
+// stage k with min(k + 1, m) weight passes after its last backward, so from the last stage's
+// last backward stage i ends at its drain sum_{i <= j < p - 1} (backward + transfer) plus those
+// passes, and leads the latest stage by the difference (2026-11-27; before, as ZB-H2 still does,
+// every stage's tail followed the end). ZB-H2's greedy order gives no such rule. The stage whose
+// tail shows is the one the breakdown's dp_comm, optimizer and offload
 // describe; what its lead hides comes off the data-parallel time first, then the optimizer, then
 // the offload.
 void add_tail(const Scenario& s, const Plan& plan, const StepCosts& c,
               const std::vector<StageWork>& work, AnalyticResult& r) {
   const bool zb = plan.schedule_facts().split_weight_grad;
-  const bool staggered = !zb;
   struct Tail {
     double dp = 0, optimizer = 0, offload = 0, lead = 0;
     double shown() const { return dp + optimizer + offload - lead; }
   };
   Tail best;
   bool first = true;
-  double lead = 0;
+  // how long before the last stage to finish each stage finishes (ZB-H2: 0)
+  std::vector<double> leads(work.size(), 0.0);
+  if (!zb) {
+    for (std::size_t k = 1; k < work.size(); ++k) {
+      const StageWork& o = work[k - 1];
+      leads[k] = leads[k - 1] +
+                 (o.b.total() + o.w.total() - chain_trail(plan, o)) / std::max(1, plan.vpp) +
+                 c.p2p_seconds;
+    }
+  } else if (is_zb_h1(plan.schedule_facts())) {
+    const double m = double(plan.micro_batches);
+    std::vector<double> end(work.size(), 0.0);
+    double drain = 0;
+    for (std::size_t k = work.size(); k-- > 0;) {
+      if (k + 1 < work.size()) drain += work[k].b.total() - work[k].zero3_trail + c.p2p_seconds;
+      end[k] = drain + std::min(double(k) + 1, m) * work[k].w.total();
+    }
+    const double latest = *std::ranges::max_element(end);
+    for (std::size_t k = 0; k < work.size(); ++k) leads[k] = latest - end[k];
+  }
   // 1F1B's cooldown: stage k's last backwards arrive no faster than the last stage's cycle (it
   // alternates forward and backward to the end) or any stage between's backward.
   std::vector<double> later(work.size() + 1, 0.0);
@@ -383,11 +415,9 @@ void add_tail(const Scenario& s, const Plan& plan, const StepCosts& c,
                       cover);
     t.optimizer = sc.optimizer_seconds + sc.host_optimizer_seconds;
     t.offload = sc.offload_d2h_seconds + sc.offload_h2d_seconds;
-    t.lead = staggered ? lead : 0;
+    t.lead = leads[std::size_t(st.index)];
     if (first || t.shown() > best.shown()) best = t;
     first = false;
-    lead += (sw.b.total() + sw.w.total() - chain_trail(plan, sw)) / std::max(1, plan.vpp) +
-            c.p2p_seconds;
   }
   double hidden = std::max(0.0, best.lead);
   for (auto [category, seconds] : {std::pair{TimeCategory::kDpComm, best.dp},
@@ -436,9 +466,9 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   const double m = double(plan.micro_batches);
   const int p = plan.pp;
   double bubble = 0, transfers = 0;
-  if (p > 1 && is_one_f_one_b(facts)) {
-    // 1F1B: the longest stage path (one_f_one_b above).
-    const PipelinePath path = one_f_one_b(work, m, c.p2p_seconds);
+  if (p > 1 && (is_one_f_one_b(facts) || is_zb_h1(facts))) {
+    // 1F1B and ZB-H1: the longest stage path (stage_paths above).
+    const PipelinePath path = stage_paths(work, m, c.p2p_seconds, zb);
     r.bottleneck_stage = int(path.stage);
     bubble = path.bubble;
     transfers = path.transfers;
@@ -452,7 +482,7 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
       const double w = zb ? o.w.total() : 0;
       bubble += fill_drain(plan.schedule, f, b, w, plan.vpp, m, p);
     }
-    transfers = p > 1 ? pipeline_transfers(plan.schedule, p, plan.vpp, m, c.p2p_seconds) : 0;
+    transfers = p > 1 ? pipeline_transfers(plan.schedule, p, plan.vpp, c.p2p_seconds) : 0;
   }
   const StageWork& sw = work[std::size_t(r.bottleneck_stage)];
   TimeSplit per_mb = sw.f;

@@ -59,4 +59,31 @@ double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>&
   return fill + m * (f[k] + b[k]) + wait - trail + std::max(trail, drain);
 }
 
+double zb_h1_path(const std::vector<double>& f, const std::vector<double>& b,
+                  const std::vector<double>& w, const std::vector<double>& chain, std::size_t k,
+                  double m, double t) {
+  const std::size_t p = f.size();
+  double fill = double(k) * t, down = 2 * double(p - 1 - k) * t;
+  for (std::size_t i = 0; i < k; ++i) fill += f[i];
+  for (std::size_t i = k + 1; i < p; ++i) down += f[i] + chain[i];
+  const double a = std::min(double(p - k), m), warm = a - 1;
+  double wait = 0;
+  if (m <= a) {
+    const double between = (m - 1) * b[k] + std::max(0.0, m - 1 - double(k)) * w[k];
+    wait = std::max(0.0, down - std::min((m - 1) * f[k], between));
+  } else {
+    const double steady = std::max(0.0, std::floor((m - 1) / a) - 1);
+    wait = std::max(0.0, down - warm * f[k]) + std::max(0.0, down - warm * (b[k] + w[k])) +
+           steady * std::max(0.0, down - warm * (f[k] + b[k] + w[k]));
+  }
+  // after its last backward: its own last weight passes against each earlier stage's drain
+  const double own = std::min(double(k) + 1, m) * w[k];
+  double drain = own, chain_up = 0;
+  for (std::size_t i = k; i-- > 0;) {
+    chain_up += chain[i] + t;
+    drain = std::max(drain, chain_up + std::min(double(i) + 1, m) * w[i]);
+  }
+  return fill + m * (f[k] + b[k] + w[k]) + wait - own + drain;
+}
+
 }  // namespace shardsim

@@ -1,5 +1,6 @@
 // Closed forms of the analytic model that are pure arithmetic over per-stage or per-unit times:
-// a ZeRO-3 item's two streams and a 1F1B stage's path. analytic.cc combines them with the costs.
+// a ZeRO-3 item's two streams and a 1F1B or ZB-H1 stage's path. analytic.cc combines them with
+// the costs.
 #pragma once
 
 #include <cstddef>
@@ -60,5 +61,23 @@ struct Zero3Item {
 [[nodiscard]] double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b,
                                       const std::vector<double>& chain, std::size_t k, double m,
                                       double t);
+
+// ZB-H1 with unequal stages, the same bound over its fixed program (plan/schedule.h: a - 1
+// warm-up forwards, a = min(p - k, m), then F B W triples, the weight passes of the first k
+// micro-batches deferred to the end). Stage k's path: U; its m (f + b + w); the waits for the
+// later stages' round trip D (their forward and backward-input items; weight passes are off the
+// chain), with the items between a forward and its backward now holding weight passes: the
+// first max(0, D - (a - 1) f), the last max(0, D - (a - 1)(b + w)), the steady ones
+// max(0, D - (a - 1)(f + b + w)); with m <= a the larger of the first's and the last's (m - 1
+// backwards and the max(0, m - 1 - k) weight passes between them). Its program ends with
+// n = min(k + 1, m) weight passes after its last backward, while each earlier stage i drains
+// (its backward-input passes from k - 1 down to i, a transfer each) and then runs its own
+// min(i + 1, m): the path ends at the latest of those. Equal stages give the bubble
+// (p - 1)(b + max(0, f - w)) at k = 0, Qi et al.'s (p - 1) max(f, f + b - w) wherever w <= b.
+// f, b, w: each stage's forward, backward-input and backward-weight item; chain: b as the
+// neighbours wait for it (less ZeRO-3's trailing reduce-scatters).
+[[nodiscard]] double zb_h1_path(const std::vector<double>& f, const std::vector<double>& b,
+                                const std::vector<double>& w, const std::vector<double>& chain,
+                                std::size_t k, double m, double t);
 
 }  // namespace shardsim

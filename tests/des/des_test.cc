@@ -173,6 +173,48 @@ TEST(Schedules, ALaterStagesTailOverlapsTheEarlierStagesDrain) {
   EXPECT_DOUBLE_EQ(a.breakdown[TimeCategory::kOptimizer], 1);
 }
 
+// ZB-H1 with unequal stages takes the longest stage path too (pipeline_paths.h zb_h1_path). Two
+// stages of 3 and 1 layers, m = 2, f = b = w = 1 per layer (stage 0: 3 s per pass). Programs
+// (plan/schedule.h): stage 0 F0 | F1 B0 W0 | B1 W1; stage 1 F0 B0 | F1 B1 W0 | W1. Events:
+// stage 0 F0 0-3, F1 3-6, B0 6-9 (stage 1's B0 ended at 5), W0 9-12, B1 12-15 (stage 1's at 8),
+// W1 15-18; stage 1 F0 3-4, B0 4-5, F1 6-7, B1 7-8, W0 8-9, W1 9-10: 18 s. Stage 0's path:
+// m (f + b + w) = 18 with no wait (its forward F1, 3 s, covers the 2 s round trip through stage 1
+// that its first backward waits for), and nothing upstream to drain: 18. Stage 1's: stage 0's
+// forward 3 + its 6 s + stage 0's backward and weight pass after its last backward (3 + 3, longer
+// than its own two weight passes, 2) - 2 = 13. Until 2026-11-27 the bottleneck's work plus the
+// other stage's fill max(f, f + b - w) = 1 s: 19.
+TEST(Schedules, ZbH1AHeavyStageKeepsTheLightOneOffItsPath) {
+  const Scenario s = edited_pipeline(2, 2, "zb-h1", [](nlohmann::json& raw) {
+    raw["model"]["layers"] = 4;
+    raw["parallel"]["first_stage_layers"] = 3;
+    raw["parallel"]["last_stage_layers"] = 1;
+  });
+  const Plan plan = make_plan(s);
+  const StepCosts c = uniform(plan, 4, 1, 1, 1);
+  EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 18);
+  const AnalyticResult a = analytic_step(s, plan, c);
+  EXPECT_DOUBLE_EQ(a.step_seconds, 18);
+  EXPECT_EQ(a.bottleneck_stage, 0);
+}
+
+// ZB-H1's stage k ends with min(k + 1, m) weight passes after its last backward, so a later
+// stage can finish first and its tail overlap the earlier stages' drain. Two stages of one layer,
+// m = 1, f = b = w = 1, a 3 s optimizer step on stage 1. Events: stage 0 F0 0-1, B0 3-4, W0 4-5;
+// stage 1 F0 1-2, B0 2-3, W0 3-4, optimizer 4-7: 7 s. Closed form: the pipeline ends at 5; stage
+// 1 ends at its weight pass (1 s after its last backward), stage 0 after its backward and weight
+// pass (2 s), so stage 1 leads by 1 s and its tail shows 2 s: 7. (Until 2026-11-27 every
+// zero-bubble stage's tail followed the end: 8.)
+TEST(Schedules, ZbH1ALaterStagesTailOverlapsTheDrain) {
+  const Scenario s = pipeline(2, 1, 1, "zb-h1");
+  const Plan plan = make_plan(s);
+  StepCosts c = uniform(plan, 2, 1, 1, 1);
+  c.stages[1].optimizer_seconds = 3;
+  EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 7);
+  const AnalyticResult a = analytic_step(s, plan, c);
+  EXPECT_DOUBLE_EQ(a.step_seconds, 7);
+  EXPECT_DOUBLE_EQ(a.breakdown[TimeCategory::kOptimizer], 2);
+}
+
 TEST(Schedules, SingleStageHasNoBubble) {
   const Outcome r = run(1, 1, 4, "1f1b");
   EXPECT_DOUBLE_EQ(r.des.step_seconds, 12);  // 4 micro-batches x 3
