@@ -167,35 +167,19 @@ bool same_work(const StepCosts& c, const PipelineStage& a, const PipelineStage& 
   return true;
 }
 
-// Idle time stage i adds to the step while the pipeline fills and drains, with f, b, w its
-// forward, backward-input and backward-weight time per micro-batch (non-ZB schedules fold w into
-// b): GPipe/1F1B its whole f + b (Narayanan et al. §2.2); interleaved a v-th of it; ZB-H1
-// max(f, f + b - w) (Qi et al.: (p-1)(f + b - w), never below the forward fill); ZB-H2
-// max(0, f + b - 2w) once m >= 2p - 1 micro-batches fill its warm-up, else as ZB-H1. With fewer
-// micro-batches than stages only the m - 1 deferred W passes fill the chain of forwards and
-// input-gradient passes: f + b - (m - 1) w / (p - 1), never below the m >= p value.
-double fill_drain(Schedule s, double f, double b, double w, int v, double m, int p) {
-  switch (s) {
-    case Schedule::kGpipe:
-    case Schedule::k1F1B:  // 1F1B and ZB-H1 take stage paths with p > 1; kept for the identities
-      return f + b + w;
-    case Schedule::kInterleaved:
-      return (f + b + w) / v;
-    case Schedule::kZbH2:
-      if (m >= 2.0 * p - 1) return std::max(0.0, f + b - 2 * w);
-      [[fallthrough]];
-    case Schedule::kZbH1: {
-      const double floor = std::max(f, f + b - w);
-      return m < p ? std::max(floor, f + b - (m - 1) * w / std::max(1, p - 1)) : floor;
-    }
-  }
-  return f + b + w;
+// Idle time stage i adds to the step while the pipeline fills and drains under GPipe and
+// interleaved 1F1B, with f and b its forward and whole backward per micro-batch: its f + b
+// (Narayanan et al. §2.2), under interleaving a v-th of it. (1F1B and the zero-bubble schedules
+// take stage paths, pipeline_paths.h; until 2026-11-27 ZB-H1 added max(f, f + b - w) and ZB-H2
+// max(0, f + b - 2w) per stage here, Qi et al.'s equal-stage bubbles, which over-stated unequal
+// stages: up to +16 and +24 % against the DES.)
+double fill_drain(double f, double b, int v) {
+  return (f + b) / v;
 }
 
 // Pipeline transfers on the critical path of the schedules without stage paths (GPipe,
-// interleaved, ZB-H2): the fill and drain cross every boundary between (virtual) stages both
-// ways. (1F1B and ZB-H1, whose tight steady state keeps the round trip on the path, count their
-// transfers along their stage paths.)
+// interleaved): the fill and drain cross every boundary between (virtual) stages both ways. (The
+// others count their transfers along their stage paths.)
 double pipeline_transfers(Schedule s, int p, int v, double p2p) {
   const double hops = schedule_traits(s).virtual_stages ? double(p) * v - 1 : p - 1.0;
   return 2 * hops * p2p;
@@ -216,31 +200,46 @@ struct PipelinePath {
   double bubble = 0, transfers = 0;
 };
 
-// The longest stage path of 1F1B (zb = false: the weight pass inside the backward) or ZB-H1
-// (pipeline_paths.h).
-PipelinePath stage_paths(const std::vector<StageWork>& work, double m, double t, bool zb) {
+// Each stage's forward, backward-input and backward-weight item (non-ZB schedules fold the weight
+// pass into the backward), and its backward as its neighbours wait for it.
+struct PassTimes {
   std::vector<double> f, b, w, chain;
+};
+
+PassTimes pass_times(const std::vector<StageWork>& work, bool zb) {
+  PassTimes pt;
   for (const auto& sw : work) {
-    f.push_back(sw.f.total());
-    b.push_back(sw.b.total() + (zb ? 0 : sw.w.total()));
-    w.push_back(zb ? sw.w.total() : 0);
-    chain.push_back(b.back() - sw.zero3_trail);
+    pt.f.push_back(sw.f.total());
+    pt.b.push_back(sw.b.total() + (zb ? 0 : sw.w.total()));
+    pt.w.push_back(zb ? sw.w.total() : 0);
+    pt.chain.push_back(pt.b.back() - sw.zero3_trail);
   }
-  const auto path = [&](std::size_t k, double transfer) {
-    return zb ? zb_h1_path(f, b, w, chain, k, m, transfer)
-              : one_f_one_b_path(f, b, chain, k, m, transfer);
-  };
+  return pt;
+}
+
+// Stage k's path (pipeline_paths.h): 1F1B's, ZB-H1's, or ZB-H2's span.
+double stage_path(const ScheduleTraits& facts, const PassTimes& pt, std::size_t k, double m,
+                  double t) {
+  if (!facts.split_weight_grad) return one_f_one_b_path(pt.f, pt.b, pt.chain, k, m, t);
+  return facts.greedy ? zb_h2_span(pt.f, pt.b, pt.w, pt.chain, k, m, t)
+                      : zb_h1_path(pt.f, pt.b, pt.w, pt.chain, k, m, t);
+}
+
+// The longest stage path of 1F1B, ZB-H1 or ZB-H2 (pipeline_paths.h).
+PipelinePath stage_paths(const ScheduleTraits& facts, const std::vector<StageWork>& work, double m,
+                         double t) {
+  const PassTimes pt = pass_times(work, facts.split_weight_grad);
   PipelinePath best;
   double longest = -1;
   for (std::size_t k = 0; k < work.size(); ++k) {
-    const double length = path(k, t);
+    const double length = stage_path(facts, pt, k, m, t);
     if (length > longest) {
       longest = length;
       best.stage = k;
     }
   }
-  const double idle = path(best.stage, 0);
-  best.bubble = idle - m * (f[best.stage] + b[best.stage] + w[best.stage]);
+  const double idle = stage_path(facts, pt, best.stage, m, 0);
+  best.bubble = idle - m * (pt.f[best.stage] + pt.b[best.stage] + pt.w[best.stage]);
   best.transfers = longest - idle;
   return best;
 }
@@ -263,11 +262,12 @@ PipelinePath stage_paths(const std::vector<StageWork>& work, double m, double t,
 //    W(m - 1) and the min(k, m) deferred ones have only a weight pass behind them. With m >= p:
 //    m - p whole, p - k - 1 paced, k tight. (Until 2026-11-27 the zero-bubble schedules were
 //    taken as steady to the end: ZeRO-2 under ZB-H1 came out up to 13 % faster than the DES.)
-//  - ZB-H2 (greedy in the DES) is taken as steady to the end. Its weight passes fill the gaps of
-//    the drain in an order only the simulation knows, and a stage's reductions there overlap the
-//    earlier stages' drain; counting its held passes as a closing run (min(2p - 1, m), the hold
-//    cap) mended the plans it under-predicted (-18 -> -3 %) but over-predicted others (-8 ->
-//    +14 %), so it was not adopted.
+//  - ZB-H2 (greedy in the DES): after its last forward the stage holds min(2p - 1, m)
+//    micro-batches whose weight pass is due (the hold cap); their W passes fill the gaps between
+//    its last backwards (at most its in-flight limit 2(p - k) - 1), each of those paced, the
+//    others back to back. An approximation of an order only the simulation knows: on the 55
+//    ZeRO-2 plans among 197 random ZB-H2 plans of the shipped examples, -18.1..+12.4 % against
+//    the DES before (steady to the end), -7.4..+7.7 % with it and the stage spans.
 struct ReductionCovers {
   double whole = 0, paced = 0, tight = 0;
 };
@@ -281,7 +281,11 @@ ReductionCovers reduction_covers(const Plan& plan, int stage) {
   if (facts.virtual_stages)  // chunk items: Megatron's interleaved warm-up count plus one
     return {m * plan.vpp - std::min(2 * (p - k - 1) + (plan.vpp - 1) * p + 1, m * plan.vpp),
             std::min(2 * (p - k - 1) + (plan.vpp - 1) * p + 1, m * plan.vpp) - 1, 0};
-  if (!is_zb_h1(facts)) return closing(1);
+  if (facts.greedy) {
+    const double held = std::min(2 * p - 1, m);
+    const double paced = std::min(std::min(2 * (p - k) - 1, m), held - 1);
+    return {m - held, paced, held - 1 - paced};
+  }
   const double warmup = std::min(p - k - 1, m);
   ReductionCovers r;
   r.whole = std::max(0.0, m - warmup - 1 - k);
@@ -389,6 +393,13 @@ void add_tail(const Scenario& s, const Plan& plan, const StepCosts& c,
     }
     const double latest = *std::ranges::max_element(end);
     for (std::size_t k = 0; k < work.size(); ++k) leads[k] = latest - end[k];
+  } else if (plan.pp > 1) {  // ZB-H2: the step is the longest span plus its stage's tail
+    const PassTimes pt = pass_times(work, true);
+    std::vector<double> span(work.size(), 0.0);
+    for (std::size_t k = 0; k < work.size(); ++k)
+      span[k] = stage_path(plan.schedule_facts(), pt, k, double(plan.micro_batches), c.p2p_seconds);
+    const double longest = *std::ranges::max_element(span);
+    for (std::size_t k = 0; k < work.size(); ++k) leads[k] = longest - span[k];
   }
   // 1F1B's cooldown: stage k's last backwards arrive no faster than the last stage's cycle (it
   // alternates forward and backward to the end) or any stage between's backward.
@@ -466,21 +477,19 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   const double m = double(plan.micro_batches);
   const int p = plan.pp;
   double bubble = 0, transfers = 0;
-  if (p > 1 && (is_one_f_one_b(facts) || is_zb_h1(facts))) {
-    // 1F1B and ZB-H1: the longest stage path (stage_paths above).
-    const PipelinePath path = stage_paths(work, m, c.p2p_seconds, zb);
+  if (p > 1 && (is_one_f_one_b(facts) || zb)) {
+    // 1F1B and the zero-bubble schedules: the longest stage path (stage_paths above).
+    const PipelinePath path = stage_paths(facts, work, m, c.p2p_seconds);
     r.bottleneck_stage = int(path.stage);
     bubble = path.bubble;
     transfers = path.transfers;
   } else {
-    // Unequal stages: the bottleneck runs all m micro-batches, every other stage adds its
-    // fill/drain (its backward as the pipeline waits for it: without ZeRO-3's trailing
-    // reduce-scatters).
+    // GPipe and interleaved (or one stage): the bottleneck runs all m micro-batches, every other
+    // stage adds its fill/drain (its backward as the pipeline waits for it: without ZeRO-3's
+    // trailing reduce-scatters).
     for (const auto& o : work) {
       if (&o == &work[std::size_t(r.bottleneck_stage)]) continue;
-      const double f = o.f.total(), b = o.b.total() + (zb ? 0 : o.w.total()) - chain_trail(plan, o);
-      const double w = zb ? o.w.total() : 0;
-      bubble += fill_drain(plan.schedule, f, b, w, plan.vpp, m, p);
+      bubble += fill_drain(o.f.total(), o.b.total() + o.w.total() - chain_trail(plan, o), plan.vpp);
     }
     transfers = p > 1 ? pipeline_transfers(plan.schedule, p, plan.vpp, c.p2p_seconds) : 0;
   }

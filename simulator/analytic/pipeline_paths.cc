@@ -86,4 +86,35 @@ double zb_h1_path(const std::vector<double>& f, const std::vector<double>& b,
   return fill + m * (f[k] + b[k] + w[k]) + wait - own + drain;
 }
 
+double zb_h2_span(const std::vector<double>& f, const std::vector<double>& b,
+                  const std::vector<double>& w, const std::vector<double>& chain, std::size_t k,
+                  double m, double t) {
+  const std::size_t p = f.size();
+  double down = 2 * double(p - 1 - k) * t;
+  for (std::size_t i = k + 1; i < p; ++i) down += f[i] + chain[i];
+  const double a = std::min(2 * double(p - k) - 1, m), warm = a - 1;
+  double wait = 0;
+  if (m <= a) {
+    wait = std::max(0.0, down - (m - 1) * std::min(f[k], b[k] + w[k]));
+  } else {
+    const double steady = std::max(0.0, std::floor((m - 1) / a) - 1);
+    wait = std::max(0.0, down - warm * f[k]) + std::max(0.0, down - warm * (b[k] + w[k])) +
+           steady * std::max(0.0, down - warm * (f[k] + b[k] + w[k]));
+  }
+  // a later stage j paces this one: the forward from k to j, j's m forward and backward-input
+  // items, the backward chain back to k, and k's last weight pass
+  double paced = 0, around = 0;
+  for (std::size_t j = k + 1; j < p; ++j) {
+    around += f[j - 1] + chain[j - 1] + 2 * t;
+    paced = std::max(paced, around + m * (f[j] + b[j]) + w[k]);
+  }
+  // Qi et al.'s bubble once m >= 2p - 1: each other stage's max(0, f + b - 2w)
+  double steady_bubble = 0;
+  if (m >= 2.0 * double(p) - 1)
+    for (std::size_t i = 0; i < p; ++i)
+      if (i != k) steady_bubble += std::max(0.0, f[i] + b[i] - 2 * w[i]);
+  const double own = m * (f[k] + b[k] + w[k]);
+  return std::max({own + wait, own + steady_bubble, paced});
+}
+
 }  // namespace shardsim

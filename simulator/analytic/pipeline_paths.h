@@ -80,4 +80,16 @@ struct Zero3Item {
                                 const std::vector<double>& w, const std::vector<double>& chain,
                                 std::size_t k, double m, double t);
 
+// ZB-H2 (the DES's greedy order: a ready backward, else a forward within 2(p - k) - 1 in flight,
+// else a deferred weight pass) overlaps consecutive steps (Qi et al.'s optimizer
+// post-validation), so its step is each stage's span from its first forward, not the pipeline's
+// fill and drain. Stage k's span: its m (f + b + w) and the waits for the later stages' round trip
+// D (as zb_h1_path's) with a = min(2(p - k) - 1, m) forwards ahead, the held weight passes
+// filling the gaps of the closing backwards (so the last wait is the same as ZB-H1's
+// max(0, D - (a - 1)(b + w))). Equal stages with f = b = w give m (f + b + w): Qi et al.'s zero
+// bubble.
+[[nodiscard]] double zb_h2_span(const std::vector<double>& f, const std::vector<double>& b,
+                                const std::vector<double>& w, const std::vector<double>& chain,
+                                std::size_t k, double m, double t);
+
 }  // namespace shardsim

@@ -215,6 +215,24 @@ TEST(Schedules, ZbH1ALaterStagesTailOverlapsTheDrain) {
   EXPECT_DOUBLE_EQ(a.breakdown[TimeCategory::kOptimizer], 2);
 }
 
+// ZB-H2's step is each stage's span from its first forward (consecutive steps overlap: Qi et
+// al.'s optimizer post-validation), so the pipeline's fill is not on it (pipeline_paths.h
+// zb_h2_span). Two stages of 1 and 3 layers, m = 1, f = b = w = 1 per layer. Events: stage 0 F0
+// 0-1, B0 7-8, W0 8-9; stage 1 F0 1-4, B0 4-7, W0 7-10. Spans: stage 0 0-9, stage 1 1-10: 9 s.
+// Closed form: stage 0's 3 s and its wait for the round trip through stage 1 (6 s) = 9; stage
+// 1's own 9 s. (Until 2026-11-27 the bottleneck's 9 s plus stage 0's fill/drain, 2 s: 11.)
+TEST(Schedules, ZbH2StepIsTheLongestStageSpan) {
+  const Scenario s = edited_pipeline(2, 1, "zb-h2", [](nlohmann::json& raw) {
+    raw["model"]["layers"] = 4;
+    raw["parallel"]["first_stage_layers"] = 1;
+    raw["parallel"]["last_stage_layers"] = 3;
+  });
+  const Plan plan = make_plan(s);
+  const StepCosts c = uniform(plan, 4, 1, 1, 1);
+  EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 9);
+  EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, 9);
+}
+
 TEST(Schedules, SingleStageHasNoBubble) {
   const Outcome r = run(1, 1, 4, "1f1b");
   EXPECT_DOUBLE_EQ(r.des.step_seconds, 12);  // 4 micro-batches x 3
