@@ -30,6 +30,16 @@ Scenario edited_pipeline(int pp, int m, const std::string& schedule, Edit edit) 
   return scenario_from_json(raw, "");
 }
 
+// `layers` layers over pp stages, the first and last holding `first` and `last`.
+Scenario split_pipeline(int pp, int m, const std::string& schedule, int layers, int first,
+                        int last) {
+  return edited_pipeline(pp, m, schedule, [&](nlohmann::json& raw) {
+    raw["model"]["layers"] = layers;
+    raw["parallel"]["first_stage_layers"] = first;
+    raw["parallel"]["last_stage_layers"] = last;
+  });
+}
+
 StepCosts uniform(const Plan& plan, int layers, double f, double b, double w) {
   StepCosts c;
   std::vector<LayerCost> per_layer(static_cast<std::size_t>(layers));
@@ -141,11 +151,7 @@ TEST(Schedules, TransfersAndUnequalPassesMatchTheClosedForms) {
 // (Until 2026-11-27 the closed form added every other stage's whole fill/drain, 36 + 9 = 45 s:
 // found by review, +24 % against the DES on a 24-layer model cut 12, 4, 4, 4.)
 TEST(Schedules, AHeavyFirstStageHidesTheOthersBehindItsWarmUp) {
-  const Scenario s = edited_pipeline(4, 4, "1f1b", [](nlohmann::json& raw) {
-    raw["model"]["layers"] = 6;
-    raw["parallel"]["first_stage_layers"] = 3;
-    raw["parallel"]["last_stage_layers"] = 1;
-  });
+  const Scenario s = split_pipeline(4, 4, "1f1b", 6, 3, 1);
   const Plan plan = make_plan(s);
   const StepCosts c = uniform(plan, 6, 1, 1, 1);
   EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 36);
@@ -162,15 +168,20 @@ TEST(Schedules, AHeavyFirstStageHidesTheOthersBehindItsWarmUp) {
 // fill/drain = 6 + 3 = 9 s, and stage 1 ends its last backward one stage-0 backward (b + w = 2 s)
 // earlier, so its 3 s tail shows 1 s: 10 s. (Until 2026-11-27 the closed form took the
 // bottleneck stage's tail, stage 0's 0 s here, after the drain: 9 s; found by review.)
-TEST(Schedules, ALaterStagesTailOverlapsTheEarlierStagesDrain) {
-  const Scenario s = pipeline(2, 1, 2, "1f1b");
+// Two stages of one layer, f = b = w = 1, no transfers, a 3 s optimizer step on the last stage.
+Outcome late_optimizer(int m, const std::string& schedule) {
+  const Scenario s = pipeline(2, 1, m, schedule);
   const Plan plan = make_plan(s);
   StepCosts c = uniform(plan, 2, 1, 1, 1);
   c.stages[1].optimizer_seconds = 3;
-  EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 10);
-  const AnalyticResult a = analytic_step(s, plan, c);
-  EXPECT_DOUBLE_EQ(a.step_seconds, 10);
-  EXPECT_DOUBLE_EQ(a.breakdown[TimeCategory::kOptimizer], 1);
+  return {simulate_step(s, plan, c), analytic_step(s, plan, c)};
+}
+
+TEST(Schedules, ALaterStagesTailOverlapsTheEarlierStagesDrain) {
+  const Outcome r = late_optimizer(2, "1f1b");
+  EXPECT_DOUBLE_EQ(r.des.step_seconds, 10);
+  EXPECT_DOUBLE_EQ(r.analytic.step_seconds, 10);
+  EXPECT_DOUBLE_EQ(r.analytic.breakdown[TimeCategory::kOptimizer], 1);
 }
 
 // ZB-H1 with unequal stages takes the longest stage path too (pipeline_paths.h zb_h1_path). Two
@@ -184,11 +195,7 @@ TEST(Schedules, ALaterStagesTailOverlapsTheEarlierStagesDrain) {
 // than its own two weight passes, 2) - 2 = 13. Until 2026-11-27 the bottleneck's work plus the
 // other stage's fill max(f, f + b - w) = 1 s: 19.
 TEST(Schedules, ZbH1AHeavyStageKeepsTheLightOneOffItsPath) {
-  const Scenario s = edited_pipeline(2, 2, "zb-h1", [](nlohmann::json& raw) {
-    raw["model"]["layers"] = 4;
-    raw["parallel"]["first_stage_layers"] = 3;
-    raw["parallel"]["last_stage_layers"] = 1;
-  });
+  const Scenario s = split_pipeline(2, 2, "zb-h1", 4, 3, 1);
   const Plan plan = make_plan(s);
   const StepCosts c = uniform(plan, 4, 1, 1, 1);
   EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 18);
@@ -205,14 +212,10 @@ TEST(Schedules, ZbH1AHeavyStageKeepsTheLightOneOffItsPath) {
 // pass (2 s), so stage 1 leads by 1 s and its tail shows 2 s: 7. (Until 2026-11-27 every
 // zero-bubble stage's tail followed the end: 8.)
 TEST(Schedules, ZbH1ALaterStagesTailOverlapsTheDrain) {
-  const Scenario s = pipeline(2, 1, 1, "zb-h1");
-  const Plan plan = make_plan(s);
-  StepCosts c = uniform(plan, 2, 1, 1, 1);
-  c.stages[1].optimizer_seconds = 3;
-  EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 7);
-  const AnalyticResult a = analytic_step(s, plan, c);
-  EXPECT_DOUBLE_EQ(a.step_seconds, 7);
-  EXPECT_DOUBLE_EQ(a.breakdown[TimeCategory::kOptimizer], 2);
+  const Outcome r = late_optimizer(1, "zb-h1");
+  EXPECT_DOUBLE_EQ(r.des.step_seconds, 7);
+  EXPECT_DOUBLE_EQ(r.analytic.step_seconds, 7);
+  EXPECT_DOUBLE_EQ(r.analytic.breakdown[TimeCategory::kOptimizer], 2);
 }
 
 // ZB-H2's step is each stage's span from its first forward (consecutive steps overlap: Qi et
@@ -222,11 +225,7 @@ TEST(Schedules, ZbH1ALaterStagesTailOverlapsTheDrain) {
 // Closed form: stage 0's 3 s and its wait for the round trip through stage 1 (6 s) = 9; stage
 // 1's own 9 s. (Until 2026-11-27 the bottleneck's 9 s plus stage 0's fill/drain, 2 s: 11.)
 TEST(Schedules, ZbH2StepIsTheLongestStageSpan) {
-  const Scenario s = edited_pipeline(2, 1, "zb-h2", [](nlohmann::json& raw) {
-    raw["model"]["layers"] = 4;
-    raw["parallel"]["first_stage_layers"] = 1;
-    raw["parallel"]["last_stage_layers"] = 3;
-  });
+  const Scenario s = split_pipeline(2, 1, "zb-h2", 4, 1, 3);
   const Plan plan = make_plan(s);
   const StepCosts c = uniform(plan, 4, 1, 1, 1);
   EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 9);
