@@ -35,6 +35,29 @@ Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t de
   return {std::max(compute, stream) - work, std::max(0.0, stream - compute)};
 }
 
+namespace {
+
+// When stage k's first backward can start, from the start of its first forward, under the 1F1B
+// and ZB-H1 programs: a later stage j runs its first backward after its forward of micro-batch
+// x_j = min(p - j - 1, m - 1) (its warm-up), which the stages k..j deliver as a flow line of equal
+// items, sum_{k<=l<=j} f_l + x_j max_{k<=i<=j} f_i plus a transfer per boundary; then the
+// backward chain from j back to k. The largest over j (j = p - 1 gives f_k + D).
+double first_backward_arrival(const std::vector<double>& f, const std::vector<double>& chain,
+                              std::size_t k, double m, double t) {
+  const std::size_t p = f.size();
+  double forwards = f[k], slowest = f[k], back = 0, arrival = 0;
+  for (std::size_t j = k + 1; j < p; ++j) {
+    forwards += f[j];
+    slowest = std::max(slowest, f[j]);
+    back += chain[j];
+    const double x = std::min(double(p - j - 1), m - 1), hops = double(j - k);
+    arrival = std::max(arrival, forwards + x * slowest + back + 2 * hops * t);
+  }
+  return arrival;
+}
+
+}  // namespace
+
 double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b,
                         const std::vector<double>& chain, std::size_t k, double m, double t) {
   const std::size_t p = f.size();
@@ -46,12 +69,13 @@ double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>&
   }
   for (std::size_t i = k + 1; i < p; ++i) down += f[i] + chain[i];
   const double a = std::min(double(p - k), m), warm = a - 1;
+  const double first = std::max(0.0, first_backward_arrival(f, chain, k, m, t) - a * f[k]);
   double wait = 0;
   if (m <= a) {
-    wait = std::max(0.0, down - warm * std::min(f[k], b[k]));
+    wait = std::max(first, down - warm * b[k]);
   } else {
     const double steady = std::max(0.0, std::floor((m - 1) / a) - 1);
-    wait = std::max(0.0, down - warm * f[k]) + std::max(0.0, down - warm * b[k]) +
+    wait = first + std::max(0.0, down - warm * b[k]) +
            steady * std::max(0.0, down - warm * (f[k] + b[k]));
   }
   // the drain starts at the stage's last compute, beside its own trailing reduce-scatters
@@ -67,13 +91,14 @@ double zb_h1_path(const std::vector<double>& f, const std::vector<double>& b,
   for (std::size_t i = 0; i < k; ++i) fill += f[i];
   for (std::size_t i = k + 1; i < p; ++i) down += f[i] + chain[i];
   const double a = std::min(double(p - k), m), warm = a - 1;
+  const double first = std::max(0.0, first_backward_arrival(f, chain, k, m, t) - a * f[k]);
   double wait = 0;
   if (m <= a) {
     const double between = (m - 1) * b[k] + std::max(0.0, m - 1 - double(k)) * w[k];
-    wait = std::max(0.0, down - std::min((m - 1) * f[k], between));
+    wait = std::max({first, down - between, 0.0});
   } else {
     const double steady = std::max(0.0, std::floor((m - 1) / a) - 1);
-    wait = std::max(0.0, down - warm * f[k]) + std::max(0.0, down - warm * (b[k] + w[k])) +
+    wait = first + std::max(0.0, down - warm * (b[k] + w[k])) +
            steady * std::max(0.0, down - warm * (f[k] + b[k] + w[k]));
   }
   // after its last backward: its own last weight passes against each earlier stage's drain

@@ -42,10 +42,15 @@ struct Zero3Item {
 //  - its backward of micro-batch j starts no earlier than the round trip through the later
 //    stages after its forward of j: D = sum_{i>k} (f_i + b_i) + 2(p - 1 - k) t. Between the two
 //    its program puts other work: a = min(p - k, m) forwards precede its first backward, so that
-//    one waits max(0, D - (a - 1) f); the last waits max(0, D - (a - 1) b) once the forwards
-//    have run out; in the steady state, round trips a micro-batches apart each wait
-//    max(0, D - (a - 1)(f + b)), floor((m - 1) / a) - 1 of them between the first and the last.
-//    With m <= a every forward runs first and one wait shows, max(0, D - (m - 1) min(f, b)).
+//    one waits max(0, A - a f), A its arrival: a later stage j runs its first backward only
+//    after its forward of micro-batch x_j = min(p - j - 1, m - 1), delivered through stages
+//    k..j as a flow line (sum_{k<=l<=j} f_l + x_j max_{k<=i<=j} f_i + (j - k) t), then the
+//    backward chain back; A is the largest over j, f + D at j = p - 1 (until 2026-11-27 only
+//    that one: -8.6 % against the DES on a heavy first stage with m < p, found by review). The
+//    last waits max(0, D - (a - 1) b) once the forwards have run out; in the steady state, round
+//    trips a micro-batches apart each wait max(0, D - (a - 1)(f + b)), floor((m - 1) / a) - 1
+//    of them between the first and the last. With m <= a every forward runs first and the
+//    larger of the first and the last wait shows.
 // Equal stages give (m + p - 1)(f + b) at k = 0 (Narayanan et al. §2.2), plus 4(p - 1) t for the
 // fill, drain and first and last round trips and 2(p - 1) t per further p micro-batches (the
 // steady state's round trip; before this the closed form took 2(p - 1)(1 + m / p) t). A first
@@ -67,14 +72,14 @@ struct Zero3Item {
 // micro-batches deferred to the end). Stage k's path: U; its m (f + b + w); the waits for the
 // later stages' round trip D (their forward and backward-input items; weight passes are off the
 // chain), with the items between a forward and its backward now holding weight passes: the
-// first max(0, D - (a - 1) f), the last max(0, D - (a - 1)(b + w)), the steady ones
+// first max(0, A - a f) as above, the last max(0, D - (a - 1)(b + w)), the steady ones
 // max(0, D - (a - 1)(f + b + w)); with m <= a the larger of the first's and the last's (m - 1
 // backwards and the max(0, m - 1 - k) weight passes between them). Its program ends with
 // n = min(k + 1, m) weight passes after its last backward, while each earlier stage i drains
 // (its backward-input passes from k - 1 down to i, a transfer each) and then runs its own
 // min(i + 1, m): the path ends at the latest of those. Equal stages give the bubble
-// (p - 1)(b + max(0, f - w)) at k = 0, Qi et al.'s (p - 1) max(f, f + b - w) wherever w <= b.
-// f, b, w: each stage's forward, backward-input and backward-weight item; chain: b as the
+// (p - 1)(b + max(0, f - w)) at k = 0, Qi et al.'s (p - 1) max(f, f + b - w) wherever w <= min(f,
+// b). f, b, w: each stage's forward, backward-input and backward-weight item; chain: b as the
 // neighbours wait for it (less ZeRO-3's trailing reduce-scatters).
 [[nodiscard]] double zb_h1_path(const std::vector<double>& f, const std::vector<double>& b,
                                 const std::vector<double>& w, const std::vector<double>& chain,

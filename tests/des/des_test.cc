@@ -161,6 +161,24 @@ TEST(Schedules, AHeavyFirstStageHidesTheOthersBehindItsWarmUp) {
   EXPECT_EQ(a.bottleneck_stage, 0);
 }
 
+// A stage's first backward waits for the later stages' first backwards, and stage j runs its
+// first backward only after its forward of micro-batch min(p - j - 1, m - 1), which a heavy
+// stage k delivers late (found by review 2026-11-27: -8.6 % against the DES on llama3-70b cut
+// 60/9/9/2 at 2 micro-batches). 1F1B, 3 stages of 4, 1 and 1 layers, m = 2, f = 1 and
+// b + w = 2 per layer (stage 0: f 4, b 8). Events: stage 0 F0 0-4, F1 4-8, B0 11-19, B1 19-27;
+// stage 1 F0 4-5, F1 8-9, B0 9-11, B1 12-14; stage 2 F0 5-6, B0 6-8, F1 9-10, B1 10-12: 27 s.
+// Closed form, stage 0's path: its 2 x (4 + 8) = 24 and its first backward's wait. Stage 1's
+// first backward follows its F1, which ends at 4 + 4 (stage 0's two forwards) + 1 = 9; its B0
+// then ends at 11, 3 s after stage 0's forwards: 24 + 3 = 27. (Before, the wait counted only the
+// round trip after F0, D - f0 = 6 - 4 = 2: 26.)
+TEST(Schedules, AHeavyStageDelaysTheForwardThatReleasesTheFirstBackward) {
+  const Scenario s = split_pipeline(3, 2, "1f1b", 6, 4, 1);
+  const Plan plan = make_plan(s);
+  const StepCosts c = uniform(plan, 6, 1, 1, 1);
+  EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 27);
+  EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, 27);
+}
+
 // The tail after the last backward. 1F1B, 2 stages of one layer, 2 micro-batches, f = b = w = 1,
 // no transfers, and a 3 s optimizer step on the last stage only. Events: stage 1 runs F1 1-2,
 // B1 2-4, F2 4-5, B2 5-7, then its optimizer 7-10; stage 0 runs F1 0-1, F2 1-2, B1 4-6, B2 7-9:
@@ -312,9 +330,10 @@ TEST(DataParallel, ZeroTwoReducesEachMicroBatchAndTheLastOnlyBehindItsBackward) 
 //    W3 12-13; stage 1 F0 1-2, B0 2-3, F1 3-4, B1 4-5, W0 5-6, F2 6-7, B2 7-8, W1 8-9, F3 9-10,
 //    B3 10-11, W2 11-12, W3 12-13. Stage 1's reductions start as its weight passes end (6, 9,
 //    12) and queue: 6-8.5, 9-11.5, 12-14.5, 14.5-17; the step ends at 17 (stage 0's at 16).
-//  - Closed form: 4 x 3 + stage 0's fill max(f, f + b - w) = 13 s of compute; stage 1 (k = 1,
-//    no warm-up): W(1), W(2) have a whole micro-batch behind them, W(3) (before the deferred
-//    one) a weight pass, the last its own: (2.5 - 1) + 2 x max(0, 2.5 - 3) + (2.5 - 1) = 3 s
+//  - Closed form: stage 0's path, 4 x 3 = 12 s and its first backward's 1 s wait (stage 1's F0
+//    and B0, 2 s after its F0, against its F1, 1 s): 13 s of compute. Stage 1 (k = 1, no
+//    warm-up): W0 and W1 have a whole micro-batch behind them (the next F B W), W2 (before the
+//    deferred W3) a weight pass, W3 its own: (2.5 - 1) + 2 x max(0, 2.5 - 3) + (2.5 - 1) = 3 s
 //    exposed, step 16. Like ZeRO-1's (ReductionLongerThanBackwardIsExposedByTheDifference) it
 //    overlaps the last reduction with its own weight pass where one layer's bucket cannot.
 //    Until 2026-11-27 the zero-bubble schedules were taken as steady to the end (every
