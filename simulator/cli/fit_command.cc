@@ -147,6 +147,9 @@ void check_finite(const cal::TopologyFit& t, const std::vector<cal::MeasuredColl
 }
 
 void check_args(const FitArgs& a) {
+  if (!a.attention_relative.empty() && a.attention_csvs.size() != 1)
+    throw InputError("--attention-relative",
+                     "needs exactly one --attention table (the one it reads the ratio from)");
   if (a.nccl_logs.empty() && a.collective_tables.empty() && a.gemm_csvs.empty() &&
       a.gemm_best.empty() && a.bandwidth_csvs.empty() && a.attention_csvs.empty() &&
       a.samples.empty())

@@ -266,6 +266,9 @@ std::vector<RelativeAttention> parse_relative(const std::vector<std::string>& sp
                        fmt::format("\"{}\": expected KERNEL/REFERENCE@DEVICE (e.g. "
                                    "flash-attention-triton/flash-attention-2@A100)",
                                    s));
+    for (const auto& o : out)
+      if (o.spec == s)
+        throw InputError("--attention-relative", fmt::format("\"{}\" is given twice", s));
     out.push_back({s, s.substr(0, slash), s.substr(slash + 1, at - slash - 1), s.substr(at + 1)});
   }
   return out;
@@ -306,14 +309,16 @@ void carry_over_attention(const std::string& path, const std::string& text,
                                       points.end());
     const auto [first, last, device] = kernel_lines(rows, spec.kernel);
     const auto [rfirst, rlast, rdevice] = kernel_lines(rows, spec.reference);
+    const auto [ofirst, olast, odevice] = kernel_lines(own, spec.reference);
     g.provenance.sources.push_back(
-        {path, std::min(first, rfirst), std::max(last, rlast), "",
+        {path, std::min({first, rfirst, ofirst}), std::max({last, rlast, olast}), "",
          fmt::format("compute.attention_points of {} ({} points): not measured on this device; "
-                     "its {} efficiency x the FLOP/s ratio {} / {} measured on {} (lines {}-{} "
-                     "and {}-{}) at the same mask, head dimension and sequence length, assuming "
-                     "the two kernels keep their speed ratio across devices",
-                     spec.kernel, points.size(), spec.reference, spec.kernel, spec.reference,
-                     device, first, last, rfirst, rlast)});
+                     "this device's {} efficiency (lines {}-{}) x the FLOP/s ratio {} / {} "
+                     "measured on {} (lines {}-{} and {}-{}) at the same mask, head dimension "
+                     "and sequence length, assuming the two kernels keep their speed ratio "
+                     "across devices",
+                     spec.kernel, points.size(), spec.reference, ofirst, olast, spec.kernel,
+                     spec.reference, device, first, last, rfirst, rlast)});
     const auto [lo, hi] = std::ranges::minmax(points, {}, &AttentionPoint::efficiency);
     notes.add({{"input", "attention_relative"},
                {"file", path},
@@ -336,9 +341,9 @@ void fit_attention_tables(const std::vector<std::string>& files,
                           const std::vector<std::string>& relative, const MeasuredDevice& on,
                           GpuProfile& g, FitNotes& notes) {
   const auto specs = parse_relative(relative);
-  if (!specs.empty() && files.empty())
+  if (!specs.empty() && files.size() != 1)
     throw InputError("--attention-relative",
-                     "needs --attention (the table it reads the ratio from)");
+                     "needs exactly one --attention table (the one it reads the ratio from)");
   for (const auto& path : files) {
     const std::string text = read_input(path, "--attention");
     auto rows = cal::parse_attention_csv(text, path, on.device);
