@@ -365,9 +365,10 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
 // two-stage plan whose last stage carried the larger optimizer step.) ZB-H1's program ends
 // stage k with min(k + 1, m) weight passes after its last backward, so from the last stage's
 // last backward stage i ends at its drain sum_{i <= j < p - 1} (backward + transfer) plus those
-// passes, and leads the latest stage by the difference (2026-11-27; before, as ZB-H2 still does,
-// every stage's tail followed the end). ZB-H2's greedy order gives no such rule. The stage whose
-// tail shows is the one the breakdown's dp_comm, optimizer and offload
+// passes, and leads the latest stage by the difference. ZB-H2's step is the longest stage span
+// (zb_h2_span), so a stage leads by how much shorter its span is. (Until 2026-11-27 every
+// zero-bubble stage's tail followed the end.) The stage whose tail shows is the one the
+// breakdown's dp_comm, optimizer and offload
 // describe; what its lead hides comes off the data-parallel time first, then the optimizer, then
 // the offload.
 void add_tail(const Scenario& s, const Plan& plan, const StepCosts& c,

@@ -88,11 +88,16 @@ struct Zero3Item {
 // ZB-H2 (the DES's greedy order: a ready backward, else a forward within 2(p - k) - 1 in flight,
 // else a deferred weight pass) overlaps consecutive steps (Qi et al.'s optimizer
 // post-validation), so its step is each stage's span from its first forward, not the pipeline's
-// fill and drain. Stage k's span: its m (f + b + w) and the waits for the later stages' round trip
-// D (as zb_h1_path's) with a = min(2(p - k) - 1, m) forwards ahead, the held weight passes
-// filling the gaps of the closing backwards (so the last wait is the same as ZB-H1's
-// max(0, D - (a - 1)(b + w))). Equal stages with f = b = w give m (f + b + w): Qi et al.'s zero
-// bubble.
+// fill and drain. Stage k's span is the largest of:
+//  - its m (f + b + w) and the waits for the later stages' round trip D (as zb_h1_path's, from
+//    its first forward) with a = min(2(p - k) - 1, m) forwards ahead, the held weight passes
+//    filling the gaps of the closing backwards (the last wait max(0, D - (a - 1)(b + w)));
+//  - its work plus Qi et al.'s bubble, each other stage's max(0, f + b - 2w), once m >= 2p - 1
+//    (the equal-stage identity; on a heavy stage with unequal others it is not a lower bound:
+//    +6.4 % against the DES on one plan at the switch, found by review, open);
+//  - a later stage j pacing it: the forwards from k to j, j's m (f_j + b_j), the backward chain
+//    back to k and its own last weight pass.
+// Equal stages with f = b = w give m (f + b + w): Qi et al.'s zero bubble.
 [[nodiscard]] double zb_h2_span(const std::vector<double>& f, const std::vector<double>& b,
                                 const std::vector<double>& w, const std::vector<double>& chain,
                                 std::size_t k, double m, double t);
