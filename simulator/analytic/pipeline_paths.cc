@@ -133,11 +133,14 @@ double zb_h2_span(const std::vector<double>& f, const std::vector<double>& b,
     around += f[j - 1] + chain[j - 1] + 2 * t;
     paced = std::max(paced, around + m * (f[j] + b[j]) + w[k]);
   }
-  // Qi et al.'s bubble once m >= 2p - 1: each other stage's max(0, f + b - 2w)
+  // Qi et al.'s bubble once m >= 2p - 1: each other stage's max(0, f + b - 2w), weighted by its
+  // work relative to this stage's
   double steady_bubble = 0;
   if (m >= 2.0 * double(p) - 1)
     for (std::size_t i = 0; i < p; ++i)
-      if (i != k) steady_bubble += std::max(0.0, f[i] + b[i] - 2 * w[i]);
+      if (i != k)
+        steady_bubble += std::max(0.0, f[i] + b[i] - 2 * w[i]) *
+                         std::min(1.0, (f[i] + b[i] + w[i]) / (f[k] + b[k] + w[k]));
   const double own = m * (f[k] + b[k] + w[k]);
   return std::max({own + wait, own + steady_bubble, paced});
 }

@@ -92,9 +92,12 @@ struct Zero3Item {
 //  - its m (f + b + w) and the waits for the later stages' round trip D (as zb_h1_path's, from
 //    its first forward) with a = min(2(p - k) - 1, m) forwards ahead, the held weight passes
 //    filling the gaps of the closing backwards (the last wait max(0, D - (a - 1)(b + w)));
-//  - its work plus Qi et al.'s bubble, each other stage's max(0, f + b - 2w), once m >= 2p - 1
-//    (the equal-stage identity; on a heavy stage with unequal others it is not a lower bound:
-//    +6.4 % against the DES on one plan at the switch, found by review, open);
+//  - its work plus Qi et al.'s bubble once m >= 2p - 1: each other stage's max(0, f + b - 2w),
+//    weighted by that stage's work per micro-batch over this one's, at most 1 (the equal-stage
+//    identity; unweighted it over-stated a heavy stage: +6.4 % against the DES on GPT-3 cut
+//    7/23/23/43 with full recomputation at 7 micro-batches, found by review; weighted +3.0 %, and
+//    of 2 x 197 random ZB-H2 plans 55 moved closer to the DES, 8 further by under a point; the
+//    weight is a fit to the DES, not a derivation);
 //  - a later stage j pacing it: the forwards from k to j, j's m (f_j + b_j), the backward chain
 //    back to k and its own last weight pass.
 // Equal stages with f = b = w give m (f + b + w): Qi et al.'s zero bubble.
