@@ -266,10 +266,14 @@ std::vector<RelativeAttention> parse_relative(const std::vector<std::string>& sp
                        fmt::format("\"{}\": expected KERNEL/REFERENCE@DEVICE (e.g. "
                                    "flash-attention-triton/flash-attention-2@A100)",
                                    s));
+    const std::string kernel = s.substr(0, slash);
     for (const auto& o : out)
-      if (o.spec == s)
-        throw InputError("--attention-relative", fmt::format("\"{}\" is given twice", s));
-    out.push_back({s, s.substr(0, slash), s.substr(slash + 1, at - slash - 1), s.substr(at + 1)});
+      if (o.kernel == kernel)
+        throw InputError("--attention-relative",
+                         fmt::format("\"{}\": {} is already carried over by \"{}\" (one source "
+                                     "per kernel)",
+                                     s, kernel, o.spec));
+    out.push_back({s, kernel, s.substr(slash + 1, at - slash - 1), s.substr(at + 1)});
   }
   return out;
 }

@@ -110,8 +110,9 @@ TEST(cli_fit, AttentionRelativeCarriesAKernelOverFromAnotherDevice) {
   EXPECT_EQ(points[1]["kernel"], "flash-attention-triton");
   EXPECT_NEAR(points[1]["efficiency"].get<double>(), 500 / 989.4 * 60 / 120, 1e-12);
   EXPECT_NE(profile["provenance"].dump().find("not measured on this device"), std::string::npos);
-  // Bad input exits 2 naming the flag: a malformed spec, not exactly one --attention table, a
-  // spec given twice, a kernel the device measured itself (A has Triton rows), no shared key.
+  // Bad input exits 2 naming the flag: a malformed spec, not exactly one --attention table, one
+  // kernel carried over twice, a kernel the device measured itself (A has Triton rows), no
+  // shared key.
   const auto fails = [&](std::vector<std::string> args, const std::string& needle) {
     args.insert(args.begin(), {"fit", "--base", "h100-sxm-datasheet"});
     args.insert(args.end(), {"-o", (scratch_dir() / "never_relative.json").string()});
@@ -129,8 +130,8 @@ TEST(cli_fit, AttentionRelativeCarriesAKernelOverFromAnotherDevice) {
         "needs exactly one --attention table");
   fails({"--device", "B", "--attention", csv.string(), "--attention-relative",
          "flash-attention-triton/flash-attention-2@A", "--attention-relative",
-         "flash-attention-triton/flash-attention-2@A"},
-        "is given twice");
+         "flash-attention-triton/flash-attention-3@A"},
+        "flash-attention-triton is already carried over");
   fails({"--device", "A", "--attention", csv.string(), "--attention-relative",
          "flash-attention-triton/flash-attention-2@B"},
         "is measured on A itself");
