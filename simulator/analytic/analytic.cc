@@ -198,6 +198,7 @@ bool is_zb_h1(const ScheduleTraits& facts) {
 struct PipelinePath {
   std::size_t stage = 0;
   double bubble = 0, transfers = 0;
+  std::vector<double> lengths;  // every stage's path (ZB-H2: span), transfers included
 };
 
 // Each stage's forward, backward-input and backward-weight item (non-ZB schedules fold the weight
@@ -233,6 +234,7 @@ PipelinePath stage_paths(const ScheduleTraits& facts, const std::vector<StageWor
   double longest = -1;
   for (std::size_t k = 0; k < work.size(); ++k) {
     const double length = stage_path(facts, pt, k, m, t);
+    best.lengths.push_back(length);
     if (length > longest) {
       longest = length;
       best.stage = k;
@@ -372,7 +374,8 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
 // describe; what its lead hides comes off the data-parallel time first, then the optimizer, then
 // the offload.
 void add_tail(const Scenario& s, const Plan& plan, const StepCosts& c,
-              const std::vector<StageWork>& work, AnalyticResult& r) {
+              const std::vector<StageWork>& work, const std::vector<double>& spans,
+              AnalyticResult& r) {
   const bool zb = plan.schedule_facts().split_weight_grad;
   struct Tail {
     double dp = 0, optimizer = 0, offload = 0, lead = 0;
@@ -399,13 +402,9 @@ void add_tail(const Scenario& s, const Plan& plan, const StepCosts& c,
     }
     const double latest = *std::ranges::max_element(end);
     for (std::size_t k = 0; k < work.size(); ++k) leads[k] = latest - end[k];
-  } else if (plan.pp > 1) {  // ZB-H2: the step is the longest span plus its stage's tail
-    const PassTimes pt = pass_times(work, true);
-    std::vector<double> span(work.size(), 0.0);
-    for (std::size_t k = 0; k < work.size(); ++k)
-      span[k] = stage_path(plan.schedule_facts(), pt, k, double(plan.micro_batches), c.p2p_seconds);
-    const double longest = *std::ranges::max_element(span);
-    for (std::size_t k = 0; k < work.size(); ++k) leads[k] = longest - span[k];
+  } else if (!spans.empty()) {  // ZB-H2: the step is the longest span plus its stage's tail
+    const double longest = *std::ranges::max_element(spans);
+    for (std::size_t k = 0; k < work.size(); ++k) leads[k] = longest - spans[k];
   }
   // 1F1B's cooldown: stage k's last backwards arrive no faster than the last stage's cycle (it
   // alternates forward and backward to the end) or any stage between's backward.
@@ -487,12 +486,14 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   const double m = double(plan.micro_batches);
   const int p = plan.pp;
   double bubble = 0, transfers = 0;
+  std::vector<double> spans;  // ZB-H2's stage spans, for the tails' leads
   if (p > 1 && (is_one_f_one_b(facts) || zb)) {
     // 1F1B and the zero-bubble schedules: the longest stage path (stage_paths above).
     const PipelinePath path = stage_paths(facts, work, m, c.p2p_seconds);
     r.bottleneck_stage = int(path.stage);
     bubble = path.bubble;
     transfers = path.transfers;
+    if (facts.greedy) spans = path.lengths;
   } else {
     // GPipe and interleaved (or one stage): the bottleneck runs all m micro-batches, every other
     // stage adds its fill/drain (its backward as the pipeline waits for it: without ZeRO-3's
@@ -510,7 +511,7 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   r.breakdown = per_mb.scaled(m);
   r.breakdown.add(TimeCategory::kBubble, bubble);
   r.breakdown.add(TimeCategory::kPpComm, transfers);
-  add_tail(s, plan, c, work, r);
+  add_tail(s, plan, c, work, spans, r);
   r.breakdown.add(TimeCategory::kHostDispatch, c.step_host_seconds);
   r.step_seconds = r.breakdown.total();
   return r;

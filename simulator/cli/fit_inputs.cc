@@ -345,9 +345,6 @@ void fit_attention_tables(const std::vector<std::string>& files,
                           const std::vector<std::string>& relative, const MeasuredDevice& on,
                           GpuProfile& g, FitNotes& notes) {
   const auto specs = parse_relative(relative);
-  if (!specs.empty() && files.size() != 1)
-    throw InputError("--attention-relative",
-                     "needs exactly one --attention table (the one it reads the ratio from)");
   for (const auto& path : files) {
     const std::string text = read_input(path, "--attention");
     auto rows = cal::parse_attention_csv(text, path, on.device);

@@ -61,7 +61,8 @@ void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredD
 // --attention: compute.attention_points from a FlashAttention benchmark table (efficiency =
 // forward + backward FLOP/s / the measured device's fp16 or bf16 peak); a leave-one-out check of
 // the lookup goes into the report and the provenance residuals.
-// --attention-relative KERNEL/REFERENCE@DEVICE (`relative`, needs --attention): a kernel that the
+// --attention-relative KERNEL/REFERENCE@DEVICE (`relative`; the caller checks that exactly one
+// --attention table is given, fit_command.cc check_args): a kernel that the
 // table measured on DEVICE (its '|'-separated parts, as --device) but not on this one gets this
 // device's REFERENCE efficiency times the FLOP/s ratio KERNEL / REFERENCE measured on DEVICE, per
 // mask, head dimension and sequence length (calibrate/attention_fit.h), with that assumption in
