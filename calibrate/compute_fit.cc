@@ -69,8 +69,11 @@ std::variant<GemmMeasurement, std::string> parse_row(const std::vector<std::stri
   const auto m = parse_number(f[c.m]), n = parse_number(f[c.n]), k = parse_number(f[c.k]);
   const auto t = parse_number(f[c.tflops]);
   const auto b = c.batch >= 0 ? parse_number(f[c.batch]) : std::optional<double>(1);
-  if (!m || !n || !k || !t || !b || *m < 1 || *n < 1 || *k < 1 || *t <= 0 || *b < 1)
-    return std::string("m, n, k, batch must be numbers >= 1 and tflops > 0");
+  const auto whole = [](const std::optional<double>& v) {
+    return v && *v >= 1 && std::floor(*v) == *v;
+  };
+  if (!whole(m) || !whole(n) || !whole(k) || !whole(b) || !t || *t <= 0)
+    return std::string("m, n, k, batch must be whole numbers >= 1 and tflops > 0");
   return GemmMeasurement{*dtype, *m * *b, *n, *k, *t * kTera, 0};
 }
 

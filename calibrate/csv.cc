@@ -13,12 +13,19 @@ std::vector<std::string> split_csv(std::string_view line) {
     else if (c != '\r')
       out.back() += c;
   }
+  // spaces and tabs around a field are not part of it ("m, n, k" is the header m,n,k)
+  for (std::string& f : out) {
+    const std::size_t first = f.find_first_not_of(" \t");
+    f = first == std::string::npos ? std::string()
+                                   : f.substr(first, f.find_last_not_of(" \t") - first + 1);
+  }
   return out;
 }
 
 std::vector<CsvLine> csv_lines(std::string_view text) {
   std::vector<CsvLine> out;
   int number = 0;
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte-order mark
   for (std::size_t pos = 0; pos <= text.size();) {
     const std::size_t end = std::min(text.find('\n', pos), text.size());
     const std::string_view line = text.substr(pos, end - pos);

@@ -15,10 +15,11 @@ struct CsvLine {
   std::vector<std::string> fields;
 };
 
-// The fields of one line, split at commas ('\r' dropped; no quoting).
+// The fields of one line, split at commas ('\r' dropped, spaces and tabs around each field
+// trimmed; no quoting).
 [[nodiscard]] std::vector<std::string> split_csv(std::string_view line);
 
-// The non-empty, non-'#' lines of `text`, in order.
+// The non-empty, non-'#' lines of `text`, in order (a leading UTF-8 byte-order mark skipped).
 [[nodiscard]] std::vector<CsvLine> csv_lines(std::string_view text);
 
 // A finite number filling the whole field, else nullopt.

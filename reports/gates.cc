@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 
 #include "simulator/core/diagnostics.h"
@@ -59,11 +60,12 @@ bool compare_numbers(double lhs, const std::string& op, double rhs) {
 struct Metric {
   const char* path;
   bool higher_is_worse;
+  bool positive;  // > 0 in every report that has it (else >= 0: MFU without a known peak is 0)
 };
-constexpr Metric kMetrics[] = {{"memory.peak_bytes", true},
-                               {"time.step_seconds", true},
-                               {"throughput.tokens_per_second", false},
-                               {"throughput.mfu", false}};
+constexpr Metric kMetrics[] = {{"memory.peak_bytes", true, true},
+                               {"time.step_seconds", true, true},
+                               {"throughput.tokens_per_second", false, true},
+                               {"throughput.mfu", false, false}};
 
 void compare_section(const nlohmann::json& now, const nlohmann::json& old,
                      const std::string& prefix, double tol, std::vector<GateOutcome>& out) {
@@ -78,13 +80,17 @@ void compare_section(const nlohmann::json& now, const nlohmann::json& old,
       out.push_back(g);
       continue;
     }
-    if (!a->is_number() || !b->is_number()) {
-      g.message =
-          fmt::format("not a number in {} ({})", a->is_number() ? "the baseline" : "the report",
-                      json_text(a->is_number() ? *b : *a));
-      out.push_back(g);
-      continue;
-    }
+    // The baseline is user input: a value no report holds is bad input, not a failed gate with
+    // a meaningless percentage (found by review, 2026-11-27: "x" failed the gate, -1 and 0 gave
+    // +751.78 % and +100.00 %).
+    if (!b->is_number() || !std::isfinite(b->get<double>()) || b->get<double>() < 0 ||
+        (m.positive && b->get<double>() == 0))
+      throw InputError("", fmt::format("--baseline: the baseline's {}{} is {}; a report's is {} "
+                                       "number",
+                                       prefix, m.path, json_text(*b),
+                                       m.positive ? "a positive" : "a non-negative"));
+    if (!a->is_number())
+      throw std::logic_error(fmt::format("the report's {} is not a number", m.path));
     const double x = a->get<double>(), y = b->get<double>();
     const double change = y != 0 ? 100 * (x - y) / std::fabs(y) : (x == 0 ? 0 : 100);
     const double worse = m.higher_is_worse ? change : -change;

@@ -72,6 +72,27 @@ void check_output_path(const std::string& flag, const std::string& path) {
                                                        : "\" (its directory) does not exist"));
 }
 
+void check_output_creatable(const std::string& flag, const std::string& path) {
+  if (is_stdout(path)) return;
+  const fs::path target = resolved(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) {  // written through (write_output)
+    if (::access(target.c_str(), W_OK) != 0)
+      throw InputError(flag, "cannot write \"" + path + "\": " + std::strerror(errno));
+    return;
+  }
+  // what write_output does first: a temporary sibling, here removed at once
+  std::string probe = target.string() + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0)
+    throw InputError(
+        flag, "cannot create \"" + path +
+                  "\" (a file beside it could not be created: " + std::strerror(errno) + ")");
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
 void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths,
                    const std::vector<std::pair<std::string, std::string>>& inputs) {
   std::string on_stdout;  // the first output flag that goes to standard output
@@ -86,6 +107,7 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_
     const auto& [flag, path] = flag_paths[i];
     if (is_stdout(path)) continue;
     check_output_path(flag, path);
+    check_output_creatable(flag, path);
     for (const auto& [in_flag, in] : inputs) {
       std::error_code ec;
       if (in.empty() || in == "-" || !fs::is_regular_file(in, ec)) continue;

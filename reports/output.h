@@ -19,7 +19,8 @@ namespace shardsim {
 void write_output(const std::string& path, const std::string& text);
 
 // Before any work: every output a command was given ((flag, path) pairs; "" and "-" skipped)
-// must be a path it can write (check_output_path) and no two may be the same file (after
+// must be a path it can write (check_output_path, check_output_creatable) and no two may be the
+// same file (after
 // following symbolic links), or the later one would silently replace the earlier. InputError
 // (exit 2) naming the flags otherwise.
 // `inputs` ((flag, path) pairs of the files the command reads; a path that is no file, such as a
@@ -34,5 +35,12 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_
 
 // InputError naming `flag` when `path` is a directory or its parent directory does not exist.
 void check_output_path(const std::string& flag, const std::string& path);
+
+// InputError naming `flag`, with the system's reason, when write_output could not create `path`
+// now: its directory takes no new file (permission denied, a read-only file system, /proc), or
+// an existing FIFO or device is not writable. Probes with a temporary file it removes at once, so
+// a command refuses such an output before any work, not after it (found by review 2026-11-27:
+// `-o` into a read-only directory was exit 3 after --trace and --html had been written).
+void check_output_creatable(const std::string& flag, const std::string& path);
 
 }  // namespace shardsim

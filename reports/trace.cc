@@ -30,9 +30,15 @@ nlohmann::json chrome_trace(const Estimate& e) {
                       {"ts", s.start * 1e6},
                       {"dur", (s.end - s.start) * 1e6}});
   }
-  return {{"traceEvents", events},
-          {"displayTimeUnit", "ms"},
-          {"otherData", {{"step_seconds", e.time ? e.time->step_seconds : 0.0}}}};
+  // A plan that cannot be laid out has no timeline: the trace says why instead (so a file from an
+  // earlier run is never left to look current).
+  nlohmann::json other = {{"step_seconds", e.time ? e.time->step_seconds : 0.0}};
+  if (!e.plan) {
+    std::string why;
+    for (const auto& i : e.infeasible) why += (why.empty() ? "" : "; ") + i.message;
+    other["no_timeline"] = "the plan cannot be laid out: " + why;
+  }
+  return {{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", other}};
 }
 
 }  // namespace shardsim

@@ -86,9 +86,12 @@ void check_args(const CollectiveArgs& a, Diagnostics& d) {
   // derived number finite and meaningful.
   constexpr double kMaxBytes = 1e15;
   constexpr long long kMaxRanks = 1LL << 24;
-  if (!std::isfinite(a.bytes) || a.bytes <= 0 || a.bytes > kMaxBytes)
-    d.error("--bytes",
-            fmt::format("must be a number of bytes in (0, {:g}], got {}", kMaxBytes, a.bytes));
+  // whole bytes, as nccl-tests sizes are (1e-300 and 1.5 were accepted: found by review,
+  // 2026-11-27)
+  if (!std::isfinite(a.bytes) || a.bytes < 1 || a.bytes > kMaxBytes ||
+      std::floor(a.bytes) != a.bytes)
+    d.error("--bytes", fmt::format("must be a whole number of bytes in [1, {:g}], got {}",
+                                   kMaxBytes, a.bytes));
   // One rank moves nothing: its time is 0 and its bandwidths undefined (found by review: algbw 0
   // at time 0 was reported).
   if (a.ranks < 2 || a.ranks > kMaxRanks)

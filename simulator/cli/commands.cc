@@ -129,10 +129,10 @@ int run_memory(const MemoryArgs& a) {
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
   // DeepSpeed's closed form needs no plan: it answers for infeasible plans too.
   if (a.estimator == "deepspeed") {
-    if (!a.common.checks.empty() || !a.common.baseline.empty())
+    if (!a.common.checks.empty() || !a.common.baseline.empty() || !a.common.html.empty())
       throw InputError("",
-                       "--check and --baseline apply to shardsim's own memory report, not to "
-                       "--estimator deepspeed");
+                       "--check, --baseline and --html apply to shardsim's own memory report, not "
+                       "to --estimator deepspeed");
     return run_deepspeed_estimate(s, a);
   }
   const Estimate e = evaluate_or_throw(s, {Mode::kMemory});

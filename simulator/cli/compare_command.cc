@@ -15,13 +15,6 @@ int run_compare(const CompareArgs& a) {
   check_outputs(outputs_of(a.common, {{"--csv", a.csv}}), inputs_of(a.common));
   std::vector<VaryAxis> axes;
   for (const auto& v : a.vary) axes.push_back(parse_vary(v));
-  // A key both varied and set: the --set value would be dropped for every variant (found by
-  // review, 2026-11-27: --vary won silently).
-  for (const auto& axis : axes)
-    for (const auto& o : a.common.overrides)
-      if (o.substr(0, o.find('=')) == axis.key)
-        throw InputError("--set " + o, "the key " + axis.key +
-                                           " is also varied with --vary; drop one of the two");
   const int threads =
       a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
   const Comparison c = compare_variants(a.common.scenario, a.common.overrides, std::move(axes),

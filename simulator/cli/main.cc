@@ -2,6 +2,7 @@
 // Exit codes: 0 ok, 1 a requested check failed, 2 bad input or usage, 3 runtime failure.
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -20,6 +21,19 @@
 namespace {
 
 using shardsim::cli::ScenarioArgs;
+
+// A whole number >= 1. (CLI11's PositiveNumber refused 0 with "Value 0 not in range 0.000000 to
+// 1797...", the whole of DBL_MAX: found by review, 2026-11-27.)
+const CLI::Validator kWholeAtLeastOne(
+    [](std::string& text) -> std::string {
+      long long value = 0;
+      const char* end = text.data() + text.size();
+      const auto [at, ec] = std::from_chars(text.data(), end, value);
+      if (ec != std::errc() || at != end || value < 1)
+        return "expected a whole number >= 1, got \"" + text + "\"";
+      return "";
+    },
+    "INT>=1");
 
 void add_scenario_options(CLI::App* cmd, ScenarioArgs& a) {
   cmd->add_option("SCENARIO", a.scenario, "scenario JSON file or shipped example name")->required();
@@ -128,10 +142,10 @@ void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {
                   "GPU preset or profile the tables were measured on, when not --base (a sibling "
                   "part): efficiencies against its peaks and HBM bandwidth");
   cmd->add_option("--ranks", a.ranks, "rank count of the logs (checked against them)")
-      ->check(CLI::PositiveNumber);
+      ->check(kWholeAtLeastOne);
   cmd->add_option("--gpus-per-node", a.gpus_per_node,
                   "ranks per node when a log prints no hosts (default: the base profile's)")
-      ->check(CLI::PositiveNumber);
+      ->check(kWholeAtLeastOne);
   cmd->add_option("--name", a.name, "name of the fitted profile (default: BASE-fitted)");
   cmd->add_option("--node-network", a.node_network,
                   "network preset the fitted profile names as node.network");

@@ -1,5 +1,7 @@
 #include "simulator/cli/simulate_command.h"
 
+#include <iostream>
+
 #include "reports/html_report.h"
 #include "reports/output.h"
 #include "reports/step_report.h"
@@ -20,7 +22,15 @@ int run_simulate(const SimulateArgs& a) {
                                 a.mode == "des" && (!a.trace.empty() || !a.common.html.empty())};
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
   const Estimate e = evaluate_or_throw(s, options);
-  if (!a.trace.empty() && e.plan) write_output(a.trace, json_text(chrome_trace(e)) + "\n");
+  if (!a.trace.empty()) {
+    // Written even when the plan cannot be laid out (found by review, 2026-11-27: nothing was
+    // written and nothing said, so a trace of an earlier run looked current).
+    if (!e.plan)
+      std::cerr << "warning: --trace " << a.trace
+                << ": the plan cannot be laid out, so the trace has no events (the report says "
+                   "why)\n";
+    write_output(a.trace, json_text(chrome_trace(e)) + "\n");
+  }
   nlohmann::json report = simulate_report_json(e);
   std::string text = simulate_report_text(e);
   if (a.explain && e.time) {

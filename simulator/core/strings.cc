@@ -64,6 +64,11 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
   return out;
 }
 
+std::string abbreviated(std::string_view text, std::size_t max) {
+  if (text.size() <= max) return std::string(text);
+  return std::string(text.substr(0, max)) + "... (" + std::to_string(text.size()) + " characters)";
+}
+
 std::string format_gib(double bytes) {
   return format_fixed(bytes / kGiB, 2) + " GiB";
 }

@@ -19,6 +19,10 @@ namespace shardsim {
 // "a, b, c"
 [[nodiscard]] std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
 
+// `text` for an error message: as it is up to `max` characters, else its first `max` and
+// "... (N characters)", so a huge argument is not echoed whole.
+[[nodiscard]] std::string abbreviated(std::string_view text, std::size_t max = 80);
+
 // Human-readable number with the unit spelled out, e.g. format_bytes(1.5e9) -> "1.40 GiB".
 [[nodiscard]] std::string format_gib(double bytes);
 

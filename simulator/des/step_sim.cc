@@ -199,7 +199,7 @@ void StepSimulation::attribute_gap(int i, double a, double b, int release) {
       covered = charge_side_streams(i, a, b, split);
     }
   }
-  split.add(TimeCategory::kBubble, (b - a) - covered);
+  split.add(TimeCategory::kBubble, std::max(0.0, (b - a) - covered));  // rounding: never < 0
 }
 
 // Charges the part of [a, b) during which the data-parallel or host streams of stage i were

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "simulator/core/parallel.h"
+#include "simulator/core/strings.h"
 #include "simulator/evaluate/evaluate.h"
 #include "simulator/scenario/load.h"
 
@@ -52,7 +53,7 @@ VaryAxis parse_vary(const std::string& arg) {
   if (eq == std::string::npos || eq == 0)
     throw InputError("", fmt::format("--vary \"{}\": expected KEY=V1,V2,... (a dotted scenario "
                                      "key, '=', and comma-separated values)",
-                                     arg));
+                                     abbreviated(arg)));
   VaryAxis axis{arg.substr(0, eq), {}};
   const std::string list = arg.substr(eq + 1);
   // The next comma outside brackets, braces and strings: a value may be a JSON object or array
@@ -84,7 +85,7 @@ VaryAxis parse_vary(const std::string& arg) {
     const std::size_t comma = next_comma(start);
     std::string value = list.substr(start, comma == std::string::npos ? comma : comma - start);
     if (value.empty())
-      throw InputError("", fmt::format("--vary \"{}\": value {} of {} is empty", arg,
+      throw InputError("", fmt::format("--vary \"{}\": value {} of {} is empty", abbreviated(arg),
                                        axis.values.size() + 1, axis.key));
     // A value the scenario would refuse as malformed JSON ("{", "[[") is bad --vary input, not a
     // variant: said here, naming the flag (it surfaced as "--set v" from the report writer).
@@ -92,8 +93,9 @@ VaryAxis parse_vary(const std::string& arg) {
       nlohmann::json holder = nlohmann::json::object();
       apply_override(holder, "v=" + value);
     } catch (const InputError& e) {
-      throw InputError("", fmt::format("--vary \"{}\": value {} of {} ({}) is not valid JSON", arg,
-                                       axis.values.size() + 1, axis.key, value));
+      throw InputError(
+          "", fmt::format("--vary \"{}\": value {} of {} ({}) is not valid JSON", abbreviated(arg),
+                          axis.values.size() + 1, axis.key, abbreviated(value)));
     }
     axis.values.push_back(std::move(value));
     if (comma == std::string::npos) break;
@@ -105,13 +107,40 @@ VaryAxis parse_vary(const std::string& arg) {
 Comparison compare_variants(const std::string& scenario, const std::vector<std::string>& overrides,
                             std::vector<VaryAxis> axes, Mode mode, int threads) {
   if (axes.empty()) throw InputError("", "compare needs at least one --vary KEY=V1,V2,...");
-  std::set<std::string> keys;
+  // The values apply in order, the --set ones first, then each --vary's: a key followed by its
+  // own section ("parallel.zero", then "parallel") would lose its value in every variant (found
+  // by review, 2026-11-27: --vary won over --set silently, and a varied section over a key
+  // inside it varied before). A section followed by a key inside it is fine: the key applies
+  // within it.
+  const auto inside = [](const std::string& key, const std::string& section) {
+    return key.starts_with(section + ".");
+  };
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      if (axes[i].key == axes[j].key)
+        throw InputError("", fmt::format("--vary {}: the key is varied twice; list all its values "
+                                         "in one --vary",
+                                         axes[i].key));
+      if (inside(axes[j].key, axes[i].key))
+        throw InputError("", fmt::format("--vary {}: it replaces the whole section after --vary "
+                                         "{} set a key inside it, which every variant would "
+                                         "lose; give --vary {} first",
+                                         axes[i].key, axes[j].key, axes[i].key));
+    }
+  for (const auto& axis : axes)
+    for (const auto& o : overrides) {
+      const std::string key = o.substr(0, o.find('='));
+      if (key == axis.key)
+        throw InputError("--set " + o, "the key " + axis.key +
+                                           " is also varied with --vary; drop one of the two");
+      if (inside(key, axis.key))
+        throw InputError("--set " + o, "--vary " + axis.key +
+                                           " replaces the whole section, so every variant would "
+                                           "lose this value; vary the key itself, or give it in "
+                                           "each --vary value");
+    }
   std::size_t n = 1;
   for (const auto& a : axes) {
-    if (!keys.insert(a.key).second)
-      throw InputError("", fmt::format("--vary {}: the key is varied twice; list all its values "
-                                       "in one --vary",
-                                       a.key));
     n *= a.values.size();
     if (n > kMaxVariants)
       throw InputError("", fmt::format("--vary: the cross product exceeds {} variants; vary "

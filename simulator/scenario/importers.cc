@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <optional>
 #include <set>
 
@@ -74,7 +75,10 @@ std::int64_t checked_product(std::int64_t a, std::int64_t b, std::int64_t c,
 // Trainer sets it from its own --fp16/--bf16): std::nullopt. Anything else is InputError.
 std::optional<bool> enabled(const nlohmann::json& config, const char* section) {
   const auto it = config.find(section);
-  if (it == config.end() || !it->is_object()) return false;
+  if (it == config.end() || it->is_null()) return false;
+  if (!it->is_object())
+    throw InputError(fmt::format("/{}", section),
+                     fmt::format("must be an object, got {}", json_text(*it)));
   const auto e = it->find("enabled");
   if (e == it->end()) return false;
   if (e->is_boolean()) return e->get<bool>();
@@ -132,6 +136,8 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
         "{}.enabled is \"auto\" (the Hugging Face Trainer sets it from its --fp16/--bf16): the "
         "scenario's default precision, bf16, is kept; set training.precision if the run differs",
         fp16 ? "bf16" : "fp16"));
+  // bf16 when "auto" left the default
+  const std::string precision = training.value("precision", std::string("bf16"));
   for (const char* s : {"fp16", "bf16"})
     if (ds.contains(s) && ds[s].is_object())
       for (const auto& [k, v] : ds[s].items())
@@ -144,6 +150,9 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
   // data_types.grad_accum_dtype names another (engine.py get_data_types: None means the model
   // dtype; the names are DtypeEnum's). fp32 under bf16 or fp16 is the scenario's grad_dtype fp32.
   handled.insert("data_types");
+  if (ds.contains("data_types") && !ds["data_types"].is_object() && !ds["data_types"].is_null())
+    throw InputError("/data_types",
+                     fmt::format("must be an object, got {}", json_text(ds["data_types"])));
   if (ds.contains("data_types") && ds["data_types"].is_object()) {
     for (const auto& [k, v] : ds["data_types"].items()) {
       if (k != "grad_accum_dtype") {
@@ -159,9 +168,9 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
       if (dtype.empty())
         throw InputError("/data_types/grad_accum_dtype",
                          fmt::format("\"{}\" is not a DeepSpeed dtype (fp32, fp16, bf16)", d));
-      if (dtype == "fp32" && (fp16 || bf16))
+      if (dtype == "fp32" && precision != "fp32")
         training["grad_dtype"] = "fp32";
-      else if (dtype != training["precision"].get<std::string>())
+      else if (dtype != precision)
         warn("data_types.grad_accum_dtype \"" + d +
              "\": not modelled; gradients are kept in the training precision");
     }
@@ -254,17 +263,32 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
         for (const auto& [kk, vv] : v.items())
           if (kk != "device") warn(fmt::format("{}.{}: not modelled", key, kk));
       } else if (k == "overlap_comm") {
-        if (v.is_boolean()) parallel["overlap_grad_reduce"] = v.get<bool>();
+        if (!v.is_boolean())
+          throw InputError("/zero_optimization/overlap_comm",
+                           fmt::format("must be true or false, got {}", json_text(v)));
+        parallel["overlap_grad_reduce"] = v.get<bool>();
       } else if (k == "reduce_bucket_size" || k == "allgather_bucket_size") {
         if (v.is_number() && v.get<double>() > 0)
           overheads["zero_bucket_elements"] = v.get<double>();
+        else if (is_auto(v))
+          warn(key +
+               ": \"auto\" (the Hugging Face Trainer fills it in): the default bucket is "
+               "kept");
         else
-          warn(key + ": not a positive number (\"auto\"?): the default bucket is kept");
+          throw InputError(
+              "/zero_optimization/" + k,
+              fmt::format("must be a positive number or \"auto\", got {}", json_text(v)));
       } else if (k == "stage3_prefetch_bucket_size") {
         if (v.is_number() && v.get<double>() > 0)
           overheads["zero3_prefetch_elements"] = v.get<double>();
+        else if (is_auto(v))
+          warn(key +
+               ": \"auto\" (the Hugging Face Trainer fills it in): the default bucket is "
+               "kept");
         else
-          warn(key + ": not a positive number (\"auto\"?): the default bucket is kept");
+          throw InputError(
+              "/zero_optimization/" + k,
+              fmt::format("must be a positive number or \"auto\", got {}", json_text(v)));
       } else {
         warn(key + ": not modelled");
       }
@@ -275,6 +299,10 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
   // presence is read as full recomputation.
   handled.insert("activation_checkpointing");
   if (ds.contains("activation_checkpointing")) {
+    if (!ds["activation_checkpointing"].is_object())
+      throw InputError(
+          "/activation_checkpointing",
+          fmt::format("must be an object, got {}", json_text(ds["activation_checkpointing"])));
     training["recompute"] = "full";
     warn(
         "activation_checkpointing: read as full recomputation of every layer (the model code "
@@ -286,6 +314,9 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
   }
 
   handled.insert("optimizer");
+  if (ds.contains("optimizer") && !ds["optimizer"].is_object() && !ds["optimizer"].is_null())
+    throw InputError("/optimizer",
+                     fmt::format("must be an object, got {}", json_text(ds["optimizer"])));
   if (ds.contains("optimizer") && ds["optimizer"].is_object()) {
     const auto type_it = ds["optimizer"].find("type");
     if (type_it != ds["optimizer"].end() && !type_it->is_string())
@@ -308,7 +339,7 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
   // Without ZeRO, bf16 gradients depend on the DeepSpeed version: until 2025-08 (#7515,
   // 889f0ead2) its BF16 optimizer accumulated them in fp32 by default; since then they stay bf16,
   // and an fp32 grad_accum_dtype without ZeRO is refused ("unsupported mix", engine.py).
-  if (bf16 && parallel.value("zero", 0) == 0) {
+  if (precision == "bf16" && parallel.value("zero", 0) == 0) {
     if (training.contains("grad_dtype"))
       warn(
           "data_types.grad_accum_dtype fp32 without ZeRO: DeepSpeed since 2025-08 refuses this "
@@ -326,7 +357,9 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
                              ? nlohmann::json{{"hf_config", t.model}}
                              : nlohmann::json{{"preset", t.model}};
   parallel["dp"] = dp;
-  r.scenario = {{"name", source_name},
+  // named by the config's file name without folder or extension ("../ds/zero3.json": "zero3")
+  const std::string stem = std::filesystem::path(source_name).stem().string();
+  r.scenario = {{"name", stem.empty() ? source_name : stem},
                 {"description", fmt::format("imported from the DeepSpeed config {}", source_name)},
                 {"model", model},
                 {"training", training},

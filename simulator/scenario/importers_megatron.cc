@@ -285,6 +285,11 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   // Before 2022-04 (cfd2e21607) full recomputation was --checkpoint-activations, or, from 2021-08,
   // --activations-checkpoint-method uniform|block; either is --recompute-granularity full.
   std::string rg = text("--recompute-granularity");
+  // argparse's choices (arguments.py: full, selective): anything else stops Megatron-LM
+  if (!rg.empty() && rg != "full" && rg != "selective")
+    throw InputError("", fmt::format("--recompute-granularity {}: expected full or selective "
+                                     "(Megatron-LM's choices)",
+                                     rg));
   if (rg.empty() && (old_checkpointing || !old_method.empty())) rg = "full";
   if (flag("--recompute-activations")) rg = "selective";
   if (rg == "selective" && flash)
@@ -293,14 +298,16 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
         "selective recomputation re-runs "
         "the attention core, whose scores flash attention never stores, so it saves no memory; "
         "modelled as no recomputation");
-  else if (rg == "full" || rg == "selective")
-    training["recompute"] = rg;
   else if (!rg.empty())
-    warn("--recompute-granularity " + rg + ": not modelled");
+    training["recompute"] = rg;
   // uniform with one layer per chunk (the default) is what full recomputation models; block, or
   // chunks of several layers, recompute or keep something else.
   const std::string method =
       text("--recompute-method").empty() ? old_method : text("--recompute-method");
+  if (!method.empty() && method != "uniform" && method != "block")
+    throw InputError("", fmt::format("--recompute-method {}: expected uniform or block "
+                                     "(Megatron-LM's choices)",
+                                     method));
   const std::int64_t chunk =
       std::max({integer("--recompute-num-layers"), integer("--activations-checkpoint-num-layers"),
                 integer("--checkpoint-num-layers")});

@@ -165,6 +165,30 @@ TEST(ValidateMpi, BadProfileFieldExits2NamingTheField) {
   EXPECT_NE(slurp(err).find("memory_bytes"), std::string::npos) << slurp(err);
 }
 
+// The shipped H100 profile relabelled as a CPU backend's (its description carries the words
+// calibrate --backend cpu writes, which is what calibrate::is_cpu_profile reads): validate
+// refuses a GPU's profile for --backend cpu, and the runs below never reach a prediction.
+fs::path cpu_labelled_profile() {
+  const fs::path out = scratch("cpu_labelled_profile.json");
+  json p = json::parse(std::ifstream(SHARDSIM_PRESET_PROFILE));
+  p["description"] =
+      "test copy of h100-sxm, described as a device by `shardsim calibrate --backend cpu`";
+  std::ofstream(out) << p.dump();
+  return out;
+}
+
+// Found by review (2026-11-27): a GPU's profile validated on the CPU backend ran for 20 s and
+// reported a 99 % held-out error with exit 0; calibrate --base refused the same mix already.
+TEST(ValidateMpi, AGpuProfileForTheCpuBackendIsExitTwo) {
+  const std::string err = scratch("err_gpu_for_cpu.txt").string();
+  EXPECT_EQ(run(std::string(SHARDSIM_BINARY) + " validate --profile " + SHARDSIM_PRESET_PROFILE +
+                " --backend cpu --quick 2>" + err),
+            2);
+  EXPECT_NE(slurp(err).find("describes a GPU, but --backend cpu measures the CPU"),
+            std::string::npos)
+      << slurp(err);
+}
+
 // Without a usable GPU (this machine and CI), --backend cuda stops before measuring anything with
 // the message calibrate gives: exit 3 naming the missing device (or the build without CUDA).
 TEST(ValidateMpi, CudaBackendWithoutADeviceExits3) {
@@ -178,9 +202,10 @@ TEST(ValidateMpi, CudaBackendWithoutADeviceExits3) {
 }
 
 // A rank lost during validate, through the test hooks of kernels/sweep/rank_signals.h. Runs
-// `mpirun -np 2 shardsim validate --backend cpu --quick` on a shipped profile (the profile does
-// not matter here: the run never reaches its report), with rank 1 raising `signal` either just
-// before the composite step (SHARDSIM_TEST_DIE_INSIDE=composite) or before its 4th item.
+// `mpirun -np 2 shardsim validate --backend cpu --quick` on a shipped profile labelled as a CPU's
+// (the profile does not matter here: the run never reaches its report), with rank 1 raising
+// `signal` either just before the composite step (SHARDSIM_TEST_DIE_INSIDE=composite) or before its
+// 4th item.
 struct LostRankRun {
   int rc = 0;
   std::string log;
@@ -197,11 +222,11 @@ LostRankRun validate_with_dying_rank(const std::string& name, int signal, bool i
   const std::string pass =
       in_composite ? "-x SHARDSIM_TEST_DIE_INSIDE " : "-x SHARDSIM_TEST_DIE_AFTER_ITEMS ";
   // `timeout` bounds a hang (the point is that there is none).
-  out.rc =
-      run(hook + " SHARDSIM_TEST_DIE_SIGNAL=" + std::to_string(signal) + " timeout -k 5 90 " +
-          mpirun(2) + "-x SHARDSIM_TEST_DIE_SIGNAL " + pass + SHARDSIM_BINARY +
-          " validate --profile " + SHARDSIM_PRESET_PROFILE + " --backend cpu --quick --json -o " +
-          out.report.string() + " > " + log.string() + " 2>&1");
+  out.rc = run(hook + " SHARDSIM_TEST_DIE_SIGNAL=" + std::to_string(signal) + " timeout -k 5 90 " +
+               mpirun(2) + "-x SHARDSIM_TEST_DIE_SIGNAL " + pass + SHARDSIM_BINARY +
+               " validate --profile " + cpu_labelled_profile().string() +
+               " --backend cpu --quick --json -o " + out.report.string() + " > " + log.string() +
+               " 2>&1");
   out.log = slurp(log);
   return out;
 }

@@ -435,6 +435,15 @@ TEST(cli_usage, DeepSpeedEstimatorNeedsZeroTwoOrThree) {
   const Result ok =
       shardsim({"memory", kExample, "--estimator", "deepspeed", "--set", "parallel.zero=3"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  // --html describes shardsim's own report: refused, not silently left unwritten (found by
+  // review, 2026-11-27).
+  const fs::path html = scratch_dir() / "deepspeed.html";
+  fs::remove(html);
+  const Result page = shardsim({"memory", kExample, "--estimator", "deepspeed", "--set",
+                                "parallel.zero=3", "--html", html.string()});
+  EXPECT_EQ(page.exit_code, 2);
+  EXPECT_TRUE(contains(page.err, "--html apply to shardsim's own memory report")) << page.err;
+  EXPECT_FALSE(fs::exists(html));
 }
 
 }  // namespace

@@ -140,6 +140,33 @@ TEST(cli_compare, BadVaryArgumentsExitTwoNamingTheProblem) {
       shardsim({"compare", kExample, "--vary", "parallel.zero=0,1", "--set", "parallel.zero=3"});
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_TRUE(contains(both.err, "is also varied with --vary")) << both.err;
+  // A key followed by its own section, which replaces it in every variant (found by review,
+  // 2026-11-27: both were exit 0, every variant at ZeRO-0, the zero values lost).
+  const Result section_after = shardsim({"compare", kExample, "--vary", "parallel.zero=0,1",
+                                         "--vary", R"(parallel={"tp":2},{"tp":4})"});
+  EXPECT_EQ(section_after.exit_code, 2);
+  EXPECT_TRUE(contains(section_after.err, "give --vary parallel first")) << section_after.err;
+  const Result set_inside = shardsim(
+      {"compare", kExample, "--set", "parallel.zero=3", "--vary", R"(parallel={"tp":4},{"tp":8})"});
+  EXPECT_EQ(set_inside.exit_code, 2);
+  EXPECT_TRUE(has_error_line(set_inside.err, "--set parallel.zero=3", "replaces the whole section"))
+      << set_inside.err;
+}
+
+// The other order applies the key inside the section: every (section, key) pair is its own
+// variant. ZeRO-1 shards the optimizer states that ZeRO-0 replicates, so at each TP degree the
+// zero=1 variant needs less memory than the zero=0 one (the memory model's ZeRO rule, README
+// "The memory model").
+TEST(cli_compare, AKeyVariedAfterItsSectionAppliesInsideIt) {
+  const Result r = shardsim({"compare", kExample, "--json", "--mode", "analytic", "--vary",
+                             R"(parallel={"tp":2},{"tp":4})", "--vary", "parallel.zero=0,1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json v = parse_report(r)["compare"]["variants"];
+  ASSERT_EQ(v.size(), 4u);  // (tp 2, zero 0), (tp 2, zero 1), (tp 4, zero 0), (tp 4, zero 1)
+  for (std::size_t tp = 0; tp < 2; ++tp)
+    EXPECT_LT(v[2 * tp + 1]["memory"]["peak_bytes"].get<double>(),
+              v[2 * tp]["memory"]["peak_bytes"].get<double>())
+        << v.dump();
 }
 
 // Values are split at commas outside braces, brackets and strings, so an object can be varied

@@ -164,6 +164,52 @@ TEST(cli_fit, RanksDisagreeingWithTheLogIsAnError) {
   EXPECT_TRUE(contains(r.err, "--ranks is 8")) << r.err;
 }
 
+// Found by review (2026-11-27): --ranks 0 was refused with CLI11's "Value 0 not in range
+// 0.000000 to 1797...", the whole of DBL_MAX.
+TEST(cli_fit, RanksBelowOneAreRefusedPlainly) {
+  const auto r = shardsim({"fit", "--nccl-tests", "x.log", "--ranks", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "--ranks: expected a whole number >= 1, got \"0\"")) << r.err;
+  EXPECT_FALSE(contains(r.err, "not in range")) << r.err;
+}
+
+// A best-shape table with several rows for the device: the fastest bf16 row gives
+// compute.gemm_peak_efficiency. On the A100 datasheet base (312 TFLOP/s dense BF16,
+// scenarios/gpus/a100-sxm-80gb-datasheet.json) the 270 TFLOP/s row gives 270 / 312 = 0.8654.
+// Found by review (2026-11-27): the first row was taken (0.303 from 300 when 750 was listed on
+// an H100).
+TEST(cli_fit, GemmBestTakesTheFastestRow) {
+  const fs::path csv = scratch_dir() / "best_rows.csv";
+  std::ofstream(csv) << "gpu,dtype,m,n,k,tflops\nA100,bf16,1024,1024,1024,200\n"
+                        "A100,bf16,4096,4096,4096,270\nA100,fp16,4096,4096,4096,280\n";
+  const fs::path out = scratch_dir() / "best_rows.json";
+  const auto r = shardsim({"fit", "--gemm-best", csv.string(), "--base", "a100-sxm-80gb-datasheet",
+                           "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json profile = json::parse(read_file(out));
+  EXPECT_NEAR(profile["compute"]["gemm_peak_efficiency"].get<double>(), 270.0 / 312.0, 1e-4);
+}
+
+// A UTF-8 byte-order mark and spaces around the commas are not part of the column names (found
+// by review, 2026-11-27: "needs columns m, n, k ..." though they were there); a fractional
+// dimension is refused naming the line.
+TEST(cli_fit, GemmCsvHeadersAreTrimmedAndDimensionsWhole) {
+  const fs::path csv = scratch_dir() / "bom_gemm.csv";
+  std::ofstream(csv)
+      << "\xEF\xBB\xBFgpu, dtype, m, n, k, tflops\nA100, bf16, 4096, 4096, 4096, 270\n";
+  const fs::path out = scratch_dir() / "bom_gemm.json";
+  const auto ok = shardsim(
+      {"fit", "--gemm", csv.string(), "--base", "a100-sxm-80gb-datasheet", "-o", out.string()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  const fs::path frac = scratch_dir() / "frac_gemm.csv";
+  std::ofstream(frac) << "gpu,dtype,m,n,k,tflops\nA100,bf16,1024.5,4096,4096,270\n";
+  const auto bad = shardsim({"fit", "--gemm", frac.string(), "--base", "a100-sxm-80gb-datasheet",
+                             "-o", (scratch_dir() / "never_frac.json").string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(contains(bad.err, frac.string() + ":2: m, n, k, batch must be whole numbers"))
+      << bad.err;
+}
+
 TEST(cli_fit, NothingToFitIsUsageError) {
   const auto r = shardsim({"fit", "--base", "h100-sxm", "-o", (scratch_dir() / "n.json").string()});
   EXPECT_EQ(r.exit_code, 2);

@@ -73,14 +73,28 @@ TEST(gates, MalformedBaselineIsInputError) {
   EXPECT_FALSE(out[1].passed);
 }
 
-TEST(gates, NonNumericBaselineValueIsSaidSo) {
-  // Both present, the baseline's not a number: the message said "present in the report only".
-  const auto out = compare_baseline({{"memory", {{"peak_bytes", 1.0}}}},
-                                    {{"memory", {{"peak_bytes", "big"}}}}, 5);
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_FALSE(out[0].passed);
-  EXPECT_NE(out[0].message.find("not a number in the baseline"), std::string::npos)
-      << out[0].message;
+// A baseline value no report can hold is bad input naming it (exit 2). Found by review
+// (2026-11-27): "big" failed the gate (exit 1), and -1 and 0 failed it with +751.78 % and
+// +100.00 %, percentages against a value that means nothing.
+TEST(gates, ABaselineValueNoReportHoldsIsInputError) {
+  const nlohmann::json report = {{"time", {{"step_seconds", 2.0}}}, {"throughput", {{"mfu", 0.0}}}};
+  for (const nlohmann::json& bad : {nlohmann::json("big"), nlohmann::json(-1), nlohmann::json(0)}) {
+    try {
+      nlohmann::json baseline = report;
+      baseline["time"]["step_seconds"] = bad;
+      (void)compare_baseline(report, baseline, 5);
+      ADD_FAILURE() << "accepted " << bad.dump();
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("time.step_seconds"), std::string::npos) << e.what();
+    }
+  }
+  // MFU may be 0 (a GPU without a known peak): a baseline of 0 against 0 is no change.
+  const auto out = compare_baseline(report, report, 5);
+  ASSERT_EQ(out.size(), 2u);  // step_seconds and mfu
+  EXPECT_TRUE(out[0].passed && out[1].passed) << out[0].message << "; " << out[1].message;
+  nlohmann::json negative = report;
+  negative["throughput"]["mfu"] = -0.5;
+  EXPECT_THROW((void)compare_baseline(report, negative, 5), InputError);
 }
 
 // Found by review (2026-11-27): a gate on a part of the report whose plan could not be built is

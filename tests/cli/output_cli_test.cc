@@ -154,4 +154,19 @@ TEST(cli_output, MissingDirectoryIsExitTwoBeforeAnyWork) {
   EXPECT_TRUE(has_error_line(f.err, "--csv", "is a file, not a directory")) << f.err;
 }
 
+// Found by review (2026-11-27): -o into a directory that takes no new file (permission denied as
+// a user; /proc and /sys refuse even root) failed with exit 3 after the DES had run and --trace
+// had been written. Now the command probes every output first: exit 2, nothing written.
+TEST(cli_output, AnOutputWhoseDirectoryRefusesAFileIsExitTwoBeforeAnyWork) {
+  if (!fs::is_directory("/proc/self")) GTEST_SKIP() << "no /proc on this machine";
+  const fs::path trace = scratch_dir() / "refused_trace.json";
+  fs::remove(trace);
+  const Result r = shardsim(
+      {"simulate", kExample, "--trace", trace.string(), "-o", "/proc/shardsim_report.json"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "-o", "cannot create \"/proc/shardsim_report.json\"")) << r.err;
+  EXPECT_FALSE(fs::exists(trace));  // refused before the trace was written
+  EXPECT_TRUE(r.out.empty());
+}
+
 }  // namespace

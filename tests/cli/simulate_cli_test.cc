@@ -2,6 +2,7 @@
 // both `memory` and `simulate`). Helpers: cli_runner.h.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -171,6 +172,23 @@ TEST(cli_simulate, TraceIsChromeTraceJson) {
   }
   EXPECT_EQ(processes, 16);
   EXPECT_GT(slices, 16 * 128 * 2);  // at least every forward and backward item of every stage
+}
+
+// Found by review (2026-11-27): for a plan that cannot be laid out nothing was written and
+// nothing said, so a trace of an earlier run looked current. gpt3-175b-1536xa100 runs the
+// interleaved schedule over 16 stages with dp 12 and micro-batch 1: a global batch of 1,560
+// gives m = 1560 / 12 = 130 micro-batches, not a multiple of 16, so no plan is built (a result,
+// exit 0, as README "Exit codes" says).
+TEST(cli_simulate, ATraceIsWrittenEvenWhenThePlanCannotBeLaidOut) {
+  const fs::path trace = scratch_dir() / "unbuilt_trace.json";
+  std::ofstream(trace) << "an earlier run's trace";
+  const Result r = shardsim({"simulate", "gpt3-175b-1536xa100", "--set",
+                             "training.global_batch=1560", "--trace", trace.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json t = json::parse(read_file(trace));
+  EXPECT_TRUE(t["traceEvents"].empty());
+  EXPECT_TRUE(contains(t["otherData"]["no_timeline"].get<std::string>(), "cannot be laid out"));
+  EXPECT_TRUE(contains(r.err, "warning: --trace")) << r.err;
 }
 
 TEST(cli_simulate, TraceNeedsTheEventModel) {

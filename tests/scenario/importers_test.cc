@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/scenario/importers.h"
@@ -256,6 +259,34 @@ TEST(import_megatron, BadArgumentsAreInputErrors) {
   no_batch.insert(no_batch.end(), {"--global-batch-size", "16", "--pipeline-model-parallel-size",
                                    "2", "--num-layers-per-virtual-pipeline-stage", "3"});
   EXPECT_THROW((void)import_megatron(no_batch, t), InputError);  // 8 % (2 x 3) != 0
+}
+
+// Values outside argparse's choices stop Megatron-LM (arguments.py: --recompute-granularity
+// full|selective, --recompute-method uniform|block); they were a "not modelled" warning with exit
+// 0 (found by review, 2026-11-27).
+TEST(import_megatron, ValuesOutsideMegatronsChoicesAreInputErrors) {
+  ImportTarget t;
+  t.gpu = "h100-sxm";
+  t.gpus = 8;
+  const std::vector<std::string> base = {
+      "--num-layers", "8",    "--hidden-size", "512", "--num-attention-heads", "8",
+      "--vocab-size", "1000", "--seq-length",  "128", "--global-batch-size",   "16"};
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--recompute-granularity", "bogus"},
+        std::vector<std::string>{"--recompute-granularity", "full", "--recompute-method",
+                                 "some"}}) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    try {
+      (void)import_megatron(args, t);
+      ADD_FAILURE() << "accepted " << extra.back();
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("Megatron-LM's choices"), std::string::npos) << e.what();
+    }
+  }
+  std::vector<std::string> full = base;
+  full.insert(full.end(), {"--recompute-granularity", "full", "--recompute-method", "uniform"});
+  EXPECT_EQ(import_megatron(full, t).scenario["training"]["recompute"], "full");
 }
 
 // Megatron's defaults when the width arguments are absent (megatron/training/arguments.py):
@@ -568,6 +599,55 @@ TEST(import_deepspeed, OverflowsAndWrongTypesAreInputErrors) {
   EXPECT_THROW((void)import_deepspeed({{"train_batch_size", 64}, {"optimizer", {{"type", 5}}}},
                                       ds_target(), "x"),
                InputError);
+}
+
+// Found by review (2026-11-27): keys of the wrong type were ignored (or, for
+// activation_checkpointing: 5, read as full recomputation) with exit 0. Each is InputError at its
+// key now. "auto" bucket sizes stay warnings (Hugging Face Trainer configs give them).
+TEST(import_deepspeed, KeysOfTheWrongTypeAreInputErrorsAtTheKey) {
+  const std::vector<std::pair<nlohmann::json, std::string>> bad = {
+      {{{"zero_optimization", {{"stage", 2}, {"overlap_comm", "true"}}}},
+       "/zero_optimization/overlap_comm"},
+      {{{"fp16", {1}}}, "/fp16"},
+      {{{"bf16", true}}, "/bf16"},
+      {{{"optimizer", "adam"}}, "/optimizer"},
+      {{{"activation_checkpointing", 5}}, "/activation_checkpointing"},
+      {{{"data_types", "fp32"}}, "/data_types"},
+      {{{"zero_optimization", {{"reduce_bucket_size", "big"}}}},
+       "/zero_optimization/reduce_bucket_size"},
+      {{{"zero_optimization", {{"stage3_prefetch_bucket_size", -1}}}},
+       "/zero_optimization/stage3_prefetch_bucket_size"}};
+  for (const auto& [extra, path] : bad) {
+    nlohmann::json ds = {{"train_micro_batch_size_per_gpu", 1}};
+    ds.update(extra);
+    try {
+      (void)import_deepspeed(ds, ds_target(), "x");
+      ADD_FAILURE() << "accepted " << ds.dump();
+    } catch (const InputError& e) {
+      ASSERT_FALSE(e.items().empty());
+      EXPECT_EQ(e.items()[0].path, path) << ds.dump();
+    }
+  }
+  const ImportResult r = import_deepspeed({{"train_micro_batch_size_per_gpu", 1},
+                                           {"zero_optimization", {{"reduce_bucket_size", "auto"}}}},
+                                          ds_target(), "x");
+  EXPECT_TRUE(warns(r, "reduce_bucket_size: \"auto\""));
+}
+
+// Found by review (2026-11-27): a config without fp16 or bf16 (fp32 training) warned "bf16 without
+// ZeRO" because the check read "the bf16 section was decided" as "bf16 is on". The scenario's
+// name is the config's file name without folder or extension (it was the path as given).
+TEST(import_deepspeed, Fp32RunsGetNoBf16WarningAndTheNameIsTheFileStem) {
+  const ImportResult r =
+      import_deepspeed({{"train_micro_batch_size_per_gpu", 1}}, ds_target(), "../ds/zero0.json");
+  EXPECT_EQ(r.scenario["training"]["precision"], "fp32");
+  EXPECT_FALSE(warns(r, "bf16 without ZeRO"));
+  EXPECT_EQ(r.scenario["name"], "zero0");
+  // bf16 on without ZeRO still warns.
+  EXPECT_TRUE(
+      warns(import_deepspeed({{"train_micro_batch_size_per_gpu", 1}, {"bf16", {{"enabled", true}}}},
+                             ds_target(), "x"),
+            "bf16 without ZeRO"));
 }
 
 }  // namespace
