@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -36,6 +37,34 @@ fs::path resolved(const std::string& path) {
   return ec ? p : c;
 }
 
+// /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N or /proc/PID/fd/N: a link to one of the
+// process's open descriptors, whose "target" (pipe:[N], a terminal, a file opened with > or >>)
+// only the kernel's open follows correctly. Written through as given, appending, never replaced
+// (found by review, 2026-11-27: `-o /dev/stdout | cat` resolved to a "pipe:[N]" that does not
+// exist and was refused, and `-o /dev/stdout >> log` replaced log).
+bool is_descriptor_path(const std::string& path) {
+  const auto digits = [](std::string_view v) {
+    return !v.empty() &&
+           std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  const std::string_view p = path;
+  if (p == "/dev/stdout" || p == "/dev/stderr") return true;
+  if (p.starts_with("/dev/fd/")) return digits(p.substr(8));
+  if (!p.starts_with("/proc/")) return false;
+  const std::string_view rest = p.substr(6);
+  const std::size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return false;
+  const std::string_view pid = rest.substr(0, slash), tail = rest.substr(slash);
+  return (pid == "self" || digits(pid)) && tail.starts_with("/fd/") && digits(tail.substr(4));
+}
+
+// Exists as given (symbolic links followed by the kernel) and is not a regular file: a FIFO, a
+// device, a terminal, a pipe behind a descriptor link.
+bool is_special_as_given(const std::string& path) {
+  struct ::stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 // Writes all of `text` to `fd`; false with errno set on failure.
 bool write_all(int fd, std::string_view text) {
   while (!text.empty()) {
@@ -60,7 +89,7 @@ std::string output_folder(const std::string& path) {
 }
 
 void check_output_path(const std::string& flag, const std::string& path) {
-  if (is_stdout(path)) return;
+  if (is_stdout(path) || is_descriptor_path(path)) return;
   const fs::path target = resolved(path);
   std::error_code ec;
   if (fs::is_directory(target, ec))
@@ -74,14 +103,12 @@ void check_output_path(const std::string& flag, const std::string& path) {
 
 void check_output_creatable(const std::string& flag, const std::string& path) {
   if (is_stdout(path)) return;
-  const fs::path target = resolved(path);
-  std::error_code ec;
-  const fs::file_status st = fs::status(target, ec);
-  if (fs::exists(st) && !fs::is_regular_file(st)) {  // written through (write_output)
-    if (::access(target.c_str(), W_OK) != 0)
+  if (is_descriptor_path(path) || is_special_as_given(path)) {  // written through (write_output)
+    if (::access(path.c_str(), W_OK) != 0)
       throw InputError(flag, "cannot write \"" + path + "\": " + std::strerror(errno));
     return;
   }
+  const fs::path target = resolved(path);
   // what write_output does first: a temporary sibling, here removed at once
   std::string probe = target.string() + ".tmp.XXXXXX";
   const int fd = ::mkstemp(probe.data());
@@ -133,12 +160,11 @@ void write_output(const std::string& path, const std::string& text) {
     return;
   }
   check_output_path("", path);
-  const fs::path target = resolved(path);
-  std::error_code ec;
-  const fs::file_status st = fs::status(target, ec);
-  if (fs::exists(st) && !fs::is_regular_file(st)) {
-    // A FIFO, a device, a terminal: write through it; replacing it would break what it is.
-    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+  const bool descriptor = is_descriptor_path(path);
+  if (descriptor || is_special_as_given(path)) {
+    // A FIFO, a device, a terminal, a descriptor link: write through it as given; replacing it
+    // would break what it is. A descriptor link appends (a file behind `>>` keeps its start).
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (descriptor ? O_APPEND : 0));
     if (fd < 0) fail(path, "open", errno);
     const bool ok = write_all(fd, text);
     const int err = errno;
@@ -146,6 +172,9 @@ void write_output(const std::string& path, const std::string& text) {
     if (!ok) fail(path, "write", err);
     return;
   }
+  const fs::path target = resolved(path);
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
   // A regular or new file: a temporary sibling of the target (mkstemp: a fresh name, created
   // exclusively, so nothing planted at a predictable name is followed), given the replaced
   // file's permissions (a new file: 0666 less the umask), flushed to disk, then renamed over

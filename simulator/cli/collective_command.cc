@@ -29,7 +29,7 @@ void throw_with_flag(const Diagnostics& d, const std::string& flag, const std::s
 // A shipped preset of `kind` by name, else a JSON file at that path.
 nlohmann::json preset_or_file(PresetKind kind, const std::string& spec, const std::string& flag) {
   if (auto preset = find_preset(kind, spec)) return *preset;
-  if (!std::filesystem::exists(spec)) throw_unknown_preset(kind, spec, flag);
+  if (!std::filesystem::exists(spec)) throw_unknown_preset(kind, spec, flag, true);
   try {
     return read_json_file(spec);
   } catch (const InputError& e) {

@@ -90,7 +90,7 @@ NetworkConfig base_network(const GpuProfile& g, const std::string& network_base)
       j = *preset;
     } else {
       if (!std::filesystem::exists(network_base))
-        throw_unknown_preset(PresetKind::kCluster, network_base, "--network-base");
+        throw_unknown_preset(PresetKind::kCluster, network_base, "--network-base", true);
       try {
         j = read_json_file(network_base);
       } catch (const InputError& e) {
@@ -185,7 +185,7 @@ GpuProfile load_profile(const std::string& spec, const std::string& flag) {
   if (auto preset = find_preset(PresetKind::kGpu, spec)) {
     j = *preset;
   } else {
-    if (!std::filesystem::exists(spec)) throw_unknown_preset(PresetKind::kGpu, spec, flag);
+    if (!std::filesystem::exists(spec)) throw_unknown_preset(PresetKind::kGpu, spec, flag, true);
     try {
       j = read_json_file(spec);
     } catch (const InputError& e) {

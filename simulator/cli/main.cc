@@ -29,8 +29,9 @@ const CLI::Validator kWholeAtLeastOne(
       long long value = 0;
       const char* end = text.data() + text.size();
       const auto [at, ec] = std::from_chars(text.data(), end, value);
-      if (ec != std::errc() || at != end || value < 1)
-        return "expected a whole number >= 1, got \"" + text + "\"";
+      // no leading zero: CLI11 reads "012" as octal 10 (found by review, 2026-11-27)
+      if (ec != std::errc() || at != end || value < 1 || text.front() == '0')
+        return "expected a whole number >= 1 (decimal, no leading zero), got \"" + text + "\"";
       return "";
     },
     "INT>=1");

@@ -136,8 +136,8 @@ Comparison compare_variants(const std::string& scenario, const std::vector<std::
       if (inside(key, axis.key))
         throw InputError("--set " + o, "--vary " + axis.key +
                                            " replaces the whole section, so every variant would "
-                                           "lose this value; vary the key itself, or give it in "
-                                           "each --vary value");
+                                           "lose this value; give it as a one-value --vary " +
+                                           key + "=... after --vary " + axis.key);
     }
   std::size_t n = 1;
   for (const auto& a : axes) {

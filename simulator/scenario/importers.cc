@@ -263,10 +263,16 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
         for (const auto& [kk, vv] : v.items())
           if (kk != "device") warn(fmt::format("{}.{}: not modelled", key, kk));
       } else if (k == "overlap_comm") {
-        if (!v.is_boolean())
-          throw InputError("/zero_optimization/overlap_comm",
-                           fmt::format("must be true or false, got {}", json_text(v)));
-        parallel["overlap_grad_reduce"] = v.get<bool>();
+        // DeepSpeed's Optional[bool]: null is its stage default, as is "auto" (dropped by its
+        // config model outside strict mode); anything else but a boolean is refused
+        if (is_auto(v))
+          warn(key + ": \"auto\" (the Hugging Face Trainer fills it in): the default is kept");
+        else if (!v.is_null() && !v.is_boolean())
+          throw InputError(
+              "/zero_optimization/overlap_comm",
+              fmt::format("must be true, false, null or \"auto\", got {}", json_text(v)));
+        else if (v.is_boolean())
+          parallel["overlap_grad_reduce"] = v.get<bool>();
       } else if (k == "reduce_bucket_size" || k == "allgather_bucket_size") {
         if (v.is_number() && v.get<double>() > 0)
           overheads["zero_bucket_elements"] = v.get<double>();

@@ -305,9 +305,11 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   const std::string method =
       text("--recompute-method").empty() ? old_method : text("--recompute-method");
   if (!method.empty() && method != "uniform" && method != "block")
-    throw InputError("", fmt::format("--recompute-method {}: expected uniform or block "
-                                     "(Megatron-LM's choices)",
-                                     method));
+    throw InputError(
+        "", fmt::format("{} {}: expected uniform or block (Megatron-LM's choices)",
+                        text("--recompute-method").empty() ? "--activations-checkpoint-method"
+                                                           : "--recompute-method",
+                        method));
   const std::int64_t chunk =
       std::max({integer("--recompute-num-layers"), integer("--activations-checkpoint-num-layers"),
                 integer("--checkpoint-num-layers")});

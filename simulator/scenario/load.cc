@@ -232,6 +232,20 @@ void expand_framework_preset_for(nlohmann::json& raw, const std::string& assignm
 
 Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
                             const std::vector<std::string>& overrides, PlanChecks checks) {
+  // The values apply in order: a whole section set after a key inside it would drop that key
+  // silently (found by review, 2026-11-27: `--set parallel.zero=3 --set 'parallel={"tp":4}'`
+  // ran ZeRO-0). A key set after its section applies inside it.
+  for (std::size_t j = 0; j < overrides.size(); ++j) {
+    const std::string section = overrides[j].substr(0, overrides[j].find('='));
+    for (std::size_t i = 0; i < j; ++i) {
+      const std::string key = overrides[i].substr(0, overrides[i].find('='));
+      if (key.starts_with(section + "."))
+        throw InputError("--set " + abbreviated(overrides[j]),
+                         fmt::format("replaces the whole {} after --set {} set a key inside it, "
+                                     "which would be lost; give --set {} first",
+                                     section, key, section));
+    }
+  }
   for (const auto& o : overrides) {
     expand_framework_preset_for(raw, o);
     apply_override(raw, o);

@@ -67,18 +67,31 @@ std::optional<nlohmann::json> find_preset(PresetKind kind, const std::string& na
   return std::nullopt;
 }
 
-void throw_unknown_preset(PresetKind kind, const std::string& name, const std::string& path) {
-  // What looks like a file or inline JSON is said to be missing or not accepted, rather than
-  // listed against the preset names (found by review, 2026-11-27: `--network /nonexistent.json`
-  // was an unknown clusters preset).
-  if (name.ends_with(".json") || name.find('/') != std::string::npos)
-    throw InputError(path, fmt::format("cannot open \"{}\": no such file (and no {} preset has "
-                                       "that name)",
-                                       name, preset_folder(kind)));
+void throw_unknown_preset(PresetKind kind, const std::string& name, const std::string& path,
+                          bool accepts_files) {
+  // What looks like a file or inline JSON is said to be so, rather than listed against the preset
+  // names (found by review, 2026-11-27: `--network /nonexistent.json` was an unknown clusters
+  // preset).
+  if (name.ends_with(".json") || name.find('/') != std::string::npos) {
+    if (accepts_files)
+      throw InputError(path, fmt::format("cannot open \"{}\": no such file (and no {} preset has "
+                                         "that name)",
+                                         name, preset_folder(kind)));
+    throw InputError(path,
+                     fmt::format("\"{}\": this takes the name of a {} preset, not a file{}", name,
+                                 preset_folder(kind),
+                                 kind == PresetKind::kModel ? " (a model's config file goes in "
+                                                              "model.hf_config)"
+                                                            : ""));
+  }
   if (name.starts_with("{"))
-    throw InputError(path, fmt::format("inline JSON is not accepted here: give a {} preset name "
-                                       "or the path of a JSON file",
-                                       preset_folder(kind)));
+    throw InputError(
+        path, accepts_files ? fmt::format("inline JSON is not accepted here: give a {} preset name "
+                                          "or the path of a JSON file",
+                                          preset_folder(kind))
+                            : fmt::format("\"{}\" is a string, not a {} preset name (where an "
+                                          "object is accepted, give it as JSON, not as a string)",
+                                          abbreviated(name), preset_folder(kind)));
   const auto names = preset_names(kind);
   const std::string guess = nearest(name, names);
   throw InputError(

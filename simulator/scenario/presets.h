@@ -22,10 +22,11 @@ struct PresetEntry {
 [[nodiscard]] std::vector<std::string> preset_names(PresetKind kind);
 // The parsed preset file, or nullopt when no preset of that kind has this name.
 [[nodiscard]] std::optional<nlohmann::json> find_preset(PresetKind kind, const std::string& name);
-// InputError at `path` naming the unknown preset, a near-miss suggestion and the known names; a
-// name that looks like a file (".json", a '/') is a file that cannot be opened, and one that
-// starts with '{' inline JSON where none is accepted.
+// InputError at `path` naming the unknown preset, a near-miss suggestion and the known names. A
+// name that looks like a file (".json", a '/') is a file that cannot be opened where the caller
+// `accepts_files`, else a file where only a preset name goes; one that starts with '{' is inline
+// JSON where none is accepted.
 [[noreturn]] void throw_unknown_preset(PresetKind kind, const std::string& name,
-                                       const std::string& path);
+                                       const std::string& path, bool accepts_files = false);
 
 }  // namespace shardsim

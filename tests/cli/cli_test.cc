@@ -427,6 +427,40 @@ TEST(cli_usage, HelpExitsZero) {
   EXPECT_TRUE(contains(r.out, "memory")) << r.out;  // lists the subcommands
 }
 
+// --set values apply in order: a section set after a key inside it would drop the key (found by
+// review, 2026-11-27: ZeRO-0 ran), so it is refused; a key set after its section applies inside
+// it (the report's plan then has both).
+TEST(cli_usage, ASectionSetAfterAKeyInsideItIsRefused) {
+  const Result lost =
+      shardsim({"memory", kExample, "--set", "parallel.zero=3", "--set", R"(parallel={"tp":4})"});
+  EXPECT_EQ(lost.exit_code, 2);
+  EXPECT_TRUE(contains(lost.err, "give --set parallel first")) << lost.err;
+  const Result kept = shardsim(
+      {"memory", kExample, "--json", "--set", R"(parallel={"tp":4})", "--set", "parallel.zero=3"});
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  const json scenario = parse_report(kept)["scenario"];
+  EXPECT_EQ(scenario["parallel"]["tp"], 4);
+  EXPECT_EQ(scenario["parallel"]["zero"], 3);
+}
+
+// A file where only a preset name goes is said to be one; a missing file where files are
+// accepted is said to be missing (found by review, 2026-11-27: both were "unknown preset", and
+// then the first wording also fired for fields that take no file).
+TEST(cli_usage, FilesWherePresetsGoAreNamedAsSuch) {
+  const Result framework =
+      shardsim({"memory", kExample, "--set", "framework=/tmp/some/cuda-graphs.json"});
+  EXPECT_EQ(framework.exit_code, 2);
+  EXPECT_TRUE(has_error_line(framework.err, "/framework",
+                             "this takes the name of a frameworks preset, not a file"))
+      << framework.err;
+  const Result network =
+      shardsim({"collective", "--gpu", "h100-sxm", "--op", "all_reduce", "--bytes", "1e6",
+                "--ranks", "8", "--network", "/nonexistent/net.json"});
+  EXPECT_EQ(network.exit_code, 2);
+  EXPECT_TRUE(contains(network.err, "cannot open \"/nonexistent/net.json\": no such file"))
+      << network.err;
+}
+
 TEST(cli_usage, DeepSpeedEstimatorNeedsZeroTwoOrThree) {
   // The example uses ZeRO-1; DeepSpeed's closed-form estimator covers stages 2 and 3 only.
   const Result r = shardsim({"memory", kExample, "--estimator", "deepspeed"});

@@ -169,4 +169,26 @@ TEST(cli_output, AnOutputWhoseDirectoryRefusesAFileIsExitTwoBeforeAnyWork) {
   EXPECT_TRUE(r.out.empty());
 }
 
+// Found by the second review (2026-11-27): /dev/stdout into a pipe resolved to "pipe:[N]", which
+// does not exist, so the output probe refused it (exit 2); and `-o /dev/stdout >> log` replaced
+// log by a rename. Descriptor links are written through as given, appending.
+TEST(cli_output, DescriptorLinksAreWrittenThroughAppending) {
+  if (!fs::exists("/dev/stdout")) GTEST_SKIP() << "no /dev/stdout on this machine";
+  const fs::path piped = scratch_dir() / "piped.json", log = scratch_dir() / "appended.log";
+  const std::string bin = SHARDSIM_BINARY;
+  int status = std::system(
+      (bin + " memory " + kExample + " --json -o /dev/stdout | cat > " + piped.string()).c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(json::parse(read_file(piped))["schema_version"], 1);
+  std::ofstream(log) << "keep\n";
+  status = std::system(
+      (bin + " memory " + kExample + " --json -o /dev/stdout >> " + log.string()).c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const std::string text = read_file(log);
+  ASSERT_TRUE(text.starts_with("keep\n")) << text.substr(0, 80);
+  EXPECT_EQ(json::parse(text.substr(5))["schema_version"], 1);
+}
+
 }  // namespace

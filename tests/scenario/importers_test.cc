@@ -273,8 +273,8 @@ TEST(import_megatron, ValuesOutsideMegatronsChoicesAreInputErrors) {
       "--vocab-size", "1000", "--seq-length",  "128", "--global-batch-size",   "16"};
   for (const std::vector<std::string>& extra :
        {std::vector<std::string>{"--recompute-granularity", "bogus"},
-        std::vector<std::string>{"--recompute-granularity", "full", "--recompute-method",
-                                 "some"}}) {
+        std::vector<std::string>{"--recompute-granularity", "full", "--recompute-method", "some"},
+        std::vector<std::string>{"--activations-checkpoint-method", "foo"}}) {
     std::vector<std::string> args = base;
     args.insert(args.end(), extra.begin(), extra.end());
     try {
@@ -282,6 +282,10 @@ TEST(import_megatron, ValuesOutsideMegatronsChoicesAreInputErrors) {
       ADD_FAILURE() << "accepted " << extra.back();
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("Megatron-LM's choices"), std::string::npos) << e.what();
+      // the flag the value came from is named (the older flag's value was blamed on the newer)
+      EXPECT_NE(std::string(e.what()).find(extra[extra.size() - 2] + " " + extra.back()),
+                std::string::npos)
+          << e.what();
     }
   }
   std::vector<std::string> full = base;
@@ -632,6 +636,15 @@ TEST(import_deepspeed, KeysOfTheWrongTypeAreInputErrorsAtTheKey) {
                                            {"zero_optimization", {{"reduce_bucket_size", "auto"}}}},
                                           ds_target(), "x");
   EXPECT_TRUE(warns(r, "reduce_bucket_size: \"auto\""));
+  // overlap_comm is DeepSpeed's Optional[bool]: null and "auto" keep the stage's default (found
+  // by the second review: the first fix refused them).
+  for (const nlohmann::json& keep : {nlohmann::json(nullptr), nlohmann::json("auto")}) {
+    const ImportResult k =
+        import_deepspeed({{"train_micro_batch_size_per_gpu", 1},
+                          {"zero_optimization", {{"stage", 3}, {"overlap_comm", keep}}}},
+                         ds_target(), "x");
+    EXPECT_FALSE(k.scenario["parallel"].contains("overlap_grad_reduce")) << keep.dump();
+  }
 }
 
 // Found by review (2026-11-27): a config without fp16 or bf16 (fp32 training) warned "bf16 without
