@@ -134,7 +134,15 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
         "scenario");
   if (const auto f = integer("--ffn-hidden-size")) model["ffn_hidden"] = f;
   if (const auto v = integer("--vocab-size")) model["vocab"] = v;
-  if (const auto v = integer("--padded-vocab-size")) model["vocab"] = v;
+  if (const auto v = integer("--padded-vocab-size")) {
+    // padding only grows the vocabulary (found by review, 2026-11-27: 100 under a vocabulary of
+    // 200 was taken as 100)
+    if (const auto raw = integer("--vocab-size"); raw && v < raw)
+      throw InputError("", fmt::format("--padded-vocab-size {} is below --vocab-size {}: padding "
+                                       "only adds rows",
+                                       v, raw));
+    model["vocab"] = v;
+  }
   if (t.model.empty() && !model.contains("vocab"))
     throw InputError("",
                      "--vocab-size is required: Megatron reads the vocabulary from the "

@@ -291,6 +291,10 @@ TEST(import_megatron, ValuesOutsideMegatronsChoicesAreInputErrors) {
   std::vector<std::string> full = base;
   full.insert(full.end(), {"--recompute-granularity", "full", "--recompute-method", "uniform"});
   EXPECT_EQ(import_megatron(full, t).scenario["training"]["recompute"], "full");
+  // Padding only adds rows: a padded size below the vocabulary (1000 above) is refused.
+  std::vector<std::string> shrunk = base;
+  shrunk.insert(shrunk.end(), {"--padded-vocab-size", "100"});
+  EXPECT_THROW((void)import_megatron(shrunk, t), InputError);
 }
 
 // Megatron's defaults when the width arguments are absent (megatron/training/arguments.py):
