@@ -20,9 +20,8 @@ void write_output(const std::string& path, const std::string& text);
 
 // Before any work: every output a command was given ((flag, path) pairs; "" and "-" skipped)
 // must be a path it can write (check_output_path, check_output_creatable) and no two may be the
-// same file (after
-// following symbolic links), or the later one would silently replace the earlier. InputError
-// (exit 2) naming the flags otherwise.
+// same file (after following symbolic links), or the later one would silently replace the
+// earlier. InputError (exit 2) naming the flags otherwise.
 // `inputs` ((flag, path) pairs of the files the command reads; a path that is no file, such as a
 // preset name, is skipped): no output may be one of them, or writing would destroy the input.
 // At most one output may go to standard output ("-", or "" for -o, the report's default).
