@@ -21,7 +21,21 @@ struct MeasuredCollective {
   std::vector<double> bytes;    // nccl-tests size, ascending, > 0
   std::vector<double> seconds;  // measured time of the same row (TimeColumn)
   std::vector<int> lines;       // 1-based line of each row in `file`
+  // Rows left out of the fit: over kStallFactor times slower than a larger message of the same
+  // log, a time no fabric gives that size (a stalled run); each with that larger row.
+  struct LeftOut {
+    int line = 0;
+    double seconds = 0;
+    int larger_line = 0;
+    double larger_seconds = 0;
+  };
+  std::vector<LeftOut> left_out;
 };
+
+// How much slower than a larger message a row may be before it is left out as stalled: 3x keeps
+// every row of the shipped logs (the largest ratio there is 2.2x, Polaris' 32-rank alltoall below
+// 4 KiB: a regime of its own, not a stall) and catches the 100x stall of a review's edited log.
+inline constexpr double kStallFactor = 3.0;
 
 // Where the rank count and placement of a log come from when the log does not print them.
 struct PlacementHints {
@@ -36,8 +50,9 @@ struct PlacementHints {
 // 8-node all_gather: 254 vs 59 us at 512 B), so the faster run is the better estimate of the
 // undisturbed time.
 enum class TimeColumn {
-  kBest,        // min(out-of-place, in-place) (the out-of-place time when in-place is not > 0)
-  kOutOfPlace,  // the out-of-place time only
+  kBest,        // min(out-of-place, in-place) (the out-of-place time when in-place is not > 0);
+                // rows over kStallFactor x slower than a larger message left out
+  kOutOfPlace,  // the out-of-place time only, every row (no stalled row left out: comparisons)
 };
 
 // The collectives of one parsed log. Ranks: the log's "# Rank" lines, else the "_<N>.log" suffix

@@ -43,6 +43,15 @@ json fit_report_json(const FitNotes& notes, const std::vector<LogReport>& logs,
                            {"held_out_median_abs_pct_error",
                             l.held_out_pct < 0 ? json(nullptr) : json(l.held_out_pct)},
                            {"segments", segs}});
+    if (!l.rows.left_out.empty()) {
+      json left = json::array();
+      for (const auto& o : l.rows.left_out)
+        left.push_back({{"line", o.line},
+                        {"seconds", o.seconds},
+                        {"larger_line", o.larger_line},
+                        {"larger_seconds", o.larger_seconds}});
+      out["logs"].back()["left_out"] = left;
+    }
     if (!l.ladder_held_out_pct.empty())
       out["logs"].back()["off_ladder_held_out"] = {
           {"rows", l.ladder_held_out_pct.size()},
@@ -69,6 +78,11 @@ std::string fit_report_text(const FitNotes& notes, const std::vector<LogReport>&
         l.rows.file, l.rows.op, l.rows.ranks, l.rows.ranks_per_node, l.rows.bytes.size(),
         l.fit.residual * 100, l.held_out_pct < 0 ? "n/a" : fmt::format("{:.2f}%", l.held_out_pct));
     if (!l.ladder_held_out_pct.empty()) t += "  " + ladder_text(l.ladder_held_out_pct) + "\n";
+    for (const auto& o : l.rows.left_out)
+      t += fmt::format(
+          "  line {} left out: {:.1f} us, over {:g}x the {:.1f} us of the larger message on line "
+          "{} (a stalled run)\n",
+          o.line, o.seconds * 1e6, cal::kStallFactor, o.larger_seconds * 1e6, o.larger_line);
     for (const auto& s : l.fit.segments)
       t += fmt::format(
           "  {:>12g} - {:<12g} B  alpha {:9.2f} us  busbw {:8.2f} GB/s  residual "

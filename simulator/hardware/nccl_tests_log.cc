@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -105,6 +106,9 @@ struct Parser {
   NcclTestsLog log;
   NcclTest current;
   std::set<std::string> hosts;
+  std::map<std::string, int> ranks_on;  // "# Rank" lines per host of the current test
+  std::set<int> rank_ids;
+  int rank_line = 0;  // the last "# Rank" line
   std::optional<NcclTestsError> error;
   // The last column header's layout ("#  size  count  type  redop  root  time ..."): whether it
   // has the root column, and whether the check columns are `#wrong` counts or old `error`
@@ -121,10 +125,26 @@ struct Parser {
   // Ends the current test if it has rows (a boundary before any row keeps what was read).
   void close_test() {
     if (current.rows.empty()) return;
+    // Ranks spread unevenly over hosts (3 + 3 + 2) are no placement shardsim models: a node
+    // count and ranks per node would describe one that never ran (found by review, 2026-11-27:
+    // such a log was fitted as "3 per node").
+    if (std::ranges::adjacent_find(ranks_on, std::ranges::not_equal_to{},
+                                   [](const auto& h) { return h.second; }) != ranks_on.end()) {
+      std::string spread;
+      for (const auto& [host, n] : ranks_on)
+        spread += fmt::format("{}{}: {}", spread.empty() ? "" : ", ", host, n);
+      error = {file, rank_line,
+               fmt::format("the \"# Rank\" lines spread the ranks unevenly over the hosts ({}); "
+                           "shardsim fits groups with the same number of ranks on every node",
+                           spread)};
+      return;
+    }
     if (current.op.empty()) current.op = op_from_file(file);
     log.tests.push_back(std::move(current));
     current = {};
     hosts.clear();
+    ranks_on.clear();
+    rank_ids.clear();
   }
 
   std::optional<NcclTestsTiming> timing(const std::vector<std::string>& f, std::size_t at) {
@@ -189,6 +209,21 @@ struct Parser {
         return;
       }
     }
+    // Each time must agree with its own algbw column (algbw = size / time, GB/s): a time edited
+    // or corrupted apart from its bandwidth is refused, as --collective-table refuses it (found
+    // by review, 2026-11-27: 1e-30 us fitted a 1e5 GB/s segment, 1e12 us moved the topology
+    // fit). Both are printed to 2 decimals: allowed 2 % plus 0.01 GB/s.
+    for (const NcclTestsTiming* tm : {&*oop, &*ip}) {
+      if (*size <= 0 || tm->time_us <= 0) continue;
+      const double implied = *size / (tm->time_us * 1e3);
+      if (std::fabs(implied - tm->algbw_GBps) > 0.02 * tm->algbw_GBps + 0.01) {
+        error = {file, line,
+                 fmt::format("data row's time {} us gives {:.2f} GB/s for {} bytes, but its algbw "
+                             "column says {} GB/s",
+                             tm->time_us, implied, *size, tm->algbw_GBps)};
+        return;
+      }
+    }
     // The root is a rank (or -1 for "no root"); anything else cannot be cast to int safely.
     if (*root != std::floor(*root) || *root < -1 || *root > 1e9) {
       error = {file, line, fmt::format("data row has root {}; expected -1 or a rank >= 0", f[4])};
@@ -225,8 +260,15 @@ struct Parser {
     if (const auto v = nccl_version(line); !v.empty()) current.nccl_version = v;
     // "#  Rank  0 Group  0 Pid  25 on HOST device 0 ...": fields 1 "Rank", 7 "on", 8 the host
     if (f.size() > 8 && f[1] == "Rank" && f[7] == "on") {
+      const std::optional<double> id = shardsim::number(f[2]);  // `number` is the line here
+      if (id && *id >= 0 && *id < 1e9 && !rank_ids.insert(int(*id)).second) {
+        error = {file, number, fmt::format("rank {} is listed twice", f[2])};
+        return;
+      }
       current.ranks = current.ranks.value_or(0) + 1;
       hosts.insert(f[8]);
+      ++ranks_on[f[8]];
+      rank_line = number;
       current.nodes = static_cast<int>(hosts.size());
     }
   }
@@ -257,7 +299,7 @@ std::string NcclTestsError::text() const {
 
 std::variant<NcclTestsLog, NcclTestsError> parse_nccl_tests_log(std::string_view text,
                                                                 const std::string& file) {
-  Parser p{file, {file, {}}, {}, {}, {}};
+  Parser p{file, {file, {}}, {}, {}, {}, {}, 0, {}, {}};
   int number = 0;
   std::size_t start = 0;
   while (start < text.size() && !p.error) {
@@ -270,6 +312,7 @@ std::variant<NcclTestsLog, NcclTestsError> parse_nccl_tests_log(std::string_view
   }
   if (p.error) return *p.error;
   p.close_test();
+  if (p.error) return *p.error;  // the last test's placement
   if (p.log.tests.empty()) return NcclTestsError{file, number, "no nccl-tests data rows found"};
   return std::move(p.log);
 }

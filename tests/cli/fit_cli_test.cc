@@ -294,9 +294,9 @@ TEST(cli_fit, NodeSizesThatCannotBeAreRefused) {
   const fs::path log = scratch_dir() / "nohosts_all_reduce_8.log";
   std::ofstream(log) << "#  size count type redop root time algbw busbw #wrong time algbw busbw "
                         "#wrong\n"
-                        "   1024   256 float sum -1 12.0 0.1 0.1 0 12.0 0.1 0.1 0\n"
-                        "   2048   512 float sum -1 13.0 0.2 0.2 0 13.0 0.2 0.2 0\n"
-                        "   4096  1024 float sum -1 14.0 0.3 0.3 0 14.0 0.3 0.3 0\n";
+                        "   1024   256 float sum -1 12.0 0.09 0.15 0 12.0 0.09 0.15 0\n"
+                        "   2048   512 float sum -1 13.0 0.16 0.28 0 13.0 0.16 0.28 0\n"
+                        "   4096  1024 float sum -1 14.0 0.29 0.51 0 14.0 0.29 0.51 0\n";
   const std::string out = (scratch_dir() / "never_nodes.json").string();
   auto fit = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = {"fit",        "--base", "h100-sxm", "--nccl-tests",
@@ -317,14 +317,18 @@ TEST(cli_fit, NodeSizesThatCannotBeAreRefused) {
 
 // Found by the nccl_log fuzz target: a log whose fitted segment lies outside the network
 // reader's ranges (here max_bytes 2.1e15 > 1e15) was exit 3 ("internal failure") with
-// --network-output, exit 2 only with -o. The input is the fuzzer's minimised finding
-// (tests/fuzz/regressions/nccl_log/segment-max-bytes-out-of-range.log), named so that fit reads
-// its op and ranks from the file name.
+// --network-output, exit 2 only with -o. The fuzzer's minimised finding
+// (tests/fuzz/regressions/nccl_log/segment-max-bytes-out-of-range.log) now stops at its first
+// row, whose time disagrees with its algbw column; this log keeps its 2.1e15-byte row with
+// columns that agree (2107374081731824 B / 21073740817.32 us = 100.00 GB/s, busbw x 2 x 15/16 =
+// 187.50), named so that fit reads its op and ranks from the file name.
 TEST(cli_fit, NetworkOutsideTheReaderRangesExitsTwoWithNetworkOutput) {
-  const fs::path log = scratch_dir() / "fuzz_all_reduce_16.log";
-  fs::copy_file(fs::path(SHARDSIM_SOURCE_DIR) /
-                    "tests/fuzz/regressions/nccl_log/segment-max-bytes-out-of-range.log",
-                log, fs::copy_options::overwrite_existing);
+  const fs::path log = scratch_dir() / "huge_all_reduce_16.log";
+  std::ofstream(log) << "#  size count type redop root time algbw busbw #wrong time algbw busbw "
+                        "#wrong\n"
+                        "  1024 256 float sum -1 10.00 0.10 0.19 0 10.00 0.10 0.19 0\n"
+                        "  2107374081731824 526843520432956 float sum -1 21073740817.32 100.00 "
+                        "187.50 0 21073740817.32 100.00 187.50 0\n";
   const fs::path out = scratch_dir() / "never_net.json";
   fs::remove(out);
   const auto r = shardsim({"fit", "--nccl-tests", log.string(), "--network-base", "dgx-a100",

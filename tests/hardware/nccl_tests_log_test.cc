@@ -223,6 +223,45 @@ TEST(nccl_tests_log, NegativeZeroTimeAndWrongResultsAreErrors) {
       parse_nccl_tests_log(" 8 2 float sum 1.0 0.0 0.0 5e-07 1.0 0.0 0.0 5e-07\n", "o.log")));
 }
 
+// Found by review (2026-11-27): a time that disagrees with its own algbw column (size / time,
+// GB/s) was fitted (1e-30 us gave a 1e5 GB/s segment); ranks spread unevenly over the hosts
+// (3 + 3 + 2) were fitted as "3 per node"; a rank listed twice was counted twice.
+TEST(nccl_tests_log, TimesAgreeWithTheirBandwidthAndRanksWithTheirHosts) {
+  // 1048576 B in 10.00 us is 104.86 GB/s (algbw = size / time / 1e3 with time in us).
+  const std::string header =
+      "#  size count type redop root time algbw busbw #wrong time algbw "
+      "busbw #wrong\n";
+  const std::string good =
+      " 1048576 262144 float sum -1 10.00 104.86 183.50 0 10.00 104.86 183.50 0\n";
+  EXPECT_TRUE(std::holds_alternative<NcclTestsLog>(parse_nccl_tests_log(header + good, "g.log")));
+  const std::string edited =
+      " 1048576 262144 float sum -1 1e-30 104.86 183.50 0 10.00 104.86 183.50 0\n";
+  const auto bad = parse_nccl_tests_log(header + edited, "b.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsError>(bad));
+  EXPECT_NE(std::get<NcclTestsError>(bad).text().find("b.log:2: data row's time"),
+            std::string::npos)
+      << std::get<NcclTestsError>(bad).text();
+  // Ranks 0-2 on h0, 3-5 on h1, 6-7 on h2.
+  std::string uneven;
+  for (int r = 0; r < 8; ++r)
+    uneven += fmt::format("#  Rank {} Group  0 Pid  1 on h{} device  {} [0x00] NVIDIA H100\n", r,
+                          r / 3, r % 3);
+  const auto spread = parse_nccl_tests_log(uneven + header + good, "u.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsError>(spread));
+  EXPECT_NE(
+      std::get<NcclTestsError>(spread).text().find("u.log:8: the \"# Rank\" lines spread "
+                                                   "the ranks unevenly over the hosts (h0: 3, "
+                                                   "h1: 3, h2: 2)"),
+      std::string::npos)
+      << std::get<NcclTestsError>(spread).text();
+  const std::string twice =
+      "#  Rank 0 Group  0 Pid  1 on h0 device  0 [0x00] NVIDIA H100\n"
+      "#  Rank 0 Group  0 Pid  2 on h0 device  1 [0x00] NVIDIA H100\n";
+  const auto dup = parse_nccl_tests_log(twice + header + good, "d.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsError>(dup));
+  EXPECT_EQ(std::get<NcclTestsError>(dup).text(), "d.log:2: rank 0 is listed twice");
+}
+
 // The column header says what the columns are (the field count did before, 2026-11-27): a
 // layout with the root column and the old `error` maximum (13 fields, as 12 of the new layout's
 // would be) reads its 1e-07 as an error size, not as wrong results; rows that do not have the
