@@ -160,8 +160,10 @@ std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
     add_rows(test, column, m);
     if (m.bytes.size() < 2)
       return fmt::format(
-          "{}:{}: fewer than 2 rows with size > 0 and a positive, finite time to fit", log.file,
-          test.first_line);
+          "{}:{}: fewer than 2 distinct sizes > 0 with a positive, finite time to fit{}", log.file,
+          test.first_line,
+          m.left_out.empty() ? ""
+                             : fmt::format(" ({} stalled row(s) left out)", m.left_out.size()));
     out.push_back(std::move(m));
   }
   return out;

@@ -429,6 +429,13 @@ int run_fit(const FitArgs& a) {
   std::cout << (a.json ? fit_report_json(notes, logs, t).dump(2) + "\n"
                        : fit_report_text(notes, logs, t));
   if (!a.output.empty()) write_profile(g, a.output);
+  // A profile with no network of its own and no node.network preset prices no collective: say
+  // so now, not when a scenario first uses it (found by review, 2026-11-27: samples of a
+  // one-rank sweep gave such a profile silently).
+  if (!a.output.empty() && !g.network && g.default_network.empty())
+    std::cerr << "warning: " << a.output
+              << ": the profile has no network (no collective was measured and the base names "
+                 "none); a scenario using it needs cluster.network\n";
   if (network && !a.network_output.empty()) {
     // Named only now: a --network-base's name is the network the fit started from.
     write_network(network->net, a.network_output);

@@ -403,6 +403,10 @@ TEST(cli_fit, SamplesWithoutBaseMakeAProfile) {
   // memory_bytes: this machine's RAM / 1 rank per node, so > 0 (it was 0 before: exit 3).
   EXPECT_GT(profile["memory_bytes"].get<double>(), 0);
   EXPECT_EQ(profile["name"], "cpu-testhost");
+  // cpu_samples() measured no collective and no base names a network: the profile prices none,
+  // and fit says so (found by review, 2026-11-27: simulate was the first to tell).
+  EXPECT_FALSE(profile.contains("network"));
+  EXPECT_TRUE(contains(r.err, "the profile has no network")) << r.err;
   // The written profile reads back: `fit --base` loads it through the profile reader.
   const auto again = shardsim({"fit", "--samples", samples.string(), "--base", out.string(), "-o",
                                (scratch_dir() / "fit_cpu2.json").string()});
