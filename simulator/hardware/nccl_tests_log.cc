@@ -216,11 +216,15 @@ struct Parser {
     for (const NcclTestsTiming* tm : {&*oop, &*ip}) {
       if (*size <= 0 || tm->time_us <= 0) continue;
       const double implied = *size / (tm->time_us * 1e3);
-      if (std::fabs(implied - tm->algbw_GBps) > 0.02 * tm->algbw_GBps + 0.01) {
+      if (!std::isfinite(implied) ||
+          std::fabs(implied - tm->algbw_GBps) > 0.02 * tm->algbw_GBps + 0.01) {
         error = {file, line,
-                 fmt::format("data row's time {} us gives {:.2f} GB/s for {} bytes, but its algbw "
+                 fmt::format("data row's time {} us gives {} GB/s for {} bytes, but its algbw "
                              "column says {} GB/s",
-                             tm->time_us, implied, *size, tm->algbw_GBps)};
+                             tm->time_us,
+                             std::isfinite(implied) ? fmt::format("{:.2f}", implied)
+                                                    : std::string("more than 1e308"),
+                             *size, tm->algbw_GBps)};
         return;
       }
     }
