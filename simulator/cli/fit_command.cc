@@ -147,6 +147,7 @@ void check_finite(const cal::TopologyFit& t, const std::vector<cal::MeasuredColl
 }
 
 void check_args(const FitArgs& a) {
+  check_gemm_aliases(a.gemm_aliases);
   if (!a.attention_relative.empty() && a.attention_csvs.size() != 1)
     throw InputError("--attention-relative",
                      "needs exactly one --attention table (the one it reads the ratio from)");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -183,8 +184,9 @@ void fit_gemm_best(const std::vector<std::string>& files, const MeasuredDevice& 
   }
 }
 
-void apply_gemm_aliases(const std::vector<std::string>& aliases, GpuProfile& g, FitNotes& notes) {
+void check_gemm_aliases(const std::vector<std::string>& aliases) {
   static const std::vector<std::string> kDtypes = {"fp32", "fp16", "bf16", "fp8"};
+  std::set<std::string> targets;
   for (const auto& a : aliases) {
     const auto eq = a.find('=');
     const std::string dst = a.substr(0, eq), src = eq == std::string::npos ? "" : a.substr(eq + 1);
@@ -194,6 +196,17 @@ void apply_gemm_aliases(const std::vector<std::string>& aliases, GpuProfile& g, 
                                                    "dtypes of fp32, fp16, bf16, fp8 (e.g. "
                                                    "bf16=fp16)",
                                                    a));
+    // found by review, 2026-11-27: the second of two said "bf16 has measured points of its own"
+    if (!targets.insert(dst).second)
+      throw InputError("--gemm-alias",
+                       fmt::format("\"{}\": {} is given a source twice; keep one", a, dst));
+  }
+}
+
+void apply_gemm_aliases(const std::vector<std::string>& aliases, GpuProfile& g, FitNotes& notes) {
+  for (const auto& a : aliases) {
+    const auto eq = a.find('=');
+    const std::string dst = a.substr(0, eq), src = a.substr(eq + 1);
     if (!has_points(g, src))
       throw InputError("--gemm-alias",
                        fmt::format("\"{}\": no measured {} points to copy", a, src));

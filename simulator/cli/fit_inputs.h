@@ -50,8 +50,12 @@ void fit_gemm_best(const std::vector<std::string>& files, const MeasuredDevice& 
                    FitNotes& notes);
 
 // --gemm-alias DST=SRC: a dtype with no points of its own takes SRC's points (the same tensor
-// cores at the same peak, e.g. A100 bf16 = fp16). SRC must have points, DST none.
+// cores at the same peak, e.g. A100 bf16 = fp16). SRC must have points, DST none. REQUIRES:
+// check_gemm_aliases(aliases) passed.
 void apply_gemm_aliases(const std::vector<std::string>& aliases, GpuProfile& g, FitNotes& notes);
+// Their syntax alone (two different known dtypes, each DST once), InputError otherwise: checked
+// with the other arguments, before "nothing to fit".
+void check_gemm_aliases(const std::vector<std::string>& aliases);
 
 // --hbm: compute.memory_bound_efficiency from BabelStream triad / the measured device's HBM
 // bandwidth, host.pcie_bytes_per_second from the best nvbandwidth host copy.

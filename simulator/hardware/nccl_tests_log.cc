@@ -317,7 +317,9 @@ std::variant<NcclTestsLog, NcclTestsError> parse_nccl_tests_log(std::string_view
   if (p.error) return *p.error;
   p.close_test();
   if (p.error) return *p.error;  // the last test's placement
-  if (p.log.tests.empty()) return NcclTestsError{file, number, "no nccl-tests data rows found"};
+  if (p.log.tests.empty())
+    return NcclTestsError{file, std::max(number, 1),
+                          number == 0 ? "the file is empty" : "no nccl-tests data rows found"};
   return std::move(p.log);
 }
 

@@ -220,6 +220,25 @@ TEST(cli_fit, GemmCsvHeadersAreTrimmedAndDimensionsWhole) {
       << bad.err;
 }
 
+// Found by review (2026-11-27): an empty log was an error at line 0; a malformed --gemm-alias with
+// no other input said "nothing to fit"; a dtype aliased twice said it "has measured points of
+// its own".
+TEST(cli_fit, EmptyLogsAndAliasesAreNamedForWhatTheyAre) {
+  const fs::path empty = scratch_dir() / "empty_all_reduce_8.log";
+  std::ofstream(empty) << "";
+  const std::string out = (scratch_dir() / "never_empty.json").string();
+  auto r = shardsim({"fit", "--nccl-tests", empty.string(), "--base", "h100-sxm", "-o", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, empty.string() + ":1: the file is empty")) << r.err;
+  r = shardsim({"fit", "--gemm-alias", "bf16"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has_error_line(r.err, "--gemm-alias", "expected DST=SRC")) << r.err;
+  r = shardsim({"fit", "--gemm-alias", "bf16=fp16", "--gemm-alias", "bf16=fp32", "--nccl-tests",
+                empty.string(), "--base", "h100-sxm", "-o", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has_error_line(r.err, "--gemm-alias", "bf16 is given a source twice")) << r.err;
+}
+
 TEST(cli_fit, NothingToFitIsUsageError) {
   const auto r = shardsim({"fit", "--base", "h100-sxm", "-o", (scratch_dir() / "n.json").string()});
   EXPECT_EQ(r.exit_code, 2);
