@@ -31,12 +31,16 @@ std::optional<std::string> canonical_dtype(const std::string& d) {
   return it->second;
 }
 
-// The dense peak of a canonical dtype name (0 when the profile has none).
+// The dense peak of a canonical dtype name (0 when the profile has none): the peak the simulator
+// multiplies a table efficiency by (cost/compute.cc gemm_peak_flops), so fp32 points are taken
+// against TF32 where the profile has it. A point then reproduces its measured rate whatever the
+// peak (found on review before the first GPU run, 2026-11-27: fp32 points against the fp32 peak
+// were priced against TF32's, 7.4x too fast on an H200 base).
 double peak_of(const PeakFlops& p, const std::string& dtype) {
   if (dtype == "fp16") return p.fp16;
   if (dtype == "bf16") return p.bf16;
   if (dtype == "fp8") return p.fp8;
-  return p.fp32;
+  return p.tf32 > 0 ? p.tf32 : p.fp32;
 }
 
 struct Columns {
@@ -162,7 +166,11 @@ DeviceFits fit_device(const nlohmann::json& samples) {
     const std::string kind = item.at("kind");
     const auto& d = item.at("derived");
     const auto& p = item.at("params");
-    if (kind == "gemm") {
+    if (kind == "gemm" && p.at("dtype") == "tf32") {
+      // TF32 is a peak of its own; the table's fp32 points are true fp32 (SGEMM) rates, which
+      // is what fp32 work without TF32 math (PyTorch's matmul default) and the composite run.
+      f.best_gemm_tf32 = std::max(f.best_gemm_tf32, double(d.at("flops_per_second")));
+    } else if (kind == "gemm") {
       const double rate = d.at("flops_per_second");
       const std::string dtype = canonical_dtype(p.at("dtype")).value_or("fp32");
       f.gemms.push_back({dtype, p.at("m"), p.at("n"), p.at("k"), rate, index});

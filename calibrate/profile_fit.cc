@@ -176,6 +176,7 @@ void fit_compute(const DeviceFits& d, bool cpu, GpuProfile& g) {
   if (cpu && d.best_gemm_fp32 > 0) {
     g.peak = {d.best_gemm_fp32, 0, d.best_gemm_fp32, d.best_gemm_fp32, 0};
   } else {
+    g.peak.tf32 = std::max(g.peak.tf32, d.best_gemm_tf32);
     for (const auto& m : d.gemms) {
       double& p = m.dtype == "fp16"   ? g.peak.fp16
                   : m.dtype == "bf16" ? g.peak.bf16
@@ -314,6 +315,7 @@ DeviceFits kept_device(const DocumentFits& d) {
   if (const auto* f = from("gemm")) {
     device.gemms = f->gemms;
     device.best_gemm_fp32 = f->best_gemm_fp32;
+    device.best_gemm_tf32 = f->best_gemm_tf32;
   }
   if (const auto* f = from("memory_bound")) {
     device.hbm_bytes_per_second = f->hbm_bytes_per_second;

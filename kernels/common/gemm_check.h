@@ -23,8 +23,15 @@ struct GemmInputs {
 // Reads entry (i, j) of the computed C (m x n) as float, wherever the backend keeps it.
 using GemmOutputAt = std::function<float(std::int64_t i, std::int64_t j)>;
 
-// Checks the four corners and `samples` hashed positions of C: |c - ref| <= rtol * max(|ref|, 1).
+// Checks the four corners and `samples` hashed positions of C:
+//   |c - ref| <= rtol * max(|ref|, 1) + partial_rounding * sum_p |A(i, p) B(p, j)|.
+// The second term is for libraries that split k and add the partial sums in the output dtype
+// (cuBLASLt's in-place and output-type reduction schemes): each partial's rounding is at most
+// the dtype's unit roundoff times its magnitude, and the partials' magnitudes sum to at most the
+// products' sum. Pass 0 where sums are exact (fp32 inputs here) or kept in the compute type; the
+// fp32 items, which share the layout code, then check the layouts exactly.
 [[nodiscard]] Verification check_gemm(const GemmShape& shape, const GemmInputs& in,
-                                      const GemmOutputAt& c_at, double rtol, int samples = 64);
+                                      const GemmOutputAt& c_at, double rtol,
+                                      double partial_rounding = 0, int samples = 64);
 
 }  // namespace shardsim::kernels

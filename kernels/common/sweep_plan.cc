@@ -133,7 +133,8 @@ SweepPlan make_sweep_plan(BackendKind backend, bool quick) {
     t.tp = quick ? std::vector<std::int64_t>{1, 8} : std::vector<std::int64_t>{1, 2, 4, 8};
     t.tokens = 4096;
     t.head_dims = {64, 128};
-    p.gemm_dtypes = quick ? std::vector<std::string>{"fp32", "bf16"}
+    // fp16 in the quick sweep too: a profile needs an fp16 peak (the fallback of every dtype).
+    p.gemm_dtypes = quick ? std::vector<std::string>{"fp32", "fp16", "bf16"}
                           : std::vector<std::string>{"fp32", "tf32", "fp16", "bf16", "fp8"};
     squares = quick ? geometric(512, 8192, 4) : geometric(256, 16384, 2);
     p.memory_shapes = quick ? std::vector<MemoryShape>{{4096, 4096}}

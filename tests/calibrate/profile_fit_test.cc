@@ -123,6 +123,31 @@ TEST(ProfileFromSamples, AReplacedDocumentSetsNoPeak) {
   EXPECT_TRUE(p.uses[0].used.empty());
 }
 
+// CUDA: TF32 GEMMs set the tf32 peak and are not table points; the fp32 (SGEMM) points are taken
+// against the peak the simulator prices fp32 with, TF32's where the profile has one. Found on
+// review before the first GPU run (2026-11-27): tf32 items were filed as fp32, and fp32 points
+// against the fp32 peak were priced against TF32's (7.4x too fast on an H200 base).
+// Base: fp32 6.7e13, tf32 4.947e14 (the h200-sxm datasheet). Measured: SGEMM 5e13, TF32 6e14.
+// Expected: tf32 peak = max(4.947e14, 6e14) = 6e14; the one point is fp32 with efficiency
+// 5e13 / 6e14 = 1/12, so that 1/12 x 6e14 gives back the 5e13 measured.
+TEST(ProfileFromSamples, Tf32IsAPeakAndFp32PointsAreTakenAgainstIt) {
+  json tf32 = gemm(6e14);
+  tf32["params"]["dtype"] = "tf32";
+  tf32["name"] = "tf32 gemm";
+  const json doc = document(json::array({gemm(5e13), tf32}), "cuda");
+  GpuProfile gpu;
+  gpu.name = "test-gpu";
+  gpu.peak.fp32 = 6.7e13;
+  gpu.peak.tf32 = 4.947e14;
+  gpu.peak.fp16 = gpu.peak.bf16 = 9.894e14;
+  const SamplesProfile p = profile_from_samples({{&doc, "gpu.json", 0}}, &gpu);
+  EXPECT_EQ(p.profile.peak.tf32, 6e14);
+  EXPECT_EQ(p.profile.peak.fp32, 6.7e13);
+  ASSERT_EQ(p.profile.compute.gemm_points.size(), 1u);
+  EXPECT_EQ(p.profile.compute.gemm_points[0].dtype, "fp32");
+  EXPECT_NEAR(p.profile.compute.gemm_points[0].efficiency, 5e13 / 6e14, 1e-12);
+}
+
 // Fitting onto a fitted profile keeps the base's segments of other keys and their provenance,
 // marked "base 'NAME'" once; a re-measured key's base provenance goes, and so do the base's
 // topology residuals (the formula is refit). Found by review (2026-11-27): first the kept

@@ -316,6 +316,21 @@ TEST(KernelVerification, CompareAndGemmCheck) {
   EXPECT_TRUE(sk::check_gemm(s, in, at, 1e-6).ok);
   c[0] += 1.0f;  // entry (0, 0) is always checked
   EXPECT_FALSE(sk::check_gemm(s, in, at, 1e-6).ok);
+  c[0] -= 1.0f;
+
+  // Partial sums rounded in the output dtype: entry (0, 0) may be off by up to
+  // partial_rounding * l1, l1 = sum_p |A(0, p) B(p, 0)| (gemm_check.h). Off by half of that it
+  // passes; by twice that it fails. The inputs are eighths, so the 1e-6 relative term is far
+  // smaller than either offset.
+  double l1 = 0;
+  for (int p = 0; p < 4; ++p) l1 += std::fabs(double(in.a[p]) * double(in.b[p * 2]));
+  ASSERT_GT(l1, 0);
+  const double u = 0x1p-8;  // bf16's unit roundoff
+  c[0] += static_cast<float>(0.5 * u * l1);
+  EXPECT_FALSE(sk::check_gemm(s, in, at, 1e-6).ok);
+  EXPECT_TRUE(sk::check_gemm(s, in, at, 1e-6, u).ok);
+  c[0] += static_cast<float>(1.5 * u * l1);
+  EXPECT_FALSE(sk::check_gemm(s, in, at, 1e-6, u).ok);
 }
 
 TEST(KernelCpuBackend, EveryLocalDescriptorVerifies) {
