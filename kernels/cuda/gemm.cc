@@ -29,14 +29,14 @@ DtypeInfo dtype_info(const std::string& d) {
     return {Storage::kF32, Storage::kF32, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32,
             1e-5};
   if (d == "fp16")
-    return {Storage::kF16, Storage::kF16, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 1e-3,
-            0x1p-11};
+    return {Storage::kF16,      Storage::kF16, CUDA_R_16F, CUDA_R_16F,
+            CUBLAS_COMPUTE_32F, 1e-3,          0x1p-11};
   if (d == "bf16")
-    return {Storage::kBF16, Storage::kBF16, CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 8e-3,
-            0x1p-8};
+    return {Storage::kBF16,     Storage::kBF16, CUDA_R_16BF, CUDA_R_16BF,
+            CUBLAS_COMPUTE_32F, 8e-3,           0x1p-8};
   if (d == "fp8")
-    return {Storage::kE4M3, Storage::kBF16, CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 8e-3,
-            0x1p-8};
+    return {Storage::kE4M3,     Storage::kBF16, CUDA_R_8F_E4M3, CUDA_R_16BF,
+            CUBLAS_COMPUTE_32F, 8e-3,           0x1p-8};
   return {Storage::kF32, Storage::kF32, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 1e-5};
 }
 
