@@ -170,6 +170,7 @@ DeviceFits fit_device(const nlohmann::json& samples) {
       // TF32 is a peak of its own; the table's fp32 points are true fp32 (SGEMM) rates, which
       // is what fp32 work without TF32 math (PyTorch's matmul default) and the composite run.
       f.best_gemm_tf32 = std::max(f.best_gemm_tf32, double(d.at("flops_per_second")));
+      ++f.tf32_items;
     } else if (kind == "gemm") {
       const double rate = d.at("flops_per_second");
       const std::string dtype = canonical_dtype(p.at("dtype")).value_or("fp32");
@@ -182,7 +183,9 @@ DeviceFits fit_device(const nlohmann::json& samples) {
       f.hbm_bytes_per_second = std::max(f.hbm_bytes_per_second, rate);
     } else if (kind == "launch") {
       launches.push_back(d.at("seconds_per_launch"));
-    } else if (kind == "copy") {
+    } else if (kind == "copy" && p.value("direction", "") != "device_to_device") {
+      // Device-to-device copies are HBM traffic, not the host link (found on the first GPU run,
+      // 2026-11-27: the 1 GiB device copy, 2.08 TB/s, was taken for PCIe, 55.5 GB/s).
       // The rate at the largest copy: a small one is latency- or cache-bound (found by review,
       // 2026-11-27: the CPU's 4 KiB memcpy, in cache, ran at 124.6 GB/s against 13 GB/s at
       // 16 MiB, and offload was priced from it).

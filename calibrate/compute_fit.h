@@ -49,6 +49,7 @@ struct GemmMeasurement {
 struct DeviceFits {
   std::vector<GemmMeasurement> gemms;  // kind gemm
   double best_gemm_fp32 = 0;           // best fp32 GEMM FLOP/s measured
+  int tf32_items = 0;                  // tf32 GEMM items measured
   double best_gemm_tf32 = 0;  // best tf32 GEMM FLOP/s measured (a peak only, not a table point)
   double hbm_bytes_per_second = 0;                    // best memory_bound bytes_per_second
   std::vector<MemoryBoundPoint> memory_bound_points;  // per kernel and size (see fit_device)

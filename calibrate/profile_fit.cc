@@ -251,10 +251,16 @@ std::vector<std::pair<std::string, std::string>> device_parts(const nlohmann::js
   std::map<std::string, int> count;
   for (const auto& item : samples.at("items")) ++count[item.at("kind").get<std::string>()];
   std::vector<std::pair<std::string, std::string>> out;
-  const auto add = [&](const char* part, bool measured) {
+  const auto add = [&](const std::string& part, bool measured) {
     if (measured) out.push_back({part, fmt::format("{} ({} items)", part, count[part])});
   };
-  add("gemm", !d.gemms.empty());
+  // GEMMs are a part per dtype ("gemm bf16"), so that documents measuring one dtype each (a
+  // sweep run family by family, --filter gemm/bf16/) all count. Found on the first GPU run
+  // (2026-11-27): the last of five one-dtype documents replaced the other four.
+  for (const auto& m : d.gemms) ++count["gemm " + m.dtype];
+  count["gemm tf32"] = d.tf32_items;
+  for (const auto& [part, n] : count)
+    if (part.starts_with("gemm ") && n > 0) add(part, true);
   add("memory_bound", d.hbm_bytes_per_second > 0);
   add("launch", d.launch_overhead_s > 0);
   add("copy", d.copy_bytes_per_second > 0);
@@ -308,15 +314,18 @@ struct DocumentFits {
 // nothing" still raised the bf16 peak, and every efficiency was taken against it).
 DeviceFits kept_device(const DocumentFits& d) {
   DeviceFits device;
-  const auto from = [&](const char* part) -> const DeviceFits* {
+  const auto from = [&](const std::string& part) -> const DeviceFits* {
     const auto it = d.part_from.find(part);
     return it == d.part_from.end() ? nullptr : &d.fits[it->second];
   };
-  if (const auto* f = from("gemm")) {
-    device.gemms = f->gemms;
-    device.best_gemm_fp32 = f->best_gemm_fp32;
-    device.best_gemm_tf32 = f->best_gemm_tf32;
+  for (const char* dtype : {"fp32", "fp16", "bf16", "fp8"}) {
+    const auto* f = from(std::string("gemm ") + dtype);
+    if (f == nullptr) continue;
+    for (const auto& m : f->gemms)
+      if (m.dtype == dtype) device.gemms.push_back(m);
+    if (std::string_view(dtype) == "fp32") device.best_gemm_fp32 = f->best_gemm_fp32;
   }
+  if (const auto* f = from("gemm tf32")) device.best_gemm_tf32 = f->best_gemm_tf32;
   if (const auto* f = from("memory_bound")) {
     device.hbm_bytes_per_second = f->hbm_bytes_per_second;
     device.memory_bound_points = f->memory_bound_points;

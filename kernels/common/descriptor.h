@@ -43,7 +43,8 @@ class Instance {
   // Executes the kernel `times` times back to back. Device backends only enqueue; the Timer waits.
   virtual void run(int times) = 0;
   // Checks the output of exactly one run after setup against a reference (the loop calls it once,
-  // before warm-up). Throws CallError when a library call fails.
+  // before warm-up), and may then replace the inputs with the data the loop times (GEMMs:
+  // gemm_check.h make_timing_inputs). Throws CallError when a library call fails.
   [[nodiscard]] virtual Verification verify() = 0;
 };
 

@@ -40,6 +40,16 @@ Reference reference_entry(const GemmShape& s, const GemmInputs& in, std::int64_t
 
 }  // namespace
 
+GemmInputs make_timing_inputs(const GemmShape& s) {
+  const auto values = [](std::size_t n, std::uint64_t seed) {
+    std::vector<float> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = 2.0f * uniform01(i, seed) - 1.0f;
+    return v;
+  };
+  return {values(static_cast<std::size_t>(s.m * s.k), 21),
+          values(static_cast<std::size_t>(s.k * s.n), 22)};
+}
+
 GemmInputs make_gemm_inputs(const GemmShape& s) {
   return {eighths_vector(static_cast<std::size_t>(s.m * s.k), 11),
           eighths_vector(static_cast<std::size_t>(s.k * s.n), 12)};

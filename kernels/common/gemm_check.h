@@ -20,6 +20,15 @@ struct GemmInputs {
 };
 [[nodiscard]] GemmInputs make_gemm_inputs(const GemmShape& shape);
 
+// The inputs a GEMM is TIMED on, once verify() has checked one run on make_gemm_inputs: uniform
+// in [-1, 1) with 24 random bits (every mantissa bit of fp32 set at random). A GEMM's speed
+// depends on its data: low-entropy inputs toggle fewer bits, draw less power and keep higher
+// clocks (Horace He, "Strangely, Matrix Multiplications on GPUs Run Faster When Given
+// 'Predictable' Data!", thonking.ai, 2024). Measured on the first GPU run (H200, 2026-11-27):
+// bf16 8192^3 854.6 TFLOP/s timed on the eighths against 791.2 with torch.randn inputs, fp16
+// 872.7 against 766.7 (scenarios/measurements/calibrate/h200-sxm-2026-11-27/README.md).
+[[nodiscard]] GemmInputs make_timing_inputs(const GemmShape& shape);
+
 // Reads entry (i, j) of the computed C (m x n) as float, wherever the backend keeps it.
 using GemmOutputAt = std::function<float(std::int64_t i, std::int64_t j)>;
 

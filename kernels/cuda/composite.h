@@ -2,7 +2,8 @@
 // the shared model (composite_model.h) on cublasSgemm (fp32, default math: no TF32), the CUDA
 // kernels of composite_kernels.h and ncclAllReduce over the world group, on the backend's stream;
 // each phase waits for its device work with the backend's deadline (wait_device), so a lost peer
-// is a CallError naming the all-reduce, not a hang. COMPILED ONLY, never run (see cuda_backend.h).
+// is a CallError naming the all-reduce, not a hang. Ran on one GPU; its all-reduce has not (see
+// cuda_backend.h).
 #pragma once
 
 #include "kernels/common/comm.h"

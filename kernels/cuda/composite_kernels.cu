@@ -1,6 +1,6 @@
 // The composite step's CUDA kernels (contracts in composite_kernels.h). One block per row for the
 // row reductions (LayerNorm, softmax, cross-entropy), grid-stride loops for elementwise work.
-// COMPILED ONLY, never run (see cuda_backend.h).
+// Ran on an H200 (see cuda_backend.h).
 #include "kernels/cuda/composite_kernels.h"
 
 namespace shardsim::kernels::cuda::composite {

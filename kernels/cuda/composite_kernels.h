@@ -1,6 +1,6 @@
 // Host launchers of the composite step's CUDA kernels (composite_kernels.cu), fp32, row-major,
 // with the contracts of kernels/cpu/composite_ops.h (the same formulas). Each enqueues on
-// `stream` and returns cudaGetLastError() for the caller to check. COMPILED ONLY, never run (see
+// `stream` and returns cudaGetLastError() for the caller to check. Ran on an H200 (see
 // cuda_backend.h).
 #pragma once
 

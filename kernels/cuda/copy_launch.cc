@@ -1,5 +1,5 @@
 // Pinned host <-> device and device -> device copies (cudaMemcpyAsync), and empty-kernel launches.
-// COMPILED ONLY, never run (see cuda_backend.h).
+// Ran on an H200 (see cuda_backend.h).
 #include <cstring>
 #include <memory>
 

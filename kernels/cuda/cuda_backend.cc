@@ -1,5 +1,5 @@
 // The cuda backend: device selection, shared handles, the CUDA-event timer and the descriptor
-// list. COMPILED ONLY, never run (see cuda_backend.h).
+// list. Ran on an H200 (see cuda_backend.h).
 #include "kernels/cuda/cuda_backend.h"
 
 #include <chrono>

@@ -1,8 +1,11 @@
 // The cuda backend: cuBLAS / cuBLASLt GEMMs, CUDA memory-bound kernels, pinned and device copies,
 // empty-kernel launches and NCCL collectives, timed with CUDA events.
 //
-// STATUS: compiled only. No GPU was available where this was written, so none of this has run;
-// treat the first run on a GPU as its test (every item is verified against a host reference).
+// STATUS: run on one H200, one rank (2026-11-27; scenarios/measurements/calibrate/
+// h200-sxm-2026-11-27): every GEMM dtype (cuBLAS, cuBLASLt fp8), the memory-bound kernels,
+// copies, launches and the composite step ran and verified. NCCL (nccl.cc) has compiled but not
+// run: one GPU makes no group of two. GEMMs timed on random data (gemm.cc verify) came after
+// that run.
 // Plain C++ header: callable from code compiled without nvcc.
 #pragma once
 

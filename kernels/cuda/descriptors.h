@@ -1,5 +1,5 @@
 // The cuda backend's descriptor families (one file each). Internal to kernels/cuda.
-// COMPILED ONLY, never run (see cuda_backend.h).
+// What has run on a GPU: cuda_backend.h.
 #pragma once
 
 #include <functional>

@@ -1,5 +1,5 @@
 // The memory-bound kernels of memory_ops.h on the device, verified against the double reference
-// on the host. COMPILED ONLY, never run (see cuda_backend.h).
+// on the host. Ran on an H200 (see cuda_backend.h).
 #include <memory>
 
 #include "kernels/cuda/descriptors.h"

@@ -3,7 +3,7 @@
 // AlltoAll is n ncclSend/ncclRecv pairs in one group, as nccl-tests does. Communicators are
 // nonblocking and every wait is bounded (descriptors.h: NcclGroups, PeerWork), so a lost peer
 // ends in ncclCommAbort and a CallError naming the collective, not a hang. COMPILED ONLY, never
-// run (see cuda_backend.h).
+// run: the one GPU lent so far makes no group of two (see cuda_backend.h).
 #include <chrono>
 #include <functional>
 #include <memory>

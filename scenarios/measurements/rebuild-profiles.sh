@@ -59,6 +59,18 @@ fit h200-sxm --base h200-sxm-datasheet --name h200-sxm --node-network dgx-h200 \
   --device 'H200 141GB SXM|NVIDIA H200 SXM' --gemm $gemm --gemm-best $mamf --hbm $hbm \
   -o "$out/gpus/h200-sxm.json"
 
+# --- Measured by shardsim's own calibration sweep on one H200 (2026-11-27, one rank: no
+# collectives; calibrate/h200-sxm-2026-11-27/README.md). The sweep ran family by family, one
+# samples file each; the datasheet gives what one GPU cannot measure (network, host Adam rate). ---
+cal=$m/calibrate/h200-sxm-2026-11-27
+mkdir -p "$out/gpus/measured"
+fit h200-sxm-calibrated --base h200-sxm-datasheet --name h200-sxm-calibrated --node-network dgx-h200 \
+  --samples $cal/sweep-memory_bound.samples.json --samples $cal/sweep-copy.samples.json \
+  --samples $cal/sweep-launch.samples.json --samples $cal/sweep-gemm-fp32.samples.json \
+  --samples $cal/sweep-gemm-tf32.samples.json --samples $cal/sweep-gemm-fp16.samples.json \
+  --samples $cal/sweep-gemm-bf16.samples.json --samples $cal/sweep-gemm-fp8.samples.json \
+  -o "$out/gpus/measured/h200-sxm-calibrated.json"
+
 # --- Networks: fitted collectives per measured placement + the topology formula's parameters ---
 fit dgx-a100 --network-base dgx-a100-datasheet --network-name dgx-a100 \
   "${vtrain[@]}" --table-fit-sizes ladder \

@@ -145,6 +145,23 @@ TEST(ValidateMpi, QuickCpuRunReportsEveryKeyWithFiniteErrors) {
   }
 }
 
+// One rank reduces no gradient, so its report has two phases, forward_backward and optimizer.
+// Found on the first GPU run (2026-11-27): one rank's grad_allreduce phase (the clock read
+// between phases, 1.5 us) was reported as a 100 % error against a predicted 0.
+TEST(ValidateMpi, OneRankReportsNoAllReducePhase) {
+  const fs::path profile = fitted_profile();
+  const fs::path out = scratch("validation_one_rank.json");
+  ASSERT_EQ(run(mpirun(1) + SHARDSIM_BINARY + " validate --profile " + profile.string() +
+                " --backend cpu --quick --json -o " + out.string()),
+            0);
+  const json doc = json::parse(slurp(out));
+  EXPECT_EQ(doc["ranks"], 1);
+  const json& phases = doc["validation"]["step"]["phases"];
+  ASSERT_EQ(phases.size(), 2u) << phases;
+  EXPECT_EQ(phases[0]["name"], "forward_backward");
+  EXPECT_EQ(phases[1]["name"], "optimizer");
+}
+
 TEST(ValidateMpi, MissingProfileExits2NamingTheFile) {
   const std::string err = scratch("err.txt").string();
   EXPECT_EQ(run(std::string(SHARDSIM_BINARY) +

@@ -445,7 +445,7 @@ TEST(cli_fit, SamplesAreReportedAndNotMixedWithAGpuBase) {
   const json& in = report["inputs"][0];
   EXPECT_EQ(in["input"], "samples");
   EXPECT_EQ(in["rows"], 5);  // cpu_samples(): two gemm items, memory_bound, launch, copy
-  EXPECT_EQ(in["used"], json({"gemm (2 items)", "memory_bound (1 items)", "launch (1 items)",
+  EXPECT_EQ(in["used"], json({"gemm fp32 (2 items)", "memory_bound (1 items)", "launch (1 items)",
                               "copy (1 items)"}));
   const auto onto_gpu = shardsim({"fit", "--samples", samples.string(), "--base", "h100-sxm", "-o",
                                   (scratch_dir() / "never_cpu_gpu.json").string()});

@@ -11,7 +11,8 @@ trap 'rm -rf "$tmp"' EXIT
 "$src/scenarios/measurements/rebuild-profiles.sh" "$bin" "$tmp"
 status=0
 written=0
-for f in "$tmp"/gpus/*.json "$tmp"/clusters/*.json "$tmp"/measurements/fits/*.txt; do
+for f in "$tmp"/gpus/*.json "$tmp"/gpus/measured/*.json "$tmp"/clusters/*.json \
+  "$tmp"/measurements/fits/*.txt; do
   rel=${f#"$tmp"/}
   written=$((written + 1))
   if ! cmp -s "$f" "$src/scenarios/$rel"; then
@@ -20,7 +21,8 @@ for f in "$tmp"/gpus/*.json "$tmp"/clusters/*.json "$tmp"/measurements/fits/*.tx
     status=1
   fi
 done
-for f in "$src"/scenarios/gpus/*.json "$src"/scenarios/clusters/*.json; do
+for f in "$src"/scenarios/gpus/*.json "$src"/scenarios/gpus/measured/*.json \
+  "$src"/scenarios/clusters/*.json; do
   rel=${f#"$src"/scenarios/}
   if grep -q '"fitted": true' "$f" && [ ! -e "$tmp/$rel" ]; then
     echo "scenarios/$rel says fitted but rebuild-profiles.sh does not write it"

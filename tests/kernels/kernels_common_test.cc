@@ -333,6 +333,30 @@ TEST(KernelVerification, CompareAndGemmCheck) {
   EXPECT_FALSE(sk::check_gemm(s, in, at, 1e-6, u).ok);
 }
 
+// The data GEMMs are timed on (gemm_check.h): A is m x k and B is k x n values in [-1, 1), the
+// same on every call, and not the verification's eighths. A value 2 u - 1 with u = j / 2^24 is a
+// multiple of 1/8 only when j is a multiple of 2^20, one draw in 2^20, so fewer than 1 % of the
+// 2 x 48 x 64 values may be.
+TEST(KernelVerification, TimingInputsAreRandomFullMantissaValues) {
+  const sk::GemmShape s{48, 32, 64, false, false, {}};
+  const sk::GemmInputs t = sk::make_timing_inputs(s);
+  ASSERT_EQ(t.a.size(), 48u * 64u);
+  ASSERT_EQ(t.b.size(), 64u * 32u);
+  const sk::GemmInputs again = sk::make_timing_inputs(s);
+  EXPECT_EQ(t.a, again.a);
+  EXPECT_EQ(t.b, again.b);
+  EXPECT_NE(t.a, sk::make_gemm_inputs(s).a);
+  int eighths = 0;
+  for (const auto* v : {&t.a, &t.b}) {
+    for (const float x : *v) {
+      EXPECT_GE(x, -1.0f);
+      EXPECT_LT(x, 1.0f);
+      if (x * 8.0f == std::floor(x * 8.0f)) ++eighths;
+    }
+  }
+  EXPECT_LT(eighths, (48 * 64 + 64 * 32) / 100);
+}
+
 TEST(KernelCpuBackend, EveryLocalDescriptorVerifies) {
   sk::SweepPlan p;
   p.gemm_shapes = {{8, 12, 16, false, false, {}}, {8, 12, 16, true, true, {}}};
