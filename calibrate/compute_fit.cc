@@ -117,13 +117,15 @@ std::variant<std::vector<GemmPoint>, std::string> gemm_points(
   std::vector<int> rows_in;  // rows averaged into out[i]
   for (const auto& r : rows) {
     const double p = peak_of(peak, r.dtype);
+    // The peak's own name: fp32 rows are taken against TF32's where the profile has one.
+    const std::string peak_name = r.dtype == "fp32" && peak.tf32 > 0 ? "tf32" : r.dtype;
     if (p <= 0) return fmt::format("{}:{}: the base profile has no {} peak", file, r.line, r.dtype);
     const double eff = r.flops_per_second / p;
     if (eff > 1)
       return fmt::format(
           "{}:{}: {:.1f} TFLOP/s exceeds the base profile's {} peak {:.1f} TFLOP/s "
           "(wrong --base or --gemm-device?)",
-          file, r.line, r.flops_per_second / kTera, r.dtype, p / kTera);
+          file, r.line, r.flops_per_second / kTera, peak_name, p / kTera);
     const auto same = std::ranges::find_if(out, [&](const GemmPoint& q) {
       return q.dtype == r.dtype && q.m == r.m && q.n == r.n && q.k == r.k;
     });
@@ -185,7 +187,8 @@ DeviceFits fit_device(const nlohmann::json& samples) {
       launches.push_back(d.at("seconds_per_launch"));
     } else if (kind == "copy" && p.value("direction", "") != "device_to_device") {
       // Device-to-device copies are HBM traffic, not the host link (found on the first GPU run,
-      // 2026-11-27: the 1 GiB device copy, 2.08 TB/s, was taken for PCIe, 55.5 GB/s).
+      // 2026-11-27: the quick sweep's largest device copy, 256 MiB at 2.04 TB/s, was taken for
+      // PCIe, whose pinned copies ran at 55 GB/s).
       // The rate at the largest copy: a small one is latency- or cache-bound (found by review,
       // 2026-11-27: the CPU's 4 KiB memcpy, in cache, ran at 124.6 GB/s against 13 GB/s at
       // 16 MiB, and offload was priced from it).

@@ -221,7 +221,7 @@ void describe(const nlohmann::json& ctx, bool cpu, GpuProfile& g) {
   }
   const auto dev = ctx.at("backend").value("device", nlohmann::json::object());
   g.name = "calibrated-" + dev.value("name", std::string("gpu"));
-  g.description = "fitted by `shardsim calibrate --backend cuda` on " + host;
+  g.description = "measured by shardsim's calibration sweep (--backend cuda) on " + host;
   if (dev.contains("memory_bytes")) g.memory_bytes = dev.at("memory_bytes");
 }
 

@@ -46,8 +46,8 @@ GemmInputs make_timing_inputs(const GemmShape& s) {
     for (std::size_t i = 0; i < n; ++i) v[i] = 2.0f * uniform01(i, seed) - 1.0f;
     return v;
   };
-  return {values(static_cast<std::size_t>(s.m * s.k), 21),
-          values(static_cast<std::size_t>(s.k * s.n), 22)};
+  return {values(static_cast<std::size_t>(s.m * s.k), kTimingSeedA),
+          values(static_cast<std::size_t>(s.k * s.n), kTimingSeedB)};
 }
 
 GemmInputs make_gemm_inputs(const GemmShape& s) {

@@ -1,5 +1,6 @@
 // CUDA kernels of the calibration sweep: dtype conversion, the memory-bound kernels of
-// memory_ops.h (fp32) and an empty kernel. Ran on an H200 (see cuda_backend.h).
+// memory_ops.h (fp32) and an empty kernel. Ran on an H200 (see cuda_backend.h), except
+// fill_random, written after that run.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -40,6 +41,15 @@ template <typename T>
 __global__ void to_storage(const float* in, T* out, std::size_t n) {
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     out[i] = from_float<T>(in[i]);
+  }
+}
+
+// out[i] = (T) (2 uniform01(i, seed) - 1): gemm_check.h make_timing_inputs's values, on the
+// device (hash.h gives the same bits on both).
+template <typename T>
+__global__ void random_storage(T* out, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    out[i] = from_float<T>(2.0f * uniform01(i, seed) - 1.0f);
   }
 }
 
@@ -172,6 +182,26 @@ cudaError_t convert_from_float(const float* in, void* out, std::size_t n, Storag
       break;
     case Storage::kE4M3:
       to_storage<<<blocks, kThreads, 0, stream>>>(in, static_cast<__nv_fp8_e4m3*>(out), n);
+      break;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t fill_random(void* out, std::size_t n, Storage s, std::uint64_t seed,
+                        cudaStream_t stream) {
+  const int blocks = blocks_for(n);
+  switch (s) {
+    case Storage::kF32:
+      random_storage<<<blocks, kThreads, 0, stream>>>(static_cast<float*>(out), n, seed);
+      break;
+    case Storage::kF16:
+      random_storage<<<blocks, kThreads, 0, stream>>>(static_cast<__half*>(out), n, seed);
+      break;
+    case Storage::kBF16:
+      random_storage<<<blocks, kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(out), n, seed);
+      break;
+    case Storage::kE4M3:
+      random_storage<<<blocks, kThreads, 0, stream>>>(static_cast<__nv_fp8_e4m3*>(out), n, seed);
       break;
   }
   return cudaGetLastError();

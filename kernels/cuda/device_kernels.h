@@ -20,6 +20,10 @@ cudaError_t convert_from_float(const float* in, void* out, std::size_t n, Storag
                                cudaStream_t stream);
 cudaError_t convert_to_float(const void* in, float* out, std::size_t n, Storage s,
                              cudaStream_t stream);
+// out[i] = (Storage) (2 uniform01(i, seed) - 1) (hash.h): the values of gemm_check.h
+// make_timing_inputs, generated on the device (written after the H200 run; not yet run).
+cudaError_t fill_random(void* out, std::size_t n, Storage s, std::uint64_t seed,
+                        cudaStream_t stream);
 
 // The memory-bound kernels of memory_ops.h. `t` holds the device tensors in the order of
 // MemOpData::inputs; `y` the output (unused by adam, which updates t[0], t[2], t[3] in place).

@@ -185,7 +185,8 @@ TEST(ProfileFromSamples, GemmsAreReplacedPerDtype) {
 }
 
 // CUDA: the host link comes from host<->device copies, not device-to-device ones. Found on the
-// first GPU run (2026-11-27): the 1 GiB device copy (2.08 TB/s) was taken for PCIe. Items:
+// first GPU run (2026-11-27): the quick sweep's 256 MiB device copy (2.04 TB/s) was taken for
+// PCIe. Items (the full sweep's 1 GiB copies, sweep-copy.samples.json):
 // host_to_device 1 GiB at 5.55e10 B/s, device_to_device 1 GiB at 2.08e12 B/s. Expected:
 // pcie = 5.55e10 / kPcieCopyEfficiency (simulator/cost/collective.h: 0.8) = 6.9375e10.
 TEST(ProfileFromSamples, TheHostLinkIsNotADeviceCopy) {
@@ -245,8 +246,9 @@ std::vector<double> gemm_errors(const json& doc, const GpuProfile& g, Dtype dtyp
 // shape is predicted from its neighbours. Measured when this test was written (2026-11-27): the
 // even items fitted, the odd ones held out, median error 4.4 %, in-sample 3.1 %. In-sample is not
 // 0 because a point averages a shape's layouts (nn, nt, tn), which run at different rates:
-// 4096^3 bf16 ran 726-812 TFLOP/s over the three, +-5.6 % around their mean. Bounds: held out
-// 10 % (the held-out target), in-sample 5.6 % (that spread).
+// 4096^3 bf16 ran 726.2, 809.1 and 812.3 TFLOP/s over the three, mean 782.5, so one layout sits
+// up to 7.2 % from its point. Bounds: held out 10 % (the held-out target), in-sample
+// 7.2 % (that largest deviation).
 TEST(ProfileFromSamples, TheH200GemmTablePredictsHeldOutShapes) {
   const json all = measured_h200("sweep-gemm-bf16.samples.json");
   json even = all;
@@ -261,7 +263,7 @@ TEST(ProfileFromSamples, TheH200GemmTablePredictsHeldOutShapes) {
   std::cout << "H200 bf16 GEMM table: held-out median " << held << " %, in-sample " << in_sample
             << " %\n";
   EXPECT_LE(held, 10.0);
-  EXPECT_LE(in_sample, 5.6);
+  EXPECT_LE(in_sample, 7.2);
 }
 
 // Fitting onto a fitted profile keeps the base's segments of other keys and their provenance,
