@@ -53,21 +53,35 @@ std::variant<int, std::string> resolve_ranks(const NcclTest& test, const std::st
   return ranks;
 }
 
-// Rows with size > 0 and a positive time, ascending size, first row of a repeated size.
+// Rows with size > 0 and a positive time, ascending size; of a size measured more than once (runs
+// pasted into one file), the fastest row (the first of equal ones), the others in `repeated`.
 void add_rows(const NcclTest& test, TimeColumn column, MeasuredCollective& m) {
   std::vector<const NcclTestsRow*> rows;
   for (const auto& r : test.rows)
     if (r.size_bytes > 0 && r.out_of_place.time_us > 0) rows.push_back(&r);
   std::ranges::stable_sort(rows, {}, &NcclTestsRow::size_bytes);
-  for (const auto* r : rows) {
-    if (!m.bytes.empty() && m.bytes.back() == r->size_bytes) continue;
-    m.bytes.push_back(r->size_bytes);
-    double us = r->out_of_place.time_us;
-    if (column == TimeColumn::kBest && r->in_place.time_us > 0)
-      us = std::min(us, r->in_place.time_us);
-    m.seconds.push_back(us * 1e-6);
-    m.lines.push_back(r->line);
+  const auto seconds = [column](const NcclTestsRow& r) {
+    double us = r.out_of_place.time_us;
+    if (column == TimeColumn::kBest && r.in_place.time_us > 0)
+      us = std::min(us, r.in_place.time_us);
+    return us * 1e-6;
+  };
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t end = i, best = i;
+    while (end < rows.size() && rows[end]->size_bytes == rows[i]->size_bytes) {
+      if (seconds(*rows[end]) < seconds(*rows[best])) best = end;
+      ++end;
+    }
+    for (std::size_t j = i; j < end; ++j)
+      if (j != best)
+        m.repeated.push_back(
+            {rows[j]->line, seconds(*rows[j]), rows[best]->line, seconds(*rows[best])});
+    m.bytes.push_back(rows[best]->size_bytes);
+    m.seconds.push_back(seconds(*rows[best]));
+    m.lines.push_back(rows[best]->line);
+    i = end;
   }
+  std::ranges::sort(m.repeated, {}, &MeasuredCollective::Repeated::line);
   // A row over kStallFactor x slower than a larger message (the fastest larger one) is left
   // out of the fit's column: in a sparse sweep it would make a segment of its own (found by
   // review, 2026-11-27: one stalled row of a 10-row log gave a segment with a -107 ms

@@ -30,6 +30,15 @@ struct MeasuredCollective {
     double larger_seconds = 0;
   };
   std::vector<LeftOut> left_out;
+  // Rows of a size the log measured more than once (found by review, 2026-11-27: the first was
+  // kept, silently): each with the row of that size kept, the fastest (TimeColumn).
+  struct Repeated {
+    int line = 0;
+    double seconds = 0;
+    int kept_line = 0;
+    double kept_seconds = 0;
+  };
+  std::vector<Repeated> repeated;
 };
 
 // How much slower than a larger message a row may be before it is left out as stalled: 3x keeps

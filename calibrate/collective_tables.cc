@@ -117,7 +117,7 @@ std::variant<std::vector<MeasuredCollective>, std::string> parse_vtrain(
   if (hints.ranks > 0 && hints.ranks != ranks)
     return fmt::format("{}: busbw / algbw gives {} ranks but --ranks is {}", file, ranks,
                        hints.ranks);
-  MeasuredCollective m{file, "all_reduce", ranks, ranks, {}, {}, {}, {}};
+  MeasuredCollective m{file, "all_reduce", ranks, ranks, {}, {}, {}, {}, {}};
   std::map<double, std::pair<double, int>> by_size;  // ascending, first row of a repeated size
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (auto e = check_busbw(rows[i], ranks, file, numbers[i])) return *e;
@@ -197,7 +197,7 @@ std::variant<std::vector<MeasuredCollective>, std::string> parse_summary(
   const int ranks = rows.front().ranks;
   if (hints.ranks > 0 && hints.ranks != ranks)
     return fmt::format("{}: nranks is {} but --ranks is {}", file, ranks, hints.ranks);
-  MeasuredCollective m{file, op, ranks, std::min(ranks, hints.gpus_per_node), {}, {}, {}, {}};
+  MeasuredCollective m{file, op, ranks, std::min(ranks, hints.gpus_per_node), {}, {}, {}, {}, {}};
   std::ranges::stable_sort(rows, {}, &SummaryRow::bytes);
   const double factor = bus_factor(*collective_from_name(op), ranks);
   for (const auto& r : rows) {
@@ -219,7 +219,7 @@ bool on_size_ladder(double bytes) {
 }
 
 std::pair<MeasuredCollective, MeasuredCollective> split_on_ladder(const MeasuredCollective& m) {
-  MeasuredCollective on{m.file, m.op, m.ranks, m.ranks_per_node, {}, {}, {}, {}}, off = on;
+  MeasuredCollective on{m.file, m.op, m.ranks, m.ranks_per_node, {}, {}, {}, {}, {}}, off = on;
   for (std::size_t i = 0; i < m.bytes.size(); ++i) {
     auto& to = on_size_ladder(m.bytes[i]) ? on : off;
     to.bytes.push_back(m.bytes[i]);

@@ -54,7 +54,7 @@ std::vector<MeasuredCollective> collective_rows(const nlohmann::json& samples,
   }
   std::vector<MeasuredCollective> out;
   for (const auto& [key, rows] : groups) {
-    MeasuredCollective m{file, std::get<0>(key), std::get<1>(key), std::get<2>(key), {}, {}, {},
+    MeasuredCollective m{file, std::get<0>(key), std::get<1>(key), std::get<2>(key), {}, {}, {}, {},
                          {}};
     if (m.ranks < 2 || rows.size() < 2) continue;
     for (const auto& [bytes, tl] : rows) {

@@ -52,6 +52,15 @@ json fit_report_json(const FitNotes& notes, const std::vector<LogReport>& logs,
                         {"larger_seconds", o.larger_seconds}});
       out["logs"].back()["left_out"] = left;
     }
+    if (!l.rows.repeated.empty()) {
+      json repeated = json::array();
+      for (const auto& r : l.rows.repeated)
+        repeated.push_back({{"line", r.line},
+                            {"seconds", r.seconds},
+                            {"kept_line", r.kept_line},
+                            {"kept_seconds", r.kept_seconds}});
+      out["logs"].back()["repeated"] = repeated;
+    }
     if (!l.ladder_held_out_pct.empty())
       out["logs"].back()["off_ladder_held_out"] = {
           {"rows", l.ladder_held_out_pct.size()},
@@ -83,6 +92,11 @@ std::string fit_report_text(const FitNotes& notes, const std::vector<LogReport>&
           "  line {} left out: {:.1f} us, over {:g}x the {:.1f} us of the larger message on line "
           "{} (a stalled run)\n",
           o.line, o.seconds * 1e6, cal::kStallFactor, o.larger_seconds * 1e6, o.larger_line);
+    for (const auto& r : l.rows.repeated)
+      t += fmt::format(
+          "  line {} repeats the size of line {}: {:.1f} us against {:.1f} us; the faster is "
+          "kept\n",
+          r.line, r.kept_line, r.seconds * 1e6, r.kept_seconds * 1e6);
     for (const auto& s : l.fit.segments)
       t += fmt::format(
           "  {:>12g} - {:<12g} B  alpha {:9.2f} us  busbw {:8.2f} GB/s  residual "

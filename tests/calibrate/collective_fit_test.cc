@@ -104,10 +104,35 @@ TEST(collective_fit, AStalledRowIsLeftOut) {
   EXPECT_DOUBLE_EQ(m.left_out[0].larger_seconds, 100e-6);
 }
 
+// A size measured twice (two runs pasted into one log; found by review, 2026-11-27: the first
+// row was kept, silently): the faster is kept and the other reported. 4096 B at 120 us (line 3)
+// and again at 100 us (line 5): line 5 is kept, line 3 reported with it. Columns agree with
+// the times (algbw = size / time; busbw = algbw x 2 x 15/16 for 16 ranks).
+TEST(collective_fit, ARepeatedSizeKeepsTheFasterRowAndSaysSo) {
+  auto log = parse_nccl_tests_log(
+      "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+      "   2048   512 float sum -1 90.0 0.02 0.04 0 90.0 0.02 0.04 0\n"
+      "   4096  1024 float sum -1 120.0 0.03 0.06 0 120.0 0.03 0.06 0\n"
+      "   8192  2048 float sum -1 110.0 0.07 0.14 0 110.0 0.07 0.14 0\n"
+      "   4096  1024 float sum -1 100.0 0.04 0.08 0 100.0 0.04 0.08 0\n",
+      "x_all_reduce_16.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsLog>(log)) << std::get<NcclTestsError>(log).text();
+  const auto got = measured_collectives(std::get<NcclTestsLog>(log), {});
+  ASSERT_TRUE(std::holds_alternative<std::vector<MeasuredCollective>>(got));
+  const MeasuredCollective& m = std::get<std::vector<MeasuredCollective>>(got)[0];
+  EXPECT_EQ(m.lines, (std::vector<int>{2, 5, 4}));
+  EXPECT_EQ(m.bytes, (std::vector<double>{2048, 4096, 8192}));
+  ASSERT_EQ(m.repeated.size(), 1u);
+  EXPECT_EQ(m.repeated[0].line, 3);
+  EXPECT_DOUBLE_EQ(m.repeated[0].seconds, 120e-6);
+  EXPECT_EQ(m.repeated[0].kept_line, 5);
+  EXPECT_DOUBLE_EQ(m.repeated[0].kept_seconds, 100e-6);
+}
+
 // A log is a sum of exact lines: t = 10 us + S / 1 GB/s below 64 KiB, 50 us + S / 10 GB/s from
 // 64 KiB (sendrecv: bus factor 1). The fit must find both regimes and their parameters.
 TEST(collective_fit, RecoversTwoExactRegimes) {
-  MeasuredCollective m{"synthetic", "sendrecv", 2, 2, {}, {}, {}, {}};
+  MeasuredCollective m{"synthetic", "sendrecv", 2, 2, {}, {}, {}, {}, {}};
   for (double s = 1024; s <= 64 * 1048576.0; s *= 2) {
     const bool big = s >= 65536;
     m.bytes.push_back(s);
@@ -144,6 +169,7 @@ TEST(collective_fit, HeldOutFarAboveTheFittedSizesUsesTheLastLine) {
                              {65536, 131072, 262144, 2147483648.0},
                              {121.8e-6, 180.2e-6, 252.6e-6, 0.175667},
                              {1, 2, 3, 4},
+                             {},
                              {}};
   const double slope = (252.6e-6 - 121.8e-6) / (262144 - 65536);
   const double small = 121.8e-6 + 65536 * slope, large = 121.8e-6 + (2147483648.0 - 65536) * slope;
@@ -155,7 +181,7 @@ TEST(collective_fit, HeldOutFarAboveTheFittedSizesUsesTheLastLine) {
 
 TEST(collective_fit, HeldOutNeedsFourRowsAndOneTimePerRow) {
   // t = 10 us + S / 1 GB/s (sendrecv: bus factor 1), exact: the held-out error is 0.
-  MeasuredCollective m{"synthetic.log", "sendrecv", 2, 2, {}, {}, {}, {}};
+  MeasuredCollective m{"synthetic.log", "sendrecv", 2, 2, {}, {}, {}, {}, {}};
   for (const double s : {1024.0, 2048.0, 4096.0}) {
     m.bytes.push_back(s);
     m.seconds.push_back(10e-6 + s / 1e9);

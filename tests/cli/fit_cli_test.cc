@@ -154,6 +154,34 @@ TEST(cli_fit, MalformedLogNamesFileAndLine) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// A size the log measured twice: the report names the row left and the row kept, the faster
+// (collective_fit.ARepeatedSizeKeepsTheFasterRowAndSaysSo has the same rows: 4096 B at 120 us
+// on line 3 and at 100 us on line 5).
+TEST(cli_fit, ARepeatedSizeIsReported) {
+  const fs::path log = scratch_dir() / "repeated_all_reduce_16.log";
+  std::ofstream(log) << "#  size count type redop root time algbw busbw #wrong time algbw busbw "
+                        "#wrong\n"
+                        "   2048   512 float sum -1 90.0 0.02 0.04 0 90.0 0.02 0.04 0\n"
+                        "   4096  1024 float sum -1 120.0 0.03 0.06 0 120.0 0.03 0.06 0\n"
+                        "   8192  2048 float sum -1 110.0 0.07 0.14 0 110.0 0.07 0.14 0\n"
+                        "   4096  1024 float sum -1 100.0 0.04 0.08 0 100.0 0.04 0.08 0\n";
+  const std::string out = (scratch_dir() / "fit_repeated.json").string();
+  auto r = shardsim({"fit", "--nccl-tests", log.string(), "--base", "h100-sxm", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(
+      contains(r.out + r.err, "line 3 repeats the size of line 5: 120.0 us against 100.0 us"))
+      << r.out << r.err;
+  r = shardsim({"fit", "--nccl-tests", log.string(), "--base", "h100-sxm", "-o", out, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = json::parse(r.out);
+  const json& rep = report["logs"][0]["repeated"];
+  ASSERT_EQ(rep.size(), 1u) << rep;
+  EXPECT_EQ(rep[0]["line"], 3);
+  EXPECT_EQ(rep[0]["kept_line"], 5);
+  EXPECT_NEAR(rep[0]["seconds"].get<double>(), 120e-6, 1e-12);  // 120.0 us, in seconds
+  EXPECT_NEAR(rep[0]["kept_seconds"].get<double>(), 100e-6, 1e-12);
+}
+
 TEST(cli_fit, RanksDisagreeingWithTheLogIsAnError) {
   // The log prints 16 "# Rank" lines (2 nodes x 8 H100).
   const auto r = shardsim(
