@@ -27,7 +27,11 @@ nlohmann::json loop_json(const SweepOptions& o, const LoopConfig& c) {
           {"max_repetitions", c.max_repetitions},
           {"min_total_s", c.min_total_s},
           {"min_sample_s", c.min_sample_s},
-          {"samples_reduction", "max over ranks per repetition"}};
+          {"samples_reduction", "max over ranks per repetition"},
+          // Files of the first GPU run lack this key: their GEMMs were timed on the eighths.
+          {"gemm_timing_inputs",
+           "uniform random in [-1, 1) (seeds 21, 22; gemm_check.h make_timing_inputs), after one "
+           "verified run on multiples of 1/8"}};
 }
 
 // "45.6 GFLOP/s", "12.3 GB/s busbw", "2.1 us/launch": the headline rate of an item.
@@ -96,6 +100,12 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
       if (rank0_) log_ << "error: -o " << options_.samples_path << ": " << bad_output << "\n";
       return 2;
     }
+    // The run's description comes first: a backend can fail while it starts (NCCL's
+    // communicators are made then), and the .partial file of that failure must still say where,
+    // with what build and how many ranks it ran.
+    const SweepPlan plan = make_sweep_plan(options_.backend, options_.quick);
+    context_ = base_context(*world, build);
+    context_["sweep"] = loop_json(options_, plan.loop);
     std::string error;
     backend = make_backend(*world, error);
     if (!backend) {  // every rank took this decision together: nothing to abort
@@ -104,10 +114,7 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
       out_ = samples_document(context_, items_, false, error_);
       return 3;
     }
-    const SweepPlan plan = make_sweep_plan(options_.backend, options_.quick);
-    context_ = base_context(*world, build);
     context_["backend"] = backend->context();
-    context_["sweep"] = loop_json(options_, plan.loop);
     std::vector<Descriptor> all = backend->descriptors(plan);
     std::vector<const Descriptor*> chosen;
     for (const Descriptor& d : all) {

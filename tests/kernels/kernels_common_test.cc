@@ -9,13 +9,17 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "kernels/common/collectives.h"
+#include "kernels/common/errors.h"
 #include "kernels/common/gemm_check.h"
 #include "kernels/common/gemm_layout.h"
 #include "kernels/common/hash.h"
@@ -26,6 +30,7 @@
 #include "kernels/cpu/descriptors.h"
 #include "kernels/sweep/rank_signals.h"
 #include "kernels/sweep/run_sweep.h"
+#include "kernels/sweep/sweep_steps.h"
 #include "simulator/core/memory_kernel.h"
 
 namespace sk = shardsim::kernels;
@@ -382,6 +387,45 @@ TEST(KernelSweep, DebugBuildIsRefused) {
   EXPECT_TRUE(sk::build_type_refusal("debug").has_value());
   EXPECT_FALSE(sk::build_type_refusal("Release").has_value());
   EXPECT_FALSE(sk::build_type_refusal("RelWithDebInfo").has_value());
+}
+
+// A backend that fails while it starts, as NCCL did on the H200 machine with two ranks on its one
+// GPU (ncclCommInitRankConfig: "Duplicate GPU detected";
+// scenarios/measurements/calibrate/h200-sxm-2026-11-27-random/nccl-2ranks-1gpu.*): exit 3, the
+// failing call named, and a .partial file that still describes the run (host, build, ranks). Before
+// the fix its context was {}. One rank: an MPI singleton in this process.
+TEST(KernelSweep, ABackendFailingToStartLeavesAPartialThatDescribesTheRun) {
+  const std::string dir = ::testing::TempDir() + "sweep_backend_fails";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  sk::SweepOptions options;
+  options.backend = sk::BackendKind::kCpu;
+  options.samples_path = dir + "/s.json";
+  options.sync_timeout_s = 30;
+  const sk::MpiScope mpi;
+  std::ostringstream log;
+  nlohmann::json out;
+  sk::SweepRun run(options, log, out, /*abort_on_failure=*/false);
+  const sk::BuildInfo build{"Release", "abc123", "0.1.0", "GCC test"};
+  const int code =
+      run.execute(build, [](const sk::Comm&, std::string&) -> std::unique_ptr<sk::Backend> {
+        throw sk::CallError("ncclCommInitRankConfig", "invalid usage: Duplicate GPU detected");
+      });
+  EXPECT_EQ(code, 3);
+  EXPECT_NE(log.str().find("ncclCommInitRankConfig failed"), std::string::npos) << log.str();
+  std::ifstream in(options.samples_path + ".partial");
+  ASSERT_TRUE(in.good()) << log.str();
+  const nlohmann::json partial = nlohmann::json::parse(in);
+  EXPECT_EQ(partial["complete"], false);
+  EXPECT_EQ(partial["error"]["call"], "ncclCommInitRankConfig");
+  EXPECT_TRUE(partial["items"].empty());
+  EXPECT_EQ(partial["context"]["git_revision"], "abc123");
+  EXPECT_EQ(partial["context"]["build_type"], "Release");
+  EXPECT_EQ(partial["context"]["mpi"]["world_size"], 1);
+  EXPECT_FALSE(partial["context"]["host"].get<std::string>().empty());
+  EXPECT_TRUE(partial["context"]["sweep"].contains("gemm_timing_inputs"));
+  EXPECT_FALSE(partial["context"].contains("backend"));  // it never started
+  std::filesystem::remove_all(dir);
 }
 
 // The crash handler builds its JSON error document with append_json_string (async-signal-safe).
