@@ -204,7 +204,10 @@ void fit_compute(const DeviceFits& d, bool cpu, GpuProfile& g) {
     g.pcie_bytes_per_second = d.copy_bytes_per_second / kPcieCopyEfficiency;
 }
 
-void describe(const nlohmann::json& ctx, bool cpu, GpuProfile& g) {
+// The profile's name and description from a samples document's context. With a base (`base`
+// non-null) the base's description stays, the measured parts named after it; without one the
+// sweep's device is the whole story.
+void describe(const nlohmann::json& ctx, bool cpu, const GpuProfile* base, GpuProfile& g) {
   const std::string host = ctx.value("host", "unknown");
   if (cpu) {
     g.name = "cpu-" + host;
@@ -221,7 +224,15 @@ void describe(const nlohmann::json& ctx, bool cpu, GpuProfile& g) {
   }
   const auto dev = ctx.at("backend").value("device", nlohmann::json::object());
   g.name = "calibrated-" + dev.value("name", std::string("gpu"));
-  g.description = "measured by shardsim's calibration sweep (--backend cuda) on " + host;
+  const std::string measured =
+      "measured by shardsim's calibration sweep (--backend cuda) on " + host;
+  g.description = base == nullptr || base->description.empty()
+                      ? measured
+                      : fmt::format(
+                            "{} Parts {} (provenance.sources lists which); memory_bytes, "
+                            "whatever the convention above, is the device's total "
+                            "memory as the CUDA runtime reports it.",
+                            base->description, measured);
   if (dev.contains("memory_bytes")) g.memory_bytes = dev.at("memory_bytes");
 }
 
@@ -421,7 +432,7 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
   DocumentFits d;
   for (std::size_t i = 0; i < docs.size(); ++i)
     in_document(docs, i, [&] {
-      describe(docs[i].doc->at("context"), cpu, g);
+      describe(docs[i].doc->at("context"), cpu, base, g);
       if (docs[i].memory_bytes > 0) g.memory_bytes = docs[i].memory_bytes;
       d.fits.push_back(fit_device(*docs[i].doc));
       for (const auto& [part, text] : device_parts(*docs[i].doc, d.fits.back()))

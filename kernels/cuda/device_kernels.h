@@ -21,7 +21,7 @@ cudaError_t convert_from_float(const float* in, void* out, std::size_t n, Storag
 cudaError_t convert_to_float(const void* in, float* out, std::size_t n, Storage s,
                              cudaStream_t stream);
 // out[i] = (Storage) (2 uniform01(i, seed) - 1) (hash.h): the values of gemm_check.h
-// make_timing_inputs, generated on the device (written after the H200 run; not yet run).
+// make_timing_inputs, generated on the device (ran on the H200, second run).
 cudaError_t fill_random(void* out, std::size_t n, Storage s, std::uint64_t seed,
                         cudaStream_t stream);
 

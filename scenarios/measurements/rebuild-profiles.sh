@@ -55,18 +55,27 @@ fit h100-sxm --base h100-sxm-datasheet --name h100-sxm --node-network dgx-h100 \
   --gemm-alias fp16=bf16 --gemm-best $mamf --hbm $hbm --attention $attn \
   --attention-relative 'flash-attention-triton/flash-attention-2@NVIDIA A100 SXM4 80GB' \
   -o "$out/gpus/h100-sxm.json"
+# H200: the public tables measure fp8 GEMMs only (no bf16 best shape either); the fp32, tf32,
+# fp16 and bf16 GEMM tables come from shardsim's own sweep on one H200 (cuBLAS, the library the
+# frameworks call; timed on random data), which also gives memory_bytes (the device's total).
+# Its memory-bound kernels are shardsim's own and are not used here (h200-sxm-calibrated has them).
+h200run=$m/calibrate/h200-sxm-2026-11-27-run2
 fit h200-sxm --base h200-sxm-datasheet --name h200-sxm --node-network dgx-h200 \
   --device 'H200 141GB SXM|NVIDIA H200 SXM' --gemm $gemm --gemm-best $mamf --hbm $hbm \
+  --samples $h200run/sweep-gemm-fp32.samples.json --samples $h200run/sweep-gemm-tf32.samples.json \
+  --samples $h200run/sweep-gemm-fp16.samples.json --samples $h200run/sweep-gemm-bf16.samples.json \
   -o "$out/gpus/h200-sxm.json"
 
 # --- Measured by shardsim's own calibration sweep on one H200 (2026-11-27, one rank: no
-# collectives; calibrate/h200-sxm-2026-11-27/README.md). The sweep ran family by family, one
-# samples file each; the datasheet gives what one GPU cannot measure (network, host Adam rate). ---
-cal=$m/calibrate/h200-sxm-2026-11-27
+# collectives). From the second run (calibrate/h200-sxm-2026-11-27-run2/README.md), whose GEMMs
+# were timed on random data; the first run's GEMMs (calibrate/h200-sxm-2026-11-27) were timed on
+# their verification inputs and ran up to 14 % fast. The sweep ran family by family, one samples
+# file each; the datasheet gives what one GPU cannot measure (network, host Adam rate). ---
+cal=$h200run
 mkdir -p "$out/gpus/measured"
 fit h200-sxm-calibrated --base h200-sxm-datasheet --name h200-sxm-calibrated --node-network dgx-h200 \
-  --samples $cal/sweep-memory_bound.samples.json --samples $cal/sweep-copy.samples.json \
-  --samples $cal/sweep-launch.samples.json --samples $cal/sweep-gemm-fp32.samples.json \
+  --samples $cal/repeat-memory_bound.samples.json --samples $cal/repeat-copy.samples.json \
+  --samples $cal/repeat-launch.samples.json --samples $cal/sweep-gemm-fp32.samples.json \
   --samples $cal/sweep-gemm-tf32.samples.json --samples $cal/sweep-gemm-fp16.samples.json \
   --samples $cal/sweep-gemm-bf16.samples.json --samples $cal/sweep-gemm-fp8.samples.json \
   -o "$out/gpus/measured/h200-sxm-calibrated.json"

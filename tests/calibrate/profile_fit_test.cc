@@ -204,7 +204,7 @@ TEST(ProfileFromSamples, TheHostLinkIsNotADeviceCopy) {
 }
 
 json measured_h200(const std::string& file) {
-  std::ifstream in(std::string(SHARDSIM_MEASUREMENTS_DIR) + "/calibrate/h200-sxm-2026-11-27/" +
+  std::ifstream in(std::string(SHARDSIM_MEASUREMENTS_DIR) + "/calibrate/h200-sxm-2026-11-27-run2/" +
                    file);
   return json::parse(in);
 }
@@ -240,15 +240,16 @@ std::vector<double> gemm_errors(const json& doc, const GpuProfile& g, Dtype dtyp
   return out;
 }
 
-// The H200 sweep (scenarios/measurements/calibrate/h200-sxm-2026-11-27, shardsim's own run):
-// half of the bf16 shapes held out of the fit, predicted from the other half. The table
-// interpolates in log(m, n, k) between its nearest points (measured_efficiency.h), so a held-out
-// shape is predicted from its neighbours. Measured when this test was written (2026-11-27): the
-// even items fitted, the odd ones held out, median error 4.4 %, in-sample 3.1 %. In-sample is not
-// 0 because a point averages a shape's layouts (nn, nt, tn), which run at different rates:
-// 4096^3 bf16 ran 726.2, 809.1 and 812.3 TFLOP/s over the three, mean 782.5, so one layout sits
-// up to 7.2 % from its point. Bounds: held out 10 % (the held-out target), in-sample
-// 7.2 % (that largest deviation).
+// The H200 sweep (scenarios/measurements/calibrate/h200-sxm-2026-11-27-run2, shardsim's own run,
+// GEMMs timed on random data): half of the bf16 shapes held out of the fit, predicted from the
+// other half. The table interpolates in log(m, n, k) between its nearest points
+// (measured_efficiency.h), so a held-out shape is predicted from its neighbours. Measured when
+// this test was written: the even items fitted, the odd ones held out, median error 3.8 %,
+// in-sample 2.8 % (on the first run's data, timed on the eighths: 4.4 % and 3.1 %). In-sample is
+// not 0 because a point averages a shape's layouts (nn, nt, tn), which run at different rates:
+// 4096x512x1024 bf16 ran 392.3 (nn) and 326.0 (nt) TFLOP/s, mean 359.2, so one layout sits 9.2 %
+// from its point, the largest such gap of the file. Bounds: held out 10 % (the held-out
+// target), in-sample 9.2 % (that largest gap).
 TEST(ProfileFromSamples, TheH200GemmTablePredictsHeldOutShapes) {
   const json all = measured_h200("sweep-gemm-bf16.samples.json");
   json even = all;
@@ -263,7 +264,7 @@ TEST(ProfileFromSamples, TheH200GemmTablePredictsHeldOutShapes) {
   std::cout << "H200 bf16 GEMM table: held-out median " << held << " %, in-sample " << in_sample
             << " %\n";
   EXPECT_LE(held, 10.0);
-  EXPECT_LE(in_sample, 7.2);
+  EXPECT_LE(in_sample, 9.2);
 }
 
 // Fitting onto a fitted profile keeps the base's segments of other keys and their provenance,
