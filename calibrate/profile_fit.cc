@@ -205,8 +205,9 @@ void fit_compute(const DeviceFits& d, bool cpu, GpuProfile& g) {
 }
 
 // The profile's name and description from a samples document's context. With a base (`base`
-// non-null) the base's description stays, the measured parts named after it; without one the
-// sweep's device is the whole story.
+// non-null) the base's description stays and a sentence naming the measured device follows it
+// (once: a refit on the same device adds nothing); without one the sweep's device is the whole
+// story. memory_bytes becomes the device's total when the sweep reported it.
 void describe(const nlohmann::json& ctx, bool cpu, const GpuProfile* base, GpuProfile& g) {
   const std::string host = ctx.value("host", "unknown");
   if (cpu) {
@@ -222,18 +223,28 @@ void describe(const nlohmann::json& ctx, bool cpu, const GpuProfile* base, GpuPr
         host, ctx.value("cpu_model", "unknown CPU"), kCpuDeviceMark);
     return;
   }
-  const auto dev = ctx.at("backend").value("device", nlohmann::json::object());
+  nlohmann::json dev = ctx.at("backend").value("device", nlohmann::json::object());
+  if (!dev.is_object()) dev = nlohmann::json::object();  // null: the device was not found
+  const std::string device = dev.value("name", std::string("GPU"));
   g.name = "calibrated-" + dev.value("name", std::string("gpu"));
-  const std::string measured =
-      "measured by shardsim's calibration sweep (--backend cuda) on " + host;
-  g.description = base == nullptr || base->description.empty()
-                      ? measured
-                      : fmt::format(
-                            "{} Parts {} (provenance.sources lists which); memory_bytes, "
-                            "whatever the convention above, is the device's total "
-                            "memory as the CUDA runtime reports it.",
-                            base->description, measured);
-  if (dev.contains("memory_bytes")) g.memory_bytes = dev.at("memory_bytes");
+  const bool memory = dev.contains("memory_bytes");
+  if (memory) g.memory_bytes = dev.at("memory_bytes");
+  if (base == nullptr || base->description.empty()) {
+    g.description =
+        fmt::format("measured by shardsim's calibration sweep (--backend cuda) on one {} (host {})",
+                    device, host);
+    return;
+  }
+  const std::string sentence = fmt::format(
+      " Measured by shardsim's calibration sweep (--backend cuda) on one {}: the parts "
+      "provenance.sources lists{}.",
+      device,
+      memory ? ", and memory_bytes (the device's total memory as the CUDA runtime reports it, in "
+               "place of any convention above)"
+             : "");
+  g.description = base->description.find(sentence) == std::string::npos
+                      ? base->description + sentence
+                      : base->description;
 }
 
 }  // namespace

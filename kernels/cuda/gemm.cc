@@ -1,8 +1,8 @@
 // GEMMs on the device: cublasGemmEx for fp32, tf32, fp16, bf16 (fp32 accumulation) and
 // cublasLtMatmul for fp8 (e4m3 inputs, bf16 output, TN layout as cuBLASLt requires).
 // Row-major C (m x n) = op(A) op(B) is computed as column-major C^T = op(B)^T op(A)^T, so the
-// cuBLAS call takes B first. Ran on an H200 (see cuda_backend.h), except the switch to random
-// timing data in verify(), written after that run.
+// cuBLAS call takes B first. Ran on an H200 (see cuda_backend.h); the random timing data of
+// verify() in the second run.
 #include <map>
 #include <memory>
 #include <string>

@@ -28,7 +28,8 @@ nlohmann::json loop_json(const SweepOptions& o, const LoopConfig& c) {
           {"min_total_s", c.min_total_s},
           {"min_sample_s", c.min_sample_s},
           {"samples_reduction", "max over ranks per repetition"},
-          // Files of the first GPU run lack this key: their GEMMs were timed on the eighths.
+          // Files written before this key lack it: the first GPU run's GEMMs were timed on the
+          // eighths, the second run's (h200-sxm-2026-11-27-run2) already on random data.
           {"gemm_timing_inputs",
            "uniform random in [-1, 1) (seeds 21, 22; gemm_check.h make_timing_inputs), after one "
            "verified run on multiples of 1/8"}};

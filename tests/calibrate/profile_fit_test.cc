@@ -203,6 +203,31 @@ TEST(ProfileFromSamples, TheHostLinkIsNotADeviceCopy) {
   EXPECT_NEAR(p.profile.pcie_bytes_per_second, 5.55e10 / 0.8, 1.0);
 }
 
+// The description of a CUDA fit (found by review, 2026-11-27: with a base, the base's text was
+// replaced by "measured ... on <host>"). Without a base: the sweep's device and host. With one:
+// the base's text, then one sentence naming the device and memory_bytes; fitting the result again
+// on the same device does not repeat it. memory_bytes is the device's (samples_doc.h: 8e10).
+TEST(ProfileFromSamples, TheDescriptionKeepsTheBasesAndNamesTheDeviceOnce) {
+  const json doc = document(json::array({gemm(1e14)}), "cuda");
+  const GpuProfile alone = profile_from_samples({{&doc, "gpu.json", 0}}, nullptr).profile;
+  EXPECT_EQ(alone.description,
+            "measured by shardsim's calibration sweep (--backend cuda) on one Test GPU (host "
+            "testhost)");
+  GpuProfile base;
+  base.name = "base-gpu";
+  base.description = "A datasheet GPU; memory_bytes is the name's GB read as GiB.";
+  base.memory_bytes = 1e11;
+  const GpuProfile once = profile_from_samples({{&doc, "gpu.json", 0}}, &base).profile;
+  EXPECT_TRUE(once.description.starts_with(base.description)) << once.description;
+  EXPECT_TRUE(contains(once.description,
+                       "on one Test GPU: the parts provenance.sources lists, "
+                       "and memory_bytes (the device's total memory"))
+      << once.description;
+  EXPECT_EQ(once.memory_bytes, 8e10);
+  const GpuProfile twice = profile_from_samples({{&doc, "gpu.json", 0}}, &once).profile;
+  EXPECT_EQ(twice.description, once.description);
+}
+
 json measured_h200(const std::string& file) {
   std::ifstream in(std::string(SHARDSIM_MEASUREMENTS_DIR) + "/calibrate/h200-sxm-2026-11-27-run2/" +
                    file);

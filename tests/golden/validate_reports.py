@@ -125,7 +125,11 @@ with tempfile.TemporaryDirectory() as tmp:
     validate("hardware-profile", json.loads((pathlib.Path(tmp) / "cpu.json").read_text()),
              "fit --samples profile")
 
-for path in sorted((source / "scenarios" / "gpus").glob("*.json")):
+# The samples the GPU runs wrote (real documents, committed unchanged).
+for path in sorted((measurements / "calibrate").glob("*/*.samples.json")):
+    validate("calibration-samples", json.loads(path.read_text()), str(path.relative_to(source)))
+
+for path in sorted((source / "scenarios" / "gpus").rglob("*.json")):  # measured/ too
     validate("hardware-profile", json.loads(path.read_text()), str(path.relative_to(source)))
 
 # The validator itself must reject a report that breaks its schema (here: no "time").

@@ -391,9 +391,10 @@ TEST(KernelSweep, DebugBuildIsRefused) {
 
 // A backend that fails while it starts, as NCCL did on the H200 machine with two ranks on its one
 // GPU (ncclCommInitRankConfig: "Duplicate GPU detected";
-// scenarios/measurements/calibrate/h200-sxm-2026-11-27-random/nccl-2ranks-1gpu.*): exit 3, the
+// scenarios/measurements/calibrate/h200-sxm-2026-11-27-run2/nccl-2ranks-1gpu.*): exit 3, the
 // failing call named, and a .partial file that still describes the run (host, build, ranks). Before
-// the fix its context was {}. One rank: an MPI singleton in this process.
+// the fix its context was {}. One rank: an MPI singleton in this process, finalized when the test
+// ends (MPI cannot start again in the process: no --gtest_repeat; ctest runs each test alone).
 TEST(KernelSweep, ABackendFailingToStartLeavesAPartialThatDescribesTheRun) {
   const std::string dir = ::testing::TempDir() + "sweep_backend_fails";
   std::filesystem::remove_all(dir);
@@ -416,15 +417,18 @@ TEST(KernelSweep, ABackendFailingToStartLeavesAPartialThatDescribesTheRun) {
   std::ifstream in(options.samples_path + ".partial");
   ASSERT_TRUE(in.good()) << log.str();
   const nlohmann::json partial = nlohmann::json::parse(in);
-  EXPECT_EQ(partial["complete"], false);
-  EXPECT_EQ(partial["error"]["call"], "ncclCommInitRankConfig");
-  EXPECT_TRUE(partial["items"].empty());
-  EXPECT_EQ(partial["context"]["git_revision"], "abc123");
-  EXPECT_EQ(partial["context"]["build_type"], "Release");
-  EXPECT_EQ(partial["context"]["mpi"]["world_size"], 1);
-  EXPECT_FALSE(partial["context"]["host"].get<std::string>().empty());
-  EXPECT_TRUE(partial["context"]["sweep"].contains("gemm_timing_inputs"));
-  EXPECT_FALSE(partial["context"].contains("backend"));  // it never started
+  EXPECT_EQ(partial.at("complete"), false);
+  EXPECT_EQ(partial.at("error").at("call"), "ncclCommInitRankConfig");
+  EXPECT_TRUE(partial.at("items").empty());
+  const nlohmann::json& context = partial.at("context");
+  ASSERT_TRUE(context.is_object() && context.contains("mpi") && context.contains("sweep"))
+      << context.dump();
+  EXPECT_EQ(context.value("git_revision", ""), "abc123");
+  EXPECT_EQ(context.value("build_type", ""), "Release");
+  EXPECT_EQ(context.at("mpi").value("world_size", 0), 1);
+  EXPECT_FALSE(context.value("host", "").empty());
+  EXPECT_TRUE(context.at("sweep").contains("gemm_timing_inputs"));
+  EXPECT_FALSE(context.contains("backend"));  // it never started
   std::filesystem::remove_all(dir);
 }
 
