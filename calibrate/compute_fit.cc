@@ -36,11 +36,15 @@ std::optional<std::string> canonical_dtype(const std::string& d) {
 // against TF32 where the profile has it. A point then reproduces its measured rate whatever the
 // peak (found on review before the first GPU run, 2026-11-27: fp32 points against the fp32 peak
 // were priced against TF32's, 7.4x too fast on an H200 base).
-double peak_of(const PeakFlops& p, const std::string& dtype) {
-  if (dtype == "fp16") return p.fp16;
-  if (dtype == "bf16") return p.bf16;
-  if (dtype == "fp8") return p.fp8;
-  return p.tf32 > 0 ? p.tf32 : p.fp32;
+struct Peak {
+  const char* name;  // the peak's own dtype: "tf32" for fp32 rows where the profile has TF32
+  double flops_per_second;
+};
+Peak peak_of(const PeakFlops& p, const std::string& dtype) {
+  if (dtype == "fp16") return {"fp16", p.fp16};
+  if (dtype == "bf16") return {"bf16", p.bf16};
+  if (dtype == "fp8") return {"fp8", p.fp8};
+  return p.tf32 > 0 ? Peak{"tf32", p.tf32} : Peak{"fp32", p.fp32};
 }
 
 struct Columns {
@@ -116,9 +120,7 @@ std::variant<std::vector<GemmPoint>, std::string> gemm_points(
   std::vector<GemmPoint> out;
   std::vector<int> rows_in;  // rows averaged into out[i]
   for (const auto& r : rows) {
-    const double p = peak_of(peak, r.dtype);
-    // The peak's own name: fp32 rows are taken against TF32's where the profile has one.
-    const std::string peak_name = r.dtype == "fp32" && peak.tf32 > 0 ? "tf32" : r.dtype;
+    const auto [peak_name, p] = peak_of(peak, r.dtype);
     if (p <= 0) return fmt::format("{}:{}: the base profile has no {} peak", file, r.line, r.dtype);
     const double eff = r.flops_per_second / p;
     if (eff > 1)
