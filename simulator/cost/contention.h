@@ -2,7 +2,9 @@
 // SMs and HBM bandwidth, so the compute kernels beside it run slower (Lee et al., arXiv:2507.03114,
 // 2025: 18.9% mean computational slowdown under overlap on A100, H100, MI250 and MI210; the
 // profile's compute.overlap_compute_slowdown). Pure functions; the discrete-event simulation
-// applies the same rule instant by instant (des/step_sim.cc), the analytic model through these.
+// applies the same rule instant by instant to data-parallel traffic (des/step_sim.cc), the
+// analytic model through these, and both models through these to TP collectives overlapped with
+// their pass's GEMMs (cost/layer_costs.cc, parallel.overlap_tp_comm).
 //
 // Derivation. Compute of c seconds (alone) starts with a collective of g seconds; while the
 // collective runs, compute progresses at 1 / (1 + s). If g >= c (1 + s) the compute finishes

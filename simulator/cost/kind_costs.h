@@ -30,6 +30,7 @@ struct WorkCost {
 // Sums over one op list that the layer's communication and recomputation terms read.
 struct OpSums {
   double gemm_fwd = 0, gemm_bwd = 0, core_fwd = 0, core_bwd = 0, core_flops = 0;
+  double gemm_dgrad = 0;  // the GEMMs' input-gradient share of gemm_bwd (the weight's left out)
   double fwd_compute = 0, fwd_flops = 0;
   double col_dgrad = 0, col_wgrad = 0;  // column-parallel GEMMs' backward (QKV, fc1, ...)
   double ops = 0, gemms = 0;            // operations in the list, and how many are GEMMs

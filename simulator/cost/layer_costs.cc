@@ -2,6 +2,7 @@
 // and expert-parallel communication a layer exposes (step_costs_detail.h).
 #include <algorithm>
 
+#include "simulator/cost/contention.h"
 #include "simulator/cost/host_dispatch.h"
 #include "simulator/cost/step_costs_detail.h"
 #include "simulator/model/ops.h"
@@ -27,16 +28,41 @@ bool is_gemm(const Op& op) {
   return op.kind == OpKind::kGemm || op.kind == OpKind::kExpertGemm;
 }
 
+// One s*b*h activation collective over the TP group (0 without TP).
+double tp_hidden(const Ctx& c, CollectiveOp op) {
+  if (c.plan.tp <= 1) return 0;
+  return coll(c, op,
+              c.shape.seq_local * c.shape.micro_batch * double(c.s.model.hidden) * c.act_bytes,
+              c.tp);
+}
+
 // Megatron TP per layer and pass: two all-reduces of the s*b*h activations, or with sequence
 // parallelism two all-gathers plus two reduce-scatters of the same (whole) buffer.
 double tp_layer_comm(const Ctx& c) {
-  if (c.plan.tp <= 1) return 0;
-  const double bytes =
-      c.shape.seq_local * c.shape.micro_batch * double(c.s.model.hidden) * c.act_bytes;
   if (c.op.sp)
-    return 2 * (coll(c, CollectiveOp::kAllGather, bytes, c.tp) +
-                coll(c, CollectiveOp::kReduceScatter, bytes, c.tp));
-  return 2 * coll(c, CollectiveOp::kAllReduce, bytes, c.tp);
+    return 2 *
+           (tp_hidden(c, CollectiveOp::kAllGather) + tp_hidden(c, CollectiveOp::kReduceScatter));
+  return 2 * tp_hidden(c, CollectiveOp::kAllReduce);
+}
+
+// What a layer's backward pass moves over TP: the forward's volume, and with SP two more
+// all-gathers (the column-parallel layers gather their input again for the weight gradient and
+// reduce-scatter the input gradient; the row-parallel layers gather their output gradient: six
+// collectives where the forward has four; tp_backward_exposed).
+double tp_layer_comm_backward(const Ctx& c) {
+  return tp_layer_comm(c) + (c.op.sp ? 2 * tp_hidden(c, CollectiveOp::kAllGather) : 0);
+}
+
+// Exposed seconds of `comm_s` of TP communication hidden behind `gemm_s` of the pass's GEMMs,
+// under TP communication overlap (Transformer Engine's userbuffers, Megatron's
+// --tp-comm-overlap: each collective split and pipelined with the GEMM beside it). The GEMMs run
+// slower while it does (cost/contention.h, the profile's overlap_compute_slowdown; 0 with the
+// comm_contention effect off): the pair takes overlapped_seconds, of which the GEMMs alone are
+// gemm_s, and the rest is the overlap's cost.
+double tp_overlap_exposed(const Ctx& c, double gemm_s, double comm_s) {
+  return std::max(
+      0.0, overlapped_seconds(gemm_s, comm_s, c.s.cluster.gpu.compute.overlap_compute_slowdown) -
+               gemm_s);
 }
 
 // Exposed TP time of a layer's backward pass, following Megatron-LM's asynchronous TP
@@ -47,12 +73,9 @@ double tp_layer_comm(const Ctx& c) {
 // gradient (2) before computing, exposed.
 double tp_backward_exposed(const Ctx& c, double col_dgrad, double col_wgrad) {
   if (c.plan.tp <= 1) return 0;
-  const double bytes =
-      c.shape.seq_local * c.shape.micro_batch * double(c.s.model.hidden) * c.act_bytes;
-  if (!c.op.sp)
-    return std::max(0.0, 2 * coll(c, CollectiveOp::kAllReduce, bytes, c.tp) - col_wgrad);
-  const double ag = 2 * coll(c, CollectiveOp::kAllGather, bytes, c.tp);
-  const double rs = 2 * coll(c, CollectiveOp::kReduceScatter, bytes, c.tp);
+  if (!c.op.sp) return std::max(0.0, 2 * tp_hidden(c, CollectiveOp::kAllReduce) - col_wgrad);
+  const double ag = 2 * tp_hidden(c, CollectiveOp::kAllGather);
+  const double rs = 2 * tp_hidden(c, CollectiveOp::kReduceScatter);
   return ag + std::max(0.0, ag - col_dgrad) + std::max(0.0, rs - col_wgrad);
 }
 
@@ -115,6 +138,7 @@ OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
       sum.gemms += 1;
       sum.gemm_fwd += f.seconds;
       sum.gemm_bwd += bi.seconds + bw.seconds;
+      sum.gemm_dgrad += bi.seconds;
       if (op.split == TpSplit::kColumn) {
         sum.col_dgrad += bi.seconds;
         sum.col_wgrad += bw.seconds;
@@ -231,16 +255,19 @@ LayerCost layer_cost(const Ctx& c, int layer, const KindCost& kc) {
   w = kc.work;
   const OpSums& sum = kc.sum;
   // TP collectives: the forward's are exposed unless TP communication overlap (userbuffers) hides
-  // them behind the pass's GEMMs; the backward's follow Megatron's asynchronous scheme.
+  // them behind the pass's GEMMs, slowed while it does (tp_overlap_exposed); the backward's
+  // follow Megatron's asynchronous scheme, or the overlap where that exposes less.
   const double tp = tp_layer_comm(c);
   const bool overlap = c.s.strategy.overlap_tp_comm;
-  const double tp_fwd = overlap ? std::max(0.0, tp - sum.gemm_fwd) : tp;
+  const double tp_fwd = overlap ? tp_overlap_exposed(c, sum.gemm_fwd, tp) : tp;
   // Under the zero-bubble schedules the weight-gradient GEMMs run later, in their own W pass:
   // nothing of theirs is there to hide the input-gradient collectives.
   const bool zb = c.s.strategy.schedule_facts().split_weight_grad;
   const double tp_bwd_async = tp_backward_exposed(c, sum.col_dgrad, zb ? 0 : sum.col_wgrad);
   const double tp_bwd =
-      overlap ? std::min(tp_bwd_async, std::max(0.0, tp - sum.gemm_bwd)) : tp_bwd_async;
+      overlap ? std::min(tp_bwd_async, tp_overlap_exposed(c, zb ? sum.gemm_dgrad : sum.gemm_bwd,
+                                                          tp_layer_comm_backward(c)))
+              : tp_bwd_async;
   w.fwd.add(TimeCategory::kTpComm, tp_fwd);
   w.bwd_input.add(TimeCategory::kTpComm, tp_bwd);
   // CP ring exchange overlaps the attention it feeds; backward moves K, V and their gradients.
@@ -278,18 +305,6 @@ LayerCost layer_cost(const Ctx& c, int layer, const KindCost& kc) {
   add_host(c, sum, n, w);
   return lc;
 }
-
-namespace {
-
-// One s*b*h activation collective over the TP group (0 without TP).
-double tp_hidden(const Ctx& c, CollectiveOp op) {
-  if (c.plan.tp <= 1) return 0;
-  return coll(c, op,
-              c.shape.seq_local * c.shape.micro_batch * double(c.s.model.hidden) * c.act_bytes,
-              c.tp);
-}
-
-}  // namespace
 
 LayerCost embedding_cost(const Ctx& c, const KindCost& kc) {
   LayerCost lc;

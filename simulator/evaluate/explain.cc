@@ -32,8 +32,9 @@ constexpr EffectInfo kEffects[] = {
      "collective times from the network's measured curves (latency-bound small messages "
      "included); off: the topology formula"},
     {"comm_contention", &EffectSwitches::comm_contention,
-     "compute slows while a data-parallel collective overlaps it (cost/contention.h, the "
-     "profile's overlap_compute_slowdown); off: overlapped communication is free"},
+     "compute slows while a collective overlaps it: data-parallel traffic, and TP traffic under "
+     "parallel.overlap_tp_comm (cost/contention.h, the profile's overlap_compute_slowdown); off: "
+     "overlapped communication is free"},
     {"optimizer_traffic", &EffectSwitches::optimizer_traffic,
      "the mixed-precision optimizer's full traffic (gradient copy, unscale, norm, parameter "
      "copy); off: the update alone (28 B per parameter with 2-byte gradients)"},

@@ -79,7 +79,7 @@ struct EffectSwitches {
   bool attention_kernel = true;    // flash attention at the profile's measured kernel rate
   bool fitted_collectives = true;  // measured collective curves instead of the topology formula
   bool optimizer_traffic = true;   // the mixed-precision optimizer's full byte traffic
-  bool comm_contention = true;     // compute slows while a data-parallel collective overlaps it
+  bool comm_contention = true;     // compute slows while a DP (or overlapped TP) collective runs
   bool cross_entropy_traffic = true;  // the loss's bytes from its implementation (cross_entropy)
 };
 

@@ -139,11 +139,13 @@ TEST(suite_run, KorthikantiWithinRegressionBounds) {
 // 22.7 % (7.1B, 572 predicted), -10.9 % (32B: its 16 GB fp32 reduce-scatter per GPU) to +22.7 %.
 // With the DGX H100 network's latencies kept at the datasheet's where no log has small messages
 // across nodes (2026-11-27; the fit had put the start-up latency at 491 us): MAPE 15.1 %, max
-// 24.0 % (7.1B, 578 predicted), -3.0 % (32B) to +24.0 %.
+// 24.0 % (7.1B, 578 predicted), -3.0 % (32B) to +24.0 %. With the overlapped TP collectives
+// (--tp-comm-overlap) slowing the GEMMs beside them, as the data-parallel ones do (2026-11-27):
+// MAPE 12.1 %, max 21.5 % (7.1B, 566 predicted), -7.3 % (32B) to +21.5 %, 3 of 9 within 10 %.
 TEST(suite_run, McoreWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kMcore);
-  EXPECT_LE(g.all.mape, 16.5);
-  EXPECT_LE(g.all.max_abs, 25.5);
+  EXPECT_LE(g.all.mape, 13.5);
+  EXPECT_LE(g.all.max_abs, 23.0);
 }
 
 // Target: each row within +-10 %. Measured (DES): datasheet presets MAPE 30.7 %, max 55.0 %; fitted
