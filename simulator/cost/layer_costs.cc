@@ -254,20 +254,21 @@ LayerCost layer_cost(const Ctx& c, int layer, const KindCost& kc) {
   WorkCost& w = lc.work;
   w = kc.work;
   const OpSums& sum = kc.sum;
-  // TP collectives: the forward's are exposed unless TP communication overlap (userbuffers) hides
-  // them behind the pass's GEMMs, slowed while it does (tp_overlap_exposed); the backward's
-  // follow Megatron's asynchronous scheme, or the overlap where that exposes less.
+  // TP collectives: without TP communication overlap the forward's are exposed and the backward's
+  // follow Megatron's asynchronous scheme. With it (userbuffers, which replaces that scheme) each
+  // pass's collectives hide behind the pass's GEMMs, slowed while they do (tp_overlap_exposed).
+  // The GEMMs are pooled: userbuffers pairs each collective with the GEMM beside it, so a
+  // collective longer than its own GEMM (the attention projection's, at large TP) is hidden here
+  // by its neighbours' time, which is optimistic.
   const double tp = tp_layer_comm(c);
   const bool overlap = c.s.strategy.overlap_tp_comm;
   const double tp_fwd = overlap ? tp_overlap_exposed(c, sum.gemm_fwd, tp) : tp;
   // Under the zero-bubble schedules the weight-gradient GEMMs run later, in their own W pass:
   // nothing of theirs is there to hide the input-gradient collectives.
   const bool zb = c.s.strategy.schedule_facts().split_weight_grad;
-  const double tp_bwd_async = tp_backward_exposed(c, sum.col_dgrad, zb ? 0 : sum.col_wgrad);
   const double tp_bwd =
-      overlap ? std::min(tp_bwd_async, tp_overlap_exposed(c, zb ? sum.gemm_dgrad : sum.gemm_bwd,
-                                                          tp_layer_comm_backward(c)))
-              : tp_bwd_async;
+      overlap ? tp_overlap_exposed(c, zb ? sum.gemm_dgrad : sum.gemm_bwd, tp_layer_comm_backward(c))
+              : tp_backward_exposed(c, sum.col_dgrad, zb ? 0 : sum.col_wgrad);
   w.fwd.add(TimeCategory::kTpComm, tp_fwd);
   w.bwd_input.add(TimeCategory::kTpComm, tp_bwd);
   // CP ring exchange overlaps the attention it feeds; backward moves K, V and their gradients.

@@ -131,84 +131,91 @@ TEST(step_comm, TensorParallelCollectivesPerLayer) {
 }
 
 TEST(step_comm, TensorParallelOverlapHidesBehindSlowedGemms) {
-  // parallel.overlap_tp_comm (Transformer Engine's userbuffers): each pass's TP collectives hide
-  // behind the pass's GEMMs, which run at 1 / (1 + s) while they do, s the profile's
-  // overlap_compute_slowdown (cost/contention.h). GEMMs of g seconds beside c seconds of
-  // collectives take g + c s / (1 + s) when c < g (1 + s), else c: the exposed part is the time
-  // over g. Forward c = 2 (AG + RS); backward c = 4 AG + 2 RS (the column-parallel layers gather
-  // their input again and reduce-scatter the input gradient, the row-parallel layers gather the
-  // output gradient), taken when it exposes less than the asynchronous scheme of the test above.
-  // Hidden 8192 on TP 8 makes the GEMMs outlast the collectives, so the slowdown is what shows.
+  // parallel.overlap_tp_comm (Transformer Engine's userbuffers, which replaces the asynchronous
+  // scheme of the test above): each pass's TP collectives hide behind the pass's GEMMs, which run
+  // at 1 / (1 + s) while they do, s the profile's overlap_compute_slowdown (cost/contention.h).
+  // GEMMs of c seconds beside g seconds of collectives take c + g s / (1 + s) when g < c (1 + s),
+  // else g: the exposed part is the time over c. With SP the forward's g = 2 (AG + RS) and the
+  // backward's g = 4 AG + 2 RS (the column-parallel layers gather their input again and
+  // reduce-scatter the input gradient, the row-parallel layers gather the output gradient);
+  // without SP both are 2 AR. Hidden 8192 on TP 8 makes the GEMMs outlast the collectives, so
+  // the slowdown is what shows. Activations are bf16: s*h*2 bytes per collective.
   nlohmann::json raw = gpt(8, "none");
   raw["model"]["hidden"] = 8192;
   raw["model"]["heads"] = 64;
-  raw["parallel"]["sp"] = true;
   raw["parallel"]["overlap_tp_comm"] = true;
-  const Scenario s = scenario_from_json(raw, "");
-  const double slow = s.cluster.gpu.compute.overlap_compute_slowdown;
-  ASSERT_GT(slow, 0);
   const double bytes = kS * 8192 * 2;
   const GroupPlacement tp = place_group(8, 1, 8);
-  const NetworkConfig& net = s.cluster.network;
-  const double ag = collective_cost(CollectiveOp::kAllGather, bytes, tp, net).seconds;
-  const double rs = collective_cost(CollectiveOp::kReduceScatter, bytes, tp, net).seconds;
-  double gemm_fwd = 0, gemm_bwd = 0, dgrad = 0, wgrad = 0;
   const OpShape shape{kS, kS, 1, false};
-  const OpContext ctx{8, true, Dtype::kBf16};
-  for (const Op& op : layer_ops(s.model, 0, shape)) {
-    if (op.kind != OpKind::kGemm) continue;
-    const double f = op_cost(op, Pass::kForward, ctx, s.cluster.gpu).seconds;
-    const double bi = op_cost(op, Pass::kBackwardInput, ctx, s.cluster.gpu).seconds;
-    const double bw = op_cost(op, Pass::kBackwardWeight, ctx, s.cluster.gpu).seconds;
-    gemm_fwd += f;
-    gemm_bwd += bi + bw;
-    if (op.split == TpSplit::kColumn) dgrad += bi, wgrad += bw;
+  for (bool sp : {true, false}) {
+    raw["parallel"]["sp"] = sp;
+    const Scenario s = scenario_from_json(raw, "");
+    const double slow = s.cluster.gpu.compute.overlap_compute_slowdown;
+    ASSERT_GT(slow, 0);
+    const NetworkConfig& net = s.cluster.network;
+    const double ag = collective_cost(CollectiveOp::kAllGather, bytes, tp, net).seconds;
+    const double rs = collective_cost(CollectiveOp::kReduceScatter, bytes, tp, net).seconds;
+    const double ar = collective_cost(CollectiveOp::kAllReduce, bytes, tp, net).seconds;
+    double gemm_fwd = 0, gemm_bwd = 0;
+    const OpContext ctx{8, sp, Dtype::kBf16};
+    for (const Op& op : layer_ops(s.model, 0, shape)) {
+      if (op.kind != OpKind::kGemm) continue;
+      gemm_fwd += op_cost(op, Pass::kForward, ctx, s.cluster.gpu).seconds;
+      gemm_bwd += op_cost(op, Pass::kBackwardInput, ctx, s.cluster.gpu).seconds +
+                  op_cost(op, Pass::kBackwardWeight, ctx, s.cluster.gpu).seconds;
+    }
+    const double comm_fwd = sp ? 2 * (ag + rs) : 2 * ar;
+    const double comm_bwd = sp ? 4 * ag + 2 * rs : 2 * ar;
+    // The slowed-GEMM branch (not the comm-bound one), and GEMMs long enough that the overlap
+    // hides everything once the slowdown is off.
+    ASSERT_LT(comm_fwd, gemm_fwd) << "sp " << sp;
+    ASSERT_LT(comm_bwd, gemm_bwd) << "sp " << sp;
+    const StepCosts c = compute_step_costs(s, make_plan(s));
+    EXPECT_NEAR(c.layer(0).work.fwd[TimeCategory::kTpComm], comm_fwd * slow / (1 + slow), 1e-15)
+        << "sp " << sp;
+    EXPECT_NEAR(c.layer(0).work.bwd_input[TimeCategory::kTpComm], comm_bwd * slow / (1 + slow),
+                1e-15)
+        << "sp " << sp;
+    EXPECT_GT(c.layer(0).work.fwd[TimeCategory::kTpComm], 0);
+
+    // effects.comm_contention = false: the overlap is free, nothing is exposed.
+    nlohmann::json off = raw;
+    off["effects"]["comm_contention"] = false;
+    const Scenario free_overlap = scenario_from_json(off, "");
+    const StepCosts f = compute_step_costs(free_overlap, make_plan(free_overlap));
+    EXPECT_EQ(f.layer(0).work.fwd[TimeCategory::kTpComm], 0) << "sp " << sp;
+    EXPECT_EQ(f.layer(0).work.bwd_input[TimeCategory::kTpComm], 0) << "sp " << sp;
   }
-  const double comm_fwd = 2 * (ag + rs), comm_bwd = 4 * ag + 2 * rs;
-  ASSERT_LT(comm_fwd, gemm_fwd * (1 + slow));  // the slowed-GEMM branch, not the comm-bound one
-  ASSERT_LT(comm_bwd, gemm_bwd * (1 + slow));
-  const double async = 2 * ag + std::max(0.0, 2 * ag - dgrad) + std::max(0.0, 2 * rs - wgrad);
-  const StepCosts c = compute_step_costs(s, make_plan(s));
-  EXPECT_NEAR(c.layer(0).work.fwd[TimeCategory::kTpComm], comm_fwd * slow / (1 + slow), 1e-15);
-  EXPECT_NEAR(c.layer(0).work.bwd_input[TimeCategory::kTpComm],
-              std::min(async, comm_bwd * slow / (1 + slow)), 1e-15);
-  EXPECT_GT(c.layer(0).work.fwd[TimeCategory::kTpComm], 0);
 
   // Zero-bubble schedules run the weight-gradient GEMMs in their own later pass: only the
-  // input-gradient GEMMs hide the backward's collectives, and the asynchronous scheme has no
-  // weight-gradient GEMMs either. At hidden 3072 the backward's collectives outlast the slowed
-  // input-gradient GEMMs (not all the backward's GEMMs): exposed c - g_dgrad, not c s / (1 + s).
+  // input-gradient GEMMs (c_dgrad) hide the backward's collectives. At hidden 3072 (SP) those
+  // collectives outlast the slowed input-gradient GEMMs but not all the backward's GEMMs:
+  // exposed g - c_dgrad, where pooling every backward GEMM would give g s / (1 + s).
   nlohmann::json zb_raw = raw;
   zb_raw["model"]["hidden"] = 3072;
   zb_raw["model"]["heads"] = 24;
+  zb_raw["parallel"]["sp"] = true;
   zb_raw["parallel"]["pp"] = 2;
   zb_raw["parallel"]["schedule"] = "zb-h1";
   zb_raw["cluster"]["nodes"] = 2;
   const Scenario zb = scenario_from_json(zb_raw, "");
+  const double slow = zb.cluster.gpu.compute.overlap_compute_slowdown;
   const double zb_bytes = kS * 3072 * 2;
-  const double zb_ag = collective_cost(CollectiveOp::kAllGather, zb_bytes, tp, net).seconds;
-  const double zb_rs = collective_cost(CollectiveOp::kReduceScatter, zb_bytes, tp, net).seconds;
-  double zb_dgrad = 0, zb_col_dgrad = 0, zb_wgrad = 0;
+  const NetworkConfig& zb_net = zb.cluster.network;
+  const double zb_ag = collective_cost(CollectiveOp::kAllGather, zb_bytes, tp, zb_net).seconds;
+  const double zb_rs = collective_cost(CollectiveOp::kReduceScatter, zb_bytes, tp, zb_net).seconds;
+  double zb_dgrad = 0, zb_wgrad = 0;
+  const OpContext zb_ctx{8, true, Dtype::kBf16};
   for (const Op& op : layer_ops(zb.model, 0, shape)) {
     if (op.kind != OpKind::kGemm) continue;
-    const double bi = op_cost(op, Pass::kBackwardInput, ctx, zb.cluster.gpu).seconds;
-    zb_dgrad += bi;
-    zb_wgrad += op_cost(op, Pass::kBackwardWeight, ctx, zb.cluster.gpu).seconds;
-    if (op.split == TpSplit::kColumn) zb_col_dgrad += bi;
+    zb_dgrad += op_cost(op, Pass::kBackwardInput, zb_ctx, zb.cluster.gpu).seconds;
+    zb_wgrad += op_cost(op, Pass::kBackwardWeight, zb_ctx, zb.cluster.gpu).seconds;
   }
   const double zb_comm = 4 * zb_ag + 2 * zb_rs;
   ASSERT_GT(zb_comm, zb_dgrad * (1 + slow));
   ASSERT_LT(zb_comm, (zb_dgrad + zb_wgrad) * (1 + slow));
-  const double zb_async = 2 * zb_ag + std::max(0.0, 2 * zb_ag - zb_col_dgrad) + 2 * zb_rs;
   EXPECT_NEAR(compute_step_costs(zb, make_plan(zb)).layer(0).work.bwd_input[TimeCategory::kTpComm],
-              std::min(zb_async, zb_comm - zb_dgrad), 1e-15);
-
-  // effects.comm_contention = false: the overlap is free, nothing is exposed.
-  raw["effects"]["comm_contention"] = false;
-  const Scenario free_overlap = scenario_from_json(raw, "");
-  const StepCosts f = compute_step_costs(free_overlap, make_plan(free_overlap));
-  EXPECT_EQ(f.layer(0).work.fwd[TimeCategory::kTpComm], 0);
-  EXPECT_EQ(f.layer(0).work.bwd_input[TimeCategory::kTpComm], 0);
+              zb_comm - zb_dgrad, 1e-15);
 }
 
 TEST(step_comm, FullRecomputeRepeatsTheForwardInBackward) {
