@@ -130,6 +130,22 @@ TEST(step_comm, TensorParallelCollectivesPerLayer) {
   }
 }
 
+// One layer's GEMM seconds on one TP-8 rank, per pass, from op_cost (the priced ops alone).
+struct GemmSeconds {
+  double fwd = 0, dgrad = 0, wgrad = 0;
+};
+GemmSeconds layer_gemm_seconds(const Scenario& s, bool sp) {
+  GemmSeconds g;
+  const OpContext ctx{8, sp, Dtype::kBf16};
+  for (const Op& op : layer_ops(s.model, 0, OpShape{kS, kS, 1, false})) {
+    if (op.kind != OpKind::kGemm) continue;
+    g.fwd += op_cost(op, Pass::kForward, ctx, s.cluster.gpu).seconds;
+    g.dgrad += op_cost(op, Pass::kBackwardInput, ctx, s.cluster.gpu).seconds;
+    g.wgrad += op_cost(op, Pass::kBackwardWeight, ctx, s.cluster.gpu).seconds;
+  }
+  return g;
+}
+
 TEST(step_comm, TensorParallelOverlapHidesBehindSlowedGemms) {
   // parallel.overlap_tp_comm (Transformer Engine's userbuffers, which replaces the asynchronous
   // scheme of the test above): each pass's TP collectives hide behind the pass's GEMMs, which run
@@ -146,7 +162,6 @@ TEST(step_comm, TensorParallelOverlapHidesBehindSlowedGemms) {
   raw["parallel"]["overlap_tp_comm"] = true;
   const double bytes = kS * 8192 * 2;
   const GroupPlacement tp = place_group(8, 1, 8);
-  const OpShape shape{kS, kS, 1, false};
   for (bool sp : {true, false}) {
     raw["parallel"]["sp"] = sp;
     const Scenario s = scenario_from_json(raw, "");
@@ -156,14 +171,8 @@ TEST(step_comm, TensorParallelOverlapHidesBehindSlowedGemms) {
     const double ag = collective_cost(CollectiveOp::kAllGather, bytes, tp, net).seconds;
     const double rs = collective_cost(CollectiveOp::kReduceScatter, bytes, tp, net).seconds;
     const double ar = collective_cost(CollectiveOp::kAllReduce, bytes, tp, net).seconds;
-    double gemm_fwd = 0, gemm_bwd = 0;
-    const OpContext ctx{8, sp, Dtype::kBf16};
-    for (const Op& op : layer_ops(s.model, 0, shape)) {
-      if (op.kind != OpKind::kGemm) continue;
-      gemm_fwd += op_cost(op, Pass::kForward, ctx, s.cluster.gpu).seconds;
-      gemm_bwd += op_cost(op, Pass::kBackwardInput, ctx, s.cluster.gpu).seconds +
-                  op_cost(op, Pass::kBackwardWeight, ctx, s.cluster.gpu).seconds;
-    }
+    const GemmSeconds g = layer_gemm_seconds(s, sp);
+    const double gemm_fwd = g.fwd, gemm_bwd = g.dgrad + g.wgrad;
     const double comm_fwd = sp ? 2 * (ag + rs) : 2 * ar;
     const double comm_bwd = sp ? 4 * ag + 2 * rs : 2 * ar;
     // The slowed-GEMM branch (not the comm-bound one), and GEMMs long enough that the overlap
@@ -204,13 +213,8 @@ TEST(step_comm, TensorParallelOverlapHidesBehindSlowedGemms) {
   const NetworkConfig& zb_net = zb.cluster.network;
   const double zb_ag = collective_cost(CollectiveOp::kAllGather, zb_bytes, tp, zb_net).seconds;
   const double zb_rs = collective_cost(CollectiveOp::kReduceScatter, zb_bytes, tp, zb_net).seconds;
-  double zb_dgrad = 0, zb_wgrad = 0;
-  const OpContext zb_ctx{8, true, Dtype::kBf16};
-  for (const Op& op : layer_ops(zb.model, 0, shape)) {
-    if (op.kind != OpKind::kGemm) continue;
-    zb_dgrad += op_cost(op, Pass::kBackwardInput, zb_ctx, zb.cluster.gpu).seconds;
-    zb_wgrad += op_cost(op, Pass::kBackwardWeight, zb_ctx, zb.cluster.gpu).seconds;
-  }
+  const GemmSeconds zb_g = layer_gemm_seconds(zb, true);
+  const double zb_dgrad = zb_g.dgrad, zb_wgrad = zb_g.wgrad;
   const double zb_comm = 4 * zb_ag + 2 * zb_rs;
   ASSERT_GT(zb_comm, zb_dgrad * (1 + slow));
   ASSERT_LT(zb_comm, (zb_dgrad + zb_wgrad) * (1 + slow));
