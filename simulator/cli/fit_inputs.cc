@@ -327,7 +327,7 @@ void carry_over_attention(const std::string& path, const std::string& text,
         cal::relative_attention_points(own_points, own, rows, spec.kernel, spec.reference, path);
     if (auto* e = std::get_if<std::string>(&derived)) throw InputError("--attention-relative", *e);
     const auto& points = std::get<std::vector<AttentionPoint>>(derived);
-    std::erase_if(g.compute.attention_points,
+    std::erase_if(g.compute.attention_points.edit(),
                   [&](const AttentionPoint& p) { return p.kernel == spec.kernel; });
     g.compute.attention_points.insert(g.compute.attention_points.end(), points.begin(),
                                       points.end());
@@ -378,7 +378,7 @@ void fit_attention_tables(const std::vector<std::string>& files,
     std::vector<std::string> kernels;
     for (const auto& r : m)
       if (std::ranges::find(kernels, r.kernel) == kernels.end()) kernels.push_back(r.kernel);
-    std::erase_if(g.compute.attention_points, [&](const AttentionPoint& p) {
+    std::erase_if(g.compute.attention_points.edit(), [&](const AttentionPoint& p) {
       return std::ranges::find(kernels, p.kernel) != kernels.end();
     });
     g.compute.attention_points.insert(g.compute.attention_points.end(), points.begin(),

@@ -2,7 +2,9 @@
 // evaluating many strategies of one model on one cluster). The values also depend on some larger
 // inputs (the model, the GPU profile) that the key leaves out: the memo keeps copies of the ones
 // it was filled for and empties itself when they differ, so a lookup never returns a value
-// computed from other inputs. Not safe for concurrent use: one memo per thread.
+// computed from other inputs (a GPU profile's large tables are shared by its copies, so comparing
+// a copy does not read them: core/shared_vector.h). Not safe for concurrent use: one memo per
+// thread.
 #pragma once
 
 #include <cstddef>

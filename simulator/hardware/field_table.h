@@ -18,6 +18,7 @@
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
+#include "simulator/core/shared_vector.h"
 
 namespace shardsim {
 
@@ -179,14 +180,26 @@ Nested<T> optional_member(std::optional<S> T::*m, TableFn<S> table, Check<S> che
           [=] { return table_schema(table()); }};
 }
 
-// An array of objects of type E; an empty array is not written.
-template <class T, class E>
-Nested<T> array_member(std::vector<E> T::*m, TableFn<E> table) {
+// The elements of a member array, to fill: a std::vector itself, a SharedVector's own copy.
+template <class E>
+std::vector<E>& elements_to_fill(std::vector<E>& v) {
+  return v;
+}
+template <class E>
+std::vector<E>& elements_to_fill(SharedVector<E>& v) {
+  return v.edit();
+}
+
+// An array of objects of type E (a std::vector or SharedVector member); an empty array is not
+// written.
+template <class T, class V, class E = typename V::value_type>
+Nested<T> array_member(V T::*m, TableFn<E> table) {
   return {[=](const json& j, const std::string& p, Diagnostics& d, T& out) {
             if (!j.is_array()) return d.error(p, "must be an array, got " + json_type_name(j));
-            (out.*m).assign(j.size(), E{});
+            std::vector<E>& items = elements_to_fill(out.*m);
+            items.assign(j.size(), E{});
             for (std::size_t i = 0; i < j.size(); ++i)
-              read_table(j[i], p + "/" + std::to_string(i), d, table(), (out.*m)[i]);
+              read_table(j[i], p + "/" + std::to_string(i), d, table(), items[i]);
           },
           [=](const T& v) -> std::optional<json> {
             if ((v.*m).empty()) return std::nullopt;

@@ -13,6 +13,7 @@
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/dtype.h"
+#include "simulator/core/shared_vector.h"
 
 namespace shardsim {
 
@@ -48,7 +49,7 @@ struct FitRange {
 
 struct Provenance {
   bool fitted = false;  // true only for values fitted from measurements by shardsim
-  std::vector<ProvenanceSource> sources;
+  SharedVector<ProvenanceSource> sources;  // shared by copies (core/shared_vector.h)
   std::vector<FitRange> fit_ranges;
   std::map<std::string, double> residuals;  // fit name -> normalised residual (RMS / mean)
   std::string note;
@@ -137,10 +138,12 @@ struct ComputeModel {
   // 4 A100, H100, MI250 and MI210 GPUs ("Characterizing Compute-Communication Overlap in
   // GPU-Accelerated Distributed Deep Learning", arXiv:2507.03114, 2025; maximum 40.0%).
   double overlap_compute_slowdown = 0.189;
-  std::string kind = "roofline";                           // "roofline" | "measured"
-  std::vector<GemmPoint> gemm_points = {};                 // kind "measured"
-  std::vector<MemoryBoundPoint> memory_bound_points = {};  // ascending bytes per kernel
-  std::vector<AttentionPoint> attention_points = {};       // measured flash attention
+  std::string kind = "roofline";  // "roofline" | "measured"
+  // The measured tables: shared by a profile's copies until one changes (core/shared_vector.h),
+  // so that a memo's comparison of two copies does not read them.
+  SharedVector<GemmPoint> gemm_points = {};                 // kind "measured"
+  SharedVector<MemoryBoundPoint> memory_bound_points = {};  // ascending bytes per kernel
+  SharedVector<AttentionPoint> attention_points = {};       // measured flash attention
   GemmPointLogs gemm_point_logs = {};  // derived from gemm_points; not part of the profile
   bool operator==(const ComputeModel&) const = default;
 };

@@ -175,5 +175,32 @@ TEST(evaluate_cache, ScenariosAlternatingOnOneCacheAndOtherFieldsVaried) {
   EXPECT_GT(compared, 300u);
 }
 
+TEST(evaluate_cache, AProfileTableChangedAfterACachedEvaluationIsNoticed) {
+  // The profile's measured tables are shared by its copies (core/shared_vector.h), the memo's
+  // copy included: a change, on a copy of the scenario or on the scenario itself, must reach the
+  // next cached evaluation. Every H100 GEMM point at half its measured efficiency slows each plan.
+  EvaluateCache cache;
+  Scenario a = load_scenario("llama3-8b-8xh100");
+  const EvaluateOptions plain{Mode::kAnalytic, false, MemoryDetail::kNumbers};
+  EvaluateOptions cached = plain;
+  cached.cache = &cache;
+  const Expected<Estimate> before = evaluate(a, cached);
+  ASSERT_TRUE(before.ok());
+  ASSERT_FALSE(a.cluster.gpu.compute.gemm_points.empty());
+  auto halve = [](Scenario& s) {
+    for (GemmPoint& p : s.cluster.gpu.compute.gemm_points.edit()) p.efficiency /= 2;
+  };
+  Scenario copy = a;
+  halve(copy);
+  const Expected<Estimate> slower = evaluate(copy, cached);
+  expect_same(evaluate(copy, plain), slower);
+  ASSERT_TRUE(slower.ok());
+  EXPECT_GT(slower->time->step_seconds, before->time->step_seconds);
+  expect_same(evaluate(a, plain), evaluate(a, cached));  // the original kept its table
+  halve(a);                                              // in place, on the evaluated scenario
+  expect_same(evaluate(a, plain), evaluate(a, cached));
+  EXPECT_EQ(evaluate(a, cached)->time->step_seconds, slower->time->step_seconds);
+}
+
 }  // namespace
 }  // namespace shardsim
