@@ -2,14 +2,17 @@
 // tables that are read far more often than changed: a GPU profile's measured points, which a
 // search's memos compare on every lookup (simulator/core/memo.h). Copies of one table compare
 // equal by address, without reading their elements; tables that are not copies of each other
-// still compare element by element, so equality means what std::vector's means.
+// still compare element by element, as std::vector does (one difference: copies of a table that
+// holds a NaN compare equal).
 //
 // Reading: begin/end/size/empty/operator[]/front/back, or the whole std::vector through get()
 // (or the conversion). Changing: edit() returns this object's own std::vector, copying the
-// shared elements first when another copy holds them; push_back, insert and clear go through it.
-// A shared buffer is never written, so no copy sees another's change.
+// shared elements first when another copy holds them; push_back and insert go through it, clear
+// lets go of the elements. A shared buffer is never written, so no copy sees another's change,
+// provided the reference edit() returns is written only until this object is next copied.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <initializer_list>
 #include <memory>
@@ -31,7 +34,8 @@ class SharedVector {
       : items_(items.empty() ? nullptr : std::make_shared<std::vector<T>>(std::move(items))) {}
 
   [[nodiscard]] const std::vector<T>& get() const { return items_ ? *items_ : empty_vector(); }
-  operator const std::vector<T>&() const { return get(); }  // NOLINT: read as a vector
+  // NOLINTNEXTLINE(google-explicit-constructor): read as a vector where one is expected
+  operator const std::vector<T>&() const { return get(); }
 
   [[nodiscard]] const_iterator begin() const { return get().begin(); }
   [[nodiscard]] const_iterator end() const { return get().end(); }
@@ -42,11 +46,14 @@ class SharedVector {
   [[nodiscard]] const T& back() const { return items_->back(); }
 
   // This object's own elements, to change: copied first when another SharedVector shares them.
+  // Write through the reference only until this object is next copied.
   std::vector<T>& edit() {
     if (!items_)
       items_ = std::make_shared<std::vector<T>>();
     else if (items_.use_count() > 1)
       items_ = std::make_shared<std::vector<T>>(*items_);
+    else  // the last other copy may have just been dropped on another thread: order its reads
+      std::atomic_thread_fence(std::memory_order_acquire);  // before this thread's writes
     return *items_;
   }
   void push_back(T item) { edit().push_back(std::move(item)); }

@@ -187,6 +187,7 @@ std::vector<E>& elements_to_fill(std::vector<E>& v) {
 }
 template <class E>
 std::vector<E>& elements_to_fill(SharedVector<E>& v) {
+  v.clear();  // the old elements are replaced, not copied
   return v.edit();
 }
 

@@ -37,6 +37,26 @@ TEST(shared_vector, EqualityComparesElementsOfTablesThatAreNotCopies) {
   EXPECT_TRUE(SharedVector<int>() == SharedVector<int>(std::vector<int>{}));
 }
 
+// An element type that counts its comparisons.
+struct Counted {
+  int value = 0;
+  static inline int compared = 0;
+  bool operator==(const Counted& o) const {
+    ++compared;
+    return value == o.value;
+  }
+};
+
+TEST(shared_vector, CopiesCompareWithoutReadingTheirElements) {
+  const SharedVector<Counted> a = std::vector<Counted>{{1}, {2}, {3}};
+  const SharedVector<Counted> copy = a, other = std::vector<Counted>{{1}, {2}, {3}};
+  Counted::compared = 0;
+  EXPECT_TRUE(a == copy);
+  EXPECT_EQ(Counted::compared, 0);  // the memo's case: by address
+  EXPECT_TRUE(a == other);
+  EXPECT_EQ(Counted::compared, 3);  // not a copy: element by element
+}
+
 TEST(shared_vector, InsertAndClearGoThroughACopy) {
   SharedVector<int> a = {1, 4};
   const SharedVector<int> b = a;

@@ -109,6 +109,25 @@ TEST(hardware_profile, StrictErrorsNameThePath) {
   EXPECT_NE(text.find("/cluster/gpu/network/inter_node_Gbps"), std::string::npos) << text;
 }
 
+TEST(hardware_profile, ReadingIntoACopyLeavesTheOriginalsTables) {
+  // The measured tables are shared by a profile's copies (core/shared_vector.h): reading new
+  // points into a copy replaces the copy's, never the original's. a100-sxm-80gb ships 16 GEMM
+  // points; the JSON read into the copy holds its first point alone.
+  const nlohmann::json j = *find_preset(PresetKind::kGpu, "a100-sxm-80gb");
+  const GpuProfile original = read_ok<GpuProfile>(j, read_gpu_profile);
+  ASSERT_GT(original.compute.gemm_points.size(), 1u);
+  const std::vector<GemmPoint> before = original.compute.gemm_points.get();
+  GpuProfile copy = original;
+  nlohmann::json one = j;
+  one["compute"]["gemm_points"] = nlohmann::json::array({j["compute"]["gemm_points"][0]});
+  Diagnostics d;
+  read_gpu_profile(one, "", d, copy);
+  ASSERT_TRUE(d.empty()) << d.format();
+  EXPECT_EQ(copy.compute.gemm_points.size(), 1u);
+  EXPECT_EQ(original.compute.gemm_points.get(), before);
+  EXPECT_FALSE(copy == original);
+}
+
 TEST(hardware_profile, FittedCollectiveChecks) {
   nlohmann::json n = *find_preset(PresetKind::kCluster, "dgx-h100");
   const nlohmann::json fit = {{"op", "all_reduce"},
