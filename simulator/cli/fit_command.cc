@@ -246,16 +246,25 @@ void check_fitted(const FitArgs& a, const NetworkConfig& n) {
   check_reads_back(a, n, "network", &read_network_config);
 }
 
+// Writes `fitted` as JSON after reading it back through its own reader: a fit that produced
+// something the reader rejects is a bug (the inputs were checked by check_fitted), not bad input.
+template <class T>
+void write_read_back(const T& fitted, const std::string& path, const char* what,
+                     void (*reader)(const json&, const std::string&, Diagnostics&, T&)) {
+  const json j = to_json(fitted);
+  T back;
+  Diagnostics d;
+  reader(j, "", d, back);
+  if (!d.empty())
+    throw std::runtime_error(
+        fmt::format("the fitted {} does not pass its own checks:\n{}", what, d.format()));
+  write_output(path, j.dump(2) + "\n");
+}
+
 }  // namespace
 
 void write_profile(const GpuProfile& g, const std::string& path) {
-  const json j = to_json(g);
-  GpuProfile back;
-  Diagnostics d;
-  read_gpu_profile(j, "", d, back);
-  if (!d.empty())
-    throw std::runtime_error("the fitted profile does not pass its own checks:\n" + d.format());
-  write_output(path, j.dump(2) + "\n");
+  write_read_back(g, path, "profile", &read_gpu_profile);
 }
 
 // A fitted profile says so everywhere a report looks: fitted, a note naming what was fitted and
@@ -384,13 +393,7 @@ std::optional<NetworkFit> fit_network(const FitArgs& a, const GpuProfile& g) {
 
 // The fitted network alone, as a cluster preset; checked by reading it back.
 void write_network(const NetworkConfig& n, const std::string& path) {
-  const json j = to_json(n);
-  NetworkConfig back;
-  Diagnostics d;
-  read_network_config(j, "", d, back);
-  if (!d.empty())
-    throw std::runtime_error("the fitted network does not pass its own checks:\n" + d.format());
-  write_output(path, j.dump(2) + "\n");
+  write_read_back(n, path, "network", &read_network_config);
 }
 
 }  // namespace

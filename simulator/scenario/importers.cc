@@ -273,20 +273,12 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
               fmt::format("must be true, false, null or \"auto\", got {}", json_text(v)));
         else if (v.is_boolean())
           parallel["overlap_grad_reduce"] = v.get<bool>();
-      } else if (k == "reduce_bucket_size" || k == "allgather_bucket_size") {
+      } else if (k == "reduce_bucket_size" || k == "allgather_bucket_size" ||
+                 k == "stage3_prefetch_bucket_size") {
+        const char* field = k == "stage3_prefetch_bucket_size" ? "zero3_prefetch_elements"
+                                                                : "zero_bucket_elements";
         if (v.is_number() && v.get<double>() > 0)
-          overheads["zero_bucket_elements"] = v.get<double>();
-        else if (is_auto(v))
-          warn(key +
-               ": \"auto\" (the Hugging Face Trainer fills it in): the default bucket is "
-               "kept");
-        else
-          throw InputError(
-              "/zero_optimization/" + k,
-              fmt::format("must be a positive number or \"auto\", got {}", json_text(v)));
-      } else if (k == "stage3_prefetch_bucket_size") {
-        if (v.is_number() && v.get<double>() > 0)
-          overheads["zero3_prefetch_elements"] = v.get<double>();
+          overheads[field] = v.get<double>();
         else if (is_auto(v))
           warn(key +
                ": \"auto\" (the Hugging Face Trainer fills it in): the default bucket is "
