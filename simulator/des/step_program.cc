@@ -169,9 +169,21 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
     last_task = last_compute_task(i);
   }
   std::vector<int> reductions;
-  if (reduce && !overlap) reductions = add_buckets_after_item(i, first, last, last_task);
+  if (reduce && !overlap && zero.reduces_every_microbatch) {
+    reductions = add_buckets_after_item(i, first, last, last_task);
+  } else if (reduce && !overlap) {
+    // Megatron's finalize_model_grads: without overlap every bucket reduces after the stage's
+    // whole backward, not after its chunk's (interleaved schedules end chunk v - 1 earlier).
+    auto& pending = stages_[std::size_t(i)].reduce_pending;
+    pending.emplace_back(first, last);
+    if (int(pending.size()) == v_) {
+      for (const auto& [f, l] : pending) add_buckets_after_item(i, f, l, last_task);
+      add_buckets(i, -1, last_task);
+    }
+  }
   // Parameters outside the blocks (embedding, output) reduce after the stage's final chunk.
-  if (reduce && vs / p_ == 0) add_buckets(i, -1, last_task);
+  if (reduce && (overlap || zero.reduces_every_microbatch) && vs / p_ == 0)
+    add_buckets(i, -1, last_task);
   // Without overlap, ZeRO-2's per-micro-batch reduction is synchronous: the stage's next item
   // waits for it (a marker on the compute stream closes the item).
   if (zero.reduces_every_microbatch && !reductions.empty() && mb < m_ - 1) {

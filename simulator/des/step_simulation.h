@@ -52,6 +52,9 @@ struct StageState {
   // forwards whose weight gradient has not run (the activations still held).
   int in_flight = 0, limit = 1, holding = 0;
   std::deque<std::pair<int, int>> weight_pending;  // ZB: (vs, mb) whose weight grads are due
+  // Non-overlapped reduction (not ZeRO-2): the (first, last) layers of the chunks whose last
+  // gradients are done; the buckets of all of them reduce after the stage's final one.
+  std::vector<std::pair<int, int>> reduce_pending;
   bool item_running = false;
   int collectives_running = 0;  // data-parallel collectives in flight (they slow compute)
   int compute_running = -1;     // the compute stream's task in flight, or -1

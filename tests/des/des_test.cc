@@ -289,6 +289,29 @@ TEST(DataParallel, OverlappedReductionHidesBehindBackward) {
   EXPECT_DOUBLE_EQ(simulate_step(g.scenario, g.plan, g.costs).step_seconds, 14);
 }
 
+// Interleaved, pp 2 x vpp 2 (stage 0 holds layers 0 and 2, stage 1 layers 1 and 3), 4
+// micro-batches, f = b = w = 1, a 3 s bucket after each layer. Without overlap Megatron reduces
+// every bucket in finalize_model_grads, after the stage's whole backward: both of a stage's
+// buckets (6 s) follow its last backward item, whose chunk 0 ends the schedule. Stage 0 ends last
+// (it runs the final backward), so the step grows by exactly 6 s over the same step without
+// buckets, in both modes. Found by review (2026-11-28): the event model reduced chunk 1's bucket
+// after chunk 1's last backward, hiding it behind chunk 0's.
+TEST(DataParallel, WithoutOverlapEveryChunksBucketsFollowTheStagesLastBackward) {
+  nlohmann::json raw = pipeline(2, 2, 4, "interleaved").resolved;
+  raw["parallel"]["overlap_grad_reduce"] = false;
+  const Scenario s = scenario_from_json(raw, "");
+  const Plan plan = make_plan(s);
+  const StepCosts bare = uniform(plan, 4, 1, 1, 1);
+  StepCosts c = bare;
+  c.stages[0].buckets = {{2, 1e6, 3}, {0, 1e6, 3}};
+  c.stages[1].buckets = {{3, 1e6, 3}, {1, 1e6, 3}};
+  const StepResult r = simulate_step(s, plan, c);
+  EXPECT_DOUBLE_EQ(r.step_seconds, simulate_step(s, plan, bare).step_seconds + 6);
+  EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 6);
+  EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds,
+                   analytic_step(s, plan, bare).step_seconds + 6);
+}
+
 TEST(DataParallel, ReductionLongerThanBackwardIsExposedByTheDifference) {
   // Buckets of 3 s each: the dp stream is busy from t = 6 (first bucket) for 12 s -> ends at 18;
   // backward ends at 12, so 6 s are exposed.
