@@ -275,8 +275,8 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
           parallel["overlap_grad_reduce"] = v.get<bool>();
       } else if (k == "reduce_bucket_size" || k == "allgather_bucket_size" ||
                  k == "stage3_prefetch_bucket_size") {
-        const char* field = k == "stage3_prefetch_bucket_size" ? "zero3_prefetch_elements"
-                                                                : "zero_bucket_elements";
+        const char* field =
+            k == "stage3_prefetch_bucket_size" ? "zero3_prefetch_elements" : "zero_bucket_elements";
         if (v.is_number() && v.get<double>() > 0)
           overheads[field] = v.get<double>();
         else if (is_auto(v))
