@@ -65,6 +65,19 @@ bool is_special_as_given(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+// `path` names the file or pipe standard output already writes (/dev/stdout, /dev/fd/1, or the
+// file behind `> out.txt`): a second report there would interleave with or overwrite the first
+// (found by review, 2026-11-28: `--html /dev/stdout` beside the default report kept 844 bytes of
+// the page after the report, exit 0). Character devices (a terminal, /dev/null) are left out:
+// writing two outputs there destroys nothing.
+bool is_standard_output(const std::string& path) {
+  if (path.empty() || path == "-") return false;
+  struct ::stat out {
+  }, st{};
+  if (::fstat(STDOUT_FILENO, &out) != 0 || ::stat(path.c_str(), &st) != 0) return false;
+  return !S_ISCHR(st.st_mode) && st.st_dev == out.st_dev && st.st_ino == out.st_ino;
+}
+
 // Writes all of `text` to `fd`; false with errno set on failure.
 bool write_all(int fd, std::string_view text) {
   while (!text.empty()) {
@@ -124,7 +137,7 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_
                    const std::vector<std::pair<std::string, std::string>>& inputs) {
   std::string on_stdout;  // the first output flag that goes to standard output
   for (const auto& [flag, path] : flag_paths) {
-    if (!(path == "-" || (path.empty() && flag == "-o"))) continue;
+    if (!(path == "-" || (path.empty() && flag == "-o") || is_standard_output(path))) continue;
     if (!on_stdout.empty())
       throw InputError(flag, "standard output is already the output of " + on_stdout +
                                  "; give one of them a file");

@@ -36,6 +36,23 @@ const CLI::Validator kWholeAtLeastOne(
     },
     "INT>=1");
 
+// The first option of the parsed (sub)commands given an empty value, or "": every file option
+// reads "" as "not given", so `--baseline "$UNSET"` skipped a CI gate and `--trace ''` wrote
+// nothing, both with exit 0 (found by review, 2026-11-28). Megatron's own arguments (ARGS) are
+// its importer's to judge.
+std::string option_given_empty(const CLI::App& app) {
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_type_size() == 0 || o->get_name() == "ARGS") continue;  // flags
+    for (const std::string& r : o->results())
+      if (r.empty()) return o->get_name();
+  }
+  for (const CLI::App* sub : app.get_subcommands()) {
+    std::string name = option_given_empty(*sub);
+    if (!name.empty()) return name;
+  }
+  return "";
+}
+
 void add_scenario_options(CLI::App* cmd, ScenarioArgs& a) {
   cmd->add_option("SCENARIO", a.scenario, "scenario JSON file or shipped example name")->required();
   cmd->add_option("--set", a.overrides, "override KEY=VALUE (dotted key, JSON value)")
@@ -304,6 +321,11 @@ int run_command(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    return shardsim::kExitBadInput;
+  }
+  if (const std::string empty = option_given_empty(app); !empty.empty()) {
+    std::cerr << "error: " << empty << ": empty value; give a file name or value, or leave the "
+              << "option out\n";
     return shardsim::kExitBadInput;
   }
   try {

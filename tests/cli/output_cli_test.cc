@@ -140,6 +140,39 @@ TEST(cli_output, AnOutputThatIsAnInputOrASecondStdoutIsExitTwo) {
   EXPECT_EQ(r.exit_code, 0) << r.err;  // one output on stdout is fine
 }
 
+// Found by review (2026-11-28): a path that is standard output under another name (/dev/stdout,
+// here the runner's capture file behind it) beside the default report wrote both there, exit 0:
+// the report overwrote the start of the HTML page.
+TEST(cli_output, AnOutputThatIsStandardOutputUnderAnotherNameIsExitTwo) {
+  Result r = shardsim({"memory", kExample, "--html", "/dev/stdout"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "--html", "standard output is already the output of -o"))
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+  r = shardsim({"simulate", kExample, "--json", "--trace", "/dev/stdout"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  // with the report in a file, the trace may take standard output
+  r = shardsim(
+      {"simulate", kExample, "-o", (scratch_dir() / "y.txt").string(), "--trace", "/dev/stdout"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out).count("traceEvents"), 1u);
+}
+
+// Found by review (2026-11-28): every file option read "" as "not given", so `--baseline
+// "$UNSET"` skipped a CI gate (with --tolerance, which needs --baseline) and exited 0.
+TEST(cli_output, AnOptionGivenAnEmptyValueIsExitTwo) {
+  for (const auto& [flag, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"--baseline", {"simulate", kExample, "--baseline", "", "--tolerance", "1%"}},
+           {"--trace", {"simulate", kExample, "--trace", ""}},
+           {"--csv", {"search", kExample, "--top", "1", "--csv", ""}},
+           {"--output", {"memory", kExample, "-o", ""}}}) {
+    const Result r = shardsim(args);
+    EXPECT_EQ(r.exit_code, 2) << describe(args) << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, "error: " + flag + ": empty value")) << r.err;
+    EXPECT_TRUE(r.out.empty()) << describe(args);
+  }
+}
+
 TEST(cli_output, MissingDirectoryIsExitTwoBeforeAnyWork) {
   const std::string path = (scratch_dir() / "no_such_dir" / "r.csv").string();
   const Result r = shardsim({"search", kExample, "--csv", path});
