@@ -1,10 +1,13 @@
 #include "simulator/cli/search_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "reports/html_report.h"
 #include "reports/output.h"
@@ -58,6 +61,23 @@ int run_search(const SearchArgs& a) {
                      "search section exclude every one (e.g. a tp that does not divide the GPUs)");
   }
   if (!o.finish) return kExitOk;
+  // Every plan refused by the scenario's rules (ep on a dense model, vpp with pp 1): the search
+  // section or the pins contradict the scenario, as when they leave no plan at all (found by
+  // review, 2026-11-28: exit 0 with "no plan of the space can run"). Plans that are valid but do
+  // not fit keep the report: that is an answer.
+  const bool all_invalid =
+      r.feasible == 0 && !r.infeasible.empty() &&
+      std::all_of(r.infeasible.begin(), r.infeasible.end(),
+                  [](const auto& kv) { return kv.first.rfind("invalid ", 0) == 0; });
+  if (all_invalid) {
+    std::string why;
+    for (const auto& [reason, count] : r.infeasible)
+      why += fmt::format("{}{} ({} plans)", why.empty() ? "" : ", ", reason.substr(8), count);
+    throw InputError(r.infeasible.begin()->first.substr(8),
+                     fmt::format("every plan of the searched space is invalid for this scenario: "
+                                 "{}; widen the scenario's search section or the --set pins",
+                                 why));
+  }
   return write_report_with_gates(
       a.common, "search", search_report_json(r, s), search_report_text(r, s),
       [&] { return search_html(r, s); },

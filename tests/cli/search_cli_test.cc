@@ -138,6 +138,16 @@ TEST(cli_search, PinAgainstTheSectionDuplicatesAndAnEmptySection) {
   EXPECT_TRUE(contains(empty.err, "search section")) << empty.err;
 }
 
+// Found by review (2026-11-28): a section whose every plan the scenario's rules refuse (expert
+// parallelism on a dense model) printed "no plan of the space can run" with exit 0.
+TEST(cli_search, ASectionWhoseEveryPlanIsInvalidIsExitTwo) {
+  const Result r = shardsim({"search", kExample, "--set", "search.ep=[2]"});
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(has_error_line(r.err, "/parallel/ep", "every plan of the searched space is invalid"))
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
 // One GPU: the default space holds ZeRO-Offload (ZeRO-1 with optimizer offload), the way a model
 // too big for one GPU trains there (found by review, 2026-11-27: ZeRO was fixed at 0 with one
 // data-parallel rank, so Llama-3 8B on one H100 found "no plan can run"). Its 8.0e9 parameters'
