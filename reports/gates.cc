@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -92,10 +93,15 @@ void compare_section(const nlohmann::json& now, const nlohmann::json& old,
     if (!a->is_number())
       throw std::logic_error(fmt::format("the report's {} is not a number", m.path));
     const double x = a->get<double>(), y = b->get<double>();
-    const double change = y != 0 ? 100 * (x - y) / std::fabs(y) : (x == 0 ? 0 : 100);
+    // Per cent, from the ratio: (x - y) / y overflowed to -inf at a baseline of 1e308, and a
+    // baseline of 0 printed +100 % for an unbounded change (found by review, 2026-11-28).
+    const double change =
+        y != 0 ? 100 * (x / y - 1) : (x == 0 ? 0 : std::numeric_limits<double>::infinity());
     const double worse = m.higher_is_worse ? change : -change;
     g.passed = worse <= tol;
-    g.message = fmt::format("{} (baseline {}, {:+.2f} %{}; tolerance {} % worse)", x, y, change,
+    const std::string pct =
+        std::isfinite(change) ? fmt::format("{:+.2f} %", change) : std::string("unbounded change");
+    g.message = fmt::format("{} (baseline {}, {}{}; tolerance {} % worse)", x, y, pct,
                             worse < 0 ? ", better" : (worse > 0 ? ", worse" : ""), tol);
     out.push_back(g);
   }

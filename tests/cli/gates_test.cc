@@ -97,6 +97,22 @@ TEST(gates, ABaselineValueNoReportHoldsIsInputError) {
   EXPECT_THROW((void)compare_baseline(report, negative, 5), InputError);
 }
 
+// Found by review (2026-11-28): a baseline step of 1e308 printed "-inf %" ((x - y) overflows),
+// and a baseline MFU of 0 against a positive one printed "+100.00 %" for an unbounded change.
+TEST(gates, ExtremeBaselinesPrintFinitePercentagesOrSayUnbounded) {
+  const nlohmann::json report = {{"time", {{"step_seconds", 2.0}}}, {"throughput", {{"mfu", 0.4}}}};
+  nlohmann::json baseline = report;
+  baseline["time"]["step_seconds"] = 1e308;  // 2 / 1e308 - 1 = -1: -100 %, better
+  baseline["throughput"]["mfu"] = 0.0;       // 0 -> 0.4: no finite percentage, better
+  const auto out = compare_baseline(report, baseline, 5);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(out[0].passed) << out[0].message;
+  EXPECT_NE(out[0].message.find("-100.00 %, better"), std::string::npos) << out[0].message;
+  EXPECT_TRUE(out[1].passed) << out[1].message;
+  EXPECT_NE(out[1].message.find("unbounded change, better"), std::string::npos) << out[1].message;
+  for (const auto& o : out) EXPECT_EQ(o.message.find("inf"), std::string::npos) << o.message;
+}
+
 // Found by review (2026-11-27): a gate on a part of the report whose plan could not be built is
 // a failed gate (exit 1) wherever that part is: the report itself (simulate), a compare variant
 // (infeasible or invalid), or a search result past the plans found. A key that part could never
