@@ -76,16 +76,21 @@ std::variant<std::vector<AttentionMeasurement>, std::string> parse_attention_csv
   std::vector<AttentionMeasurement> out;
   std::optional<Columns> cols;
   std::set<std::string> devices;
+  std::size_t header_fields = 0;
   for (const auto& [line_no, fields] : csv_lines(text)) {
     if (!cols) {
+      if (auto e = duplicate_column(fields)) return fmt::format("{}:{}: {}", file, line_no, *e);
       cols = find_columns(fields);
       if (!cols)
         return fmt::format(
             "{}:{}: needs columns gpu, kernel, dtype, causal, head_dim, seq_len, "
             "batch, heads and fwd_bwd_tflops",
             file, line_no);
+      header_fields = fields.size();
       continue;
     }
+    if (auto e = extra_fields(fields, header_fields))
+      return fmt::format("{}:{}: {}", file, line_no, *e);
     if (int(fields.size()) > cols->device) {
       if (!device_matches(fields[cols->device], device)) continue;
       devices.insert(fields[cols->device]);

@@ -92,15 +92,23 @@ std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(std::stri
                                                                        const std::string& device) {
   std::vector<GemmMeasurement> out;
   std::optional<Columns> cols;
+  std::size_t header_fields = 0;
   std::set<std::string> devices;
   for (const auto& [line_no, fields] : csv_lines(text)) {
     if (!cols) {
+      if (auto e = duplicate_column(fields)) return fmt::format("{}:{}: {}", file, line_no, *e);
       auto c = find_columns(fields);
       if (auto* e = std::get_if<std::string>(&c))
         return fmt::format("{}:{}: {}", file, line_no, *e);
       cols = std::get<Columns>(c);
+      header_fields = fields.size();
+      if (!device.empty() && cols->device < 0)
+        return fmt::format("{}:{}: a device filter (\"{}\") needs a gpu column to choose rows by",
+                           file, line_no, device);
       continue;
     }
+    if (auto e = extra_fields(fields, header_fields))
+      return fmt::format("{}:{}: {}", file, line_no, *e);
     if (cols->device >= 0 && int(fields.size()) > cols->device) {
       if (!device_matches(fields[cols->device], device)) continue;
       devices.insert(fields[cols->device]);

@@ -1,5 +1,7 @@
 #include "calibrate/csv.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <exception>
 
@@ -38,6 +40,8 @@ std::vector<CsvLine> csv_lines(std::string_view text) {
 }
 
 std::optional<double> parse_number(const std::string& field) {
+  if (field.empty() || field.find_first_not_of("0123456789+-.eE") != std::string::npos)
+    return std::nullopt;
   try {
     std::size_t used = 0;
     const double v = std::stod(field, &used);
@@ -46,6 +50,23 @@ std::optional<double> parse_number(const std::string& field) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+std::optional<std::string> duplicate_column(const std::vector<std::string>& header) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    for (std::size_t j = i + 1; j < header.size(); ++j)
+      if (!header[i].empty() && header[i] == header[j])
+        return fmt::format("column \"{}\" appears twice (fields {} and {})", header[i], i + 1,
+                           j + 1);
+  return std::nullopt;
+}
+
+std::optional<std::string> extra_fields(const std::vector<std::string>& fields,
+                                        std::size_t header_fields) {
+  for (std::size_t i = header_fields; i < fields.size(); ++i)
+    if (!fields[i].empty())
+      return fmt::format("{} fields, the header has {}", fields.size(), header_fields);
+  return std::nullopt;
 }
 
 int csv_column(const std::vector<std::string>& header, std::initializer_list<const char*> names) {

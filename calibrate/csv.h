@@ -22,8 +22,18 @@ struct CsvLine {
 // The non-empty, non-'#' lines of `text`, in order (a leading UTF-8 byte-order mark skipped).
 [[nodiscard]] std::vector<CsvLine> csv_lines(std::string_view text);
 
-// A finite number filling the whole field, else nullopt.
+// A finite decimal number filling the whole field (digits, one sign, a point, an exponent), else
+// nullopt: "0x10" is not 16 nor "0x1p9" 512 (strtod reads both; found by review, 2026-11-28).
 [[nodiscard]] std::optional<double> parse_number(const std::string& field);
+
+// A column named twice in `header` ("column \"m\" appears twice (fields 1 and 6)"), or nullopt:
+// the readers take a column's first field, so the second would be silently ignored.
+[[nodiscard]] std::optional<std::string> duplicate_column(const std::vector<std::string>& header);
+
+// "N fields, the header has M" when `fields` has a non-empty field past the header's, or nullopt
+// (empty trailing fields, as a trailing comma leaves, are accepted).
+[[nodiscard]] std::optional<std::string> extra_fields(const std::vector<std::string>& fields,
+                                                      std::size_t header_fields);
 
 // Index of the first of `names` among the header's fields, or -1.
 [[nodiscard]] int csv_column(const std::vector<std::string>& header,

@@ -37,6 +37,27 @@ TEST(gemm_points, RowsOfOneFoldedShapeBecomeOnePointWithTheirMeanEfficiency) {
   EXPECT_NEAR(p[1].efficiency, 0.8, 1e-15);
 }
 
+// Found by review (2026-11-28): "0x10" was read as 16 TFLOP/s (strtod's hex), a header naming m
+// twice used the first, fields past the header's were ignored, and a device filter on a table
+// without a gpu column kept every row. Each is now an error naming the file and line.
+TEST(parse_gemm_csv, HexNumbersDuplicateColumnsExtraFieldsAndAnUnusableFilterAreErrors) {
+  const auto error_of = [](const char* text, const char* device = "") {
+    const auto r = parse_gemm_csv(text, "g.csv", device);
+    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : std::string();
+  };
+  EXPECT_EQ(error_of("m,n,k,dtype,tflops\n4096,4096,4096,bf16,0x10\n"),
+            "g.csv:2: m, n, k, batch must be whole numbers >= 1 and tflops > 0");
+  EXPECT_NE(error_of("m,n,k,dtype,tflops\n0x1000,4096,4096,bf16,700\n"), "");
+  EXPECT_EQ(error_of("m,n,k,dtype,tflops,m\n4096,4096,4096,bf16,700,1\n"),
+            "g.csv:1: column \"m\" appears twice (fields 1 and 6)");
+  EXPECT_EQ(error_of("m,n,k,dtype,tflops\n4096,4096,4096,bf16,700,1,x\n"),
+            "g.csv:2: 7 fields, the header has 5");
+  EXPECT_EQ(error_of("m,n,k,dtype,tflops\n4096,4096,4096,bf16,700\n", "H100"),
+            "g.csv:1: a device filter (\"H100\") needs a gpu column to choose rows by");
+  // still accepted: a trailing comma (an empty field past the header) and exponent notation
+  EXPECT_EQ(error_of("m,n,k,dtype,tflops\n4096,4096,4096,bf16,7e2,\n"), "");
+}
+
 TEST(fit_device, OneMemoryBoundCurvePerKernelClass) {
   // layernorm at 1 MB: 10 and 12 GB/s (two ranks); softmax at 1 MB: 2 GB/s; adam at 1e8 B: 8 GB/s.
   nlohmann::json samples = {
