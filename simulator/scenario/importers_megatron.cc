@@ -174,15 +174,21 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
     model["norm"] = "rmsnorm";
   else if (norm == "LayerNorm")
     model["norm"] = "layernorm";
-  else if (!norm.empty())
-    warn("--normalization " + norm + ": not modelled; LayerNorm assumed");
+  else if (!norm.empty())  // argparse's choices (arguments.py): anything else stops Megatron-LM
+    throw InputError("", fmt::format("--normalization {}: expected LayerNorm or RMSNorm "
+                                     "(Megatron-LM's choices)",
+                                     norm));
   const std::string pos = text("--position-embedding-type");
   if (pos == "rope" || flag("--use-rotary-position-embeddings"))
     model["position"] = "rope";
   else if (pos == "learned_absolute")
     model["position"] = "learned";
-  else if (!pos.empty())
+  else if (pos == "relative" || pos == "mrope" || pos == "none")
     warn("--position-embedding-type " + pos + ": not modelled");
+  else if (!pos.empty())
+    throw InputError("", fmt::format("--position-embedding-type {}: expected learned_absolute, "
+                                     "rope, mrope, relative or none (Megatron-LM's choices)",
+                                     pos));
   if (const auto mp = integer("--max-position-embeddings")) model["max_position"] = mp;
   if (const auto e = integer("--num-experts")) {
     model["moe"] = {{"experts", e}, {"top_k", 2}};
@@ -271,11 +277,19 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
          "modelled as " +
          (use_flash ? "flash (--use-flash-attn)" : "unfused (no --use-flash-attn)"));
   flag("--use-mcore-models");  // an older Megatron's opt-in to what is now the default
-  if (!impl.empty() && impl != "local" && impl != "transformer_engine")
+  // Values outside argparse's choices stop Megatron-LM; a misspelt "Local" read as
+  // transformer_engine turned flash attention on (found by review, 2026-11-28).
+  if (impl == "inference_optimized")
     warn("--transformer-impl " + impl + ": not modelled; read as transformer_engine");
+  else if (!impl.empty() && impl != "local" && impl != "transformer_engine")
+    throw InputError("", fmt::format("--transformer-impl {}: expected local or "
+                                     "transformer_engine (Megatron-LM's choices)",
+                                     impl));
   if (!backend.empty() && backend != "auto" && backend != "flash" && backend != "fused" &&
       backend != "unfused" && backend != "local")
-    warn("--attention-backend " + backend + ": not modelled; read as auto");
+    throw InputError("", fmt::format("--attention-backend {}: expected flash, fused, unfused, "
+                                     "local or auto (Megatron-LM's AttnBackend)",
+                                     backend));
   const bool unfused_core = backend == "unfused" || backend == "local" || impl == "local";
   const bool flash = legacy ? use_flash : !unfused_core;
   if (!legacy && use_flash && unfused_core)

@@ -442,9 +442,22 @@ TEST(import_megatron, AttentionFollowsTheImplementationAndBackend) {
   const ImportResult rc = import({"--attention-backend", "flash", "--recompute-activations"});
   EXPECT_FALSE(rc.scenario["training"].contains("recompute"));
   EXPECT_TRUE(warns(rc, "--recompute-activations) with flash attention"));
-  const ImportResult odd = import({"--attention-backend", "sdpa"});
-  EXPECT_TRUE(warns(odd, "--attention-backend sdpa: not modelled; read as auto"));
-  EXPECT_TRUE(odd.scenario["training"]["flash_attention"].get<bool>());
+  // Values outside Megatron-LM's choices stop it, so they are exit 2 here too (found by review,
+  // 2026-11-28: "Local" was read as transformer_engine, turning flash attention on).
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--attention-backend", "sdpa"},
+        std::vector<std::string>{"--transformer-impl", "Local"},
+        std::vector<std::string>{"--normalization", "rmsnorm"},
+        std::vector<std::string>{"--position-embedding-type", "Rope"}}) {
+    try {
+      (void)import(bad);
+      ADD_FAILURE() << bad[0] << " " << bad[1] << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(bad[0] + " " + bad[1] + ": expected"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_TRUE(warns(import({"--position-embedding-type", "relative"}), "not modelled"));
 }
 
 // The flags of an older Megatron-LM, as the scripts of Narayanan et al. 2021
