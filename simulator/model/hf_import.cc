@@ -136,11 +136,35 @@ std::string first_architecture(const json& hf) {
 }
 
 // model_type decides; architectures[0] is the fallback when model_type is absent or unknown.
+// Both must have their JSON types, and two known names of different families contradict each
+// other (found by review, 2026-11-28: a numeric model_type was reported as "", and model_type
+// llama with architectures ["GPT2LMHeadModel"] was read as Llama without a word).
 const FamilyName& identify(const json& hf, const std::string& source) {
+  const auto type_error = [&](const char* key, const char* expected, const json& got) {
+    throw InputError(kHfConfigPointer,
+                     fmt::format("{}: HF key \"{}\" must be {}, got {} {}", source, key, expected,
+                                 json_type_name(got), json_text(got)));
+  };
+  if (const auto it = hf.find("model_type"); it != hf.end() && !it->is_string())
+    type_error("model_type", "a string", *it);
+  if (const auto it = hf.find("architectures"); it != hf.end()) {
+    if (!it->is_array()) type_error("architectures", "an array of strings", *it);
+    for (const auto& a : *it)
+      if (!a.is_string()) type_error("architectures", "an array of strings", *it);
+  }
   const std::string model_type = string_at(hf, "model_type");
   const std::string architecture = first_architecture(hf);
-  for (const auto& f : kFamilies)
-    if (f.model_type == model_type) return f;
+  for (const auto& f : kFamilies) {
+    if (f.model_type != model_type) continue;
+    for (const auto& g : kFamilies)
+      if (&g != &f && g.architecture == architecture)
+        throw InputError(
+            kHfConfigPointer,
+            fmt::format("{}: model_type \"{}\" and architectures[0] \"{}\" name "
+                        "different model families ({} and {})",
+                        source, model_type, architecture, f.architecture, g.architecture));
+    return f;
+  }
   for (const auto& f : kFamilies)
     if (f.architecture == architecture) return f;
   throw_unsupported(source, model_type, architecture);

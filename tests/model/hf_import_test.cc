@@ -165,6 +165,25 @@ TEST(HfImport, UnsupportedArchitecture) {
     EXPECT_TRUE(contains(d.message, type)) << d.message;
 }
 
+// Found by review (2026-11-28): a numeric model_type was reported as model_type "", and two
+// known names of different families were read as the model_type's without a word.
+TEST(HfImport, IdentifyingKeysOfAnotherTypeOrOfTwoFamiliesAreErrors) {
+  json hf = load_hf_config_file(data_path("llama3_8b.json"));
+  hf["model_type"] = 0;
+  Diagnostic d = first_error([&] { (void)hf_config_to_model_json(hf, "x"); });
+  EXPECT_TRUE(contains(d.message, "HF key \"model_type\" must be a string, got integer 0"))
+      << d.message;
+  hf["model_type"] = "llama";
+  hf["architectures"] = 0;
+  d = first_error([&] { (void)hf_config_to_model_json(hf, "x"); });
+  EXPECT_TRUE(contains(d.message, "\"architectures\" must be an array of strings")) << d.message;
+  hf["architectures"] = {"GPT2LMHeadModel"};
+  d = first_error([&] { (void)hf_config_to_model_json(hf, "x"); });
+  EXPECT_TRUE(contains(d.message, "name different model families")) << d.message;
+  hf["architectures"] = {"LlamaForSequenceClassification"};  // not a family's: model_type decides
+  EXPECT_EQ(hf_config_to_model_json(hf, "x")["layers"], 32);
+}
+
 TEST(HfImport, MissingKeysAreAllNamed) {
   json hf = load_hf_config_file(data_path("mixtral_8x7b.json"));
   hf.erase("num_hidden_layers");
