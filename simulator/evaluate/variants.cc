@@ -81,6 +81,7 @@ VaryAxis parse_vary(const std::string& arg) {
     return std::string::npos;
   };
   std::size_t start = 0;
+  std::vector<nlohmann::json> parsed;  // the values as JSON, to find one listed twice
   for (;;) {
     const std::size_t comma = next_comma(start);
     std::string value = list.substr(start, comma == std::string::npos ? comma : comma - start);
@@ -89,14 +90,22 @@ VaryAxis parse_vary(const std::string& arg) {
                                        axis.values.size() + 1, axis.key));
     // A value the scenario would refuse as malformed JSON ("{", "[[") is bad --vary input, not a
     // variant: said here, naming the flag (it surfaced as "--set v" from the report writer).
+    nlohmann::json holder = nlohmann::json::object();
     try {
-      nlohmann::json holder = nlohmann::json::object();
       apply_override(holder, "v=" + value);
     } catch (const InputError& e) {
       throw InputError(
           "", fmt::format("--vary \"{}\": value {} of {} ({}) is not valid JSON", abbreviated(arg),
                           axis.values.size() + 1, axis.key, abbreviated(value)));
     }
+    // Two equal values (1 and 1.0 too) give two identical variants that --baseline, which matches
+    // variants by their values, cannot tell apart (found by review, 2026-11-28).
+    for (std::size_t i = 0; i < parsed.size(); ++i)
+      if (parsed[i] == holder["v"])
+        throw InputError(
+            "", fmt::format("--vary \"{}\": value {} of {} ({}) repeats value {}", abbreviated(arg),
+                            axis.values.size() + 1, axis.key, abbreviated(value), i + 1));
+    parsed.push_back(std::move(holder["v"]));
     axis.values.push_back(std::move(value));
     if (comma == std::string::npos) break;
     start = comma + 1;

@@ -103,6 +103,11 @@ TEST(cli_compare, BadVaryArgumentsExitTwoNamingTheProblem) {
       shardsim({"compare", kExample, "--vary", "parallel.zero=0,1", "--vary", "parallel.zero=2"});
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_TRUE(contains(twice.err, "varied twice")) << twice.err;
+  // A value listed twice (1 and 1.0 are one JSON value) gave two identical variants (found by
+  // review, 2026-11-28).
+  const Result repeat = shardsim({"compare", kExample, "--vary", "parallel.zero=1,1.0"});
+  EXPECT_EQ(repeat.exit_code, 2);
+  EXPECT_TRUE(contains(repeat.err, "value 2 of parallel.zero (1.0) repeats value 1")) << repeat.err;
   // An unknown key makes every variant invalid: nothing to compare, the key is named.
   const Result typo = shardsim({"compare", kExample, "--vary", "parallel.zeor=0,1"});
   EXPECT_EQ(typo.exit_code, 2);
