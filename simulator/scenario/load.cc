@@ -1,6 +1,8 @@
 #include "simulator/scenario/load.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -107,8 +109,20 @@ nlohmann::json resolve_framework_json(const nlohmann::json& f) {
 // (--set cluster.gpu=h100-sxm).
 nlohmann::json parse_value(const std::string& key, const std::string& text) {
   const auto first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && (text[first] == '{' || text[first] == '['))
-    return parse_json_text(text, "--set " + key);
+  if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
+    try {
+      return parse_json_text(text, "--set " + key);
+    } catch (const InputError& e) {
+      // The value's pointers are below the key: /parallel/tp/a, not /a (found by review,
+      // 2026-11-28).
+      std::string base = "/" + key;
+      std::replace(base.begin(), base.end(), '.', '/');
+      std::vector<Diagnostic> items = e.items();
+      for (Diagnostic& d : items)
+        if (!d.path.empty()) d.path = d.path == "/" ? base : base + d.path;
+      throw InputError(std::move(items));
+    }
+  }
   auto v = nlohmann::json::parse(text, nullptr, false);
   if (v.is_discarded()) return text;
   return v;

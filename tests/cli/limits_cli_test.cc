@@ -134,6 +134,10 @@ TEST(cli_limits, DuplicateKeyExitsTwoNamingIt) {
   const Result r = shardsim({"memory", p.string()});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(has_error_line(r.err, "/parallel/tp", "key \"tp\" appears twice")) << r.err;
+  // In a --set value the pointer is below the key set (found by review, 2026-11-28: "/a").
+  const Result set = shardsim({"memory", kExample, "--set", R"(parallel.tp={"a":1,"a":2})"});
+  EXPECT_EQ(set.exit_code, 2) << set.err;
+  EXPECT_TRUE(has_error_line(set.err, "/parallel/tp/a", "key \"a\" appears twice")) << set.err;
 }
 
 TEST(cli_limits, DirectoryAndMissingScenarioExitTwo) {
