@@ -129,10 +129,16 @@ inline constexpr double kFittedExtrapolation = 16;
 // The fitted entry collective_cost would use for (op, group) at nccl-tests size `bytes` (the
 // segment rule above), or nullptr when no entry has this op and placement, or `bytes` is more
 // than kFittedExtrapolation times the entries' largest size.
+// With `gap` given and `bytes` strictly inside the gap between two segments: the segments on
+// either side (collective_cost keeps the price between theirs at the gap's ends, see there).
+struct FittedGap {
+  const FittedCollective* lower = nullptr;
+  const FittedCollective* upper = nullptr;
+};
 [[nodiscard]] const FittedCollective* find_fitted_collective(CollectiveOp op,
                                                              const GroupPlacement& group,
-                                                             const NetworkConfig& net,
-                                                             double bytes);
+                                                             const NetworkConfig& net, double bytes,
+                                                             FittedGap* gap = nullptr);
 // "formula" or "fitted".
 [[nodiscard]] std::string cost_source_name(CostSource s);
 

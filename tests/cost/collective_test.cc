@@ -319,6 +319,37 @@ TEST(collective, FittedSegmentsPickTheRangeOfTheSize) {
             CostSource::kFormula);
 }
 
+// Found by review (2026-11-28): inside a gap the nearer segment's line, extrapolated, could price
+// a size above what both neighbours charge (80 MB send/recv on 8 H100s: 973 us between 820 and
+// 826 us measured). The price is now kept between L(h) and U(n), the lower line at its last size
+// and the upper line at its first. Segments (send/recv on 2 ranks, bus factor 1):
+//   L = 10 us + S / 1e9 on 1 KiB..64 KiB: L(65536) = 10 + 65.536 = 75.536 us;
+//   U = 100 us + S / 1e11 from 256 KiB: U(262144) = 100 + 2.62144 = 102.62144 us;
+// the switch is at sqrt(64 KiB x 256 KiB) = 128 KiB.
+TEST(collective, FittedGapPricesStayBetweenTheNeighboursEnds) {
+  NetworkConfig net = test_network();
+  net.fitted_collectives = {{"sendrecv", 2, 2, 10 * kUs, 1e9, 1024, 65536},
+                            {"sendrecv", 2, 2, 100 * kUs, 1e11, 262144, 1e9}};
+  const GroupPlacement g{2, 2};
+  const auto t = [&](double s) {
+    return collective_cost(CollectiveOp::kSendRecv, s, g, net).seconds;
+  };
+  const double lo = 10 * kUs + 65536 / 1e9, hi = 100 * kUs + 262144 / 1e11;
+  // In the ranges, the lines: L(65536) and U(262144) exactly.
+  EXPECT_NEAR(t(65536), lo, 1e-12);
+  EXPECT_NEAR(t(262144), hi, 1e-12);
+  // 100 KiB, below the switch: L = 10 + 102.4 = 112.4 us, above both ends, so U(n).
+  EXPECT_NEAR(t(102400), hi, 1e-12);
+  // 80 KiB: L = 10 + 81.92 = 91.92 us lies between the ends and stays.
+  EXPECT_NEAR(t(81920), 10 * kUs + 81920 / 1e9, 1e-12);
+  // 200 KiB, above the switch: U = 100 + 2.048 = 102.048 us, between the ends.
+  EXPECT_NEAR(t(204800), 100 * kUs + 204800 / 1e11, 1e-12);
+  for (double s = 65537; s < 262144; s *= 1.05) {
+    EXPECT_GE(t(s), lo) << s;
+    EXPECT_LE(t(s), hi) << s;
+  }
+}
+
 TEST(collective, NamesRoundTripAndAliases) {
   for (auto op : kOps) EXPECT_EQ(collective_from_name(collective_name(op)), op);
   EXPECT_EQ(collective_from_name("all_to_all"), CollectiveOp::kAllToAll);
