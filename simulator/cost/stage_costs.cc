@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "simulator/cost/step_costs_detail.h"
+#include "simulator/model/params.h"
 
 namespace shardsim::step_costs_detail {
 namespace {
@@ -106,6 +107,19 @@ StageCost stage_cost(const Ctx& c, const PipelineStage& st, const StepCosts& cos
   if (!zero3 && bucket_dense + bucket_expert > 0)
     sc.buckets.push_back({-1, (bucket_dense + bucket_expert) * c.grad_bytes,
                           reduce_seconds(c, bucket_dense, bucket_expert)});
+  // Tied embeddings across pipeline stages: the first stage's input embedding and the last
+  // stage's output layer hold one matrix twice, and Megatron's finalize_model_grads all-reduces
+  // its gradient between the two (_allreduce_embedding_grads), after the data-parallel
+  // reduction: V_padded / TP x hidden gradient elements over a group of 2, on one node when the
+  // whole pipeline is (found by review, 2026-11-28: the step charged nothing for it). Queued as
+  // the stage's last bucket.
+  if (!zero3 && c.plan.pp > 1 && c.s.model.tied_embeddings && (st.has_embedding || st.has_output)) {
+    const double elements =
+        padded_vocab(c.s.model.vocab, c.plan.tp) / c.plan.tp * double(c.s.model.hidden);
+    const GroupPlacement pair{2, c.pp.ranks_per_node >= c.plan.pp ? 2 : 1};
+    sc.buckets.push_back({-1, elements * c.grad_bytes,
+                          coll(c, CollectiveOp::kAllReduce, elements * c.grad_bytes, pair)});
+  }
   sc.dp_wire_bytes = dp_wire_bytes(c, dense, expert);
   if (zero.gathers_params_after_step)
     sc.param_gather_seconds = coll(c, CollectiveOp::kAllGather, dense * c.param_bytes, c.dp) +

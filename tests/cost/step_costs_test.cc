@@ -250,6 +250,34 @@ TEST(step_comm, ZeroThreeMovesOneAndAHalfTimesTheBytesOfDdp) {
   EXPECT_DOUBLE_EQ(z3_bytes / ddp_bytes, 1.5);
 }
 
+// Megatron's finalize_model_grads all-reduces the tied embedding's gradient between the first and
+// last pipeline stage (_allreduce_embedding_grads), found missing by review (2026-11-28). The gpt()
+// model on pp 2 x tp 2, one node: V_padded = 51200 (a multiple of 128 x 2), so each of those
+// stages ends with a bucket of 51200 / 2 x 1024 = 26,214,400 gradient elements x 2 B (bf16,
+// grad_dtype same) = 52,428,800 B, priced as an all-reduce over a group of 2 on one node. Untied,
+// no such bucket.
+TEST(step_comm, TiedEmbeddingsAllReduceBetweenTheFirstAndLastStage) {
+  nlohmann::json raw = gpt(2, "none");
+  raw["parallel"]["pp"] = 2;
+  raw["cluster"]["gpus_per_node"] = 4;
+  const Scenario tied = scenario_from_json(raw, "");
+  raw["model"]["tied_embeddings"] = false;
+  const Scenario untied = scenario_from_json(raw, "");
+  const StepCosts t = compute_step_costs(tied, make_plan(tied));
+  const StepCosts u = compute_step_costs(untied, make_plan(untied));
+  const double bytes = 51200.0 / 2 * 1024 * 2;
+  const double seconds =
+      collective_cost(CollectiveOp::kAllReduce, bytes, {2, 2}, tied.cluster.network).seconds;
+  for (int i : {0, 1}) {
+    const auto& tb = t.stages[std::size_t(i)].buckets;
+    const auto& ub = u.stages[std::size_t(i)].buckets;
+    ASSERT_EQ(tb.size(), ub.size() + 1) << "stage " << i;
+    EXPECT_EQ(tb.back().trigger_layer, -1);
+    EXPECT_DOUBLE_EQ(tb.back().bytes, bytes);
+    EXPECT_DOUBLE_EQ(tb.back().seconds, seconds);
+  }
+}
+
 TEST(step_throughput, MfuIsModelFlopsOverStepTimesPeak) {
   const Scenario s = scenario_from_json(gpt(1, "none"), "");
   const Plan plan = make_plan(s);
