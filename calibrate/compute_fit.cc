@@ -52,6 +52,12 @@ struct Columns {
 };
 
 std::variant<Columns, std::string> find_columns(const std::vector<std::string>& h) {
+  for (const auto names : {std::initializer_list<const char*>{"m", "best_m"},
+                           std::initializer_list<const char*>{"n", "best_n"},
+                           std::initializer_list<const char*>{"k", "best_k"},
+                           std::initializer_list<const char*>{"tflops", "mamf_tflops"},
+                           std::initializer_list<const char*>{"gpu", "accelerator"}})
+    if (auto e = ambiguous_column(h, names)) return *e;
   Columns c{csv_column(h, {"m", "best_m"}),
             csv_column(h, {"n", "best_n"}),
             csv_column(h, {"k", "best_k"}),
@@ -102,9 +108,6 @@ std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(std::stri
         return fmt::format("{}:{}: {}", file, line_no, *e);
       cols = std::get<Columns>(c);
       header_fields = fields.size();
-      if (!device.empty() && cols->device < 0)
-        return fmt::format("{}:{}: a device filter (\"{}\") needs a gpu column to choose rows by",
-                           file, line_no, device);
       continue;
     }
     if (auto e = extra_fields(fields, header_fields))

@@ -61,6 +61,18 @@ std::optional<std::string> duplicate_column(const std::vector<std::string>& head
   return std::nullopt;
 }
 
+std::optional<std::string> ambiguous_column(const std::vector<std::string>& header,
+                                            std::initializer_list<const char*> names) {
+  const char* first = nullptr;
+  for (const char* n : names) {
+    if (csv_column(header, {n}) < 0) continue;
+    if (first != nullptr)
+      return fmt::format("columns \"{}\" and \"{}\" both name one column", first, n);
+    first = n;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> extra_fields(const std::vector<std::string>& fields,
                                         std::size_t header_fields) {
   for (std::size_t i = header_fields; i < fields.size(); ++i)

@@ -30,6 +30,11 @@ struct CsvLine {
 // the readers take a column's first field, so the second would be silently ignored.
 [[nodiscard]] std::optional<std::string> duplicate_column(const std::vector<std::string>& header);
 
+// "columns \"m\" and \"best_m\" both name one column" when `header` holds two of `names` (the
+// aliases of one column), or nullopt: the readers would take the first and ignore the other.
+[[nodiscard]] std::optional<std::string> ambiguous_column(const std::vector<std::string>& header,
+                                                          std::initializer_list<const char*> names);
+
 // "N fields, the header has M" when `fields` has a non-empty field past the header's, or nullopt
 // (empty trailing fields, as a trailing comma leaves, are accepted).
 [[nodiscard]] std::optional<std::string> extra_fields(const std::vector<std::string>& fields,

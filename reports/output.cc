@@ -68,14 +68,17 @@ bool is_special_as_given(const std::string& path) {
 // `path` names the file or pipe standard output already writes (/dev/stdout, /dev/fd/1, or the
 // file behind `> out.txt`): a second report there would interleave with or overwrite the first
 // (found by review, 2026-11-28: `--html /dev/stdout` beside the default report kept 844 bytes of
-// the page after the report, exit 0). Character devices (a terminal, /dev/null) are left out:
-// writing two outputs there destroys nothing.
+// the page after the report, exit 0). /dev/null is left out: two outputs thrown away lose
+// nothing. A terminal is not: the report and a page would interleave on it.
 bool is_standard_output(const std::string& path) {
   if (path.empty() || path == "-") return false;
-  struct ::stat out {
-  }, st{};
+  struct ::stat out {};
+  struct ::stat st {};
+  struct ::stat null {};
   if (::fstat(STDOUT_FILENO, &out) != 0 || ::stat(path.c_str(), &st) != 0) return false;
-  return !S_ISCHR(st.st_mode) && st.st_dev == out.st_dev && st.st_ino == out.st_ino;
+  if (S_ISCHR(st.st_mode) && ::stat("/dev/null", &null) == 0 && st.st_rdev == null.st_rdev)
+    return false;
+  return st.st_dev == out.st_dev && st.st_ino == out.st_ino;
 }
 
 // Writes all of `text` to `fd`; false with errno set on failure.

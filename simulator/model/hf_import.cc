@@ -145,9 +145,10 @@ const FamilyName& identify(const json& hf, const std::string& source) {
                      fmt::format("{}: HF key \"{}\" must be {}, got {} {}", source, key, expected,
                                  json_type_name(got), json_text(got)));
   };
-  if (const auto it = hf.find("model_type"); it != hf.end() && !it->is_string())
+  // null is Hugging Face's "not set": read as absent.
+  if (const auto it = hf.find("model_type"); it != hf.end() && !it->is_null() && !it->is_string())
     type_error("model_type", "a string", *it);
-  if (const auto it = hf.find("architectures"); it != hf.end()) {
+  if (const auto it = hf.find("architectures"); it != hf.end() && !it->is_null()) {
     if (!it->is_array()) type_error("architectures", "an array of strings", *it);
     for (const auto& a : *it)
       if (!a.is_string()) type_error("architectures", "an array of strings", *it);

@@ -179,15 +179,17 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
                                      "(Megatron-LM's choices)",
                                      norm));
   const std::string pos = text("--position-embedding-type");
-  if (pos == "rope" || flag("--use-rotary-position-embeddings"))
+  // Megatron-LM's choices, and Megatron-DeepSpeed's (absolute, rotary, alibi).
+  if (pos == "rope" || pos == "rotary" || flag("--use-rotary-position-embeddings"))
     model["position"] = "rope";
-  else if (pos == "learned_absolute")
+  else if (pos == "learned_absolute" || pos == "absolute")
     model["position"] = "learned";
-  else if (pos == "relative" || pos == "mrope" || pos == "none")
+  else if (pos == "relative" || pos == "mrope" || pos == "none" || pos == "alibi")
     warn("--position-embedding-type " + pos + ": not modelled");
   else if (!pos.empty())
     throw InputError("", fmt::format("--position-embedding-type {}: expected learned_absolute, "
-                                     "rope, mrope, relative or none (Megatron-LM's choices)",
+                                     "rope, mrope, relative or none (Megatron-LM's choices) or "
+                                     "absolute, rotary or alibi (Megatron-DeepSpeed's)",
                                      pos));
   if (const auto mp = integer("--max-position-embeddings")) model["max_position"] = mp;
   if (const auto e = integer("--num-experts")) {
@@ -282,8 +284,9 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   if (impl == "inference_optimized")
     warn("--transformer-impl " + impl + ": not modelled; read as transformer_engine");
   else if (!impl.empty() && impl != "local" && impl != "transformer_engine")
-    throw InputError("", fmt::format("--transformer-impl {}: expected local or "
-                                     "transformer_engine (Megatron-LM's choices)",
+    throw InputError("", fmt::format("--transformer-impl {}: expected local, "
+                                     "transformer_engine or inference_optimized (Megatron-LM's "
+                                     "choices)",
                                      impl));
   if (!backend.empty() && backend != "auto" && backend != "flash" && backend != "fused" &&
       backend != "unfused" && backend != "local")

@@ -115,11 +115,15 @@ nlohmann::json parse_value(const std::string& key, const std::string& text) {
     } catch (const InputError& e) {
       // The value's pointers are below the key: /parallel/tp/a, not /a (found by review,
       // 2026-11-28).
-      std::string base = "/" + key;
-      std::replace(base.begin(), base.end(), '.', '/');
+      std::string base;
+      for (std::size_t start = 0;;) {
+        const std::size_t dot = key.find('.', start);
+        base = pointer_join(base, key.substr(start, dot - start));
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+      }
       std::vector<Diagnostic> items = e.items();
-      for (Diagnostic& d : items)
-        if (!d.path.empty()) d.path = d.path == "/" ? base : base + d.path;
+      for (Diagnostic& d : items) d.path = d.path.empty() || d.path == "/" ? base : base + d.path;
       throw InputError(std::move(items));
     }
   }

@@ -38,9 +38,9 @@ TEST(gemm_points, RowsOfOneFoldedShapeBecomeOnePointWithTheirMeanEfficiency) {
 }
 
 // Found by review (2026-11-28): "0x10" was read as 16 TFLOP/s (strtod's hex), a header naming m
-// twice used the first, fields past the header's were ignored, and a device filter on a table
-// without a gpu column kept every row. Each is now an error naming the file and line.
-TEST(parse_gemm_csv, HexNumbersDuplicateColumnsExtraFieldsAndAnUnusableFilterAreErrors) {
+// twice used the first, and fields past the header's were ignored. Each is now an error naming
+// the file and line.
+TEST(parse_gemm_csv, HexNumbersDuplicateColumnsAndExtraFieldsAreErrors) {
   const auto error_of = [](const char* text, const char* device = "") {
     const auto r = parse_gemm_csv(text, "g.csv", device);
     return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : std::string();
@@ -52,8 +52,11 @@ TEST(parse_gemm_csv, HexNumbersDuplicateColumnsExtraFieldsAndAnUnusableFilterAre
             "g.csv:1: column \"m\" appears twice (fields 1 and 6)");
   EXPECT_EQ(error_of("m,n,k,dtype,tflops\n4096,4096,4096,bf16,700,1,x\n"),
             "g.csv:2: 7 fields, the header has 5");
-  EXPECT_EQ(error_of("m,n,k,dtype,tflops\n4096,4096,4096,bf16,700\n", "H100"),
-            "g.csv:1: a device filter (\"H100\") needs a gpu column to choose rows by");
+  EXPECT_EQ(error_of("m,best_m,n,k,dtype,tflops\n4096,2048,4096,4096,bf16,700\n"),
+            "g.csv:1: columns \"m\" and \"best_m\" both name one column");
+  // A table without a gpu column is one device's: --device, which also picks the rows of the
+  // other tables of the same fit, leaves it whole.
+  EXPECT_EQ(error_of("m,n,k,dtype,tflops\n4096,4096,4096,bf16,700\n", "H100"), "");
   // still accepted: a trailing comma (an empty field past the header) and exponent notation
   EXPECT_EQ(error_of("m,n,k,dtype,tflops\n4096,4096,4096,bf16,7e2,\n"), "");
 }

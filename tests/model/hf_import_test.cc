@@ -182,6 +182,8 @@ TEST(HfImport, IdentifyingKeysOfAnotherTypeOrOfTwoFamiliesAreErrors) {
   EXPECT_TRUE(contains(d.message, "name different model families")) << d.message;
   hf["architectures"] = {"LlamaForSequenceClassification"};  // not a family's: model_type decides
   EXPECT_EQ(hf_config_to_model_json(hf, "x")["layers"], 32);
+  hf["architectures"] = nullptr;  // Hugging Face's "not set" (found by review, 2026-11-28)
+  EXPECT_EQ(hf_config_to_model_json(hf, "x")["layers"], 32);
 }
 
 TEST(HfImport, MissingKeysAreAllNamed) {

@@ -458,6 +458,11 @@ TEST(import_megatron, AttentionFollowsTheImplementationAndBackend) {
     }
   }
   EXPECT_TRUE(warns(import({"--position-embedding-type", "relative"}), "not modelled"));
+  // Megatron-DeepSpeed's names (found by review, 2026-11-28: refused after the check above).
+  EXPECT_EQ(import({"--position-embedding-type", "rotary"}).scenario["model"]["position"], "rope");
+  EXPECT_EQ(import({"--position-embedding-type", "absolute"}).scenario["model"]["position"],
+            "learned");
+  EXPECT_TRUE(warns(import({"--position-embedding-type", "alibi"}), "not modelled"));
 }
 
 // The flags of an older Megatron-LM, as the scripts of Narayanan et al. 2021
