@@ -82,34 +82,9 @@ void add_rows(const NcclTest& test, TimeColumn column, MeasuredCollective& m) {
     i = end;
   }
   std::ranges::sort(m.repeated, {}, &MeasuredCollective::Repeated::line);
-  // A row over kStallFactor x slower than a larger message (the fastest larger one) is left
-  // out of the fit's column: in a sparse sweep it would make a segment of its own (found by
-  // review, 2026-11-27: one stalled row of a 10-row log gave a segment with a -107 ms
-  // intercept, 100x too slow, and a 110x drop at its end). The out-of-place column, kept for
-  // comparisons, keeps every row.
-  if (column != TimeColumn::kBest) return;
-  std::vector<bool> keep(m.bytes.size(), true);
-  std::size_t fastest = m.bytes.size();  // index of the fastest larger row so far
-  for (std::size_t i = m.bytes.size(); i-- > 0;) {
-    if (fastest < m.bytes.size() && m.seconds[i] > kStallFactor * m.seconds[fastest]) {
-      keep[i] = false;
-      m.left_out.push_back({m.lines[i], m.seconds[i], m.lines[fastest], m.seconds[fastest]});
-      continue;
-    }
-    if (fastest == m.bytes.size() || m.seconds[i] < m.seconds[fastest]) fastest = i;
-  }
-  std::ranges::reverse(m.left_out);  // in file order
-  std::size_t out = 0;
-  for (std::size_t i = 0; i < m.bytes.size(); ++i)
-    if (keep[i]) {
-      m.bytes[out] = m.bytes[i];
-      m.seconds[out] = m.seconds[i];
-      m.lines[out] = m.lines[i];
-      ++out;
-    }
-  m.bytes.resize(out);
-  m.seconds.resize(out);
-  m.lines.resize(out);
+  // The fit's column leaves stalled rows out; the out-of-place column, kept for comparisons,
+  // keeps every row.
+  if (column == TimeColumn::kBest) leave_out_stalled(m);
 }
 
 CollectiveOp op_of(const std::string& name) {
@@ -146,6 +121,35 @@ MeasuredCollective every_other(const MeasuredCollective& m, std::size_t parity) 
 }
 
 }  // namespace
+
+void leave_out_stalled(MeasuredCollective& m) {
+  // A row over kStallFactor x slower than a larger message (the fastest larger one) is left
+  // out of the fit: in a sparse sweep it would make a segment of its own (found by review,
+  // 2026-11-27: one stalled row of a 10-row log gave a segment with a -107 ms intercept, 100x
+  // too slow, and a 110x drop at its end).
+  std::vector<bool> keep(m.bytes.size(), true);
+  std::size_t fastest = m.bytes.size();  // index of the fastest larger row so far
+  for (std::size_t i = m.bytes.size(); i-- > 0;) {
+    if (fastest < m.bytes.size() && m.seconds[i] > kStallFactor * m.seconds[fastest]) {
+      keep[i] = false;
+      m.left_out.push_back({m.lines[i], m.seconds[i], m.lines[fastest], m.seconds[fastest]});
+      continue;
+    }
+    if (fastest == m.bytes.size() || m.seconds[i] < m.seconds[fastest]) fastest = i;
+  }
+  std::ranges::reverse(m.left_out);  // in file order
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < m.bytes.size(); ++i)
+    if (keep[i]) {
+      m.bytes[out] = m.bytes[i];
+      m.seconds[out] = m.seconds[i];
+      m.lines[out] = m.lines[i];
+      ++out;
+    }
+  m.bytes.resize(out);
+  m.seconds.resize(out);
+  m.lines.resize(out);
+}
 
 std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
     const NcclTestsLog& log, const PlacementHints& hints, TimeColumn column) {

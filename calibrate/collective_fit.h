@@ -46,6 +46,10 @@ struct MeasuredCollective {
 // 4 KiB: a regime of its own, not a stall) and catches the 100x stall of a review's edited log.
 inline constexpr double kStallFactor = 3.0;
 
+// Leaves out of `m` (into m.left_out) every row over kStallFactor times slower than a larger
+// message of it; nccl-tests logs (their fit column) and calibration samples alike.
+void leave_out_stalled(MeasuredCollective& m);
+
 // Where the rank count and placement of a log come from when the log does not print them.
 struct PlacementHints {
   int ranks = 0;          // --ranks N (0 = not given): must agree with the log when both exist

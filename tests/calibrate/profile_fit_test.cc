@@ -111,6 +111,35 @@ TEST(ProfileFromSamples, RefittingOntoItsOwnProfileReplacesTheSegments) {
   EXPECT_EQ(again.network->fitted_collectives, first.network->fitted_collectives);
 }
 
+// Found by review (2026-11-28): a stalled collective sample (1 KB at 1 ms, 50x the 21 us of the
+// 1 KB..1 MB line t = 20 us + S / 1 GB/s, and over 3x the larger 10 KB sample's 30 us) was fitted,
+// not left out as a log's row is. Left out, the other three samples give the same segments as
+// the clean 10 KB..1 MB samples alone.
+TEST(ProfileFromSamples, AStalledCollectiveSampleIsLeftOutAsALogsRowIs) {
+  json clean = json::array({gemm(1e11)});
+  add_all_reduce(clean, 2, 2);
+  json stalled = clean;
+  json without = clean;
+  for (auto& item : stalled)
+    if (item["kind"] == "collective" && item["params"]["bytes"] == 1e3) item["median_s"] = 1e-3;
+  without.erase(std::remove_if(without.begin(), without.end(),
+                               [](const json& i) {
+                                 return i["kind"] == "collective" && i["params"]["bytes"] == 1e3;
+                               }),
+                without.end());
+  const json a = document(stalled), b = document(without);
+  const GpuProfile got = profile_from_samples({{&a, "a.json", 1e9}}, nullptr).profile;
+  const GpuProfile want = profile_from_samples({{&b, "b.json", 1e9}}, nullptr).profile;
+  ASSERT_TRUE(got.network && want.network);
+  ASSERT_EQ(got.network->fitted_collectives.size(), want.network->fitted_collectives.size());
+  for (std::size_t i = 0; i < got.network->fitted_collectives.size(); ++i) {
+    EXPECT_DOUBLE_EQ(got.network->fitted_collectives[i].alpha_s,
+                     want.network->fitted_collectives[i].alpha_s);
+    EXPECT_DOUBLE_EQ(got.network->fitted_collectives[i].busbw_bytes_per_second,
+                     want.network->fitted_collectives[i].busbw_bytes_per_second);
+  }
+}
+
 // CUDA: each dtype's peak is max(base peak, best GEMM measured), from the document whose GEMMs
 // are used only. Found by review (2026-11-27): a first file at 1.2e15 bf16 FLOP/s, replaced by
 // a second at 1e14, still raised the peak to 1.2e15. Base peak 9.894e14: stays 9.894e14.
