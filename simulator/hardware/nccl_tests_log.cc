@@ -290,8 +290,20 @@ struct Parser {
       return;
     }
     // A negative size (an integer after '-') is a data row too, refused by data_row.
-    if (is_integer(f[0]) || (f[0].size() > 1 && f[0][0] == '-' && is_integer(f[0].substr(1))))
+    if (is_integer(f[0]) || (f[0].size() > 1 && f[0][0] == '-' && is_integer(f[0].substr(1)))) {
       data_row(f, number);
+      return;
+    }
+    // A row of a data row's shape whose size is a number but not written as a whole one
+    // ("4194304.0", "4.194304e6", "+4194304") was skipped as text, silently (found by review,
+    // 2026-11-28: the fit lost the row, exit 0). nccl-tests prints sizes as integers.
+    const std::string first = f[0][0] == '+' ? f[0].substr(1) : f[0];
+    if ((f.size() == kNewFields || f.size() == kOldFields) && shardsim::number(first) &&
+        shardsim::number(f[1]))
+      error = {file, number,
+               fmt::format("data row's size \"{}\" is not a whole number of bytes written as "
+                           "nccl-tests prints it (digits only)",
+                           f[0])};
   }
 };
 

@@ -212,7 +212,12 @@ TEST(nccl_tests_log, NegativeZeroTimeAndWrongResultsAreErrors) {
   for (const char* row : {" 8 2 float sum -1 -11.78 0.0 0.0 0 1.0 0.0 0.0 0\n",
                           " 8 2 float sum -1 0.00 0.0 0.0 0 1.0 0.0 0.0 0\n",
                           " -256 -64 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n",
-                          " 8 2 float sum -1 1.0 0.0 0.0 12 1.0 0.0 0.0 0\n"}) {
+                          " 8 2 float sum -1 1.0 0.0 0.0 12 1.0 0.0 0.0 0\n",
+                          // a size not written as nccl-tests writes it was skipped as text,
+                          // silently (found by review, 2026-11-28)
+                          " 8.0 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n",
+                          " 8e0 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n",
+                          " +8 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n"}) {
     const auto bad = parse_nccl_tests_log(std::string("# header\n") + row, "n.log");
     ASSERT_TRUE(std::holds_alternative<NcclTestsError>(bad)) << row;
     EXPECT_EQ(std::get<NcclTestsError>(bad).text().substr(0, 8), "n.log:2:") << row;
