@@ -53,6 +53,30 @@ std::variant<int, std::string> resolve_ranks(const NcclTest& test, const std::st
   return ranks;
 }
 
+// The log's own busbw / algbw (the median over rows whose algbw prints at least 1 GB/s, so its
+// two decimals hold the ratio to 1 %) against the bus factor of `ranks` ranks: a log fitted under
+// another rank count (a file renamed _16.log, a wrong --ranks, a "# Rank" line deleted) had its
+// busbw rescaled silently (found by review, 2026-11-28). Collectives whose factor does not depend
+// on the rank count (send/recv, broadcast) say nothing.
+std::optional<std::string> bus_factor_mismatch(const NcclTest& test, int ranks,
+                                               const std::string& file) {
+  const CollectiveOp op = collective_from_name(test.op).value_or(CollectiveOp::kAllReduce);
+  const double expected = bus_factor(op, ranks);
+  if (bus_factor(op, 2) == bus_factor(op, 1024)) return std::nullopt;
+  std::vector<double> ratios;
+  for (const auto& r : test.rows)
+    if (r.out_of_place.algbw_GBps >= 1)
+      ratios.push_back(r.out_of_place.busbw_GBps / r.out_of_place.algbw_GBps);
+  if (ratios.empty()) return std::nullopt;
+  std::ranges::sort(ratios);
+  const double ratio = ratios[ratios.size() / 2];
+  if (std::abs(ratio - expected) <= 0.01 * expected) return std::nullopt;
+  return fmt::format(
+      "{}:{}: busbw / algbw is {:.4f}, but {} on {} ranks has bus factor {:.4f}; the log ran on "
+      "another rank count (check the file name's _<N>.log, --ranks and the \"# Rank\" lines)",
+      file, test.first_line, ratio, test.op, ranks, expected);
+}
+
 // Rows with size > 0 and a positive time, ascending size; of a size measured more than once (runs
 // pasted into one file), the fastest row (the first of equal ones), the others in `repeated`.
 void add_rows(const NcclTest& test, TimeColumn column, MeasuredCollective& m) {
@@ -162,6 +186,7 @@ std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
           log.file, test.first_line);
     auto ranks = resolve_ranks(test, log.file, hints);
     if (auto* e = std::get_if<std::string>(&ranks)) return *e;
+    if (auto e = bus_factor_mismatch(test, std::get<int>(ranks), log.file)) return *e;
     MeasuredCollective m;
     m.file = log.file;
     m.op = collective_name(op_of(test.op));

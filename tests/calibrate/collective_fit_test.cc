@@ -79,6 +79,33 @@ TEST(collective_fit, BestColumnIsTheFasterRun) {
   EXPECT_DOUBLE_EQ(o[0], 576.2e-6);
 }
 
+// Found by review (2026-11-28): a log fitted under another rank count (an 8-rank log named
+// _16.log, or given --ranks 16) had its busbw rescaled, exit 0. The rows' busbw / algbw is the
+// bus factor of the ranks that ran: 183.50 / 104.86 = 1.7500 = 2 x 7/8 (all-reduce on 8 ranks;
+// 1048576 B in 10 us is 104.86 GB/s), not 2 x 15/16 = 1.875.
+TEST(collective_fit, ALogsBusFactorMustMatchItsRankCount) {
+  const std::string rows =
+      "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+      " 1048576 262144 float sum -1 10.00 104.86 183.50 0 10.00 104.86 183.50 0\n"
+      " 2097152 524288 float sum -1 20.00 104.86 183.50 0 20.00 104.86 183.50 0\n";
+  const auto as = [&](const std::string& file, int ranks) {
+    auto log = parse_nccl_tests_log(rows, file);
+    PlacementHints hints;
+    hints.ranks = ranks;
+    return measured_collectives(std::get<NcclTestsLog>(log), hints);
+  };
+  EXPECT_TRUE(std::holds_alternative<std::vector<MeasuredCollective>>(as("x_all_reduce_8.log", 0)));
+  for (const auto& [file, ranks] :
+       {std::pair<std::string, int>{"x_all_reduce_16.log", 0}, {"x_all_reduce_run.log", 16}}) {
+    const auto got = as(file, ranks);
+    ASSERT_TRUE(std::holds_alternative<std::string>(got)) << file;
+    EXPECT_NE(std::get<std::string>(got).find("busbw / algbw is 1.7500, but all_reduce on 16 "
+                                              "ranks has bus factor 1.8750"),
+              std::string::npos)
+        << std::get<std::string>(got);
+  }
+}
+
 // A row over 3x slower than a larger message is left out as a stalled run (found by review,
 // 2026-11-27: in a 10-row log it made a segment of its own with a -107 ms intercept). The 2048 B
 // row at 900 us is over 3 x the 4096 B row's 100 us; the 1024 B row at 250 us is 2.5x, kept
