@@ -176,13 +176,24 @@ std::string text_report(const CollectiveArgs& a, const GpuProfile& gpu, const Ne
     t += fmt::format("  {:<13} {:.6f} s  {:>10.1f} µs{}\n", algorithm_name(alt.algorithm),
                      alt.seconds, alt.seconds * 1e6, alt.algorithm == c.algorithm ? "  <-" : "");
   if (c.source == CostSource::kFitted) {
-    const FittedCollective& f = *find_fitted_collective(p.op, p.group, net, a.bytes);
+    FittedGap gap;
+    const FittedCollective& f = *find_fitted_collective(p.op, p.group, net, a.bytes, &gap);
     t += fmt::format(
         "source: fitted ({} ranks, {} per node, segment {:g}-{:g} bytes: alpha {:.1f} µs, busbw "
         "{:.1f} "
         "GB/s; the formula's algorithms above are for comparison)\n",
         f.ranks, f.ranks_per_node, f.min_bytes, f.max_bytes, f.alpha_s * 1e6,
         f.busbw_bytes_per_second / kGB);
+    // Inside a gap the segment's line is kept between its neighbours' prices at the gap's ends
+    // (cost/collective.cc), so the line above need not give the time below (found by review,
+    // 2026-11-28).
+    if (gap.lower != nullptr)
+      t += fmt::format(
+          "  in the gap {:g}-{:g} bytes between two segments: the time is kept between theirs "
+          "at its ends ({:.1f} and {:.1f} µs)\n",
+          gap.lower->max_bytes, gap.upper->min_bytes,
+          fitted_cost(*gap.lower, p.op, gap.lower->max_bytes, p.group.size).seconds * 1e6,
+          fitted_cost(*gap.upper, p.op, gap.upper->min_bytes, p.group.size).seconds * 1e6);
   } else {
     t += fmt::format("algorithm: {} ({})\n", algorithm_name(c.algorithm),
                      a.algorithm == "auto" ? "auto: the fastest" : "requested");

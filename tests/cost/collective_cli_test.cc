@@ -60,6 +60,19 @@ TEST(collective_cli, TextStatesUnits) {
   EXPECT_TRUE(contains(r.output, "2 node(s), 8 per node")) << r.output;
 }
 
+// Found by review (2026-11-28): inside a gap between fitted segments the printed segment's line
+// did not give the printed time. The H100 NVLink send/recv log measures 820.17 us at
+// 67,108,864 B (the end of one segment) and 825.74 us at 134,217,728 B (the start of the next),
+// which the two segments price at 820.2 and 825.7 us; 8e7 B lies between, and the text says its
+// time is kept between those two.
+TEST(collective_cli, AGapSizeSaysItsTimeIsKeptBetweenTheNeighbours) {
+  const CliRun r = shardsim_collective("--gpu h100-sxm --op sendrecv --bytes 8e7 --ranks 8");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "in the gap 6.71089e+07-1.34218e+08 bytes")) << r.output;
+  EXPECT_TRUE(contains(r.output, "(820.2 and 825.7 µs)")) << r.output;
+  EXPECT_TRUE(contains(r.output, "time: 0.000826 s")) << r.output;
+}
+
 TEST(collective_cli, JsonMatchesTheLibraryOnTheGpuDefaultNetwork) {
   // h100-sxm's node network is dgx-h100 with 8 GPUs per node: 16 ranks = 2 nodes x 8.
   const CliRun r =
