@@ -16,6 +16,7 @@
 #include "simulator/cli/search_mpi.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
+#include "simulator/evaluate/evaluate.h"
 #include "simulator/evaluate/search.h"
 #include "simulator/scenario/load.h"
 
@@ -73,10 +74,19 @@ int run_search(const SearchArgs& a) {
     std::string why;
     for (const auto& [reason, count] : r.infeasible)
       why += fmt::format("{}{} ({} plans)", why.empty() ? "" : ", ", reason.substr(8), count);
+    // The first plan's own error says why (found by review, 2026-11-28: only the field was named).
+    std::string first;
+    if (const auto space = enumerate_candidates(s, o.pinned); !space.empty()) {
+      Scenario one = s;
+      apply(space.front(), one);
+      if (const Expected<Estimate> e = evaluate(one, {}); !e.ok())
+        first = fmt::format(" (the first plan, {}: {})", describe(space.front()),
+                            e.errors().items().front().message);
+    }
     throw InputError(r.infeasible.begin()->first.substr(8),
                      fmt::format("every plan of the searched space is invalid for this scenario: "
-                                 "{}; widen the scenario's search section or the --set pins",
-                                 why));
+                                 "{}{}; widen the scenario's search section or the --set pins",
+                                 why, first));
   }
   return write_report_with_gates(
       a.common, "search", search_report_json(r, s), search_report_text(r, s),
