@@ -87,16 +87,21 @@ std::string fit_report_text(const FitNotes& notes, const std::vector<LogReport>&
         l.rows.file, l.rows.op, l.rows.ranks, l.rows.ranks_per_node, l.rows.bytes.size(),
         l.fit.residual * 100, l.held_out_pct < 0 ? "n/a" : fmt::format("{:.2f}%", l.held_out_pct));
     if (!l.ladder_held_out_pct.empty()) t += "  " + ladder_text(l.ladder_held_out_pct) + "\n";
+    // One decimal of a microsecond, or 4 significant digits past 1e7 us (a 1e300 us time
+    // printed all 300 digits; found by review, 2026-11-28).
+    const auto us = [](double seconds) {
+      const double v = seconds * 1e6;
+      return v < 1e7 ? fmt::format("{:.1f}", v) : fmt::format("{:.4g}", v);
+    };
     for (const auto& o : l.rows.left_out)
       t += fmt::format(
-          "  line {} left out: {:.1f} us, over {:g}x the {:.1f} us of the larger message on line "
-          "{} (a stalled run)\n",
-          o.line, o.seconds * 1e6, cal::kStallFactor, o.larger_seconds * 1e6, o.larger_line);
+          "  line {} left out: {} us, over {:g}x the {} us of the larger message on line {} (a "
+          "stalled run)\n",
+          o.line, us(o.seconds), cal::kStallFactor, us(o.larger_seconds), o.larger_line);
     for (const auto& r : l.rows.repeated)
       t += fmt::format(
-          "  line {} repeats the size of line {}: {:.1f} us against {:.1f} us; the faster is "
-          "kept\n",
-          r.line, r.kept_line, r.seconds * 1e6, r.kept_seconds * 1e6);
+          "  line {} repeats the size of line {}: {} us against {} us; the faster is kept\n",
+          r.line, r.kept_line, us(r.seconds), us(r.kept_seconds));
     for (const auto& s : l.fit.segments)
       t += fmt::format(
           "  {:>12g} - {:<12g} B  alpha {:9.2f} us  busbw {:8.2f} GB/s  residual "

@@ -182,6 +182,22 @@ TEST(cli_fit, ARepeatedSizeIsReported) {
   EXPECT_NEAR(rep[0]["kept_seconds"].get<double>(), 100e-6, 1e-12);
 }
 
+// Found by review (2026-11-28): a 1e300 us time, left out as a stalled run, was printed with all
+// its 300 digits. Past 1e7 us the report gives 4 significant digits.
+TEST(cli_fit, AHugeLeftOutTimeIsPrintedShort) {
+  const fs::path log = scratch_dir() / "huge_all_reduce_16.log";
+  std::ofstream(log) << "#  size count type redop root time algbw busbw #wrong time algbw busbw "
+                        "#wrong\n"
+                        "   1024   256 float sum -1 1e300 0.00 0.00 0 1e300 0.00 0.00 0\n"
+                        "   2048   512 float sum -1 90.0 0.02 0.04 0 90.0 0.02 0.04 0\n"
+                        "   4096  1024 float sum -1 100.0 0.04 0.08 0 100.0 0.04 0.08 0\n"
+                        "   8192  2048 float sum -1 110.0 0.07 0.14 0 110.0 0.07 0.14 0\n";
+  const std::string out = (scratch_dir() / "fit_huge.json").string();
+  const auto r = shardsim({"fit", "--nccl-tests", log.string(), "--base", "h100-sxm", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "line 2 left out: 1e+300 us, over 3x the 90.0 us")) << r.out;
+}
+
 TEST(cli_fit, RanksDisagreeingWithTheLogIsAnError) {
   // The log prints 16 "# Rank" lines (2 nodes x 8 H100).
   const auto r = shardsim(
