@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "simulator/cost/collective.h"
+
 namespace shardsim::calibrate {
 namespace {
 
@@ -63,15 +65,34 @@ void check_item_value(const json& item, int i, const std::string& file) {
       refuse(file, fmt::format("items[{}].{}{}{} is {}, not a number above 0", i, section,
                                key ? "." : "", key ? key : "", v.dump()));
   };
+  // A parameter the fit keys on must be one the sweep writes: an unknown one was dropped or read
+  // as another, silently (found by review, 2026-11-28: op "allreduce" dropped the item, dtype
+  // "fp7" was fitted as fp32).
+  const auto one_of = [&](const char* key, std::initializer_list<const char*> names) {
+    const json v = member(member(item, "params"), key);
+    for (const char* n : names)
+      if (v == n) return;
+    std::string list;
+    for (const char* n : names) list += (list.empty() ? "" : ", ") + std::string(n);
+    refuse(file, fmt::format("items[{}].params.{} is {}, not one of {}", i, key, v.dump(), list));
+  };
   const json kind = member(item, "kind");
   if (kind == "gemm") {
+    one_of("dtype", {"fp32", "tf32", "fp16", "bf16", "fp8"});
     positive("derived", "flops_per_second");
   } else if (kind == "memory_bound" || kind == "copy") {
+    if (kind == "copy" && member(member(item, "params"), "direction") != json())
+      one_of("direction", {"host_to_device", "device_to_host", "device_to_device", "host_to_host"});
     positive("work", "bytes");
     positive("derived", "bytes_per_second");
   } else if (kind == "launch") {
     positive("derived", "seconds_per_launch");
   } else if (kind == "collective") {
+    if (const json op = member(member(item, "params"), "op");
+        !op.is_string() || !collective_from_name(op.get<std::string>()))
+      refuse(file, fmt::format("items[{}].params.op is {}, not a collective (all_reduce, "
+                               "reduce_scatter, all_gather, alltoall, sendrecv, broadcast)",
+                               i, op.dump()));
     positive("params", "bytes");
     positive("median_s", nullptr);
   } else {

@@ -434,6 +434,16 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
   wrong["items"][1]["verified"] = false;
   wrong["items"][1]["name"] = "sgemm 512";
   EXPECT_TRUE(contains(message(wrong), "s.json: 1 item(s) failed verification (sgemm 512)"));
+  // Parameters the fit keys on (found by review, 2026-11-28: an unknown op dropped the item and
+  // dtype "fp7" was fitted as fp32, silently).
+  json items = json::array({gemm(1e11)});
+  add_all_reduce(items, 2, 2);
+  json bad_op = document(items);
+  bad_op["items"][1]["params"]["op"] = "allreduce";
+  EXPECT_TRUE(contains(message(bad_op), "s.json: items[1].params.op is \"allreduce\""));
+  json bad_dtype = document(json::array({gemm(1e11)}));
+  bad_dtype["items"][0]["params"]["dtype"] = "fp7";
+  EXPECT_TRUE(contains(message(bad_dtype), "s.json: items[0].params.dtype is \"fp7\""));
   json rocm = document(json::array({gemm(1e11)}));
   rocm["context"]["backend"]["backend"] = "rocm";
   EXPECT_TRUE(contains(message(rocm), "context.backend.backend is \"rocm\""));

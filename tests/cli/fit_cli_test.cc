@@ -451,7 +451,7 @@ json cpu_samples() {
                        {{"bytes", 1.2e7}}, {{"bytes_per_second", 2e10}}));
   items.push_back(
       item("launch", {{"launches", 100}}, {{"launches", 100}}, {{"seconds_per_launch", 2e-6}}));
-  items.push_back(item("copy", {{"direction", "h2h"}, {"bytes", 1e8}}, {{"bytes", 1e8}},
+  items.push_back(item("copy", {{"direction", "host_to_host"}, {"bytes", 1e8}}, {{"bytes", 1e8}},
                        {{"bytes_per_second", 1e10}}));
   return test_samples::samples_document(items);
 }
