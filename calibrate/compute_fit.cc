@@ -129,7 +129,9 @@ std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(std::stri
 std::variant<std::vector<GemmPoint>, std::string> gemm_points(
     const std::vector<GemmMeasurement>& rows, const PeakFlops& peak, const std::string& file) {
   std::vector<GemmPoint> out;
-  std::vector<int> rows_in;  // rows averaged into out[i]
+  std::vector<int> rows_in;       // rows averaged into out[i]
+  std::vector<double> first_eff;  // out[i]'s first row: its efficiency and line
+  std::vector<int> first_line;
   for (const auto& r : rows) {
     const auto [peak_name, p] = peak_of(peak, r.dtype);
     if (p <= 0) return fmt::format("{}:{}: the base profile has no {} peak", file, r.line, r.dtype);
@@ -145,9 +147,22 @@ std::variant<std::vector<GemmPoint>, std::string> gemm_points(
     if (same == out.end()) {
       out.push_back({r.dtype, r.m, r.n, r.k, eff});
       rows_in.push_back(1);
+      first_eff.push_back(eff);
+      first_line.push_back(r.line);
       continue;
     }
-    int& count = rows_in[std::size_t(same - out.begin())];
+    const std::size_t k = std::size_t(same - out.begin());
+    // Rows of one shape are repeats (or batches folded into m) and are averaged; two that
+    // disagree by more than 2x are not one measurement (found by review, 2026-11-28: 1011 and
+    // 100 TFLOP/s at 2048^3 were averaged to a point matching neither).
+    const double first = first_eff[k];
+    if (eff > 2 * first || first > 2 * eff)
+      return fmt::format(
+          "{}:{}: {:.1f} TFLOP/s for {} {:g}x{:g}x{:g}, more than 2x from the {:.1f} TFLOP/s of "
+          "line {} for the same shape",
+          file, r.line, r.flops_per_second / kTera, r.dtype, r.m, r.n, r.k, first * p / kTera,
+          first_line[k]);
+    int& count = rows_in[k];
     same->efficiency = (same->efficiency * count + eff) / (count + 1);  // running mean
     ++count;
   }

@@ -61,6 +61,22 @@ TEST(parse_gemm_csv, HexNumbersDuplicateColumnsAndExtraFieldsAreErrors) {
   EXPECT_EQ(error_of("m,n,k,dtype,tflops\n4096,4096,4096,bf16,7e2,\n"), "");
 }
 
+// Found by review (2026-11-28): two rows of one shape 10x apart were averaged into a point that
+// matches neither. Within 2x they are repeats and are averaged (the folding test above); beyond,
+// an error names both lines. Line 2: 800 TFLOP/s; line 3: 80 TFLOP/s for the same 4096^3 shape.
+TEST(gemm_points, RowsOfOneShapeMoreThanTwiceApartAreAnError) {
+  const auto rows = parse_gemm_csv(
+      "m,n,k,dtype,tflops\n4096,4096,4096,bf16,800\n4096,4096,4096,bf16,80\n", "t.csv", "");
+  ASSERT_TRUE(std::holds_alternative<std::vector<GemmMeasurement>>(rows));
+  PeakFlops peak;
+  peak.bf16 = 1e15;
+  const auto points = gemm_points(std::get<std::vector<GemmMeasurement>>(rows), peak, "t.csv");
+  ASSERT_TRUE(std::holds_alternative<std::string>(points));
+  EXPECT_EQ(std::get<std::string>(points),
+            "t.csv:3: 80.0 TFLOP/s for bf16 4096x4096x4096, more than 2x from the 800.0 TFLOP/s "
+            "of line 2 for the same shape");
+}
+
 TEST(fit_device, OneMemoryBoundCurvePerKernelClass) {
   // layernorm at 1 MB: 10 and 12 GB/s (two ranks); softmax at 1 MB: 2 GB/s; adam at 1e8 B: 8 GB/s.
   nlohmann::json samples = {
