@@ -45,7 +45,9 @@ std::optional<double> parse_number(const std::string& field) {
   try {
     std::size_t used = 0;
     const double v = std::stod(field, &used);
-    if (used != field.size() || !std::isfinite(v)) return std::nullopt;
+    // Beyond 1e30 no measurement lies; scaled to SI (x 1e12 for TFLOP/s) such a value became inf
+    // and was printed so (found by review, 2026-11-28).
+    if (used != field.size() || !std::isfinite(v) || std::abs(v) > 1e30) return std::nullopt;
     return v;
   } catch (const std::exception&) {
     return std::nullopt;

@@ -22,7 +22,8 @@ struct CsvLine {
 // The non-empty, non-'#' lines of `text`, in order (a leading UTF-8 byte-order mark skipped).
 [[nodiscard]] std::vector<CsvLine> csv_lines(std::string_view text);
 
-// A finite decimal number filling the whole field (digits, one sign, a point, an exponent), else
+// A decimal number of magnitude at most 1e30 filling the whole field (digits, one sign, a point,
+// an exponent), else
 // nullopt: "0x10" is not 16 nor "0x1p9" 512 (strtod reads both; found by review, 2026-11-28).
 [[nodiscard]] std::optional<double> parse_number(const std::string& field);
 

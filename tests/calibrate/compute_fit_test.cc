@@ -57,6 +57,9 @@ TEST(parse_gemm_csv, HexNumbersDuplicateColumnsAndExtraFieldsAreErrors) {
   // A table without a gpu column is one device's: --device, which also picks the rows of the
   // other tables of the same fit, leaves it whole.
   EXPECT_EQ(error_of("m,n,k,dtype,tflops\n4096,4096,4096,bf16,700\n", "H100"), "");
+  // 1e300 TFLOP/s overflowed to inf FLOP/s; magnitudes past 1e30 are not numbers here
+  EXPECT_EQ(error_of("m,n,k,dtype,tflops\n4096,4096,4096,bf16,1e300\n"),
+            "g.csv:2: m, n, k, batch must be whole numbers >= 1 and tflops > 0");
   // still accepted: a trailing comma (an empty field past the header) and exponent notation
   EXPECT_EQ(error_of("m,n,k,dtype,tflops\n4096,4096,4096,bf16,7e2,\n"), "");
 }
