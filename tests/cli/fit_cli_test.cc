@@ -154,17 +154,25 @@ TEST(cli_fit, MalformedLogNamesFileAndLine) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// A 16-rank all-reduce log in the scratch folder: nccl-tests' column header, then `rows`.
+fs::path write_log(const std::string& name, const std::string& rows) {
+  const fs::path log = scratch_dir() / name;
+  std::ofstream(log) << "#  size count type redop root time algbw busbw #wrong time algbw busbw "
+                        "#wrong\n"
+                     << rows;
+  return log;
+}
+
 // A size the log measured twice: the report names the row left and the row kept, the faster
 // (collective_fit.ARepeatedSizeKeepsTheFasterRowAndSaysSo has the same rows: 4096 B at 120 us
 // on line 3 and at 100 us on line 5).
 TEST(cli_fit, ARepeatedSizeIsReported) {
-  const fs::path log = scratch_dir() / "repeated_all_reduce_16.log";
-  std::ofstream(log) << "#  size count type redop root time algbw busbw #wrong time algbw busbw "
-                        "#wrong\n"
-                        "   2048   512 float sum -1 90.0 0.02 0.04 0 90.0 0.02 0.04 0\n"
-                        "   4096  1024 float sum -1 120.0 0.03 0.06 0 120.0 0.03 0.06 0\n"
-                        "   8192  2048 float sum -1 110.0 0.07 0.14 0 110.0 0.07 0.14 0\n"
-                        "   4096  1024 float sum -1 100.0 0.04 0.08 0 100.0 0.04 0.08 0\n";
+  const fs::path log =
+      write_log("repeated_all_reduce_16.log",
+                "   2048   512 float sum -1 90.0 0.02 0.04 0 90.0 0.02 0.04 0\n"
+                "   4096  1024 float sum -1 120.0 0.03 0.06 0 120.0 0.03 0.06 0\n"
+                "   8192  2048 float sum -1 110.0 0.07 0.14 0 110.0 0.07 0.14 0\n"
+                "   4096  1024 float sum -1 100.0 0.04 0.08 0 100.0 0.04 0.08 0\n");
   const std::string out = (scratch_dir() / "fit_repeated.json").string();
   auto r = shardsim({"fit", "--nccl-tests", log.string(), "--base", "h100-sxm", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -185,13 +193,12 @@ TEST(cli_fit, ARepeatedSizeIsReported) {
 // Found by review (2026-11-28): a 1e300 us time, left out as a stalled run, was printed with all
 // its 300 digits. Past 1e7 us the report gives 4 significant digits.
 TEST(cli_fit, AHugeLeftOutTimeIsPrintedShort) {
-  const fs::path log = scratch_dir() / "huge_all_reduce_16.log";
-  std::ofstream(log) << "#  size count type redop root time algbw busbw #wrong time algbw busbw "
-                        "#wrong\n"
-                        "   1024   256 float sum -1 1e300 0.00 0.00 0 1e300 0.00 0.00 0\n"
-                        "   2048   512 float sum -1 90.0 0.02 0.04 0 90.0 0.02 0.04 0\n"
-                        "   4096  1024 float sum -1 100.0 0.04 0.08 0 100.0 0.04 0.08 0\n"
-                        "   8192  2048 float sum -1 110.0 0.07 0.14 0 110.0 0.07 0.14 0\n";
+  const fs::path log =
+      write_log("huge_all_reduce_16.log",
+                "   1024   256 float sum -1 1e300 0.00 0.00 0 1e300 0.00 0.00 0\n"
+                "   2048   512 float sum -1 90.0 0.02 0.04 0 90.0 0.02 0.04 0\n"
+                "   4096  1024 float sum -1 100.0 0.04 0.08 0 100.0 0.04 0.08 0\n"
+                "   8192  2048 float sum -1 110.0 0.07 0.14 0 110.0 0.07 0.14 0\n");
   const std::string out = (scratch_dir() / "fit_huge.json").string();
   const auto r = shardsim({"fit", "--nccl-tests", log.string(), "--base", "h100-sxm", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
