@@ -53,8 +53,8 @@ std::variant<int, std::string> resolve_ranks(const NcclTest& test, const std::st
   return ranks;
 }
 
-// The log's own busbw / algbw (the median over rows whose algbw prints at least 1 GB/s, so its
-// two decimals hold the ratio to 1 %) against the bus factor of `ranks` ranks: a log fitted under
+// The log's own busbw / algbw (the median over its fastest rows, see below) against the bus
+// factor of `ranks` ranks: a log fitted under
 // another rank count (a file renamed _16.log, a wrong --ranks, a "# Rank" line deleted) had its
 // busbw rescaled silently (found by review, 2026-11-28). Collectives whose factor does not depend
 // on the rank count (send/recv, broadcast) say nothing.
@@ -63,14 +63,22 @@ std::optional<std::string> bus_factor_mismatch(const NcclTest& test, int ranks,
   const CollectiveOp op = collective_from_name(test.op).value_or(CollectiveOp::kAllReduce);
   const double expected = bus_factor(op, ranks);
   if (bus_factor(op, 2) == bus_factor(op, 1024)) return std::nullopt;
+  // Rows of at least 10 GB/s print the ratio to 0.1 %; without any, rows of at least 1 GB/s to
+  // about 1 % (1.00 / 0.96 for 33 ranks is 1.0003 % off), hence a 1.5 % tolerance there. 8
+  // against 16 ranks differ by 7 %.
+  double tolerance = 0.005;
   std::vector<double> ratios;
-  for (const auto& r : test.rows)
-    if (r.out_of_place.algbw_GBps >= 1)
-      ratios.push_back(r.out_of_place.busbw_GBps / r.out_of_place.algbw_GBps);
+  for (const double floor_GBps : {10.0, 1.0}) {
+    for (const auto& r : test.rows)
+      if (r.out_of_place.algbw_GBps >= floor_GBps)
+        ratios.push_back(r.out_of_place.busbw_GBps / r.out_of_place.algbw_GBps);
+    if (!ratios.empty()) break;
+    tolerance = 0.015;
+  }
   if (ratios.empty()) return std::nullopt;
   std::ranges::sort(ratios);
   const double ratio = ratios[ratios.size() / 2];
-  if (std::abs(ratio - expected) <= 0.01 * expected) return std::nullopt;
+  if (std::abs(ratio - expected) <= tolerance * expected) return std::nullopt;
   return fmt::format(
       "{}:{}: busbw / algbw is {:.4f}, but {} on {} ranks has bus factor {:.4f}; the log ran on "
       "another rank count (check the file name's _<N>.log, --ranks and the \"# Rank\" lines)",

@@ -127,11 +127,15 @@ std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(std::stri
 }
 
 std::variant<std::vector<GemmPoint>, std::string> gemm_points(
-    const std::vector<GemmMeasurement>& rows, const PeakFlops& peak, const std::string& file) {
+    const std::vector<GemmMeasurement>& rows, const PeakFlops& peak, const std::string& file,
+    double max_spread) {
   std::vector<GemmPoint> out;
-  std::vector<int> rows_in;       // rows averaged into out[i]
-  std::vector<double> first_eff;  // out[i]'s first row: its efficiency and line
-  std::vector<int> first_line;
+  std::vector<int> rows_in;  // rows averaged into out[i]
+  struct Extreme {
+    double eff;
+    int line;
+  };
+  std::vector<std::pair<Extreme, Extreme>> spread;  // out[i]'s slowest and fastest rows
   for (const auto& r : rows) {
     const auto [peak_name, p] = peak_of(peak, r.dtype);
     if (p <= 0) return fmt::format("{}:{}: the base profile has no {} peak", file, r.line, r.dtype);
@@ -147,21 +151,22 @@ std::variant<std::vector<GemmPoint>, std::string> gemm_points(
     if (same == out.end()) {
       out.push_back({r.dtype, r.m, r.n, r.k, eff});
       rows_in.push_back(1);
-      first_eff.push_back(eff);
-      first_line.push_back(r.line);
+      spread.push_back({{eff, r.line}, {eff, r.line}});
       continue;
     }
     const std::size_t k = std::size_t(same - out.begin());
-    // Rows of one shape are repeats (or batches folded into m) and are averaged; two that
-    // disagree by more than 2x are not one measurement (found by review, 2026-11-28: 1011 and
-    // 100 TFLOP/s at 2048^3 were averaged to a point matching neither).
-    const double first = first_eff[k];
-    if (eff > 2 * first || first > 2 * eff)
+    // Rows of one shape are repeats (or batches folded into m) and are averaged; rows spanning
+    // more than max_spread are not one measurement (found by review, 2026-11-28: 1011 and 100
+    // TFLOP/s at 2048^3 were averaged to a point matching neither).
+    auto& [lo, hi] = spread[k];
+    if (eff < lo.eff) lo = {eff, r.line};
+    if (eff > hi.eff) hi = {eff, r.line};
+    if (max_spread > 0 && hi.eff > max_spread * lo.eff)
       return fmt::format(
-          "{}:{}: {:.1f} TFLOP/s for {} {:g}x{:g}x{:g}, more than 2x from the {:.1f} TFLOP/s of "
-          "line {} for the same shape",
-          file, r.line, r.flops_per_second / kTera, r.dtype, r.m, r.n, r.k, first * p / kTera,
-          first_line[k]);
+          "{}:{}: {} {:g}x{:g}x{:g} runs at {:.1f} TFLOP/s on line {} and {:.1f} on line {}, more "
+          "than {:g}x apart for one shape",
+          file, r.line, r.dtype, r.m, r.n, r.k, lo.eff * p / kTera, lo.line, hi.eff * p / kTera,
+          hi.line, max_spread);
     int& count = rows_in[k];
     same->efficiency = (same->efficiency * count + eff) / (count + 1);  // running mean
     ++count;

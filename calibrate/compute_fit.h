@@ -37,8 +37,13 @@ struct GemmMeasurement {
 // a repeated measurement -- become one point with the mean of their efficiencies, in the order
 // of the first such row: the table then holds one value per shape, and leave-one-out cannot
 // predict a shape from its own copy.
+// Rows of one shape whose efficiencies span more than `max_spread` (max / min; 0: no limit) are an
+// error naming the lines of the two extremes: a GEMM table's repeats are one measurement. A
+// calibration sweep's items are not: it times a shape plain and with B transposed, which may
+// differ by more, so its fit passes 0.
 [[nodiscard]] std::variant<std::vector<GemmPoint>, std::string> gemm_points(
-    const std::vector<GemmMeasurement>& rows, const PeakFlops& peak, const std::string& file);
+    const std::vector<GemmMeasurement>& rows, const PeakFlops& peak, const std::string& file,
+    double max_spread = 2);
 
 // Leave-one-out check of the measured GEMM model (simulator/hardware/measured_efficiency.h):
 // each point predicted from the other points of its dtype; returns |predicted - measured| /

@@ -65,7 +65,11 @@ std::vector<MeasuredCollective> collective_rows(const nlohmann::json& samples,
     // As for logs (found by review, 2026-11-28: a 1 KiB sample stalled to 1 ms collapsed the
     // fit into one segment 4.4x off at 64 MiB, exit 0). `lines` holds 1-based item numbers.
     leave_out_stalled(m);
-    if (m.bytes.size() < 2) continue;
+    if (m.bytes.size() < 2)  // as for a log: the group cannot be fitted, and says why
+      throw std::invalid_argument(fmt::format(
+          "{}: {} on {} ranks, {} per node: fewer than 2 sizes left after {} stalled item(s) "
+          "(over {:g}x slower than a larger message) were left out",
+          file, m.op, m.ranks, m.ranks_per_node, m.left_out.size(), kStallFactor));
     out.push_back(std::move(m));
   }
   return out;
@@ -189,7 +193,10 @@ void fit_compute(const DeviceFits& d, bool cpu, GpuProfile& g) {
       p = std::max(p, m.flops_per_second);
     }
   }
-  auto points = gemm_points(d.gemms, g.peak, "samples");
+  // No spread limit: the sweep times a shape plain and transposed, one point here (found by
+  // review, 2026-11-28: under the tables' 2x rule every point was dropped without a word).
+  auto points = gemm_points(d.gemms, g.peak, "samples", 0);
+  if (auto* e = std::get_if<std::string>(&points)) throw std::invalid_argument(*e);
   if (auto* p = std::get_if<std::vector<GemmPoint>>(&points); p && !p->empty()) {
     g.compute.kind = "measured";
     g.compute.gemm_points = *p;

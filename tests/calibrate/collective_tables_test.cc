@@ -73,19 +73,21 @@ TEST(collective_tables, VtrainRankCountMustAgreeWithNameAndFlag) {
 
 // Found by review (2026-11-28): a size given twice was collapsed to its first row without a word.
 // Now the faster row is kept (as nccl-tests logs do: interference only adds time) and the other
-// is reported. 2 ranks, bus factor 1: 1048576 B in 44210 ns = 23.72 GB/s; the repeat on line 4
-// at 88420 ns = 11.86 GB/s is the slower, so line 2's 44.21 us (min of its two columns) stays.
+// is reported. 2 ranks, bus factor 1: 1048576 B in 88420 ns = 11.86 GB/s on line 2; the repeat
+// on line 4 at 44210 ns = 23.72 GB/s is the faster, so it is kept (44.21 us, the min of its two
+// columns) and line 2 is reported.
 TEST(collective_tables, ARepeatedSizeKeepsTheFasterRowAndSaysSo) {
   const std::string rows = kHeader +
-                           "1048576,262144,float,44210,23.72,45100,23.25\n"
+                           "1048576,262144,float,88420,11.86,88420,11.86\n"
                            "2097152,524288,float,53430,39.25,51130,41.01\n"
-                           "1048576,262144,float,88420,11.86,88420,11.86\n";
+                           "1048576,262144,float,44210,23.72,45100,23.25\n";
   const MeasuredCollective m = one(parse_collective_table(rows, "x.csv", {}, ""));
   EXPECT_EQ(m.bytes, (std::vector<double>{1048576, 2097152}));
   EXPECT_DOUBLE_EQ(m.seconds[0], 44210e-9);
+  EXPECT_EQ(m.lines[0], 4);
   ASSERT_EQ(m.repeated.size(), 1u);
-  EXPECT_EQ(m.repeated[0].line, 4);
-  EXPECT_EQ(m.repeated[0].kept_line, 2);
+  EXPECT_EQ(m.repeated[0].line, 2);
+  EXPECT_EQ(m.repeated[0].kept_line, 4);
 }
 
 TEST(collective_tables, MalformedVtrainRowsNameFileAndLine) {

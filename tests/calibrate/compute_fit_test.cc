@@ -76,8 +76,19 @@ TEST(gemm_points, RowsOfOneShapeMoreThanTwiceApartAreAnError) {
   const auto points = gemm_points(std::get<std::vector<GemmMeasurement>>(rows), peak, "t.csv");
   ASSERT_TRUE(std::holds_alternative<std::string>(points));
   EXPECT_EQ(std::get<std::string>(points),
-            "t.csv:3: 80.0 TFLOP/s for bf16 4096x4096x4096, more than 2x from the 800.0 TFLOP/s "
-            "of line 2 for the same shape");
+            "t.csv:3: bf16 4096x4096x4096 runs at 80.0 TFLOP/s on line 3 and 800.0 on line 2, "
+            "more than 2x apart for one shape");
+  // The span, not each row against the first: 190, 100, 380 span 3.8x (lines 4 and 3).
+  const auto order = parse_gemm_csv(
+      "m,n,k,dtype,tflops\n64,64,64,bf16,190\n64,64,64,bf16,100\n64,64,64,bf16,380\n", "u.csv", "");
+  const auto spanned = gemm_points(std::get<std::vector<GemmMeasurement>>(order), peak, "u.csv");
+  ASSERT_TRUE(std::holds_alternative<std::string>(spanned));
+  EXPECT_EQ(std::get<std::string>(spanned),
+            "u.csv:4: bf16 64x64x64 runs at 100.0 TFLOP/s on line 3 and 380.0 on line 4, more "
+            "than 2x apart for one shape");
+  // A calibration sweep (spread 0: plain and transposed items of one shape) averages them.
+  EXPECT_TRUE(std::holds_alternative<std::vector<GemmPoint>>(
+      gemm_points(std::get<std::vector<GemmMeasurement>>(order), peak, "u.csv", 0)));
 }
 
 TEST(fit_device, OneMemoryBoundCurvePerKernelClass) {

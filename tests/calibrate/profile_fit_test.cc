@@ -140,6 +140,18 @@ TEST(ProfileFromSamples, AStalledCollectiveSampleIsLeftOutAsALogsRowIs) {
   }
 }
 
+// Found by review (2026-11-28): a sweep times a shape plain and with B transposed, one point for
+// the fit; with the GEMM tables' 2x rule a 4x pair dropped every GEMM point without a word. The
+// samples fit sets no limit: 512^3 at 1e11 and 4e11 FLOP/s average to one point.
+TEST(ProfileFromSamples, PlainAndTransposedItemsOfOneShapeAreOnePoint) {
+  json items = json::array({gemm(1e11), gemm(4e11)});
+  items[1]["params"]["trans_b"] = true;
+  const json a = document(items);
+  const GpuProfile g = profile_from_samples({{&a, "a.json", 1e9}}, nullptr).profile;
+  EXPECT_EQ(g.compute.kind, "measured");
+  ASSERT_EQ(g.compute.gemm_points.size(), 1u);
+}
+
 // CUDA: each dtype's peak is max(base peak, best GEMM measured), from the document whose GEMMs
 // are used only. Found by review (2026-11-27): a first file at 1.2e15 bf16 FLOP/s, replaced by
 // a second at 1e14, still raised the peak to 1.2e15. Base peak 9.894e14: stays 9.894e14.
