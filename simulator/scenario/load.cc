@@ -106,8 +106,10 @@ nlohmann::json resolve_framework_json(const nlohmann::json& f) {
 
 // A --set value: JSON (strictly, as files are: parse_json_text) when it is an object or array,
 // else JSON when it parses (numbers, true, null, "quoted"), else a bare string
-// (--set cluster.gpu=h100-sxm).
-nlohmann::json parse_value(const std::string& key, const std::string& text) {
+// (--set cluster.gpu=h100-sxm). `pointer` is the key's JSON pointer, under which the value's
+// errors are named.
+nlohmann::json parse_value(const std::string& key, const std::string& pointer,
+                           const std::string& text) {
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
     try {
@@ -115,15 +117,9 @@ nlohmann::json parse_value(const std::string& key, const std::string& text) {
     } catch (const InputError& e) {
       // The value's pointers are below the key: /parallel/tp/a, not /a (found by review,
       // 2026-11-28).
-      std::string base;
-      for (std::size_t start = 0;;) {
-        const std::size_t dot = key.find('.', start);
-        base = pointer_join(base, key.substr(start, dot - start));
-        if (dot == std::string::npos) break;
-        start = dot + 1;
-      }
       std::vector<Diagnostic> items = e.items();
-      for (Diagnostic& d : items) d.path = d.path.empty() || d.path == "/" ? base : base + d.path;
+      for (Diagnostic& d : items)
+        d.path = d.path.empty() || d.path == "/" ? pointer : pointer + d.path;
       throw InputError(std::move(items));
     }
   }
@@ -222,7 +218,7 @@ void apply_override(nlohmann::json& root, const std::string& assignment) {
     if (node->is_null()) *node = nlohmann::json::object();
     start = dot + 1;
   }
-  nlohmann::json value = parse_value(key, assignment.substr(eq + 1));
+  nlohmann::json value = parse_value(key, path, assignment.substr(eq + 1));
   if (value.is_null()) {  // KEY=null removes the key: back to its default or derived value
     *node = nlohmann::json();
     erase_path(root, key);
