@@ -54,10 +54,9 @@ std::variant<int, std::string> resolve_ranks(const NcclTest& test, const std::st
 }
 
 // The log's own busbw / algbw (the median over its fastest rows, see below) against the bus
-// factor of `ranks` ranks: a log fitted under
-// another rank count (a file renamed _16.log, a wrong --ranks, a "# Rank" line deleted) had its
-// busbw rescaled silently (found by review, 2026-11-28). Collectives whose factor does not depend
-// on the rank count (send/recv, broadcast) say nothing.
+// factor of `ranks` ranks: a log fitted under another rank count (a file renamed _16.log, a wrong
+// --ranks, a "# Rank" line deleted) had its busbw rescaled silently (found by review, 2026-11-28).
+// Collectives whose factor does not depend on the rank count (send/recv, broadcast) say nothing.
 std::optional<std::string> bus_factor_mismatch(const NcclTest& test, int ranks,
                                                const std::string& file) {
   const CollectiveOp op = collective_from_name(test.op).value_or(CollectiveOp::kAllReduce);
@@ -86,34 +85,18 @@ std::optional<std::string> bus_factor_mismatch(const NcclTest& test, int ranks,
 }
 
 // Rows with size > 0 and a positive time, ascending size; of a size measured more than once (runs
-// pasted into one file), the fastest row (the first of equal ones), the others in `repeated`.
+// pasted into one file), the fastest row, the others in `repeated` (keep_fastest_of_repeats).
 void add_rows(const NcclTest& test, TimeColumn column, MeasuredCollective& m) {
-  std::vector<const NcclTestsRow*> rows;
-  for (const auto& r : test.rows)
-    if (r.size_bytes > 0 && r.out_of_place.time_us > 0) rows.push_back(&r);
-  std::ranges::stable_sort(rows, {}, &NcclTestsRow::size_bytes);
-  const auto seconds = [column](const NcclTestsRow& r) {
+  for (const auto& r : test.rows) {
+    if (!(r.size_bytes > 0 && r.out_of_place.time_us > 0)) continue;
     double us = r.out_of_place.time_us;
     if (column == TimeColumn::kBest && r.in_place.time_us > 0)
       us = std::min(us, r.in_place.time_us);
-    return us * 1e-6;
-  };
-  for (std::size_t i = 0; i < rows.size();) {
-    std::size_t end = i, best = i;
-    while (end < rows.size() && rows[end]->size_bytes == rows[i]->size_bytes) {
-      if (seconds(*rows[end]) < seconds(*rows[best])) best = end;
-      ++end;
-    }
-    for (std::size_t j = i; j < end; ++j)
-      if (j != best)
-        m.repeated.push_back(
-            {rows[j]->line, seconds(*rows[j]), rows[best]->line, seconds(*rows[best])});
-    m.bytes.push_back(rows[best]->size_bytes);
-    m.seconds.push_back(seconds(*rows[best]));
-    m.lines.push_back(rows[best]->line);
-    i = end;
+    m.bytes.push_back(r.size_bytes);
+    m.seconds.push_back(us * 1e-6);
+    m.lines.push_back(r.line);
   }
-  std::ranges::sort(m.repeated, {}, &MeasuredCollective::Repeated::line);
+  keep_fastest_of_repeats(m);
   // The fit's column leaves stalled rows out; the out-of-place column, kept for comparisons,
   // keeps every row.
   if (column == TimeColumn::kBest) leave_out_stalled(m);
@@ -153,6 +136,30 @@ MeasuredCollective every_other(const MeasuredCollective& m, std::size_t parity) 
 }
 
 }  // namespace
+
+void keep_fastest_of_repeats(MeasuredCollective& m) {
+  std::vector<std::size_t> order(m.bytes.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::ranges::stable_sort(order, {}, [&](std::size_t i) { return m.bytes[i]; });
+  MeasuredCollective kept;
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t end = i, best = order[i];
+    for (; end < order.size() && m.bytes[order[end]] == m.bytes[order[i]]; ++end)
+      if (m.seconds[order[end]] < m.seconds[best]) best = order[end];
+    for (std::size_t j = i; j < end; ++j)
+      if (order[j] != best)
+        m.repeated.push_back(
+            {m.lines[order[j]], m.seconds[order[j]], m.lines[best], m.seconds[best]});
+    kept.bytes.push_back(m.bytes[best]);
+    kept.seconds.push_back(m.seconds[best]);
+    kept.lines.push_back(m.lines[best]);
+    i = end;
+  }
+  m.bytes = std::move(kept.bytes);
+  m.seconds = std::move(kept.seconds);
+  m.lines = std::move(kept.lines);
+  std::ranges::sort(m.repeated, {}, &MeasuredCollective::Repeated::line);
+}
 
 void leave_out_stalled(MeasuredCollective& m) {
   // A row over kStallFactor x slower than a larger message (the fastest larger one) is left

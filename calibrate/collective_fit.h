@@ -46,6 +46,11 @@ struct MeasuredCollective {
 // 4 KiB: a regime of its own, not a stall) and catches the 100x stall of a review's edited log.
 inline constexpr double kStallFactor = 3.0;
 
+// Sorts `m`'s rows by size (stably) and keeps, of a size measured more than once, the fastest
+// row (the first of equal ones); the others go to m.repeated, in line order, each with the row
+// kept. nccl-tests logs and collective tables alike.
+void keep_fastest_of_repeats(MeasuredCollective& m);
+
 // Leaves out of `m` (into m.left_out) every row over kStallFactor times slower than a larger
 // message of it; nccl-tests logs (their fit column) and calibration samples alike.
 void leave_out_stalled(MeasuredCollective& m);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <optional>
 #include <set>
 
@@ -118,26 +117,15 @@ std::variant<std::vector<MeasuredCollective>, std::string> parse_vtrain(
     return fmt::format("{}: busbw / algbw gives {} ranks but --ranks is {}", file, ranks,
                        hints.ranks);
   MeasuredCollective m{file, "all_reduce", ranks, ranks, {}, {}, {}, {}, {}};
-  // Ascending; of a repeated size the fastest row (the first of equal ones), the others reported
-  // in `repeated` as a log's are (found by review, 2026-11-28: collapsed without a word).
-  std::map<double, std::pair<double, int>> by_size;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (auto e = check_busbw(rows[i], ranks, file, numbers[i])) return *e;
-    const auto [it, fresh] = by_size.emplace(rows[i].bytes, std::pair{rows[i].seconds, numbers[i]});
-    if (fresh) continue;
-    if (rows[i].seconds < it->second.first) {
-      m.repeated.push_back({it->second.second, it->second.first, numbers[i], rows[i].seconds});
-      it->second = {rows[i].seconds, numbers[i]};
-    } else {
-      m.repeated.push_back({numbers[i], rows[i].seconds, it->second.second, it->second.first});
-    }
+    m.bytes.push_back(rows[i].bytes);
+    m.seconds.push_back(rows[i].seconds);
+    m.lines.push_back(numbers[i]);
   }
-  for (const auto& [bytes, tl] : by_size) {
-    m.bytes.push_back(bytes);
-    m.seconds.push_back(tl.first);
-    m.lines.push_back(tl.second);
-  }
-  std::ranges::sort(m.repeated, {}, &MeasuredCollective::Repeated::line);
+  // A repeated size keeps the fastest row and reports the others, as a log's (found by review,
+  // 2026-11-28: the first was kept without a word).
+  keep_fastest_of_repeats(m);
   return std::vector<MeasuredCollective>{std::move(m)};
 }
 
@@ -208,25 +196,13 @@ std::variant<std::vector<MeasuredCollective>, std::string> parse_summary(
   if (hints.ranks > 0 && hints.ranks != ranks)
     return fmt::format("{}: nranks is {} but --ranks is {}", file, ranks, hints.ranks);
   MeasuredCollective m{file, op, ranks, std::min(ranks, hints.gpus_per_node), {}, {}, {}, {}, {}};
-  std::ranges::stable_sort(rows, {}, &SummaryRow::bytes);
   const double factor = bus_factor(*collective_from_name(op), ranks);
   for (const auto& r : rows) {
-    const double t = r.bytes * factor / r.busbw;          // time = size x bus factor / busbw
-    if (!m.bytes.empty() && m.bytes.back() == r.bytes) {  // a repeated size: keep the faster
-      if (t < m.seconds.back()) {
-        m.repeated.push_back({m.lines.back(), m.seconds.back(), r.line, t});
-        m.seconds.back() = t;
-        m.lines.back() = r.line;
-      } else {
-        m.repeated.push_back({r.line, t, m.lines.back(), m.seconds.back()});
-      }
-      continue;
-    }
     m.bytes.push_back(r.bytes);
-    m.seconds.push_back(t);
+    m.seconds.push_back(r.bytes * factor / r.busbw);  // time = size x bus factor / busbw
     m.lines.push_back(r.line);
   }
-  std::ranges::sort(m.repeated, {}, &MeasuredCollective::Repeated::line);
+  keep_fastest_of_repeats(m);  // as for a log
   return std::vector<MeasuredCollective>{std::move(m)};
 }
 

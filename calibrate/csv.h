@@ -23,8 +23,8 @@ struct CsvLine {
 [[nodiscard]] std::vector<CsvLine> csv_lines(std::string_view text);
 
 // A decimal number of magnitude at most 1e30 filling the whole field (digits, one sign, a point,
-// an exponent), else
-// nullopt: "0x10" is not 16 nor "0x1p9" 512 (strtod reads both; found by review, 2026-11-28).
+// an exponent), else nullopt: "0x10" is not 16 nor "0x1p9" 512 (strtod reads both; found by
+// review, 2026-11-28).
 [[nodiscard]] std::optional<double> parse_number(const std::string& field);
 
 // A column named twice in `header` ("column \"m\" appears twice (fields 1 and 6)"), or nullopt:

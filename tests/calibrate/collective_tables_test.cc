@@ -88,6 +88,20 @@ TEST(collective_tables, ARepeatedSizeKeepsTheFasterRowAndSaysSo) {
   ASSERT_EQ(m.repeated.size(), 1u);
   EXPECT_EQ(m.repeated[0].line, 2);
   EXPECT_EQ(m.repeated[0].kept_line, 4);
+  // Three rows of one size (lines 2, 4, 5: 66.3, 88.42 and 44.21 us, min of each row's two
+  // columns): each reported row names the row finally kept, line 5 (a first version named the
+  // row kept when it was read, line 2, for line 4).
+  const MeasuredCollective three =
+      one(parse_collective_table(kHeader + "1048576,262144,float,66315,15.81,66315,15.81\n"
+                                           "2097152,524288,float,53430,39.25,51130,41.01\n"
+                                           "1048576,262144,float,88420,11.86,88420,11.86\n"
+                                           "1048576,262144,float,44210,23.72,45100,23.25\n",
+                                 "x.csv", {}, ""));
+  ASSERT_EQ(three.repeated.size(), 2u);
+  EXPECT_EQ(three.repeated[0].line, 2);
+  EXPECT_EQ(three.repeated[1].line, 4);
+  EXPECT_EQ(three.repeated[0].kept_line, 5);
+  EXPECT_EQ(three.repeated[1].kept_line, 5);
 }
 
 TEST(collective_tables, MalformedVtrainRowsNameFileAndLine) {
