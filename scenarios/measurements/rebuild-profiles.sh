@@ -80,6 +80,18 @@ fit h200-sxm-calibrated --base h200-sxm-datasheet --name h200-sxm-calibrated --n
   --samples $cal/sweep-gemm-bf16.samples.json --samples $cal/sweep-gemm-fp8.samples.json \
   -o "$out/gpus/measured/h200-sxm-calibrated.json"
 
+# --- Measured by shardsim's own calibration on one H100 SXM (2026-11-28, one rank: no
+# collectives; calibrate/h100-sxm-2026-11-28/README.md). The quick calibration's samples first
+# (its fp16 GEMMs are the only fp16 measured), then the full sweeps, which replace its items of
+# the same families; the datasheet gives the network, fp8 and the host Adam rate. ---
+h100run=$m/calibrate/h100-sxm-2026-11-28
+fit h100-sxm-calibrated --base h100-sxm-datasheet --name h100-sxm-calibrated --node-network dgx-h100 \
+  --samples $h100run/calibrate-quick.profile.samples.json \
+  --samples $h100run/sweep-memory_bound.samples.json --samples $h100run/sweep-copy.samples.json \
+  --samples $h100run/sweep-launch.samples.json --samples $h100run/sweep-gemm-fp32.samples.json \
+  --samples $h100run/sweep-gemm-tf32.samples.json --samples $h100run/sweep-gemm-bf16.samples.json \
+  -o "$out/gpus/measured/h100-sxm-calibrated.json"
+
 # --- Networks: fitted collectives per measured placement + the topology formula's parameters ---
 fit dgx-a100 --network-base dgx-a100-datasheet --network-name dgx-a100 \
   "${vtrain[@]}" --table-fit-sizes ladder \
