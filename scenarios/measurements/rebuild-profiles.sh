@@ -83,13 +83,17 @@ fit h200-sxm-calibrated --base h200-sxm-datasheet --name h200-sxm-calibrated --n
 # --- Measured by shardsim's own calibration on one H100 SXM (2026-11-28, one rank: no
 # collectives; calibrate/h100-sxm-2026-11-28/README.md). The quick calibration's samples first
 # (its fp16 GEMMs are the only fp16 measured), then the full sweeps, which replace its items of
-# the same families; the datasheet gives the network, fp8 and the host Adam rate. ---
+# the same families. The sweep times no attention kernel: FlashAttention's published H100 rates,
+# as in h100-sxm, rather than the datasheet's fallback (the score GEMM's efficiency); the
+# datasheet gives the network, fp8 and the host Adam rate. ---
 h100run=$m/calibrate/h100-sxm-2026-11-28
 fit h100-sxm-calibrated --base h100-sxm-datasheet --name h100-sxm-calibrated --node-network dgx-h100 \
   --samples $h100run/calibrate-quick.profile.samples.json \
   --samples $h100run/sweep-memory_bound.samples.json --samples $h100run/sweep-copy.samples.json \
   --samples $h100run/sweep-launch.samples.json --samples $h100run/sweep-gemm-fp32.samples.json \
   --samples $h100run/sweep-gemm-tf32.samples.json --samples $h100run/sweep-gemm-bf16.samples.json \
+  --device 'H100 80GB HBM3 SXM|NVIDIA H100 SXM' --attention $attn \
+  --attention-relative 'flash-attention-triton/flash-attention-2@NVIDIA A100 SXM4 80GB' \
   -o "$out/gpus/measured/h100-sxm-calibrated.json"
 
 # --- Networks: fitted collectives per measured placement + the topology formula's parameters ---

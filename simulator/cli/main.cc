@@ -179,7 +179,8 @@ void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {
 
 void add_suite_options(CLI::App* cmd, shardsim::cli::SuiteArgs& a) {
   cmd->add_option("--group", a.groups,
-                  "vtrain|vtrain-multi|korthikanti|narayanan|mcore|mosaicml|mosaicml-more|memory "
+                  "vtrain|vtrain-multi|korthikanti|narayanan|mcore|mosaicml|mosaicml-more|h100-"
+                  "pytorch|memory "
                   "(repeatable; default: all)")
       ->allow_extra_args(false);
   cmd->add_option("--mode", a.mode, "des (discrete-event, default) or analytic")

@@ -17,6 +17,7 @@ constexpr std::string_view kKorthikantiFile = "published/korthikanti2022-table5.
 constexpr std::string_view kMcoreFile = "published/mcore2024-h100-weak-scaling.csv";
 constexpr std::string_view kNarayananFile = "published/narayanan2021-table1.csv";
 constexpr std::string_view kMemoryFile = "published/memory-closed-form.csv";
+constexpr std::string_view kH100PytorchFile = "published/shardsim-h100-pytorch-gpt.csv";
 
 struct GroupInfo {
   Group group;
@@ -48,6 +49,10 @@ constexpr GroupInfo kGroupInfo[] = {
      "H100 80GB and A100 80GB / 40GB, 8-512 GPUs, sequence 512-65536 (tokens/s); not among the "
      "measurements any profile or framework was fitted from: an independent check, nothing "
      "fitted on it"},
+    {Group::kH100Pytorch, "h100-pytorch",
+     "Megatron-style GPT steps in PyTorch eager on one H100 SXM, 39 M-1.0 B parameters, measured "
+     "by this project (2026-11-28; step seconds); not among the measurements any preset or "
+     "framework was fitted from: an independent check, nothing fitted on it"},
     {Group::kMemory, "memory",
      "closed forms: ZeRO paper Fig. 1 / Tables 1-2, DeepSpeed estimator docs, Megatron "
      "distributed optimizer, Korthikanti Table 2 activations"}};
@@ -290,6 +295,56 @@ std::vector<Case> mcore_cases() {
   return out;
 }
 
+// The PyTorch GPT steps measured on one H100 (the data file's header and
+// scenarios/measurements/calibrate/h100-sxm-2026-11-28/README.md say how). The scenario writes what
+// the script ran: Korthikanti's GPT layer (GeLU MLP of 4h, LayerNorm, learned positions, biases,
+// dropout, tied embeddings), vocabulary 51200, flash attention (SDPA's FlashAttention-2 backend,
+// the profile's "flash-attention-2" kernel), bf16 with fp32 gradient buffers (grad_dtype fp32:
+// the script adds each bf16 gradient into an fp32 buffer and frees it, Megatron's main_grad),
+// AdamW, no recomputation, one GPU. The loss is the default "vocab-parallel" one: at TP 1 that is
+// an unfused fp32 cross-entropy, as the script's F.cross_entropy on .float() logits is. The
+// framework is the default (megatron-eager): no framework preset is fitted on plain PyTorch, and
+// none is fitted on these steps.
+std::vector<Case> h100_pytorch_cases() {
+  const CsvTable t = published_table(kH100PytorchFile);
+  std::vector<Case> out;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    Case c = row_case(t, r, Group::kH100Pytorch,
+                      "shardsim's own H100 run, scenarios/measurements/calibrate/"
+                      "h100-sxm-2026-11-28 (torch-gpt.py)",
+                      Quantity::kStepSeconds, "s", "step_s");
+    const int hidden = t.integer(r, "hidden"), seq = t.integer(r, "seq_len");
+    const int mb = t.integer(r, "micro_batch");
+    c.description = fmt::format("GPT h{} {} layers, seq {}, mb {} on 1 H100, PyTorch eager", hidden,
+                                t.integer(r, "layers"), seq, mb);
+    c.scenario = {{"name", c.id},
+                  {"model",
+                   {{"layers", t.integer(r, "layers")},
+                    {"hidden", hidden},
+                    {"heads", t.integer(r, "heads")},
+                    {"vocab", 51200},
+                    {"ffn_type", "gelu"},
+                    {"norm", "layernorm"},
+                    {"position", "learned"},
+                    {"bias", true},
+                    {"dropout", true},
+                    {"tied_embeddings", true}}},
+                  {"training",
+                   {{"seq_len", seq},
+                    {"global_batch", mb},
+                    {"micro_batch", mb},
+                    {"precision", "bf16"},
+                    {"grad_dtype", "fp32"},
+                    {"optimizer", "adamw"},
+                    {"recompute", "none"},
+                    {"flash_attention", true}}},
+                  {"parallel", {{"tp", 1}, {"pp", 1}, {"zero", 0}}},
+                  {"cluster", {{"gpu", "h100-sxm"}, {"gpus_per_node", 1}, {"nodes", 1}}}};
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::vector<Case> memory_cases() {
   const CsvTable t = published_table(kMemoryFile);
   std::vector<Case> out;
@@ -319,6 +374,8 @@ std::vector<Case> cases_of(Group g) {
       return mosaicml_cases();
     case Group::kMosaicmlMore:
       return mosaicml_more_cases();
+    case Group::kH100Pytorch:
+      return h100_pytorch_cases();
     case Group::kMemory:
       return memory_cases();
   }

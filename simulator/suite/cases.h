@@ -21,11 +21,12 @@ enum class Group {
   kMcore,
   kMosaicml,
   kMosaicmlMore,
+  kH100Pytorch,
   kMemory
 };
 inline constexpr Group kAllGroups[] = {
-    Group::kVtrain, Group::kVtrainMulti, Group::kKorthikanti,  Group::kNarayanan,
-    Group::kMcore,  Group::kMosaicml,    Group::kMosaicmlMore, Group::kMemory};
+    Group::kVtrain,   Group::kVtrainMulti,  Group::kKorthikanti, Group::kNarayanan, Group::kMcore,
+    Group::kMosaicml, Group::kMosaicmlMore, Group::kH100Pytorch, Group::kMemory};
 
 [[nodiscard]] std::string group_name(Group g);  // "vtrain", "korthikanti", ...
 [[nodiscard]] std::optional<Group> group_from_name(std::string_view name);
@@ -56,7 +57,7 @@ struct Case {
   std::string id;  // unique, e.g. "vtrain/row-0017", "KOR-03/175B/full", "MPT-A3"
   Group group = Group::kVtrain;
   std::string source;  // where the published value comes from
-  std::string status;  // the source's status tag: V, V2, D, U-check
+  std::string status;  // the source's status tag: V, V2, D, U-check, M (measured here)
   Quantity quantity = Quantity::kStepSeconds;
   std::string unit;  // unit of `published` (and of the prediction): "s", "GiB", ...
   double published = 0;
@@ -92,6 +93,7 @@ struct CsvTable;
 [[nodiscard]] std::vector<Case> mcore_cases();
 [[nodiscard]] std::vector<Case> mosaicml_cases();
 [[nodiscard]] std::vector<Case> mosaicml_more_cases();
+[[nodiscard]] std::vector<Case> h100_pytorch_cases();
 [[nodiscard]] std::vector<Case> memory_cases();
 [[nodiscard]] std::vector<Case> cases_of(Group g);
 
