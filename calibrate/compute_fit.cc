@@ -25,26 +25,28 @@ std::optional<std::string> canonical_dtype(const std::string& d) {
       {"fp32", "fp32"},    {"float32", "fp32"}, {"float", "fp32"},  {"fp16", "fp16"},
       {"float16", "fp16"}, {"half", "fp16"},    {"bf16", "bf16"},   {"bfloat16", "bf16"},
       {"fp8", "fp8"},      {"fp8e4m3", "fp8"},  {"fp8e5m2", "fp8"}, {"fp8_e4m3fn", "fp8"},
-      {"fp8_e5m2", "fp8"}};
+      {"fp8_e5m2", "fp8"}, {"tf32", "tf32"}};
   const auto it = kNames.find(d);
   if (it == kNames.end()) return std::nullopt;
   return it->second;
 }
 
 // The dense peak of a canonical dtype name (0 when the profile has none): the peak the simulator
-// multiplies a table efficiency by (cost/compute.cc gemm_peak_flops), so fp32 points are taken
-// against TF32 where the profile has it. A point then reproduces its measured rate whatever the
-// peak (found on review before the first GPU run, 2026-11-27: fp32 points against the fp32 peak
-// were priced against TF32's, 7.4x too fast on an H200 base).
+// multiplies a table efficiency by (cost/compute.cc gemm_peak_flops), so that a point reproduces
+// its measured rate: fp32 (SGEMM, CUDA cores) against the FP32 peak, tf32 against TF32's (FP32's
+// on a profile without TF32, as gemm_cost prices it there). Until 2026-11-28 fp32 points were
+// taken against TF32's and tf32 rows set only the peak, so "fp32" meant SGEMM on a profile with
+// such points and TF32 on the others (README "Known inconsistencies").
 struct Peak {
-  const char* name;  // the peak's own dtype: "tf32" for fp32 rows where the profile has TF32
+  const char* name;  // the peak's own dtype: "fp32" for tf32 rows where the profile has no TF32
   double flops_per_second;
 };
 Peak peak_of(const PeakFlops& p, const std::string& dtype) {
   if (dtype == "fp16") return {"fp16", p.fp16};
   if (dtype == "bf16") return {"bf16", p.bf16};
   if (dtype == "fp8") return {"fp8", p.fp8};
-  return p.tf32 > 0 ? Peak{"tf32", p.tf32} : Peak{"fp32", p.fp32};
+  if (dtype == "tf32" && p.tf32 > 0) return {"tf32", p.tf32};
+  return {"fp32", p.fp32};
 }
 
 struct Columns {
@@ -201,12 +203,9 @@ DeviceFits fit_device(const nlohmann::json& samples) {
     const std::string kind = item.at("kind");
     const auto& d = item.at("derived");
     const auto& p = item.at("params");
-    if (kind == "gemm" && p.at("dtype") == "tf32") {
-      // TF32 is a peak of its own; the table's fp32 points are true fp32 (SGEMM) rates, which
-      // is what fp32 work without TF32 math (PyTorch's matmul default) and the composite run.
-      f.best_gemm_tf32 = std::max(f.best_gemm_tf32, double(d.at("flops_per_second")));
-      ++f.tf32_items;
-    } else if (kind == "gemm") {
+    if (kind == "gemm") {
+      // tf32 items are a table of their own (fp32 with training.tf32); fp32 items are SGEMM
+      // rates (TF32 math off: PyTorch's matmul default, the composite run).
       const double rate = d.at("flops_per_second");
       const std::string dtype = canonical_dtype(p.at("dtype")).value_or("fp32");
       f.gemms.push_back({dtype, p.at("m"), p.at("n"), p.at("k"), rate, index});

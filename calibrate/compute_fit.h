@@ -52,10 +52,8 @@ struct GemmMeasurement {
 
 // Fits of one samples document's non-collective items.
 struct DeviceFits {
-  std::vector<GemmMeasurement> gemms;  // kind gemm
-  double best_gemm_fp32 = 0;           // best fp32 GEMM FLOP/s measured
-  int tf32_items = 0;                  // tf32 GEMM items measured
-  double best_gemm_tf32 = 0;  // best tf32 GEMM FLOP/s measured (a peak only, not a table point)
+  std::vector<GemmMeasurement> gemms;                 // kind gemm
+  double best_gemm_fp32 = 0;                          // best fp32 GEMM FLOP/s measured
   double hbm_bytes_per_second = 0;                    // best memory_bound bytes_per_second
   std::vector<MemoryBoundPoint> memory_bound_points;  // per kernel and size (see fit_device)
   double memory_bound_efficiency = 0;  // median of the points: kernels without a class of their own

@@ -184,11 +184,11 @@ void fit_compute(const DeviceFits& d, bool cpu, GpuProfile& g) {
   if (cpu && d.best_gemm_fp32 > 0) {
     g.peak = {d.best_gemm_fp32, 0, d.best_gemm_fp32, d.best_gemm_fp32, 0};
   } else {
-    g.peak.tf32 = std::max(g.peak.tf32, d.best_gemm_tf32);
     for (const auto& m : d.gemms) {
       double& p = m.dtype == "fp16"   ? g.peak.fp16
                   : m.dtype == "bf16" ? g.peak.bf16
                   : m.dtype == "fp8"  ? g.peak.fp8
+                  : m.dtype == "tf32" ? g.peak.tf32
                                       : g.peak.fp32;
       p = std::max(p, m.flops_per_second);
     }
@@ -291,7 +291,6 @@ std::vector<std::pair<std::string, std::string>> device_parts(const nlohmann::js
   // sweep run family by family, --filter gemm/bf16/) all count. Found on the first GPU run
   // (2026-11-27): the last of five one-dtype documents replaced the other four.
   for (const auto& m : d.gemms) ++count["gemm " + m.dtype];
-  count["gemm tf32"] = d.tf32_items;
   for (const auto& [part, n] : count)
     if (part.starts_with("gemm ") && n > 0) add(part, true);
   add("memory_bound", d.hbm_bytes_per_second > 0);
@@ -351,14 +350,13 @@ DeviceFits kept_device(const DocumentFits& d) {
     const auto it = d.part_from.find(part);
     return it == d.part_from.end() ? nullptr : &d.fits[it->second];
   };
-  for (const char* dtype : {"fp32", "fp16", "bf16", "fp8"}) {
+  for (const char* dtype : {"fp32", "tf32", "fp16", "bf16", "fp8"}) {
     const auto* f = from(std::string("gemm ") + dtype);
     if (f == nullptr) continue;
     for (const auto& m : f->gemms)
       if (m.dtype == dtype) device.gemms.push_back(m);
     if (std::string_view(dtype) == "fp32") device.best_gemm_fp32 = f->best_gemm_fp32;
   }
-  if (const auto* f = from("gemm tf32")) device.best_gemm_tf32 = f->best_gemm_tf32;
   if (const auto* f = from("memory_bound")) {
     device.hbm_bytes_per_second = f->hbm_bytes_per_second;
     device.memory_bound_points = f->memory_bound_points;

@@ -230,6 +230,7 @@ json composite_scenario(const kernels::CompositeConfig& c, int ranks, int ranks_
         {"micro_batch", c.micro_batch},
         {"global_batch", ranks * c.micro_batch},
         {"precision", "fp32"},
+        {"tf32", false},  // the composite's SGEMMs run with TF32 math off
         {"optimizer", "adam"},
         {"flash_attention", false},
         {"recompute", "none"},

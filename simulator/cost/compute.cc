@@ -227,7 +227,7 @@ OpCost cross_entropy_op(const LocalShape& s, Pass pass, const OpContext& ctx, Me
 
 double gemm_peak_flops(Dtype dtype, const GpuProfile& gpu) {
   const PeakFlops& p = gpu.peak;
-  const double peak = dtype == Dtype::kFp32 ? (p.tf32 > 0 ? p.tf32 : p.fp32) : p.for_dtype(dtype);
+  const double peak = p.for_dtype(dtype);
   return peak > 0 ? peak : p.fp16;
 }
 
@@ -256,6 +256,8 @@ OpCost gemm_cost(double m, double n, double k, double batch, Dtype dtype, const 
   // bytes, peak and measured table as bf16 (found by review: fp8 on A100 took the best-shape
   // roofline and came out faster than bf16).
   if (dtype == Dtype::kFp8 && gpu.peak.fp8 <= 0) dtype = Dtype::kBf16;
+  // A GPU without TF32 tensor cores runs them as fp32 GEMMs: the fp32 peak and measured table.
+  if (dtype == Dtype::kTf32 && gpu.peak.tf32 <= 0) dtype = Dtype::kFp32;
   // flops = 2 * m * n * k * batch
   const double flops = 2 * m * n * k * batch;
   // bytes = (A + B) in dtype + C in dtype (bf16 for fp8 GEMMs)
@@ -275,15 +277,16 @@ OpCost memory_bound_cost(double bytes, const GpuProfile& gpu, MemoryKernel kerne
 
 OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& gpu) {
   const LocalShape s = split_for_tp(op, ctx);
+  const Dtype gemm = gemm_dtype(ctx.precision, ctx.tf32);
   switch (op.kind) {
     case OpKind::kGemm:
     case OpKind::kExpertGemm:  // grouped expert GEMM costed as one GEMM over all routed rows
-      return weight_gemm(s, pass, ctx.precision, gpu);
+      return weight_gemm(s, pass, gemm, gpu);
     case OpKind::kAttentionScore:
     case OpKind::kAttentionValue:
-      return attention_bmm(s, pass, attention_dtype(ctx.precision), gpu);
+      return attention_bmm(s, pass, attention_dtype(gemm), gpu);
     case OpKind::kFlashAttention:
-      return flash_attention(s, pass, attention_dtype(ctx.precision), ctx, gpu);
+      return flash_attention(s, pass, attention_dtype(gemm), ctx, gpu);
     case OpKind::kLoss:
       return cross_entropy_op(s, pass, ctx, op.kernel, gpu);
     case OpKind::kSoftmax:

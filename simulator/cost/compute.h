@@ -52,10 +52,18 @@ struct GemmEfficiency {
                                              Dtype dtype, const GpuProfile& gpu);
 
 // Peak FLOP/s a GEMM in `dtype` runs against: fp8 at the fp8 peak (bf16 without fp8 tensor
-// cores), fp16/bf16 at their peaks, fp32 at the TF32 tensor-core peak when the GPU has one (the
-// training frameworks' TF32 setting) else the FP32 peak. A zero peak (a GPU without that format,
+// cores), fp16/bf16 at their peaks, fp32 at the FP32 (CUDA-core) peak, tf32 at the TF32
+// tensor-core peak (the FP32 peak on a GPU without TF32). A zero peak (a GPU without that format,
 // e.g. bf16 on V100) falls back to the fp16 peak.
 [[nodiscard]] double gemm_peak_flops(Dtype dtype, const GpuProfile& gpu);
+
+// The dtype a training run's GEMMs compute in: its precision, except that fp32 runs with
+// training.tf32 (the default) multiply on TF32 tensor cores. PyTorch's matmul default is TF32
+// off (torch.backends.cuda.matmul.allow_tf32 = False); NVIDIA's PyTorch containers turn it on
+// (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1).
+[[nodiscard]] constexpr Dtype gemm_dtype(Dtype precision, bool tf32) {
+  return precision == Dtype::kFp32 && tf32 ? Dtype::kTf32 : precision;
+}
 
 // One GEMM [m x k] . [k x n], repeated `batch` times, in `dtype`:
 //   flops = 2 * m * n * k * batch
@@ -76,7 +84,8 @@ struct GemmEfficiency {
 struct OpContext {
   int tp = 1;
   bool sp = false;
-  Dtype precision = Dtype::kBf16;  // GEMM dtype (fp8 GEMMs run at the fp8 peak)
+  Dtype precision = Dtype::kBf16;  // training precision: element bytes of memory-bound ops
+  bool tf32 = true;                // fp32 GEMMs on TF32 tensor cores (training.tf32; gemm_dtype)
   // Causal language models: fused attention skips the masked half of the score tiles, so its
   // time covers half the FLOPs (the FLOPs reported stay the full, unmasked count: the Megatron
   // convention for MFU). Unfused attention computes the masked scores, so it is unaffected.

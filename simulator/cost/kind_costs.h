@@ -58,6 +58,7 @@ struct KindCostKey {
   int tp = 1, cp = 1, ep = 1;
   bool sp = false;  // sequence parallelism in effect (sp && tp > 1)
   Dtype precision = Dtype::kBf16;
+  bool tf32 = true;  // OpContext's
   std::int64_t seq_len = 0, micro_batch = 1;
   bool flash_attention = false;
   bool output_projection = false;  // untied embeddings, or pp > 1

@@ -216,17 +216,12 @@ void add_host(const Ctx& c, const OpSums& sum, DispatchCounts n, WorkCost& w) {
 KindCostKey kind_cost_key(const Ctx& c) {
   const auto& t = c.s.training;
   const auto& m = c.s.model;
-  return {c.plan.tp,
-          c.plan.cp,
-          c.plan.ep,
-          c.op.sp,
-          c.op.precision,
-          t.seq_len,
-          t.micro_batch,
-          t.flash_attention,
-          !m.tied_embeddings || c.plan.pp > 1,
-          t.attention_kernel,
-          c.op.cross_entropy};
+  return {c.plan.tp,          c.plan.cp,
+          c.plan.ep,          c.op.sp,
+          c.op.precision,     c.op.tf32,
+          t.seq_len,          t.micro_batch,
+          t.flash_attention,  !m.tied_embeddings || c.plan.pp > 1,
+          t.attention_kernel, c.op.cross_entropy};
 }
 
 KindCosts kind_costs(const Ctx& c, double vocab) {

@@ -29,7 +29,7 @@ Ctx make_ctx(const Scenario& s, const Plan& plan) {
   const auto& t = s.training;
   Ctx c{s, plan, {}, {}, 2, 2, 2, {}, {}, {}, {}, {}, {}, {}};
   c.zero = &s.strategy.zero_facts();
-  c.op = {plan.tp, s.strategy.sp && plan.tp > 1, t.precision};
+  c.op = {plan.tp, s.strategy.sp && plan.tp > 1, t.precision, t.tf32};
   c.op.attention_kernel = t.attention_kernel;
   c.op.cross_entropy =
       s.effects.cross_entropy_traffic ? t.cross_entropy : CrossEntropyKernel::kStreaming;
@@ -157,8 +157,10 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan, KindCostCache*
         fwd += kind_fwd[s.model.is_moe_layer(l) ? 1 : 0];
     out.stages.back().forward_seconds = fwd;
   }
-  // The MFU denominator is the peak the GEMMs run at (fp32 training: TF32 where available).
-  out.peak_flops_per_gpu = gemm_peak_flops(s.training.precision, s.cluster.gpu);
+  // The MFU denominator is the peak the GEMMs run at (fp32 training: TF32's where the run uses
+  // it and the GPU has it, else FP32's).
+  out.peak_flops_per_gpu =
+      gemm_peak_flops(gemm_dtype(s.training.precision, s.training.tf32), s.cluster.gpu);
   out.step_host_seconds = s.framework.step_overhead_s;
   out.overlap_slowdown = s.cluster.gpu.compute.overlap_compute_slowdown;
   return out;

@@ -18,6 +18,8 @@ double PeakFlops::for_dtype(Dtype d) const {
       return bf16;
     case Dtype::kFp8:
       return fp8 > 0 ? fp8 : bf16;
+    case Dtype::kTf32:
+      return tf32 > 0 ? tf32 : fp32;
   }
   return fp32;
 }

@@ -19,10 +19,11 @@ enum class GradDtype { kSame, kFp32 };
 enum class Optimizer { kAdam, kAdamW, kSgd };
 
 struct TrainingConfig {
-  std::int64_t seq_len = 0;                 // tokens per sequence (required)
-  std::int64_t global_batch = 0;            // sequences per optimizer step (required)
-  std::int64_t micro_batch = 1;             // sequences per micro-batch per data-parallel rank
-  Dtype precision = Dtype::kBf16;           // fp32, or fp16/bf16/fp8 mixed precision
+  std::int64_t seq_len = 0;        // tokens per sequence (required)
+  std::int64_t global_batch = 0;   // sequences per optimizer step (required)
+  std::int64_t micro_batch = 1;    // sequences per micro-batch per data-parallel rank
+  Dtype precision = Dtype::kBf16;  // fp32, or fp16/bf16/fp8 mixed precision
+  bool tf32 = true;  // fp32 precision: GEMMs on TF32 tensor cores (false: FP32 CUDA-core GEMMs)
   GradDtype grad_dtype = GradDtype::kSame;  // kFp32 keeps FP32 main gradients (Megatron)
   Optimizer optimizer = Optimizer::kAdamW;
   bool flash_attention = true;  // fused attention: no s^2 score tensors are stored

@@ -35,6 +35,7 @@ void read_training(const nlohmann::json& j, Diagnostics& d, TrainingConfig& t,
   r.integer("global_batch", t.global_batch, 1, kMaxCount, true);
   r.integer("micro_batch", t.micro_batch, 1, kMaxCount);
   r.enumeration("precision", t.precision, kPrecisions);
+  r.boolean("tf32", t.tf32);
   r.enumeration("grad_dtype", t.grad_dtype, kGradDtypes);
   r.enumeration("optimizer", t.optimizer, kOptimizers);
   r.enumeration("recompute", recompute, kRecompute);
@@ -256,6 +257,7 @@ nlohmann::json effective_training_json(const Scenario& s) {
           {"global_batch", t.global_batch},
           {"micro_batch", t.micro_batch},
           {"precision", enum_name(kPrecisions, t.precision)},
+          {"tf32", t.tf32},
           {"grad_dtype", enum_name(kGradDtypes, t.grad_dtype)},
           {"optimizer", enum_name(kOptimizers, t.optimizer)},
           {"recompute", enum_name(kRecompute, s.strategy.recompute)},

@@ -170,15 +170,16 @@ TEST(ProfileFromSamples, AReplacedDocumentSetsNoPeak) {
   EXPECT_TRUE(p.uses[0].used.empty());
 }
 
-// CUDA: TF32 GEMMs set the tf32 peak and are not table points; the fp32 (SGEMM) points are taken
-// against the peak the simulator prices fp32 with, TF32's where the profile has one. Found on
-// review before the first GPU run (2026-11-27): tf32 items were filed as fp32, and fp32 points
-// against the fp32 peak were priced against TF32's (7.4x too fast on an H200 base).
-// Base: fp32 6.7e13, tf32 4.947e14 (the h200-sxm datasheet). Measured: SGEMM 5e13, TF32 6e14.
-// Expected: tf32 peak = max(4.947e14, 6e14) = 6e14; the one point is fp32 with efficiency
-// 5e13 / 6e14 = 1/12, so that 1/12 x 6e14 gives back the 5e13 measured.
-TEST(ProfileFromSamples, Tf32IsAPeakAndFp32PointsAreTakenAgainstIt) {
-  json tf32 = gemm(6e14);
+// CUDA: TF32 GEMMs and fp32 (SGEMM) GEMMs are two tables, each against its own peak, the one
+// the simulator prices that dtype with (gemm_peak_flops: fp32 at FP32's, tf32 at TF32's), so
+// each point gives back its measured rate. Until 2026-11-28 tf32 items only raised the peak and
+// fp32 points were taken against TF32's: "fp32" then meant SGEMM on a profile with such points
+// and TF32 on the others, an fp32 run 6x slower on h200-sxm than on h100-sxm.
+// Base: fp32 6.7e13, tf32 4.947e14 (the h200-sxm datasheet). Measured: SGEMM 5e13, TF32 4e14 on
+// the same 512^3 shape. Expected: the peaks stay (neither measured rate exceeds its peak); an
+// fp32 point of 5e13 / 6.7e13 and a tf32 point of 4e14 / 4.947e14.
+TEST(ProfileFromSamples, Tf32AndFp32AreTablesAgainstTheirOwnPeaks) {
+  json tf32 = gemm(4e14);
   tf32["params"]["dtype"] = "tf32";
   tf32["name"] = "tf32 gemm";
   const json doc = document(json::array({gemm(5e13), tf32}), "cuda");
@@ -188,11 +189,36 @@ TEST(ProfileFromSamples, Tf32IsAPeakAndFp32PointsAreTakenAgainstIt) {
   gpu.peak.tf32 = 4.947e14;
   gpu.peak.fp16 = gpu.peak.bf16 = 9.894e14;
   const SamplesProfile p = profile_from_samples({{&doc, "gpu.json", 0}}, &gpu);
-  EXPECT_EQ(p.profile.peak.tf32, 6e14);
+  EXPECT_EQ(p.profile.peak.tf32, 4.947e14);
   EXPECT_EQ(p.profile.peak.fp32, 6.7e13);
+  ASSERT_EQ(p.profile.compute.gemm_points.size(), 2u);
+  for (const auto& pt : p.profile.compute.gemm_points) {
+    ASSERT_TRUE(pt.dtype == "fp32" || pt.dtype == "tf32") << pt.dtype;
+    const double measured = pt.dtype == "fp32" ? 5e13 : 4e14;
+    const double peak = pt.dtype == "fp32" ? 6.7e13 : 4.947e14;
+    EXPECT_NEAR(pt.efficiency, measured / peak, 1e-12) << pt.dtype;
+    // The simulator prices the shape back at the measured rate.
+    const Dtype d = *dtype_from_name(pt.dtype);
+    EXPECT_NEAR(gemm_peak_flops(d, p.profile) * pt.efficiency, measured, measured * 1e-12);
+  }
+}
+
+// A measured TF32 rate above the base's TF32 peak raises it, as any dtype's does: 6e14 against
+// 4.947e14 -> peak 6e14 and the point's efficiency 1.
+TEST(ProfileFromSamples, AFasterTf32RateRaisesTheTf32Peak) {
+  json tf32 = gemm(6e14);
+  tf32["params"]["dtype"] = "tf32";
+  const json doc = document(json::array({tf32}), "cuda");
+  GpuProfile gpu;
+  gpu.name = "test-gpu";
+  gpu.peak.fp32 = 6.7e13;
+  gpu.peak.tf32 = 4.947e14;
+  gpu.peak.fp16 = gpu.peak.bf16 = 9.894e14;
+  const SamplesProfile p = profile_from_samples({{&doc, "gpu.json", 0}}, &gpu);
+  EXPECT_EQ(p.profile.peak.tf32, 6e14);
   ASSERT_EQ(p.profile.compute.gemm_points.size(), 1u);
-  EXPECT_EQ(p.profile.compute.gemm_points[0].dtype, "fp32");
-  EXPECT_NEAR(p.profile.compute.gemm_points[0].efficiency, 5e13 / 6e14, 1e-12);
+  EXPECT_EQ(p.profile.compute.gemm_points[0].dtype, "tf32");
+  EXPECT_DOUBLE_EQ(p.profile.compute.gemm_points[0].efficiency, 1.0);
 }
 
 // CUDA: GEMMs are replaced per dtype. Found on the first GPU run (2026-11-27): a sweep run family

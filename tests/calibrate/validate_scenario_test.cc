@@ -53,5 +53,20 @@ TEST(validate_scenario, NodeNetworkPresetLeftToTheLoader) {
   EXPECT_GT(predict_step(s).des_seconds, 0);
 }
 
+// The composite multiplies with cuBLAS SGEMM, TF32 math off (kernels/cuda/composite.h), so its
+// scenario says training.tf32 false: its GEMMs are priced at the FP32 peak and the fp32 table.
+// Before 2026-11-28 there was no such key and an fp32 scenario was priced at TF32 on profiles
+// without fp32 points. With the flag turned on, the same step is priced faster (the h100-sxm
+// preset's TF32 peak is 494.7 against 67 TFLOP/s for FP32, compute_test derives the GEMM ratio).
+TEST(validate_scenario, TheCompositeRunsWithoutTf32) {
+  const GpuProfile g = preset_profile();
+  auto s = composite_scenario(composite_config(true, kernels::BackendKind::kCpu), 1, 1, g);
+  EXPECT_EQ(s["training"]["precision"], "fp32");
+  EXPECT_EQ(s["training"]["tf32"], false);
+  const double sgemm = predict_step(s).des_seconds;
+  s["training"]["tf32"] = true;
+  EXPECT_LT(predict_step(s).des_seconds, sgemm);
+}
+
 }  // namespace
 }  // namespace shardsim::calibrate

@@ -108,7 +108,29 @@ TEST(compute_gemm, Fp8WritesBf16OutputAndRunsAtFp8Peak) {
   const auto g = round_gpu();
   EXPECT_DOUBLE_EQ(gemm_cost(4096, 4096, 4096, 1, Dtype::kFp8, g).bytes, 4.0 * 4096 * 4096);
   EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kFp8, g), 2e15);
-  EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kFp32, g), 5e14);  // TF32 tensor cores
+  EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kFp32, g), 5e13);  // FP32 CUDA cores
+  EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kTf32, g), 5e14);  // TF32 tensor cores
+}
+
+// fp32 training multiplies on TF32 tensor cores unless training.tf32 is false (OpContext::tf32).
+// round_gpu has no table: a GEMM is the roofline at its peak, so a compute-bound 8192^3 GEMM
+// (2 x 8192^3 FLOP against 3 x 8192^2 x 4 B of traffic: 1.1e12 FLOP / 8e8 B) takes
+// flops / (peak x efficiency): the efficiency is the same for both (the same 4-byte operands),
+// so the FP32 GEMM takes 5e14 / 5e13 = 10x the TF32 one, launch overhead aside.
+TEST(compute_gemm, Fp32RunsOnTf32TensorCoresUnlessTurnedOff) {
+  const auto g = round_gpu();
+  EXPECT_EQ(gemm_dtype(Dtype::kFp32, true), Dtype::kTf32);
+  EXPECT_EQ(gemm_dtype(Dtype::kFp32, false), Dtype::kFp32);
+  EXPECT_EQ(gemm_dtype(Dtype::kBf16, true), Dtype::kBf16);  // only fp32 runs change
+  const Op w = make_op(OpKind::kGemm, 8192, 8192, 8192, 1, 0, TpSplit::kNone);
+  OpContext on, off;
+  on.precision = off.precision = Dtype::kFp32;
+  off.tf32 = false;
+  const OpCost t = op_cost(w, Pass::kForward, on, g);
+  const OpCost f = op_cost(w, Pass::kForward, off, g);
+  EXPECT_DOUBLE_EQ(t.flops, f.flops);
+  EXPECT_DOUBLE_EQ(t.bytes, f.bytes);
+  EXPECT_NEAR((f.seconds - kLaunch) / (t.seconds - kLaunch), 10.0, 1e-9);
 }
 
 TEST(compute_gemm, ZeroPeakFallsBackToFp16) {
@@ -119,6 +141,9 @@ TEST(compute_gemm, ZeroPeakFallsBackToFp16) {
   EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kBf16, v), 1.25e14);
   EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kFp8, v), 1.25e14);
   EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kFp32, v), 1.57e13);
+  EXPECT_DOUBLE_EQ(gemm_peak_flops(Dtype::kTf32, v), 1.57e13);  // no TF32: FP32's
+  EXPECT_DOUBLE_EQ(gemm_cost(4096, 4096, 4096, 1, Dtype::kTf32, v).seconds,
+                   gemm_cost(4096, 4096, 4096, 1, Dtype::kFp32, v).seconds);
   EXPECT_TRUE(std::isfinite(gemm_cost(4096, 4096, 4096, 1, Dtype::kBf16, v).seconds));
 }
 
@@ -273,7 +298,7 @@ TEST(compute_op, FlashAttentionAtTheMeasuredRateScaledBySmFill) {
   const double gemm_rate = 1e15 * gemm_efficiency(4096, 4096, 128, 32, Dtype::kBf16, g).total();
   EXPECT_NEAR(op_cost(fa, Pass::kForward, full, g).seconds, f.flops / gemm_rate + kLaunch, 1e-15);
   // fp32 attention has no measured points either (the table is fp16/bf16): the score GEMM's
-  // efficiency at the fp32 GEMM peak, which is TF32's 5e14 (gemm_peak_flops).
+  // efficiency at the fp32 run's GEMM peak, TF32's 5e14 (training.tf32 on, the default).
   const double fp32_rate = 5e14 * gemm_efficiency(4096, 4096, 128, 32, Dtype::kFp32, g).total();
   const OpCost f32 = op_cost(fa, Pass::kForward, {1, false, Dtype::kFp32}, g);
   EXPECT_NEAR(f32.seconds, std::max(f32.flops / 2 / fp32_rate, f32.bytes / 0.8e12) + kLaunch,

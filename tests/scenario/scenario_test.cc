@@ -7,6 +7,7 @@
 #include "simulator/core/diagnostics.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
+#include "simulator/scenario/sections.h"
 #include "simulator/scenario/validate.h"
 
 namespace shardsim {
@@ -113,6 +114,25 @@ TEST(Scenario, CrossFieldErrorsNameTheNumbers) {
     EXPECT_NE(std::string(e.what()).find("not divisible by tp*pp*cp = 3*1*1 = 3"),
               std::string::npos)
         << e.what();
+  }
+}
+
+// training.tf32: true by default (the behaviour before the key existed: fp32 GEMMs at TF32),
+// read as a boolean, refused with its path otherwise, and written back into the resolved scenario
+// that reports carry (so a report's scenario runs again the same way).
+TEST(Scenario, Tf32IsABooleanWithTrueAsDefault) {
+  auto raw = minimal();
+  EXPECT_TRUE(scenario_from_json(raw, "").training.tf32);
+  raw["training"]["tf32"] = false;
+  const Scenario off = scenario_from_json(raw, "");
+  EXPECT_FALSE(off.training.tf32);
+  EXPECT_EQ(effective_training_json(off)["tf32"], false);
+  raw["training"]["tf32"] = "no";
+  try {
+    (void)scenario_from_json(raw, "");
+    FAIL() << "a string tf32 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/training/tf32"), std::string::npos) << e.what();
   }
 }
 
