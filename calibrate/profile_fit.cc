@@ -369,12 +369,14 @@ DeviceFits kept_device(const DocumentFits& d) {
 }
 
 // Every document's collectives, each (op, ranks, ranks per node) from one of them; `keys` gets
-// each document's ("collective all_reduce/2x2").
+// each document's ("collective all_reduce/2x2"), `left_out` each document's stalled samples.
 std::vector<MeasuredCollective> all_collectives(const std::vector<SamplesInput>& docs,
-                                                std::vector<std::vector<std::string>>& keys) {
+                                                std::vector<std::vector<std::string>>& keys,
+                                                std::vector<std::vector<SampleLeftOut>>& left_out) {
   std::vector<MeasuredCollective> rows;
   std::map<Key, std::string> measured_in;
   keys.assign(docs.size(), {});
+  left_out.assign(docs.size(), {});
   for (std::size_t i = 0; i < docs.size(); ++i) {
     std::vector<MeasuredCollective> measured;
     in_document(docs, i, [&] { measured = collective_rows(*docs[i].doc, docs[i].file); });
@@ -386,7 +388,11 @@ std::vector<MeasuredCollective> all_collectives(const std::vector<SamplesInput>&
                         "file per job size",
                         first->second, docs[i].file, m.op, m.ranks, m.ranks_per_node));
       measured_in[key] = docs[i].file;
-      keys[i].push_back(fmt::format("collective {}/{}x{}", m.op, m.ranks, m.ranks_per_node));
+      const std::string group = fmt::format("{}/{}x{}", m.op, m.ranks, m.ranks_per_node);
+      keys[i].push_back("collective " + group);
+      // `lines` of samples are 1-based item numbers (collective_rows).
+      for (const auto& o : m.left_out)
+        left_out[i].push_back({group, o.line - 1, o.seconds, o.larger_line - 1, o.larger_seconds});
       rows.push_back(std::move(m));
     }
   }
@@ -395,10 +401,10 @@ std::vector<MeasuredCollective> all_collectives(const std::vector<SamplesInput>&
 
 // What document i gave (used) and what a later one measured again (replaced).
 SamplesUse use_of(const std::vector<SamplesInput>& docs, std::size_t i, const DocumentFits& d,
-                  const std::vector<std::string>& keys) {
+                  const std::vector<std::string>& keys, std::vector<SampleLeftOut> left_out) {
   const auto& doc = *docs[i].doc;
-  SamplesUse u{docs[i].file, backend_of(docs[i]),         "", "",
-               true,         int(doc.at("items").size()), {}, {}};
+  SamplesUse u{docs[i].file, backend_of(docs[i]), "", "", true, int(doc.at("items").size()), {},
+               {},           std::move(left_out)};
   in_document(docs, i, [&] {
     u.host = doc.at("context").value("host", "unknown");
     u.date = doc.at("context").value("date_utc", "").substr(0, 10);
@@ -460,10 +466,12 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
     });
   fit_compute(kept_device(d), cpu, g);
   std::vector<std::vector<std::string>> keys;
-  const std::vector<MeasuredCollective> rows = all_collectives(docs, keys);
+  std::vector<std::vector<SampleLeftOut>> left_out;
+  const std::vector<MeasuredCollective> rows = all_collectives(docs, keys, left_out);
   if (!rows.empty()) fit_network(rows, g);
   SamplesProfile out;
-  for (std::size_t i = 0; i < docs.size(); ++i) out.uses.push_back(use_of(docs, i, d, keys[i]));
+  for (std::size_t i = 0; i < docs.size(); ++i)
+    out.uses.push_back(use_of(docs, i, d, keys[i], std::move(left_out[i])));
   g.provenance = samples_provenance(out.uses, d, cpu, base);
   out.profile = std::move(g);
   return out;

@@ -20,9 +20,19 @@ struct SamplesInput {
   double memory_bytes = 0;  // device memory; cpu: the caller's host RAM share per rank. 0: base
 };
 
+// A collective sample left out of the fit as stalled (leave_out_stalled): over kStallFactor times
+// slower than a larger message of its group. Items are 0-based indices into the document's items.
+struct SampleLeftOut {
+  std::string collective;  // "all_reduce/2x1": op / ranks x ranks per node
+  int item = 0;
+  double seconds = 0;
+  int larger_item = 0;
+  double larger_seconds = 0;
+};
+
 // What one document gave the profile, for the fit report: each part ("gemm", "memory_bound",
 // "launch", "copy", "collective all_reduce/2x1", ...) it measured, and of those the ones a later
-// document measured again (the later one's values are used).
+// document measured again (the later one's values are used), and its collective samples left out.
 struct SamplesUse {
   std::string file;
   std::string backend;  // cpu | cuda
@@ -32,6 +42,7 @@ struct SamplesUse {
   int items = 0;
   std::vector<std::string> used;
   std::vector<std::string> replaced;
+  std::vector<SampleLeftOut> left_out;
 };
 
 struct SamplesProfile {

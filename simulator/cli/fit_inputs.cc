@@ -11,6 +11,7 @@
 
 #include "calibrate/attention_fit.h"
 #include "calibrate/bandwidth_fit.h"
+#include "calibrate/collective_fit.h"
 #include "calibrate/compute_fit.h"
 #include "calibrate/linear_fit.h"
 #include "calibrate/profile_fit.h"
@@ -94,6 +95,21 @@ void fit_samples(const std::vector<std::string>& files, bool has_base, GpuProfil
           u.used.empty() ? "nothing" : fmt::format("{}", fmt::join(u.used, ", ")));
       if (!u.replaced.empty())
         line += fmt::format("; measured again by a later file: {}", fmt::join(u.replaced, ", "));
+      // Stalled collective samples are left out as stalled log rows are, and said as they are
+      // (found by review, 2026-11-28: the samples report did not list them).
+      json left = json::array();
+      for (const auto& o : u.left_out) {
+        line += fmt::format(
+            "\n  items[{}] ({}) left out: {:.4g} us, over {:g}x the {:.4g} us of the larger "
+            "message items[{}] (a stalled run)",
+            o.item, o.collective, o.seconds * 1e6, cal::kStallFactor, o.larger_seconds * 1e6,
+            o.larger_item);
+        left.push_back({{"item", o.item},
+                        {"collective", o.collective},
+                        {"seconds", o.seconds},
+                        {"larger_item", o.larger_item},
+                        {"larger_seconds", o.larger_seconds}});
+      }
       notes.add({{"input", "samples"},
                  {"file", u.file},
                  {"rows", u.items},
@@ -102,7 +118,8 @@ void fit_samples(const std::vector<std::string>& files, bool has_base, GpuProfil
                  {"date", u.date},
                  {"complete", u.complete},
                  {"used", u.used},
-                 {"replaced_by_later_file", u.replaced}},
+                 {"replaced_by_later_file", u.replaced},
+                 {"left_out", left}},
                 line);
     }
   } catch (const json::exception& e) {

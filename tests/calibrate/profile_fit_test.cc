@@ -128,8 +128,21 @@ TEST(ProfileFromSamples, AStalledCollectiveSampleIsLeftOutAsALogsRowIs) {
                                }),
                 without.end());
   const json a = document(stalled), b = document(without);
-  const GpuProfile got = profile_from_samples({{&a, "a.json", 1e9}}, nullptr).profile;
+  const SamplesProfile fitted = profile_from_samples({{&a, "a.json", 1e9}}, nullptr);
+  const GpuProfile& got = fitted.profile;
   const GpuProfile want = profile_from_samples({{&b, "b.json", 1e9}}, nullptr).profile;
+  // The report's list (found by review, 2026-11-28: it said nothing of the sample left out):
+  // items[1] is the 1 KB sample (items[0] is the gemm), items[2] the 10 KB one at
+  // 20 us + 1e4 B / 1e9 B/s = 30 us.
+  ASSERT_EQ(fitted.uses.size(), 1u);
+  ASSERT_EQ(fitted.uses[0].left_out.size(), 1u);
+  const SampleLeftOut& o = fitted.uses[0].left_out[0];
+  EXPECT_EQ(o.collective, "all_reduce/2x2");
+  EXPECT_EQ(o.item, 1);
+  EXPECT_DOUBLE_EQ(o.seconds, 1e-3);
+  EXPECT_EQ(o.larger_item, 2);
+  EXPECT_DOUBLE_EQ(o.larger_seconds, 20e-6 + 1e4 / 1e9);
+  EXPECT_TRUE(profile_from_samples({{&b, "b.json", 1e9}}, nullptr).uses[0].left_out.empty());
   ASSERT_TRUE(got.network && want.network);
   ASSERT_EQ(got.network->fitted_collectives.size(), want.network->fitted_collectives.size());
   for (std::size_t i = 0; i < got.network->fitted_collectives.size(); ++i) {
