@@ -184,6 +184,17 @@ TEST(ProfileFromSamples, AReplacedDocumentSetsNoPeak) {
   EXPECT_TRUE(p.uses[0].used.empty());
 }
 
+// A GPU base with the h200-sxm datasheet's dense peaks: fp32 6.7e13, tf32 4.947e14, fp16 and
+// bf16 9.894e14 FLOP/s.
+GpuProfile h200_datasheet_peaks() {
+  GpuProfile gpu;
+  gpu.name = "test-gpu";
+  gpu.peak.fp32 = 6.7e13;
+  gpu.peak.tf32 = 4.947e14;
+  gpu.peak.fp16 = gpu.peak.bf16 = 9.894e14;
+  return gpu;
+}
+
 // CUDA: TF32 GEMMs and fp32 (SGEMM) GEMMs are two tables, each against its own peak, the one
 // the simulator prices that dtype with (gemm_peak_flops: fp32 at FP32's, tf32 at TF32's), so
 // each point gives back its measured rate. Until 2026-11-28 tf32 items only raised the peak and
@@ -197,11 +208,7 @@ TEST(ProfileFromSamples, Tf32AndFp32AreTablesAgainstTheirOwnPeaks) {
   tf32["params"]["dtype"] = "tf32";
   tf32["name"] = "tf32 gemm";
   const json doc = document(json::array({gemm(5e13), tf32}), "cuda");
-  GpuProfile gpu;
-  gpu.name = "test-gpu";
-  gpu.peak.fp32 = 6.7e13;
-  gpu.peak.tf32 = 4.947e14;
-  gpu.peak.fp16 = gpu.peak.bf16 = 9.894e14;
+  const GpuProfile gpu = h200_datasheet_peaks();
   const SamplesProfile p = profile_from_samples({{&doc, "gpu.json", 0}}, &gpu);
   EXPECT_EQ(p.profile.peak.tf32, 4.947e14);
   EXPECT_EQ(p.profile.peak.fp32, 6.7e13);
@@ -223,11 +230,7 @@ TEST(ProfileFromSamples, AFasterTf32RateRaisesTheTf32Peak) {
   json tf32 = gemm(6e14);
   tf32["params"]["dtype"] = "tf32";
   const json doc = document(json::array({tf32}), "cuda");
-  GpuProfile gpu;
-  gpu.name = "test-gpu";
-  gpu.peak.fp32 = 6.7e13;
-  gpu.peak.tf32 = 4.947e14;
-  gpu.peak.fp16 = gpu.peak.bf16 = 9.894e14;
+  const GpuProfile gpu = h200_datasheet_peaks();
   const SamplesProfile p = profile_from_samples({{&doc, "gpu.json", 0}}, &gpu);
   EXPECT_EQ(p.profile.peak.tf32, 6e14);
   ASSERT_EQ(p.profile.compute.gemm_points.size(), 1u);
