@@ -11,7 +11,6 @@
 
 #include "calibrate/attention_fit.h"
 #include "calibrate/bandwidth_fit.h"
-#include "calibrate/collective_fit.h"
 #include "calibrate/compute_fit.h"
 #include "calibrate/linear_fit.h"
 #include "calibrate/profile_fit.h"
@@ -68,69 +67,6 @@ std::string read_input(const std::string& path, const std::string& flag) {
   // read_text_file names a missing file, a directory (found by review: a directory read as an
   // empty log, "dir:0: no nccl-tests data rows found") and an unreadable one; 1 GiB at most.
   return read_text_file(path, std::uintmax_t{1} << 30, flag);
-}
-
-void fit_samples(const std::vector<std::string>& files, bool has_base, GpuProfile& g,
-                 FitNotes& notes) {
-  if (files.empty()) return;
-  std::vector<json> docs;
-  std::vector<cal::SamplesInput> inputs;
-  docs.reserve(files.size());
-  try {
-    for (const auto& path : files) {
-      // Samples of a long GPU sweep are bigger than scenarios: up to 256 MiB.
-      docs.push_back(parse_json_text(read_text_file(path, std::uintmax_t{256} << 20, "--samples"),
-                                     "--samples \"" + path + "\""));
-      cal::check_samples(docs.back(), path);
-      inputs.push_back({&docs.back(), path, cal::samples_memory_bytes(docs.back())});
-    }
-    auto fitted = cal::profile_from_samples(inputs, has_base ? &g : nullptr);
-    g = std::move(fitted.profile);
-    for (const auto& u : fitted.uses) {
-      const std::string state = u.complete ? "" : ", an incomplete (.partial) sweep";
-      std::string line = fmt::format(
-          "{}: calibration samples, {} items ({} backend on {}, {}{}); "
-          "used: {}",
-          u.file, u.items, u.backend, u.host, u.date, state,
-          u.used.empty() ? "nothing" : fmt::format("{}", fmt::join(u.used, ", ")));
-      if (!u.replaced.empty())
-        line += fmt::format("; measured again by a later file: {}", fmt::join(u.replaced, ", "));
-      // Stalled collective samples are left out as stalled log rows are, and said as they are
-      // (found by review, 2026-11-28: the samples report did not list them).
-      json left = json::array();
-      for (const auto& o : u.left_out) {
-        line += fmt::format(
-            "\n  items[{}] ({}) left out: {:.4g} us, over {:g}x the {:.4g} us of the larger "
-            "message items[{}] (a stalled run)",
-            o.item, o.collective, o.seconds * 1e6, cal::kStallFactor, o.larger_seconds * 1e6,
-            o.larger_item);
-        left.push_back({{"item", o.item},
-                        {"collective", o.collective},
-                        {"seconds", o.seconds},
-                        {"larger_item", o.larger_item},
-                        {"larger_seconds", o.larger_seconds}});
-      }
-      notes.add({{"input", "samples"},
-                 {"file", u.file},
-                 {"rows", u.items},
-                 {"backend", u.backend},
-                 {"host", u.host},
-                 {"date", u.date},
-                 {"complete", u.complete},
-                 {"used", u.used},
-                 {"replaced_by_later_file", u.replaced},
-                 {"left_out", left}},
-                line);
-    }
-  } catch (const json::exception& e) {
-    // Reading a document (parse, check, its memory share) is what throws this here:
-    // profile_from_samples turns its own into invalid_argument naming the file. The document
-    // being read is the one after those accepted.
-    const std::string& file = files[std::min(inputs.size(), files.size() - 1)];
-    throw InputError("--samples", fmt::format("{}: {}", file, e.what()));
-  } catch (const std::invalid_argument& e) {
-    throw InputError("--samples", e.what());
-  }
 }
 
 void fit_gemm_tables(const std::vector<std::string>& files, const MeasuredDevice& on, GpuProfile& g,

@@ -1,0 +1,84 @@
+// fit --samples: the profile calibration samples documents describe, and one report line per
+// document saying what it gave (fit_inputs.h).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "calibrate/collective_fit.h"
+#include "calibrate/profile_fit.h"
+#include "calibrate/samples_check.h"
+#include "simulator/cli/fit_inputs.h"
+#include "simulator/core/diagnostics.h"
+#include "simulator/core/json_reader.h"
+
+namespace shardsim::cli {
+
+namespace cal = shardsim::calibrate;
+using nlohmann::json;
+
+void fit_samples(const std::vector<std::string>& files, bool has_base, GpuProfile& g,
+                 FitNotes& notes) {
+  if (files.empty()) return;
+  std::vector<json> docs;
+  std::vector<cal::SamplesInput> inputs;
+  docs.reserve(files.size());
+  try {
+    for (const auto& path : files) {
+      // Samples of a long GPU sweep are bigger than scenarios: up to 256 MiB.
+      docs.push_back(parse_json_text(read_text_file(path, std::uintmax_t{256} << 20, "--samples"),
+                                     "--samples \"" + path + "\""));
+      cal::check_samples(docs.back(), path);
+      inputs.push_back({&docs.back(), path, cal::samples_memory_bytes(docs.back())});
+    }
+    auto fitted = cal::profile_from_samples(inputs, has_base ? &g : nullptr);
+    g = std::move(fitted.profile);
+    for (const auto& u : fitted.uses) {
+      const std::string state = u.complete ? "" : ", an incomplete (.partial) sweep";
+      std::string line = fmt::format(
+          "{}: calibration samples, {} items ({} backend on {}, {}{}); "
+          "used: {}",
+          u.file, u.items, u.backend, u.host, u.date, state,
+          u.used.empty() ? "nothing" : fmt::format("{}", fmt::join(u.used, ", ")));
+      if (!u.replaced.empty())
+        line += fmt::format("; measured again by a later file: {}", fmt::join(u.replaced, ", "));
+      // Stalled collective samples are left out as stalled log rows are, and said as they are
+      // (found by review, 2026-11-28: the samples report did not list them).
+      json left = json::array();
+      for (const auto& o : u.left_out) {
+        line += fmt::format(
+            "\n  items[{}] ({}) left out: {:.4g} us, over {:g}x the {:.4g} us of the larger "
+            "message items[{}] (a stalled run)",
+            o.item, o.collective, o.seconds * 1e6, cal::kStallFactor, o.larger_seconds * 1e6,
+            o.larger_item);
+        left.push_back({{"item", o.item},
+                        {"collective", o.collective},
+                        {"seconds", o.seconds},
+                        {"larger_item", o.larger_item},
+                        {"larger_seconds", o.larger_seconds}});
+      }
+      notes.add({{"input", "samples"},
+                 {"file", u.file},
+                 {"rows", u.items},
+                 {"backend", u.backend},
+                 {"host", u.host},
+                 {"date", u.date},
+                 {"complete", u.complete},
+                 {"used", u.used},
+                 {"replaced_by_later_file", u.replaced},
+                 {"left_out", left}},
+                line);
+    }
+  } catch (const json::exception& e) {
+    // Reading a document (parse, check, its memory share) is what throws this here:
+    // profile_from_samples turns its own into invalid_argument naming the file. The document
+    // being read is the one after those accepted.
+    const std::string& file = files[std::min(inputs.size(), files.size() - 1)];
+    throw InputError("--samples", fmt::format("{}: {}", file, e.what()));
+  } catch (const std::invalid_argument& e) {
+    throw InputError("--samples", e.what());
+  }
+}
+
+}  // namespace shardsim::cli
