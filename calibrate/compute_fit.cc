@@ -81,7 +81,7 @@ std::variant<GemmMeasurement, std::string> parse_row(const std::vector<std::stri
   if (int(f.size()) <= need)
     return fmt::format("expected at least {} fields, got {}", need + 1, f.size());
   const auto dtype = canonical_dtype(f[c.dtype]);
-  if (!dtype) return fmt::format("unknown dtype \"{}\" (fp32, fp16, bf16, fp8)", f[c.dtype]);
+  if (!dtype) return fmt::format("unknown dtype \"{}\" (fp32, tf32, fp16, bf16, fp8)", f[c.dtype]);
   const auto m = parse_number(f[c.m]), n = parse_number(f[c.n]), k = parse_number(f[c.k]);
   const auto t = parse_number(f[c.tflops]);
   const auto b = c.batch >= 0 ? parse_number(f[c.batch]) : std::optional<double>(1);

@@ -138,7 +138,7 @@ void fit_gemm_best(const std::vector<std::string>& files, const MeasuredDevice& 
 }
 
 void check_gemm_aliases(const std::vector<std::string>& aliases) {
-  static const std::vector<std::string> kDtypes = {"fp32", "fp16", "bf16", "fp8"};
+  static const std::vector<std::string> kDtypes = {"fp32", "tf32", "fp16", "bf16", "fp8"};
   std::set<std::string> targets;
   for (const auto& a : aliases) {
     const auto eq = a.find('=');
@@ -146,7 +146,7 @@ void check_gemm_aliases(const std::vector<std::string>& aliases) {
     const auto known = [&](const std::string& d) { return std::ranges::count(kDtypes, d) > 0; };
     if (eq == std::string::npos || !known(dst) || !known(src) || dst == src)
       throw InputError("--gemm-alias", fmt::format("\"{}\": expected DST=SRC with two different "
-                                                   "dtypes of fp32, fp16, bf16, fp8 (e.g. "
+                                                   "dtypes of fp32, tf32, fp16, bf16, fp8 (e.g. "
                                                    "bf16=fp16)",
                                                    a));
     // found by review, 2026-11-27: the second of two said "bf16 has measured points of its own"

@@ -52,7 +52,7 @@ struct StepCosts {
   LayerCost output;                       // last stage: final norm, logits, loss
   double p2p_seconds = 0;                 // one micro-batch's activations between adjacent stages
   std::vector<StageCost> stages;          // indexed by pipeline stage
-  double peak_flops_per_gpu = 0;          // dense peak for the training precision (MFU denominator)
+  double peak_flops_per_gpu = 0;          // dense peak of the GEMMs' dtype (MFU denominator)
   double step_host_seconds = 0;           // the framework's per-step host time the GPU waits for
   // Compute slows by this fraction while a data-parallel collective runs beside it (contention.h).
   double overlap_slowdown = 0;

@@ -29,7 +29,7 @@ struct StepTime {
   TimeSplit breakdown;  // exposed seconds of the critical stage; sums to step_seconds
   int critical_stage = 0;
   std::vector<double> stage_end_seconds;  // DES only: when each pipeline stage finished
-  double peak_flops_per_gpu = 0;          // dense peak of the training precision (MFU base)
+  double peak_flops_per_gpu = 0;          // dense peak of the GEMMs' dtype (MFU base)
   Throughput throughput;
 };
 

@@ -133,6 +133,33 @@ TEST(compute_gemm, Fp32RunsOnTf32TensorCoresUnlessTurnedOff) {
   EXPECT_NEAR((f.seconds - kLaunch) / (t.seconds - kLaunch), 10.0, 1e-9);
 }
 
+// A GPU without TF32 tensor cores (a CPU profile, a CUDA calibration without a base) runs an
+// fp32 run's GEMMs as fp32 whatever training.tf32 says: weight GEMMs and flash attention alike
+// price the measured fp32 table. Found by review (2026-11-28): flash attention looked up a "tf32"
+// table such a profile never has and fell back to the roofline. round_gpu without TF32 and with
+// one fp32 point at 4096^3 (efficiency 0.3, below the roofline's 0.8 x k_depth) and another at
+// the score GEMM's shape: tf32 on and off must cost every op the same.
+TEST(compute_op, Fp32OnAGpuWithoutTf32IgnoresTheTf32Switch) {
+  GpuProfile g = round_gpu();
+  g.peak.tf32 = 0;
+  g.compute.kind = "measured";
+  g.compute.gemm_points = {{"fp32", 4096, 4096, 4096, 0.3}, {"fp32", 4096, 4096, 128, 0.2}};
+  index_gemm_points(g.compute);
+  OpContext on, off;
+  on.precision = off.precision = Dtype::kFp32;
+  off.tf32 = false;
+  const Op w = make_op(OpKind::kGemm, 4096, 4096, 4096, 1, 0, TpSplit::kNone);
+  const Op fa =
+      make_op(OpKind::kFlashAttention, 4096, 4096, 128, 32, 4096.0 * 32 * 128 * 3, TpSplit::kHeads);
+  for (const Op& op : {w, fa})
+    for (const Pass pass : {Pass::kForward, Pass::kBackwardInput})
+      EXPECT_DOUBLE_EQ(op_cost(op, pass, on, g).seconds, op_cost(op, pass, off, g).seconds)
+          << int(op.kind);
+  // The weight GEMM is the measured point's rate: 2 x 4096^3 / (5e13 x 0.3), plus the launch.
+  EXPECT_NEAR(op_cost(w, Pass::kForward, on, g).seconds,
+              2.0 * std::pow(4096.0, 3) / 1.5e13 + kLaunch, 1e-12);
+}
+
 TEST(compute_gemm, ZeroPeakFallsBackToFp16) {
   // V100-like: no bf16, fp8 or tf32. bf16 -> fp16; fp8 -> bf16 (for_dtype) -> 0 -> fp16;
   // fp32 without TF32 -> the FP32 peak.

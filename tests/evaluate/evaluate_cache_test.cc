@@ -136,7 +136,8 @@ TEST(evaluate_cache, CachedEqualsUncachedAcrossStrategiesAndExamples) {
 
 TEST(evaluate_cache, ScenariosAlternatingOnOneCacheAndOtherFieldsVaried) {
   // Two models and two GPUs alternating (and one model on both GPUs): each memo must notice the
-  // change and never serve the other scenario's entry; precision, sequence length, flash
+  // change and never serve the other scenario's entry; precision (fp32 with and without TF32
+  // too), sequence length, flash
   // attention, the attention kernel, the loss's implementation and its traffic switch vary too.
   EvaluateCache cache;
   const Scenario a = load_scenario("llama3-8b-8xh100");
@@ -151,7 +152,11 @@ TEST(evaluate_cache, ScenariosAlternatingOnOneCacheAndOtherFieldsVaried) {
     for (const Scenario* base : {&a, &b, &c}) {
       std::optional<Scenario> s = variant(*base, i);
       if (!s) continue;
-      s->training.precision = (i / 11) % 3 == 0 ? Dtype::kFp8 : Dtype::kBf16;
+      s->training.precision = (i / 11) % 3 == 0   ? Dtype::kFp8
+                              : (i / 11) % 3 == 1 ? Dtype::kFp32
+                                                  : Dtype::kBf16;
+      // fp32's GEMMs on TF32 or not: the kind costs' key holds the switch
+      s->training.tf32 = (i / 31) % 2 == 0;
       s->training.flash_attention = (i / 13) % 2 == 0;
       // the kernel alone changes the kind costs' key (A100: two measured kernels)
       s->training.attention_kernel =

@@ -19,6 +19,27 @@ Scenario llama8b(const std::vector<std::string>& sets = {}) {
   return load_scenario("llama3-8b-8xh100", sets);
 }
 
+// MFU is taken against the peak the GEMMs run at: for an fp32 run on h100-sxm, TF32's 494.7
+// TFLOP/s with training.tf32 on (the default) and FP32's 67 with it off (the preset's
+// peak_flops_per_second); bf16's 989.4 whatever the switch, with a warning that it does nothing.
+TEST(evaluate, Fp32MfuIsAgainstTheTf32PeakOrTheFp32One) {
+  const auto peak = [](const std::vector<std::string>& sets) {
+    const Scenario s = llama8b(sets);
+    const Expected<Estimate> e = evaluate(s);
+    EXPECT_TRUE(e.ok());
+    return e.ok() && e->time ? e->time->peak_flops_per_gpu : 0.0;
+  };
+  EXPECT_DOUBLE_EQ(peak({"training.precision=fp32"}), 4.947e14);
+  EXPECT_DOUBLE_EQ(peak({"training.precision=fp32", "training.tf32=false"}), 6.7e13);
+  EXPECT_DOUBLE_EQ(peak({"training.tf32=false"}), 9.894e14);
+  const Scenario bf16 = llama8b({"training.tf32=false"});
+  const Expected<Estimate> e = evaluate(bf16);
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(std::ranges::any_of(e->warnings, [](const std::string& w) {
+    return w.find("training.tf32 applies to fp32 runs only") != std::string::npos;
+  }));
+}
+
 TEST(evaluate, BadVariedStrategyIsDiagnosticsListingEveryProblem) {
   Scenario s = llama8b();
   // On a 384-GPU cluster (48 nodes of 8), tp 3 x pp 64 x dp 2 = 384 fills it, but tp = 3 divides
