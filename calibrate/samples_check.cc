@@ -58,7 +58,7 @@ void check_context(const json& ctx, const std::string& file) {
 
 // The measured value each kind's fit reads: a rate or time above 0 (a rate of 0 made the
 // memory-bound spread 0/0, a NaN in the profile; found by review, 2026-11-27).
-void check_item_value(const json& item, int i, const std::string& file) {
+void check_item_value(const json& item, int i, const std::string& file, double world_size) {
   const auto positive = [&](const char* section, const char* key) {
     const json v = key == nullptr ? member(item, section) : member(member(item, section), key);
     if (!v.is_number() || !(v.get<double>() > 0))
@@ -95,6 +95,14 @@ void check_item_value(const json& item, int i, const std::string& file) {
                                i, op.dump()));
     positive("params", "bytes");
     positive("median_s", nullptr);
+    // A group is ranks of the job that measured it: one larger than the job's world is not a
+    // measurement of this run (found by review, 2026-11-28: an 8-rank item in a 2-rank
+    // document was fitted as measured).
+    if (const json r = member(member(item, "params"), "ranks");
+        world_size > 0 && r.is_number() && r.get<double>() > world_size)
+      refuse(file, fmt::format("items[{}].params.ranks is {}, more than the {} ranks of the job "
+                               "that wrote the file (context.mpi.world_size)",
+                               i, r.dump(), world_size));
   } else {
     refuse(file, fmt::format("items[{}].kind is {}, not one of gemm, memory_bound, collective, "
                              "copy, launch",
@@ -116,8 +124,11 @@ void check_samples(const json& s, const std::string& file) {
   if (!s.at("items").is_array()) refuse(file, "items must be an array");
   std::vector<std::string> failed;
   int i = 0;
+  // context.mpi.world_size, when given (the schema requires it of the sweep's documents).
+  const json world = member(member(s.at("context"), "mpi"), "world_size");
+  const double world_size = world.is_number() ? world.get<double>() : 0;
   for (const auto& item : s.at("items")) {
-    check_item_value(item, i, file);
+    check_item_value(item, i, file, world_size);
     const json verified = member(item, "verified");
     if (!verified.is_boolean())
       refuse(file, fmt::format("items[{}].verified must be true or false", i));

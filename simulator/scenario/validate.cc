@@ -267,13 +267,13 @@ void check_precision(const Scenario& s, StrategyCheck& c) {
                     s.cluster.gpu.name));
   if (s.training.precision == Dtype::kFp32 && s.training.tf32 && peak.tf32 <= 0)
     c.warnings.push_back(
-        fmt::format("{} has no TF32 tensor cores (peak_flops_per_second.tf32 is 0); the fp32 "
-                    "run's GEMMs are costed as FP32 GEMMs, training.tf32 notwithstanding",
+        fmt::format("{} has no TF32 tensor cores (peak_flops_per_second.tf32 is 0): the fp32 "
+                    "run's GEMMs are costed as FP32 GEMMs, and training.tf32 has no effect",
                     s.cluster.gpu.name));
   if (s.training.precision != Dtype::kFp32 && !s.training.tf32)
     c.warnings.push_back(
-        fmt::format("training.tf32 applies to fp32 runs only; a {} run's GEMMs are {} GEMMs",
-                    dtype_name(s.training.precision), dtype_name(s.training.precision)));
+        fmt::format("training.tf32 applies to fp32 runs only: it has no effect with precision {}",
+                    dtype_name(s.training.precision)));
   if (s.training.precision == Dtype::kBf16 && peak.bf16 <= 0)
     c.warnings.push_back(
         fmt::format("{} has no bf16 tensor cores; its GEMMs are costed at the "

@@ -43,8 +43,12 @@ void add_all_reduce(json& items, int ranks, int per_node) {
         {{"bytes", bytes}}, json::object(), 20e-6 + bytes / 1e9));
 }
 
-json document(json items, const std::string& backend = "cpu") {
-  return test_samples::samples_document(std::move(items), backend, 2, "2026-11-27T05:00:00Z");
+// A document of a job of `world` ranks, 2 per node (a group larger than its job is refused).
+json document(json items, const std::string& backend = "cpu", int world = 2) {
+  json d = test_samples::samples_document(std::move(items), backend, 2, "2026-11-27T05:00:00Z");
+  d["context"]["mpi"]["world_size"] = world;
+  d["context"]["mpi"]["nodes"] = (world + 1) / 2;
+  return d;
 }
 
 std::string thrown(const std::vector<SamplesInput>& docs, const GpuProfile* base = nullptr) {
@@ -65,7 +69,7 @@ TEST(ProfileFromSamples, DevicePartsComeFromTheLastDocumentThatMeasuredThemColle
   add_all_reduce(a_items, 2, 2);
   json b_items = json::array({gemm(3e11)});
   add_all_reduce(b_items, 4, 2);
-  const json a = document(a_items), b = document(b_items);
+  const json a = document(a_items), b = document(b_items, "cpu", 4);
   const SamplesProfile p =
       profile_from_samples({{&a, "a.json", 1e9}, {&b, "b.json", 1e9}}, nullptr);
   // CPU backend: every peak is the best sgemm of the document whose GEMMs are used, b's 3e11;
@@ -425,7 +429,7 @@ TEST(ProfileFromSamples, TheBasesKeptSegmentsKeepTheirProvenance) {
   add_all_reduce(two, 2, 2);
   add_all_reduce(four, 4, 2);
   add_all_reduce(eight, 8, 2);
-  const json a = document(two), b = document(four), c = document(eight);
+  const json a = document(two), b = document(four, "cpu", 4), c = document(eight, "cpu", 8);
   const GpuProfile p1 = profile_from_samples({{&a, "two.json", 1e9}}, nullptr).profile;
   const GpuProfile p2 = profile_from_samples({{&b, "four.json", 1e9}}, &p1).profile;
   const GpuProfile p3 = profile_from_samples({{&c, "eight.json", 1e9}}, &p2).profile;
@@ -562,10 +566,26 @@ TEST(ProfileFromSamples, GroupSizesAreWholeNumbersOfRanks) {
     add_all_reduce(items, 4, 2);
     items[1]["params"]["ranks"] = ranks;
     items[1]["params"]["ranks_per_node"] = per_node;
-    const json doc = document(items);
+    // In a job of 2^20 ranks (the most a group may have): 1e300 is refused as larger than the
+    // job, the others as no placement.
+    const json doc = document(items, "cpu", 1 << 20);
     const std::string e = thrown({{&doc, "g.json", 1e9}});
-    EXPECT_TRUE(contains(e, "g.json: items[1]: params.ranks")) << e;
+    EXPECT_TRUE(contains(e, "g.json: items[1]") && contains(e, "params.ranks")) << e;
   }
+}
+
+// A collective group larger than the job that wrote the document cannot have been measured by
+// it (found by review, 2026-11-28: the fit took an 8-rank item of a 2-rank document as
+// measured). 4 ranks in a job of 2: refused, naming the item and the world size; in a job of 4:
+// fitted.
+TEST(ProfileFromSamples, AGroupLargerThanItsJobIsRefused) {
+  json items = json::array({gemm(1e11)});
+  add_all_reduce(items, 4, 2);
+  const json two = document(items, "cpu", 2), four = document(items, "cpu", 4);
+  const std::string e = thrown({{&two, "two.json", 1e9}});
+  EXPECT_TRUE(contains(e, "two.json: items[1].params.ranks is 4, more than the 2 ranks")) << e;
+  EXPECT_TRUE(contains(e, "context.mpi.world_size")) << e;
+  EXPECT_EQ(thrown({{&four, "four.json", 1e9}}), "");
 }
 
 TEST(ProfileFromSamples, AMissingKeyNamesTheDocument) {

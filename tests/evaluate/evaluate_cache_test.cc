@@ -180,6 +180,27 @@ TEST(evaluate_cache, ScenariosAlternatingOnOneCacheAndOtherFieldsVaried) {
   EXPECT_GT(compared, 300u);
 }
 
+// One fp32 scenario with TF32 on, then off, on one cache: the same model and GPU, so the cost
+// memo keeps its entries and only its key (KindCostKey::tf32) tells the two apart. Found by
+// review (2026-11-28): the alternating test above changes model or GPU at every step, which
+// empties the memo, so it could not see a key without tf32. Each must equal its uncached
+// evaluation, and TF32 off is slower (FP32's 67 against TF32's 494.7 TFLOP/s on h100-sxm).
+TEST(evaluate_cache, Tf32OnAndOffOnOneCacheAreTwoEntries) {
+  EvaluateCache cache;
+  const EvaluateOptions plain{Mode::kAnalytic, false, MemoryDetail::kNumbers};
+  EvaluateOptions cached = plain;
+  cached.cache = &cache;
+  const Scenario on = load_scenario("llama3-8b-8xh100", {"training.precision=fp32"});
+  const Scenario off =
+      load_scenario("llama3-8b-8xh100", {"training.precision=fp32", "training.tf32=false"});
+  const Expected<Estimate> a = evaluate(on, cached);
+  const Expected<Estimate> b = evaluate(off, cached);
+  expect_same(evaluate(on, plain), a);
+  expect_same(evaluate(off, plain), b);
+  ASSERT_TRUE(a.ok() && b.ok() && a->time && b->time);
+  EXPECT_GT(b->time->step_seconds, a->time->step_seconds);
+}
+
 TEST(evaluate_cache, AProfileTableChangedAfterACachedEvaluationIsNoticed) {
   // The profile's measured tables are shared by its copies (core/shared_vector.h), the memo's
   // copy included: a change, on a copy of the scenario or on the scenario itself, must reach the

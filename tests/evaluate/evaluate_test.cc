@@ -38,6 +38,15 @@ TEST(evaluate, Fp32MfuIsAgainstTheTf32PeakOrTheFp32One) {
   EXPECT_TRUE(std::ranges::any_of(e->warnings, [](const std::string& w) {
     return w.find("training.tf32 applies to fp32 runs only") != std::string::npos;
   }));
+  // V100 has no TF32 (v100-sxm-32gb: tf32 peak 0): FP32's 15.7 TFLOP/s either way, and a warning
+  // that the switch does nothing there.
+  EXPECT_DOUBLE_EQ(peak({"training.precision=fp32", "cluster.gpu=v100-sxm-32gb"}), 1.57e13);
+  const Scenario v100 = llama8b({"training.precision=fp32", "cluster.gpu=v100-sxm-32gb"});
+  const Expected<Estimate> v = evaluate(v100);
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(std::ranges::any_of(v->warnings, [](const std::string& w) {
+    return w.find("has no TF32 tensor cores") != std::string::npos;
+  }));
 }
 
 TEST(evaluate, BadVariedStrategyIsDiagnosticsListingEveryProblem) {
