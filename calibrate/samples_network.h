@@ -1,0 +1,30 @@
+// The network part of a profile fitted from calibration samples (profile_fit.h): collective
+// items grouped into measured collectives, and their fit onto a profile's network.
+#pragma once
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "calibrate/collective_fit.h"
+#include "simulator/hardware/hardware.h"
+
+namespace shardsim::calibrate {
+
+using CollectiveKey = std::tuple<std::string, int, int>;  // op, ranks, ranks_per_node
+
+// The collective items of one samples document grouped by (op, ranks, ranks_per_node), rows
+// ascending by size (`lines` hold 1-based item numbers), stalled items left out
+// (leave_out_stalled). Throws std::invalid_argument naming `file` for a group that is no
+// placement or is left with fewer than 2 sizes.
+[[nodiscard]] std::vector<MeasuredCollective> collective_rows(const nlohmann::json& samples,
+                                                              const std::string& file);
+
+// Fits every measured collective (fit_collective) and the topology formula (fit_topology) onto
+// g.network: the base's segments of the measured keys give way, its others and their provenance
+// are kept, marked "base 'NAME'".
+void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g);
+
+}  // namespace shardsim::calibrate
