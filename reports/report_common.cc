@@ -6,6 +6,7 @@
 
 #include "simulator/core/dtype.h"
 #include "simulator/core/units.h"
+#include "simulator/cost/compute.h"
 #include "simulator/model/params.h"
 
 namespace shardsim {
@@ -119,10 +120,11 @@ std::string describe_setup(const Estimate& e) {
       "training  {} x {} tokens per step, micro-batch {} (m = {} per DP rank), {}, "
       "{}, recompute {}, flash attention {}, loss {}\n",
       t.global_batch, t.seq_len, e.micro_batch, plan.micro_batches,
-      t.precision != Dtype::kFp32   ? dtype_name(t.precision)
-      : !t.tf32                     ? std::string("fp32 (GEMMs in FP32, TF32 off)")
-      : s.cluster.gpu.peak.tf32 > 0 ? std::string("fp32 (GEMMs on TF32 tensor cores)")
-                                    : std::string("fp32 (GEMMs in FP32: the GPU has no TF32)"),
+      t.precision != Dtype::kFp32 ? dtype_name(t.precision)
+      : !t.tf32                   ? std::string("fp32 (GEMMs in FP32, TF32 off)")
+      : gemm_dtype(t.precision, t.tf32, s.cluster.gpu.peak) == Dtype::kTf32
+          ? std::string("fp32 (GEMMs on TF32 tensor cores)")
+          : std::string("fp32 (GEMMs in FP32: the GPU has no TF32)"),
       optimizer_name(t.optimizer), recompute_name(p.recompute),
       t.flash_attention ? "on (" + t.attention_kernel + ")" : std::string("off"),
       cross_entropy_name(t.cross_entropy));

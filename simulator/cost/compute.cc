@@ -277,10 +277,10 @@ OpCost memory_bound_cost(double bytes, const GpuProfile& gpu, MemoryKernel kerne
 
 OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& gpu) {
   const LocalShape s = split_for_tp(op, ctx);
-  // A GPU without TF32 tensor cores runs an fp32 run's GEMMs, flash attention's included, as
-  // fp32 (found by review, 2026-11-28: flash attention looked up a "tf32" table such a profile
-  // never has, and fell back to the roofline instead of the measured fp32 table).
-  const Dtype gemm = gemm_dtype(ctx.precision, ctx.tf32 && gpu.peak.tf32 > 0);
+  // gemm_dtype falls back to fp32 on a GPU without TF32 for flash attention too (found by
+  // review, 2026-11-28: it looked up a "tf32" table such a profile never has, and fell back to
+  // the roofline instead of the measured fp32 table).
+  const Dtype gemm = gemm_dtype(ctx.precision, ctx.tf32, gpu.peak);
   switch (op.kind) {
     case OpKind::kGemm:
     case OpKind::kExpertGemm:  // grouped expert GEMM costed as one GEMM over all routed rows

@@ -57,12 +57,13 @@ struct GemmEfficiency {
 // e.g. bf16 on V100) falls back to the fp16 peak.
 [[nodiscard]] double gemm_peak_flops(Dtype dtype, const GpuProfile& gpu);
 
-// The dtype a training run's GEMMs compute in: its precision, except that fp32 runs with
-// training.tf32 (the default) multiply on TF32 tensor cores. PyTorch's matmul default is TF32
-// off (torch.backends.cuda.matmul.allow_tf32 = False); NVIDIA's PyTorch containers turn it on
-// (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1).
-[[nodiscard]] constexpr Dtype gemm_dtype(Dtype precision, bool tf32) {
-  return precision == Dtype::kFp32 && tf32 ? Dtype::kTf32 : precision;
+// The dtype a training run's GEMMs (flash attention's included) compute in: its precision,
+// except that fp32 runs with training.tf32 (the default) multiply on TF32 tensor cores where the
+// GPU has them (`peak.tf32` > 0; else as fp32: the FP32 peak and measured table). PyTorch's
+// matmul default is TF32 off (torch.backends.cuda.matmul.allow_tf32 = False); NVIDIA's PyTorch
+// containers turn it on (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1).
+[[nodiscard]] constexpr Dtype gemm_dtype(Dtype precision, bool tf32, const PeakFlops& peak) {
+  return precision == Dtype::kFp32 && tf32 && peak.tf32 > 0 ? Dtype::kTf32 : precision;
 }
 
 // One GEMM [m x k] . [k x n], repeated `batch` times, in `dtype`:

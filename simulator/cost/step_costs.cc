@@ -160,8 +160,7 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan, KindCostCache*
   // The MFU denominator is the peak the GEMMs run at (fp32 training: TF32's where the run uses
   // it and the GPU has it, else FP32's).
   out.peak_flops_per_gpu = gemm_peak_flops(
-      gemm_dtype(s.training.precision, s.training.tf32 && s.cluster.gpu.peak.tf32 > 0),
-      s.cluster.gpu);
+      gemm_dtype(s.training.precision, s.training.tf32, s.cluster.gpu.peak), s.cluster.gpu);
   out.step_host_seconds = s.framework.step_overhead_s;
   out.overlap_slowdown = s.cluster.gpu.compute.overlap_compute_slowdown;
   return out;

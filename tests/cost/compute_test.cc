@@ -119,9 +119,12 @@ TEST(compute_gemm, Fp8WritesBf16OutputAndRunsAtFp8Peak) {
 // so the FP32 GEMM takes 5e14 / 5e13 = 10x the TF32 one, launch overhead aside.
 TEST(compute_gemm, Fp32RunsOnTf32TensorCoresUnlessTurnedOff) {
   const auto g = round_gpu();
-  EXPECT_EQ(gemm_dtype(Dtype::kFp32, true), Dtype::kTf32);
-  EXPECT_EQ(gemm_dtype(Dtype::kFp32, false), Dtype::kFp32);
-  EXPECT_EQ(gemm_dtype(Dtype::kBf16, true), Dtype::kBf16);  // only fp32 runs change
+  EXPECT_EQ(gemm_dtype(Dtype::kFp32, true, g.peak), Dtype::kTf32);
+  EXPECT_EQ(gemm_dtype(Dtype::kFp32, false, g.peak), Dtype::kFp32);
+  EXPECT_EQ(gemm_dtype(Dtype::kBf16, true, g.peak), Dtype::kBf16);  // only fp32 runs change
+  GpuProfile no_tf32 = g;
+  no_tf32.peak.tf32 = 0;  // V100-like: fp32 whatever the switch
+  EXPECT_EQ(gemm_dtype(Dtype::kFp32, true, no_tf32.peak), Dtype::kFp32);
   const Op w = make_op(OpKind::kGemm, 8192, 8192, 8192, 1, 0, TpSplit::kNone);
   OpContext on, off;
   on.precision = off.precision = Dtype::kFp32;
