@@ -17,24 +17,39 @@ constexpr double kMinLatencyUs = 0.01;  // floor before taking logs of a latency
 constexpr double kPercent = 100;
 
 // The fitted members of NetworkConfig, in the order of the parameter vector.
-constexpr std::array<double NetworkConfig::*, 8> kParams = {
-    &NetworkConfig::intra_node_GBps,           &NetworkConfig::inter_node_Gbps,
-    &NetworkConfig::intra_node_latency_us,     &NetworkConfig::inter_node_latency_us,
-    &NetworkConfig::intra_node_hop_latency_us, &NetworkConfig::inter_node_hop_latency_us,
-    &NetworkConfig::bandwidth_efficiency_min,  &NetworkConfig::bandwidth_efficiency_half_bytes};
+constexpr std::array<double NetworkConfig::*, 10> kParams = {
+    &NetworkConfig::intra_node_GBps,
+    &NetworkConfig::inter_node_Gbps,
+    &NetworkConfig::intra_node_latency_us,
+    &NetworkConfig::inter_node_latency_us,
+    &NetworkConfig::intra_node_hop_latency_us,
+    &NetworkConfig::inter_node_hop_latency_us,
+    &NetworkConfig::bandwidth_efficiency_min,
+    &NetworkConfig::bandwidth_efficiency_half_bytes,
+    &NetworkConfig::intra_node_all_reduce_gain,
+    &NetworkConfig::inter_node_all_reduce_gain};
+constexpr std::size_t kIntraGain = 8, kInterGain = 9;
 
 // Bounds of the fitted members (the profile reader's ranges,
 // simulator/hardware/hardware_tables.cc): the fit stays readable. A log of large messages alone
 // leaves the small-message efficiency free, and the search drove it to 1e-8 (found by review,
 // 2026-11-27).
-constexpr std::array<double, 8> kMin = {1e-3, 1e-3, 0, 0, 0, 0, 0.001, 0};
-constexpr std::array<double, 8> kMax = {1e6, 1e7, 1e6, 1e6, 1e6, 1e6, 1, 1e15};
+constexpr std::array<double, 10> kMin = {1e-3, 1e-3, 0, 0, 0, 0, 0.001, 0, 1, 1};
+constexpr std::array<double, 10> kMax = {1e6, 1e7, 1e6, 1e6, 1e6, 1e6, 1, 1e15, 16, 16};
 
 // Below this size a collective's time is mostly its start-up latency (64 KiB: under 1 us of
 // transfer at 100 GB/s against latencies of 10-100 us); from kLargeBytes up mostly its transfer
 // (16 MiB: 37 us at 450 GB/s, above the latencies).
 constexpr double kSmallBytes = 65536;
 constexpr double kLargeBytes = 16.0 * 1048576;
+
+// What the fit varies: the indices of kParams it frees, their upper bounds, and the levels whose
+// link rate and all-reduce gain are split after the fit (split_at_line_rate).
+struct FitPlan {
+  std::vector<std::size_t> free;
+  std::array<double, kParams.size()> upper = kMax;
+  bool split_intra = false, split_inter = false;
+};
 
 // The indices of kParams the logs constrain: the inter-node ones (1, 3, 5) only when some log
 // crosses nodes, the intra-node ones (0, 2, 4) only when some log has two ranks on a node. The
@@ -43,9 +58,19 @@ constexpr double kLargeBytes = 16.0 * 1048576;
 // 10-node logs (33 MB upwards) put it at 491 us, 13x the datasheet's (found by review,
 // 2026-11-27); the bandwidths (0, 1) only when such a log has rows of at least kLargeBytes.
 // Parameters the logs do not constrain keep the base network's values.
-std::vector<std::size_t> free_params(const std::vector<MeasuredCollective>& logs) {
+// Line rates (a fit that put the links above the wire priced a 1 GB send/recv between two DGX
+// H100 nodes at 60.4 GB/s over a 50 GB/s NIC; found by review, 2026-11-28). Where the base
+// declares a level's line rate and an all-reduce log with rows of at least kLargeBytes uses the
+// level:
+// - if a log of another collective uses the level's link too, the link is bounded by the line
+//   rate and the level's all-reduce gain (8, 9) is fitted with it;
+// - otherwise the logs see only link x gain: the link is fitted unbounded with the gain at its
+//   base value, and split_at_line_rate divides it afterwards. (Fitting the two together there
+//   left the search on a flat ridge: the H200 one-node fit went from 2.0 to 4.3 % median.)
+FitPlan plan_fit(const std::vector<MeasuredCollective>& logs, const NetworkConfig& base) {
   bool inter = false, intra = false, inter_small = false, intra_small = false, small = false;
   bool inter_large = false, intra_large = false, spans = false;
+  bool inter_reduce = false, intra_reduce = false, inter_other = false, intra_other = false;
   for (const auto& m : logs) {
     if (m.bytes.empty()) continue;
     const bool has_small = *std::ranges::min_element(m.bytes) <= kSmallBytes;
@@ -59,8 +84,19 @@ std::vector<std::size_t> free_params(const std::vector<MeasuredCollective>& logs
     intra_large = intra_large || (shares && has_large);
     small = small || has_small;
     spans = spans || (has_small && has_large);
+    const bool reduce = m.op == "all_reduce";
+    inter_reduce = inter_reduce || (crosses && reduce && has_large);
+    intra_reduce = intra_reduce || (shares && reduce && has_large);
+    inter_other = inter_other || (crosses && !reduce);
+    intra_other = intra_other || (shares && !reduce);
   }
-  std::vector<std::size_t> out;
+  FitPlan plan;
+  const bool intra_gain = intra_reduce && base.intra_node_line_GBps > 0;
+  const bool inter_gain = inter_reduce && base.inter_node_line_Gbps > 0;
+  plan.split_intra = intra_gain && !intra_other;
+  plan.split_inter = inter_gain && !inter_other;
+  if (intra_gain && intra_other) plan.upper[0] = std::min(kMax[0], base.intra_node_line_GBps);
+  if (inter_gain && inter_other) plan.upper[1] = std::min(kMax[1], base.inter_node_line_Gbps);
   for (std::size_t i = 0; i < kParams.size(); ++i) {
     const bool is_inter = i == 1 || i == 3 || i == 5, is_intra = i == 0 || i == 2 || i == 4;
     const bool is_latency = i >= 2 && i <= 5, is_bandwidth = i <= 1;
@@ -72,25 +108,44 @@ std::vector<std::size_t> free_params(const std::vector<MeasuredCollective>& logs
     // The efficiency curve (its small-message floor 6 and half point 7) needs a log that spans
     // both regimes: a sweep of 8-64 B drove it to the floor and priced 1 GB at 1.6 s.
     if ((i == 6 || i == 7) && !spans) continue;
-    out.push_back(i);
+    if (i == kIntraGain && !(intra_gain && intra_other)) continue;
+    if (i == kInterGain && !(inter_gain && inter_other)) continue;
+    plan.free.push_back(i);
   }
-  return out;
+  return plan;
 }
 
-std::vector<double> to_params(const NetworkConfig& n, const std::vector<std::size_t>& free) {
+std::vector<double> to_params(const NetworkConfig& n, const FitPlan& plan) {
   std::vector<double> x;
-  for (auto i : free) x.push_back(std::log(std::max(n.*kParams[i], kMinLatencyUs)));
+  for (auto i : plan.free)
+    x.push_back(std::log(std::clamp(n.*kParams[i], kMinLatencyUs, plan.upper[i])));
   return x;
 }
 
-NetworkConfig from_params(const std::vector<double>& x, const std::vector<std::size_t>& free,
+NetworkConfig from_params(const std::vector<double>& x, const FitPlan& plan,
                           const NetworkConfig& base) {
   NetworkConfig n = base;
   n.fitted_collectives.clear();
-  for (std::size_t j = 0; j < free.size(); ++j)
-    n.*kParams[free[j]] = std::clamp(std::exp(x[j]), kMin[free[j]], kMax[free[j]]);
+  for (std::size_t j = 0; j < plan.free.size(); ++j) {
+    const std::size_t i = plan.free[j];
+    n.*kParams[i] = std::clamp(std::exp(x[j]), kMin[i], plan.upper[i]);
+  }
   n.bandwidth_efficiency_min = std::min(n.bandwidth_efficiency_min, n.bandwidth_efficiency_max);
   return n;
+}
+
+// A level that only all-reduce logs use: they fixed link x gain. The link takes the product up
+// to the line rate and the gain the rest (the logs' predictions are unchanged).
+void split_at_line_rate(const FitPlan& plan, NetworkConfig& n) {
+  const auto split = [](double& link, double& gain, double line) {
+    const double product = link * gain;
+    link = std::min(product, line);
+    gain = product / link;
+  };
+  if (plan.split_intra)
+    split(n.intra_node_GBps, n.intra_node_all_reduce_gain, n.intra_node_line_GBps);
+  if (plan.split_inter)
+    split(n.inter_node_Gbps, n.inter_node_all_reduce_gain, n.inter_node_line_Gbps);
 }
 
 // Relative errors (predicted - measured) / measured of the formula on one log.
@@ -138,14 +193,15 @@ std::vector<LogError> topology_errors(const std::vector<MeasuredCollective>& log
 }
 
 TopologyFit fit_topology(const std::vector<MeasuredCollective>& logs, const NetworkConfig& base) {
-  const auto free = free_params(logs);
+  const FitPlan plan = plan_fit(logs, base);
   const auto f = [&](const std::vector<double>& x) {
-    return objective(logs, from_params(x, free, base));
+    return objective(logs, from_params(x, plan, base));
   };
-  const std::vector<double> start = to_params(base, free);
+  const std::vector<double> start = to_params(base, plan);
   const auto best = nelder_mead(f, start, std::vector<double>(start.size(), kStep), kEvaluations);
   TopologyFit fit;
-  fit.net = from_params(best.x, free, base);
+  fit.net = from_params(best.x, plan, base);
+  split_at_line_rate(plan, fit.net);
   fit.net.fitted_collectives = base.fitted_collectives;
   fit.errors = topology_errors(logs, fit.net);
   fit.residual = std::sqrt(best.value);

@@ -34,6 +34,11 @@ struct TopologyFit {
 // bandwidth_efficiency_min and bandwidth_efficiency_half_bytes. bandwidth_efficiency_max stays at
 // the base value: it only scales the link bandwidths (B * eff_max is what large messages see),
 // so fitting both would leave the pair undetermined. eff_min is capped at eff_max.
+// Where the base declares line rates (intra_node_line_GBps, inter_node_line_Gbps), the link rates
+// stay at or below them, and intra/inter_node_all_reduce_gain are fitted too (>= 1), each only
+// when an all-reduce log with large rows uses its level. A level whose link no other
+// collective's log uses leaves link x gain determined but not the split: the link takes the
+// product up to the line rate and the gain the rest.
 // Objective (minimised by Nelder-Mead from the base network's values, 4000 evaluations):
 //   E = (1 / L) sum_logs (1 / R_l) sum_rows ln(t_pred / t_meas)^2
 // (squared log errors: a factor of 2 too slow costs as much as a factor of 2 too fast)

@@ -172,6 +172,11 @@ std::string text_report(const CollectiveArgs& a, const GpuProfile& gpu, const Ne
       "hardware: {} on {}: NVLink {:.0f} GB/s, NIC {:.0f} Gbit/s ({:.1f} GB/s) per GPU per "
       "direction\n",
       gpu.name, net.name, net.intra_node_GBps, net.inter_node_Gbps, net.inter_node_Gbps / 8);
+  if (p.op == CollectiveOp::kAllReduce &&
+      (net.intra_node_all_reduce_gain != 1 || net.inter_node_all_reduce_gain != 1))
+    t += fmt::format(
+        "all_reduce gains (in-switch reduction): NVLink x{:.2f}, NIC x{:.2f} over those rates\n",
+        net.intra_node_all_reduce_gain, net.inter_node_all_reduce_gain);
   for (const auto& alt : p.alternatives)
     t += fmt::format("  {:<13} {:.6f} s  {:>10.1f} µs{}\n", algorithm_name(alt.algorithm),
                      alt.seconds, alt.seconds * 1e6, alt.algorithm == c.algorithm ? "  <-" : "");

@@ -30,12 +30,20 @@ struct Transfer {
   bool network = false;
 };
 
-// Per GPU per direction, bytes/s.
-double nvlink_bytes_per_second(const NetworkConfig& net) {
-  return net.intra_node_GBps * kBytesPerGB;
-}
-double nic_bytes_per_second(const NetworkConfig& net) {
-  return net.inter_node_Gbps * kBytesPerGB / kBitsPerByte;
+// The link bandwidths one call sees, per GPU per direction, bytes/s: the links' rates, times the
+// network's all-reduce gains for an all-reduce (in-switch reduction, hardware.h).
+struct Links {
+  double nvlink = 0;
+  double nic = 0;
+};
+
+Links links_for(CollectiveOp op, const NetworkConfig& net) {
+  Links l{net.intra_node_GBps * kBytesPerGB, net.inter_node_Gbps * kBytesPerGB / kBitsPerByte};
+  if (op == CollectiveOp::kAllReduce) {
+    l.nvlink *= net.intra_node_all_reduce_gain;
+    l.nic *= net.inter_node_all_reduce_gain;
+  }
+  return l;
 }
 
 // Group ranks that share one node (a group smaller than a node has all its ranks there).
@@ -45,10 +53,9 @@ int local_ranks(const GroupPlacement& g) {
 
 // Bottleneck of a ring or tree through the group: NVLink inside a node; across nodes, the
 // node-crossing edge is carried by the NICs of the group's k ranks on the node.
-double ring_bytes_per_second(const GroupPlacement& g, const NetworkConfig& net) {
-  const double nvlink = nvlink_bytes_per_second(net);
-  if (!g.crosses_nodes()) return nvlink;
-  return std::min(nvlink, local_ranks(g) * nic_bytes_per_second(net));
+double ring_bytes_per_second(const GroupPlacement& g, const Links& links) {
+  if (!g.crosses_nodes()) return links.nvlink;
+  return std::min(links.nvlink, local_ranks(g) * links.nic);
 }
 
 // Hops of a ring collective: `steps` in all; a chunk crosses the network (m - 1) times per pass
@@ -103,7 +110,7 @@ double transfer_seconds(const Transfer& t, const NetworkConfig& net) {
 }
 
 // Ring all-reduce, reduce-scatter, all-gather or (pipelined chain) broadcast of nccl-tests size S.
-double ring_seconds(CollectiveOp op, double bytes, const GroupPlacement& g,
+double ring_seconds(CollectiveOp op, double bytes, const GroupPlacement& g, const Links& links,
                     const NetworkConfig& net) {
   if (g.size <= 1) return 0;
   const double n = g.size;
@@ -111,95 +118,83 @@ double ring_seconds(CollectiveOp op, double bytes, const GroupPlacement& g,
   double fraction = (n - 1) / n;
   if (op == CollectiveOp::kAllReduce) fraction *= 2;
   if (op == CollectiveOp::kBroadcast) fraction = 1;
-  const Transfer t{fraction * bytes, ring_bytes_per_second(g, net), bytes / n, ring_hops(op, g),
+  const Transfer t{fraction * bytes, ring_bytes_per_second(g, links), bytes / n, ring_hops(op, g),
                    g.crosses_nodes()};
   return transfer_seconds(t, net);
 }
 
 // Tree all-reduce: chain inside each node, double binary tree across nodes. Each rank (and each
 // node, over its k NICs) sends and receives 2S; depth (k - 1) + ceil(log2 m), traversed twice.
-double tree_seconds(double bytes, const GroupPlacement& g, const NetworkConfig& net) {
+double tree_seconds(double bytes, const GroupPlacement& g, const Links& links,
+                    const NetworkConfig& net) {
   if (g.size <= 1) return 0;
   const double k = local_ranks(g), m = g.nodes();
   const Hops hops{2 * (k - 1), 2 * std::ceil(std::log2(m))};
-  const Transfer t{2 * bytes, ring_bytes_per_second(g, net), bytes / g.size, hops,
+  const Transfer t{2 * bytes, ring_bytes_per_second(g, links), bytes / g.size, hops,
                    g.crosses_nodes()};
   return transfer_seconds(t, net);
 }
 
 // Hierarchical: ring phases inside the node (k ranks) and across nodes (m ranks, one per node,
-// each on its own NIC, carrying the node-local 1/k share). Each phase is its own call.
+// each on its own NIC, carrying the node-local 1/k share). Each phase is its own call; the phases
+// of an all-reduce see its links (its gains) whatever collective they are.
 double hierarchical_seconds(CollectiveOp op, double bytes, const GroupPlacement& g,
-                            const NetworkConfig& net) {
+                            const Links& links, const NetworkConfig& net) {
   const int k = local_ranks(g);
   const GroupPlacement node{k, k}, across{g.nodes(), 1};
   // all-gather: gather S/k across nodes, then S inside the node; reduce-scatter the reverse.
   if (op != CollectiveOp::kAllReduce)
-    return ring_seconds(op, bytes, node, net) + ring_seconds(op, bytes / k, across, net);
+    return ring_seconds(op, bytes, node, links, net) +
+           ring_seconds(op, bytes / k, across, links, net);
   // all-reduce: reduce-scatter S inside, all-reduce S/k across, all-gather S inside.
-  return ring_seconds(CollectiveOp::kReduceScatter, bytes, node, net) +
-         ring_seconds(CollectiveOp::kAllReduce, bytes / k, across, net) +
-         ring_seconds(CollectiveOp::kAllGather, bytes, node, net);
+  return ring_seconds(CollectiveOp::kReduceScatter, bytes, node, links, net) +
+         ring_seconds(CollectiveOp::kAllReduce, bytes / k, across, links, net) +
+         ring_seconds(CollectiveOp::kAllGather, bytes, node, links, net);
 }
 
 // All-to-all: every rank sends S/n to each peer; the on-node share goes over NVLink while the
 // off-node share goes over the rank's own NIC, at the same time; the slower one sets the time.
-double alltoall_seconds(double bytes, const GroupPlacement& g, const NetworkConfig& net) {
+double alltoall_seconds(double bytes, const GroupPlacement& g, const Links& links,
+                        const NetworkConfig& net) {
   if (g.size <= 1) return 0;
-  const double n = g.size, k = local_ranks(g), message = bytes / n;
+  const double n = g.size, k = local_ranks(g);
   // One call: k - 1 NVLink peers and n - k network peers.
   const double alpha = alpha_seconds({k - 1, n - k}, g.crosses_nodes(), net);
-  const double on_node =
-      bandwidth_seconds((k - 1) / n * bytes, nvlink_bytes_per_second(net), message, net);
-  const double off_node =
-      bandwidth_seconds((n - k) / n * bytes, nic_bytes_per_second(net), message, net);
+  const double on_node_bytes = (k - 1) / n * bytes, off_node_bytes = (n - k) / n * bytes;
+  const double on_node = bandwidth_seconds(on_node_bytes, links.nvlink, on_node_bytes, net);
+  const double off_node = bandwidth_seconds(off_node_bytes, links.nic, off_node_bytes, net);
   return alpha + std::max(on_node, off_node);
 }
 
 // Send/recv: one message of S to the next rank, over NVLink or, across nodes, one NIC.
-double sendrecv_seconds(double bytes, const GroupPlacement& g, const NetworkConfig& net) {
+double sendrecv_seconds(double bytes, const GroupPlacement& g, const Links& links,
+                        const NetworkConfig& net) {
   if (g.size <= 1) return 0;
   const bool network = g.crosses_nodes();
-  const double link = network ? nic_bytes_per_second(net) : nvlink_bytes_per_second(net);
+  const double link = network ? links.nic : links.nvlink;
   const Hops hop = network ? Hops{0, 1} : Hops{1, 0};
   return transfer_seconds({bytes, link, bytes, hop, network}, net);
 }
 
 double algorithm_seconds(CollectiveOp op, CollectiveAlgorithm a, double bytes,
                          const GroupPlacement& g, const NetworkConfig& net) {
+  const Links links = links_for(op, net);
   switch (a) {
     case CollectiveAlgorithm::kTree:
-      return tree_seconds(bytes, g, net);
+      return tree_seconds(bytes, g, links, net);
     case CollectiveAlgorithm::kHierarchical:
-      return hierarchical_seconds(op, bytes, g, net);
+      return hierarchical_seconds(op, bytes, g, links, net);
     case CollectiveAlgorithm::kDirect:
-      return op == CollectiveOp::kAllToAll ? alltoall_seconds(bytes, g, net)
-                                           : sendrecv_seconds(bytes, g, net);
+      return op == CollectiveOp::kAllToAll ? alltoall_seconds(bytes, g, links, net)
+                                           : sendrecv_seconds(bytes, g, links, net);
     default:
-      return ring_seconds(op, bytes, g, net);
+      return ring_seconds(op, bytes, g, links, net);
   }
 }
 
 void require(bool condition, const char* what) {
   if (!condition) throw std::invalid_argument(what);
 }
-
-constexpr std::array<std::pair<std::string_view, CollectiveOp>, 8> kOpNames = {
-    {{"all_reduce", CollectiveOp::kAllReduce},
-     {"reduce_scatter", CollectiveOp::kReduceScatter},
-     {"all_gather", CollectiveOp::kAllGather},
-     {"alltoall", CollectiveOp::kAllToAll},
-     {"sendrecv", CollectiveOp::kSendRecv},
-     {"broadcast", CollectiveOp::kBroadcast},
-     {"all_to_all", CollectiveOp::kAllToAll},  // aliases after the nccl-tests names
-     {"send_recv", CollectiveOp::kSendRecv}}};
-
-constexpr std::array<std::pair<std::string_view, CollectiveAlgorithm>, 5> kAlgorithmNames = {
-    {{"auto", CollectiveAlgorithm::kAuto},
-     {"ring", CollectiveAlgorithm::kRing},
-     {"tree", CollectiveAlgorithm::kTree},
-     {"hierarchical", CollectiveAlgorithm::kHierarchical},
-     {"direct", CollectiveAlgorithm::kDirect}}};
 
 }  // namespace
 
@@ -224,12 +219,7 @@ const FittedCollective* find_fitted_collective(CollectiveOp op, const GroupPlace
                                                FittedGap* gap) {
   if (net.fitted_collectives.empty()) return nullptr;
   const int per_node = local_ranks(group);
-  std::string_view name;  // the nccl-tests name (the first of kOpNames for the op)
-  for (const auto& [n, value] : kOpNames)
-    if (value == op) {
-      name = n;
-      break;
-    }
+  const std::string name = collective_name(op);  // the nccl-tests name
   // Entries of this key, ascending min_bytes. A key has a few segments: they are gathered on the
   // stack (this runs for every collective a plan prices), in a vector only beyond that.
   constexpr std::size_t kInline = 16;
@@ -362,50 +352,6 @@ double host_copy_seconds(double bytes, const GpuProfile& gpu) {
   require(bytes >= 0, "host_copy_seconds: bytes must be >= 0");
   if (bytes == 0) return 0;
   return bytes / (gpu.pcie_bytes_per_second * kPcieCopyEfficiency);
-}
-
-std::string collective_name(CollectiveOp op) {
-  for (const auto& [name, value] : kOpNames)
-    if (value == op) return std::string(name);
-  return "unknown";
-}
-
-std::string algorithm_name(CollectiveAlgorithm a) {
-  for (const auto& [name, value] : kAlgorithmNames)
-    if (value == a) return std::string(name);
-  return "unknown";
-}
-
-std::optional<CollectiveOp> collective_from_name(std::string_view name) {
-  for (const auto& [n, value] : kOpNames)
-    if (n == name) return value;
-  return std::nullopt;
-}
-
-std::optional<CollectiveAlgorithm> algorithm_from_name(std::string_view name) {
-  for (const auto& [n, value] : kAlgorithmNames)
-    if (n == name) return value;
-  return std::nullopt;
-}
-
-std::vector<std::string> collective_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, value] : kOpNames) names.emplace_back(name);
-  return names;
-}
-
-double bus_factor(CollectiveOp op, int ranks) {
-  const double n = ranks;
-  switch (op) {
-    case CollectiveOp::kAllReduce:
-      return 2 * (n - 1) / n;
-    case CollectiveOp::kReduceScatter:
-    case CollectiveOp::kAllGather:
-    case CollectiveOp::kAllToAll:
-      return (n - 1) / n;
-    default:  // send/recv, broadcast
-      return 1;
-  }
 }
 
 }  // namespace shardsim

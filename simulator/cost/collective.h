@@ -3,7 +3,9 @@
 // Pure functions; no state.
 //
 // Model (every bandwidth per GPU per direction, from NetworkConfig):
-//   B_nvl = intra_node_GBps * 1e9 B/s,  B_nic = inter_node_Gbps * 1e9 / 8 B/s.
+//   B_nvl = intra_node_GBps * 1e9 B/s,  B_nic = inter_node_Gbps * 1e9 / 8 B/s;
+//   an all-reduce (every algorithm, all of its phases) sees B_nvl * intra_node_all_reduce_gain
+//   and B_nic * inter_node_all_reduce_gain: in-switch reduction (hardware.h), 1 by default.
 //   A group of n ranks sits on m nodes with k of its ranks per node.
 //   time = alpha + wire_bytes / (B * eff(message_bytes))
 //   alpha = base(level) + intra_hops * intra_node_hop_latency_us + inter_hops * inter_hop_us
@@ -31,8 +33,12 @@
 //                 need. Three (two) separate calls: each phase pays its own alpha.
 //   direct        alltoall: the (k-1)/n*S on-node share over NVLink and the (n-k)/n*S off-node
 //                 share over the rank's own NIC move at once, time = the slower; hops k-1 intra,
-//                 n-k network; message S/n. sendrecv: one message S over NVLink, or over one NIC
-//                 when the group crosses nodes; one hop.
+//                 n-k network; message: each link's whole share (every peer's transfer is in
+//                 flight at once, so the link fills with the sum, not with one peer's S/n; with
+//                 S/n the fit on a 10-node H100 all-to-all missed its measured times by a median
+//                 14.8 %, with the share 2.8 %, scenarios/measurements/fits/dgx-h100.txt).
+//                 sendrecv: one message S over NVLink, or over one NIC when the group crosses
+//                 nodes; one hop.
 #pragma once
 
 #include <optional>

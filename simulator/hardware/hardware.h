@@ -193,6 +193,17 @@ struct NetworkConfig {
   double bandwidth_efficiency_min = 0.15;
   double bandwidth_efficiency_max = 0.9;
   double bandwidth_efficiency_half_bytes = 1048576;
+  // Declared line rates (datasheet), same units as the two link rates above; 0 = not declared.
+  // `fit` never puts a link rate above its line rate: what all-reduce logs measure beyond it
+  // goes to the gains below.
+  double intra_node_line_GBps = 0;
+  double inter_node_line_Gbps = 0;
+  // All-reduce bandwidth over the link rate on each level (>= 1): in-switch reduction (NVLink
+  // SHARP / NVLS in an NVSwitch node, SHARP in InfiniBand switches) sends each byte to the switch
+  // once and gets the sum back, where a ring moves it 2(n-1)/n times. Fitted from all-reduce logs
+  // (1 = none); the other collectives see the link rates.
+  double intra_node_all_reduce_gain = 1;
+  double inter_node_all_reduce_gain = 1;
   std::string description;
   // Fitted collectives: used instead of the topology formula where one matches (collective.h).
   std::vector<FittedCollective> fitted_collectives;

@@ -180,6 +180,16 @@ const Table<NetworkConfig>& network_table() {
        "link efficiency for large messages"},
       {"bandwidth_efficiency_half_bytes", &N::bandwidth_efficiency_half_bytes, "bytes", 0, 1e15,
        false, "message size at half the efficiency span"},
+      {"intra_node_line_GBps", &N::intra_node_line_GBps, "GB/s", 0, 1e6, false,
+       "declared NVLink/NVSwitch line rate per GPU per direction (0: not declared); fit keeps "
+       "intra_node_GBps at or below it"},
+      {"inter_node_line_Gbps", &N::inter_node_line_Gbps, "Gbit/s", 0, 1e7, false,
+       "declared NIC line rate of the GPU's share (0: not declared); fit keeps inter_node_Gbps "
+       "at or below it"},
+      {"intra_node_all_reduce_gain", &N::intra_node_all_reduce_gain, "", 1, 16, false,
+       "all_reduce bandwidth over intra_node_GBps (in-switch reduction, NVLS)"},
+      {"inter_node_all_reduce_gain", &N::inter_node_all_reduce_gain, "", 1, 16, false,
+       "all_reduce bandwidth over inter_node_Gbps (in-network reduction, SHARP)"},
       {"fitted_collectives", array_member(&N::fitted_collectives, &fitted_collective_table), "", 0,
        0, false, "fitted (alpha, busbw) per op, group size and ranks per node"},
       {"provenance", optional_member(&N::provenance, &provenance_table), "", 0, 0, false,

@@ -20,7 +20,9 @@ using test::load_log;
 
 // Start values: the dgx-a100 datasheet preset (scenarios/clusters/dgx-a100-datasheet.json: 300 GB/s
 // NVLink, 15 us, 200 Gb/s, 38.6 us) with the NetworkConfig defaults for hops and efficiency.
-// Polaris nodes have 4 A100s and one 200 Gb/s Slingshot NIC per GPU.
+// Polaris nodes have 4 A100s and one 200 Gb/s Slingshot NIC per GPU. No line rates: a 4-GPU
+// NVLink mesh gives each peer a third of the DGX A100's 300 GB/s, so the preset's would not be
+// Polaris's (declared, the fit put NVLink at 44 GB/s and the 2-node all_gather went 17 -> 38 %).
 NetworkConfig start_network() {
   NetworkConfig n;
   n.name = "polaris-start";
@@ -74,15 +76,60 @@ TEST(topology_fit, PolarisFitPredictsHeldOutNodeCounts) {
   // 2.21 of that run also differs from the 2.18 of the fit, and its large-message busbw, 30 GB/s,
   // lies between the 8-node logs' 36 and the 540-node log's 18.7 that the fit must share one
   // bandwidth with) and 18.3% for all_gather on 2 nodes (was 37.8%: the latency floor is no longer
-  // pulled down). Bounds: those figures plus ~5 points; they guard against a regression, they do
-  // not claim the target is met.
+  // pulled down). Pricing an all-to-all's efficiency by each link's whole share rather than one
+  // peer's message (collective.h, 2026-11-28) moved the Polaris fit: fitted alltoall 35.7 ->
+  // 28.1 %, 8-node all_reduce 30.2 -> 27.8 %, 540-node 19.7 -> 22.9 %; held out, all_gather on
+  // 2 nodes 18.3 -> 17.3 % and 1024 ranks 46.5 -> 60.7 % (the shared parameters settle
+  // elsewhere: inter-node base latency 7.5 -> 0 us, hops 11.9 -> 12.8 us). Bounds: those figures
+  // plus ~5 points; they guard against a regression, they do not claim the target is met.
   ASSERT_EQ(errors.size(), 2u);
-  EXPECT_LE(errors[0].median_pct, 52.0) << errors[0].file;
+  EXPECT_LE(errors[0].median_pct, 65.0) << errors[0].file;
   EXPECT_LE(errors[1].median_pct, 24.0) << errors[1].file;
   // The fit must beat the unfitted start on the logs it saw.
   const auto before = topology_errors(shared, start_network());
   for (std::size_t i = 0; i < shared.size(); ++i)
     EXPECT_LE(fit.errors[i].median_pct, before[i].median_pct) << fit.errors[i].file;
+}
+
+// A level only all-reduce logs use: they fix link rate x all-reduce gain. With a declared line
+// rate the link takes the product up to it and the gain the rest, and the logs' predictions are
+// those of the fit without a line rate (AWS p5's one-node log: busbw ~490 GB/s at 16 GiB, above
+// what a ring over the 450 GB/s NVLink line rate reaches, 450 x 0.9).
+TEST(topology_fit, AllReduceOnlyLevelsSplitAtTheLineRate) {
+  const auto logs = load_log(kNcclDir / "aws-p5-h100-nvlink-1node_all_reduce_8.log");
+  ASSERT_EQ(logs.size(), 1u);
+  NetworkConfig free_start = start_network();
+  free_start.intra_node_GBps = 450;
+  NetworkConfig lined_start = free_start;
+  lined_start.intra_node_line_GBps = 450;
+  const TopologyFit free_fit = fit_topology(logs, free_start);
+  const TopologyFit lined = fit_topology(logs, lined_start);
+  ASSERT_GT(free_fit.net.intra_node_GBps, 450);  // the link alone went above the wire
+  EXPECT_EQ(lined.net.intra_node_GBps, 450);
+  EXPECT_NEAR(lined.net.intra_node_GBps * lined.net.intra_node_all_reduce_gain,
+              free_fit.net.intra_node_GBps, 1e-9 * free_fit.net.intra_node_GBps);
+  EXPECT_NEAR(lined.errors[0].median_pct, free_fit.errors[0].median_pct, 1e-9);
+  EXPECT_NEAR(lined.errors[0].max_pct, free_fit.errors[0].max_pct, 1e-9);
+}
+
+// Where another collective's log uses the same link, link and gain are both fitted, the link at
+// or below its line rate: on the DGX H100 logs (rebuild-profiles.sh's dgx-h100 set) the one-node
+// all_gather and reduce_scatter run at ~365 GB/s busbw, the all_reduce at ~490.
+TEST(topology_fit, LinkRatesAreBoundedByTheLineRates) {
+  std::vector<MeasuredCollective> logs;
+  for (const char* f :
+       {"aws-p5-h100-nvlink-1node_all_reduce_8.log", "h100-sxm-nvlink-1node_all_gather_8.log",
+        "h100-sxm-nvlink-1node_reduce_scatter_8.log", "h100-sxm-10node_all_reduce_80.log",
+        "h100-sxm-10node_alltoall_80.log"})
+    for (auto& m : load_log(kNcclDir / f)) logs.push_back(std::move(m));
+  ASSERT_EQ(logs.size(), 5u);
+  NetworkConfig start = start_network();  // DGX H100 datasheet links and line rates
+  start.intra_node_GBps = start.intra_node_line_GBps = 450;
+  start.inter_node_Gbps = start.inter_node_line_Gbps = 400;
+  const TopologyFit fit = fit_topology(logs, start);
+  EXPECT_LE(fit.net.intra_node_GBps, 450);
+  EXPECT_LE(fit.net.inter_node_Gbps, 400);
+  EXPECT_GT(fit.net.intra_node_all_reduce_gain, 1.2);  // ~490 / ~365 = 1.34, measured
 }
 
 // Found by review (2026-11-27): the H100 10-node logs start at 33 MB, and the fit put the
