@@ -168,33 +168,39 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_
   }
 }
 
-void write_output(const std::string& path, const std::string& text) {
+namespace {
+
+// Writes `text` through the stdout or special output `path` (write_output's first two cases).
+void write_through(const std::string& path, const std::string& text) {
   if (is_stdout(path)) {
     std::cout << text;
     std::cout.flush();
     if (!std::cout) throw OutputError("cannot write the report to standard output");
     return;
   }
-  check_output_path("", path);
+  // A FIFO, a device, a terminal, a descriptor link: write through it as given; replacing it
+  // would break what it is. A descriptor link appends (a file behind `>>` keeps its start).
   const bool descriptor = is_descriptor_path(path);
-  if (descriptor || is_special_as_given(path)) {
-    // A FIFO, a device, a terminal, a descriptor link: write through it as given; replacing it
-    // would break what it is. A descriptor link appends (a file behind `>>` keeps its start).
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (descriptor ? O_APPEND : 0));
-    if (fd < 0) fail(path, "open", errno);
-    const bool ok = write_all(fd, text);
-    const int err = errno;
-    if (::close(fd) != 0 && ok) fail(path, "close", errno);
-    if (!ok) fail(path, "write", err);
-    return;
-  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (descriptor ? O_APPEND : 0));
+  if (fd < 0) fail(path, "open", errno);
+  const bool ok = write_all(fd, text);
+  const int err = errno;
+  if (::close(fd) != 0 && ok) fail(path, "close", errno);
+  if (!ok) fail(path, "write", err);
+}
+
+bool written_through(const std::string& path) {
+  return is_stdout(path) || is_descriptor_path(path) || is_special_as_given(path);
+}
+
+// A regular or new file's text in a temporary sibling of the target (mkstemp: a fresh name,
+// created exclusively, so nothing planted at a predictable name is followed), given the replaced
+// file's permissions (a new file: 0666 less the umask) and flushed to disk. Returns its name; on
+// failure it is removed and OutputError thrown.
+std::string stage(const std::string& path, const std::string& text) {
   const fs::path target = resolved(path);
   std::error_code ec;
   const fs::file_status st = fs::status(target, ec);
-  // A regular or new file: a temporary sibling of the target (mkstemp: a fresh name, created
-  // exclusively, so nothing planted at a predictable name is followed), given the replaced
-  // file's permissions (a new file: 0666 less the umask), flushed to disk, then renamed over
-  // the target. A hard link to the old file keeps the old contents.
   std::string tmp = target.string() + ".tmp.XXXXXX";
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) fail(path, "create a temporary file beside it", errno);
@@ -217,10 +223,50 @@ void write_output(const std::string& path, const std::string& text) {
     ::unlink(tmp.c_str());
     fail(path, "write", err);
   }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
-    err = errno;
+  return tmp;
+}
+
+// Renames a staged temporary over the target. A hard link to the old file keeps the old
+// contents.
+void commit(const std::string& path, const std::string& tmp) {
+  if (::rename(tmp.c_str(), resolved(path).c_str()) != 0) {
+    const int err = errno;
     ::unlink(tmp.c_str());
     fail(path, "rename", err);
+  }
+}
+
+}  // namespace
+
+void write_output(const std::string& path, const std::string& text) {
+  if (!is_stdout(path)) check_output_path("", path);
+  if (written_through(path)) return write_through(path, text);
+  commit(path, stage(path, text));
+}
+
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  std::vector<std::pair<std::string, std::string>> staged;  // (path, temporary)
+  const auto discard = [&] {
+    for (const auto& [path, tmp] : staged) ::unlink(tmp.c_str());
+  };
+  try {
+    for (const auto& [path, text] : outputs) {
+      if (!is_stdout(path)) check_output_path("", path);
+      if (!written_through(path)) staged.emplace_back(path, stage(path, text));
+    }
+    for (const auto& [path, text] : outputs)
+      if (written_through(path)) write_through(path, text);
+  } catch (...) {
+    discard();
+    throw;
+  }
+  for (std::size_t i = 0; i < staged.size(); ++i) {
+    try {
+      commit(staged[i].first, staged[i].second);
+    } catch (...) {
+      for (std::size_t j = i + 1; j < staged.size(); ++j) ::unlink(staged[j].second.c_str());
+      throw;
+    }
   }
 }
 

@@ -18,6 +18,15 @@ namespace shardsim {
 // denied, I/O error, a closed stdout), with the system's reason.
 void write_output(const std::string& path, const std::string& text);
 
+// Several outputs of one command ((path, text) pairs), all or none: every regular file is first
+// written to its temporary sibling, then the written-through outputs (stdout, FIFOs, devices) are
+// written in order, and only then are the temporaries renamed into place. A failure before the
+// renames leaves every file as it was (found by review, 2026-11-28: `fit -o p.json
+// --network-output /dev/full` exited 3 with p.json written). A rename failing after others
+// succeeded (rare: the temporaries sit beside their targets) leaves those replaced. Throws as
+// write_output does.
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
+
 // Before any work: every output a command was given ((flag, path) pairs; "" and "-" skipped)
 // must be a path it can write (check_output_path, check_output_creatable) and no two may be the
 // same file (after following symbolic links), or the later one would silently replace the

@@ -82,7 +82,7 @@ std::string summary(const std::string& description) {
 int write_report_with_gates(const ScenarioArgs& a, std::string_view command,
                             const nlohmann::json& report, const std::string& text,
                             const std::function<std::string()>& html,
-                            const std::function<void()>& write_more) {
+                            const std::function<OutputList()>& more_outputs) {
   std::vector<GateOutcome> gates = run_checks(report, a.checks, command);
   if (!a.baseline.empty()) {
     std::string t = a.tolerance;
@@ -102,9 +102,10 @@ int write_report_with_gates(const ScenarioArgs& a, std::string_view command,
     gates.insert(gates.end(), more.begin(), more.end());
   }
   if (!a.html.empty() && !html) throw InputError("", "--html is not available for this command");
-  if (write_more) write_more();
-  if (!a.html.empty()) write_output(a.html, html());
-  write_output(a.output, a.json ? json_text(report, 2) + "\n" : text);
+  OutputList outputs = more_outputs ? more_outputs() : OutputList{};
+  if (!a.html.empty()) outputs.emplace_back(a.html, html());
+  outputs.emplace_back(a.output, a.json ? json_text(report, 2) + "\n" : text);
+  write_outputs(outputs);
   std::cerr << gates_text(gates);
   for (const auto& g : gates)
     if (!g.passed) return kExitCheckFailed;

@@ -15,6 +15,9 @@ struct Scenario;
 
 namespace shardsim::cli {
 
+// Outputs as (path, text) pairs (reports/output.h write_outputs).
+using OutputList = std::vector<std::pair<std::string, std::string>>;
+
 struct ScenarioArgs {
   std::string scenario;                // path or shipped example name
   std::vector<std::string> overrides;  // --set KEY=VALUE
@@ -38,13 +41,15 @@ std::vector<std::pair<std::string, std::string>> inputs_of(const ScenarioArgs& a
 // outcomes go to stderr, and the exit code is 1 when one fails, else 0. Bad gates (a malformed
 // expression, a path the report lacks, an unreadable baseline) throw InputError before anything
 // is written.
-// With --html, `html` (built only when asked) is written to that file too, and `write_more` (a
-// command's other outputs, e.g. --csv) runs once the gates are known to be well formed.
+// With --html, `html` (built only when asked) is written to that file too, and `more_outputs` (a
+// command's other outputs as (path, text), e.g. --csv, --trace) is called once the gates are
+// known to be well formed. All of them are written as one (write_outputs): a failure leaves
+// every file as it was.
 // `command` names the report's command for the gates (run_checks).
 int write_report_with_gates(const ScenarioArgs& a, std::string_view command,
                             const nlohmann::json& report, const std::string& text,
                             const std::function<std::string()>& html = nullptr,
-                            const std::function<void()>& write_more = nullptr);
+                            const std::function<OutputList()>& more_outputs = nullptr);
 
 struct MemoryArgs {
   ScenarioArgs common;

@@ -23,7 +23,7 @@ int run_compare(const CompareArgs& a) {
       a.common, "compare", compare_report_json(c, a.common.scenario, a.common.overrides),
       compare_report_text(c, a.common.scenario), [&] { return compare_html(c, a.common.scenario); },
       [&] {
-        if (!a.csv.empty()) write_output(a.csv, compare_report_csv(c));
+        return a.csv.empty() ? OutputList{} : OutputList{{a.csv, compare_report_csv(c)}};
       });
 }
 

@@ -246,11 +246,11 @@ void check_fitted(const FitArgs& a, const NetworkConfig& n) {
   check_reads_back(a, n, "network", &read_network_config);
 }
 
-// Writes `fitted` as JSON after reading it back through its own reader: a fit that produced
+// `fitted` as JSON text, after reading it back through its own reader: a fit that produced
 // something the reader rejects is a bug (the inputs were checked by check_fitted), not bad input.
 template <class T>
-void write_read_back(const T& fitted, const std::string& path, const char* what,
-                     void (*reader)(const json&, const std::string&, Diagnostics&, T&)) {
+std::string read_back_text(const T& fitted, const char* what,
+                           void (*reader)(const json&, const std::string&, Diagnostics&, T&)) {
   const json j = to_json(fitted);
   T back;
   Diagnostics d;
@@ -258,13 +258,17 @@ void write_read_back(const T& fitted, const std::string& path, const char* what,
   if (!d.empty())
     throw std::runtime_error(
         fmt::format("the fitted {} does not pass its own checks:\n{}", what, d.format()));
-  write_output(path, j.dump(2) + "\n");
+  return j.dump(2) + "\n";
+}
+
+std::string profile_text(const GpuProfile& g) {
+  return read_back_text(g, "profile", &read_gpu_profile);
 }
 
 }  // namespace
 
 void write_profile(const GpuProfile& g, const std::string& path) {
-  write_read_back(g, path, "profile", &read_gpu_profile);
+  write_output(path, profile_text(g));
 }
 
 // A fitted profile says so everywhere a report looks: fitted, a note naming what was fitted and
@@ -392,8 +396,8 @@ std::optional<NetworkFit> fit_network(const FitArgs& a, const GpuProfile& g) {
 }
 
 // The fitted network alone, as a cluster preset; checked by reading it back.
-void write_network(const NetworkConfig& n, const std::string& path) {
-  write_read_back(n, path, "network", &read_network_config);
+std::string network_text(const NetworkConfig& n) {
+  return read_back_text(n, "network", &read_network_config);
 }
 
 }  // namespace
@@ -432,7 +436,6 @@ int run_fit(const FitArgs& a) {
   const auto* t = network && network->topo ? &*network->topo : nullptr;
   std::cout << (a.json ? fit_report_json(notes, logs, t).dump(2) + "\n"
                        : fit_report_text(notes, logs, t));
-  if (!a.output.empty()) write_profile(g, a.output);
   // A profile with no network of its own and no node.network preset prices no collective: say
   // so now, not when a scenario first uses it (found by review, 2026-11-27: samples of a
   // one-rank sweep gave such a profile silently).
@@ -440,10 +443,12 @@ int run_fit(const FitArgs& a) {
     std::cerr << "warning: " << a.output
               << ": the profile has no network (no collective was measured and the base names "
                  "none); a scenario using it needs cluster.network\n";
-  if (network && !a.network_output.empty()) {
-    // Named only now: a --network-base's name is the network the fit started from.
-    write_network(network->net, a.network_output);
-  }
+  // The profile and the network as one: neither is left written when the other fails.
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!a.output.empty()) files.emplace_back(a.output, profile_text(g));
+  if (network && !a.network_output.empty())
+    files.emplace_back(a.network_output, network_text(network->net));
+  write_outputs(files);
   return kExitOk;
 }
 

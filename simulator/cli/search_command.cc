@@ -92,7 +92,7 @@ int run_search(const SearchArgs& a) {
       a.common, "search", search_report_json(r, s), search_report_text(r, s),
       [&] { return search_html(r, s); },
       [&] {
-        if (!a.csv.empty()) write_output(a.csv, search_report_csv(r));
+        return a.csv.empty() ? OutputList{} : OutputList{{a.csv, search_report_csv(r)}};
       });
 }
 

@@ -22,15 +22,12 @@ int run_simulate(const SimulateArgs& a) {
                                 a.mode == "des" && (!a.trace.empty() || !a.common.html.empty())};
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
   const Estimate e = evaluate_or_throw(s, options);
-  if (!a.trace.empty()) {
-    // Written even when the plan cannot be laid out (found by review, 2026-11-27: nothing was
-    // written and nothing said, so a trace of an earlier run looked current).
-    if (!e.plan)
-      std::cerr << "warning: --trace " << a.trace
-                << ": the plan cannot be laid out, so the trace has no events (the report says "
-                   "why)\n";
-    write_output(a.trace, json_text(chrome_trace(e)) + "\n");
-  }
+  // The trace is written even when the plan cannot be laid out (found by review, 2026-11-27:
+  // nothing was written and nothing said, so a trace of an earlier run looked current).
+  if (!a.trace.empty() && !e.plan)
+    std::cerr << "warning: --trace " << a.trace
+              << ": the plan cannot be laid out, so the trace has no events (the report says "
+                 "why)\n";
   nlohmann::json report = simulate_report_json(e);
   std::string text = simulate_report_text(e);
   if (a.explain && e.time) {
@@ -43,9 +40,16 @@ int run_simulate(const SimulateArgs& a) {
     report["ops"] = ops_json(rows);
     text += ops_text(rows);
   }
-  return write_report_with_gates(a.common, "simulate", report, text, [&] {
-    return estimate_html(e, "shardsim simulate: " + (s.name.empty() ? a.common.scenario : s.name));
-  });
+  return write_report_with_gates(
+      a.common, "simulate", report, text,
+      [&] {
+        return estimate_html(e,
+                             "shardsim simulate: " + (s.name.empty() ? a.common.scenario : s.name));
+      },
+      [&] {
+        return a.trace.empty() ? OutputList{}
+                               : OutputList{{a.trace, json_text(chrome_trace(e)) + "\n"}};
+      });
 }
 
 }  // namespace shardsim::cli

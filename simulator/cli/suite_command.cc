@@ -75,9 +75,12 @@ int run_suite(const SuiteArgs& a) {
   options.groups = chosen_groups(a.groups);
   options.mode = a.mode == "analytic" ? Mode::kAnalytic : Mode::kDes;
   const suite::SuiteResult r = suite::run_suite(options);
-  if (!a.csv.empty()) write_output(a.csv, suite_report_csv(r));
-  if (!a.html.empty()) write_output(a.html, suite_html(r));
-  write_output(a.output, a.json ? suite_report_json(r).dump(2) + "\n" : suite_report_text(r));
+  std::vector<std::pair<std::string, std::string>> outputs;
+  if (!a.csv.empty()) outputs.emplace_back(a.csv, suite_report_csv(r));
+  if (!a.html.empty()) outputs.emplace_back(a.html, suite_html(r));
+  outputs.emplace_back(a.output,
+                       a.json ? suite_report_json(r).dump(2) + "\n" : suite_report_text(r));
+  write_outputs(outputs);
   if (a.check_targets && !r.all_targets_met()) {
     std::cerr << "suite: a target is not met (--check-targets)\n";
     return kExitCheckFailed;

@@ -85,6 +85,38 @@ TEST(cli_output, DeviceIsWrittenThroughAndAFullOneIsExitThree) {
   EXPECT_TRUE(is_char_device("/dev/full"));
 }
 
+// Found by review (2026-11-28): a command's outputs were written one after another, so when a
+// later one failed (exit 3) the earlier ones stayed written: `fit -o p.json --network-output
+// /dev/full` left p.json, `simulate --trace t.json -o /dev/full` left t.json. Now a command's
+// files are written as one (write_outputs): all of them, or none and no temporary left over.
+TEST(cli_output, AFailedOutputLeavesTheOthersUnwritten) {
+  if (!is_char_device("/dev/full")) GTEST_SKIP() << "no /dev/full on this machine";
+  const fs::path dir = scratch_dir() / "all_or_none";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto empty = [&] { return fs::directory_iterator(dir) == fs::directory_iterator(); };
+  const std::string log =
+      std::string(SHARDSIM_SOURCE_DIR) +
+      "/scenarios/measurements/nccl-tests/h100-sxm-nvlink-1node_all_gather_8.log";
+  Result r = shardsim({"fit", "--base", "h100-sxm-datasheet", "--nccl-tests", log, "-o",
+                       (dir / "p.json").string(), "--network-output", "/dev/full"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(empty()) << "fit left a file";
+  r = shardsim({"simulate", kExample, "--trace", (dir / "t.json").string(), "-o", "/dev/full"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(empty()) << "simulate left a file";
+  r = shardsim({"simulate", kExample, "--json", "-o", (dir / "r.json").string(), "--html",
+                (dir / "r.html").string(), "--trace", "/dev/full"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(empty()) << "simulate left a file";
+  // With every output writable, all of them are written.
+  r = shardsim({"fit", "--base", "h100-sxm-datasheet", "--nccl-tests", log, "-o",
+                (dir / "p.json").string(), "--network-output", (dir / "n.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "p.json"));
+  EXPECT_TRUE(fs::exists(dir / "n.json"));
+}
+
 TEST(cli_output, FullStdoutIsExitThree) {
   // The issue's `shardsim memory X --json > /dev/full` exited 0.
   if (!is_char_device("/dev/full")) GTEST_SKIP() << "no /dev/full on this machine";
