@@ -1,0 +1,33 @@
+// shardsim fit's network half: nccl-tests logs and collective tables -> fitted collectives per
+// measured placement plus the topology formula's parameters (calibrate/), onto a base network.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calibrate/topology_fit.h"
+#include "simulator/cli/fit_command.h"
+#include "simulator/cli/fit_report.h"
+#include "simulator/hardware/hardware.h"
+
+namespace shardsim::cli {
+
+namespace cal = shardsim::calibrate;
+
+// The network fitted from every log and table: topology formula plus fitted collectives.
+struct NetworkFit {
+  NetworkConfig net;
+  std::vector<LogReport> logs;
+  std::optional<cal::TopologyFit> topo;
+};
+
+// The network of `a`'s logs and tables on `g`'s node size, or nullopt when `a` gives none.
+// InputError (exit 2) for unreadable or inconsistent logs and fits that are not finite.
+[[nodiscard]] std::optional<NetworkFit> fit_network(const FitArgs& a, const GpuProfile& g);
+
+// "Fitted by shardsim fit (provenance says from what). <base description>", once (the fitted
+// network's and the fitted profile's description).
+[[nodiscard]] std::string fitted_description(const std::string& base);
+
+}  // namespace shardsim::cli
