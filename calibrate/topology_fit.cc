@@ -35,7 +35,8 @@ constexpr std::size_t kIntraGain = 8, kInterGain = 9;
 // leaves the small-message efficiency free, and the search drove it to 1e-8 (found by review,
 // 2026-11-27).
 constexpr std::array<double, 10> kMin = {1e-3, 1e-3, 0, 0, 0, 0, 0.001, 0, 1, 1};
-constexpr std::array<double, 10> kMax = {1e6, 1e7, 1e6, 1e6, 1e6, 1e6, 1, 1e15, 16, 16};
+constexpr std::array<double, 10> kMax = {
+    1e6, 1e7, 1e6, 1e6, 1e6, 1e6, 1, 1e15, kMaxAllReduceGain, kMaxAllReduceGain};
 
 // Below this size a collective's time is mostly its start-up latency (64 KiB: under 1 us of
 // transfer at 100 GB/s against latencies of 10-100 us); from kLargeBytes up mostly its transfer
@@ -59,11 +60,11 @@ struct FitPlan {
 // 2026-11-27); the bandwidths (0, 1) only when such a log has rows of at least kLargeBytes.
 // Parameters the logs do not constrain keep the base network's values.
 // Line rates (a fit that put the links above the wire priced a 1 GB send/recv between two DGX
-// H100 nodes at 60.4 GB/s over a 50 GB/s NIC; found by review, 2026-11-28). Where the base
-// declares a level's line rate and an all-reduce log with rows of at least kLargeBytes uses the
-// level:
-// - if a log of another collective uses the level's link too, the link is bounded by the line
-//   rate and the level's all-reduce gain (8, 9) is fitted with it;
+// H100 nodes at 60.4 GB/s over a 50 GB/s NIC; found by review, 2026-11-28). A declared line
+// rate bounds its level's link. Where an all-reduce log with rows of at least kLargeBytes uses
+// the level too:
+// - if a log of another collective with such rows uses the level's link, the link is bounded by
+//   the line rate and the level's all-reduce gain (8, 9) is fitted with it;
 // - otherwise the logs see only link x gain: the link is fitted unbounded with the gain at its
 //   base value, and split_at_line_rate divides it afterwards. (Fitting the two together there
 //   left the search on a flat ridge: the H200 one-node fit went from 2.0 to 4.3 % median.)
@@ -87,16 +88,21 @@ FitPlan plan_fit(const std::vector<MeasuredCollective>& logs, const NetworkConfi
     const bool reduce = m.op == "all_reduce";
     inter_reduce = inter_reduce || (crosses && reduce && has_large);
     intra_reduce = intra_reduce || (shares && reduce && has_large);
-    inter_other = inter_other || (crosses && !reduce);
-    intra_other = intra_other || (shares && !reduce);
+    inter_other = inter_other || (crosses && !reduce && has_large);
+    intra_other = intra_other || (shares && !reduce && has_large);
   }
   FitPlan plan;
   const bool intra_gain = intra_reduce && base.intra_node_line_GBps > 0;
   const bool inter_gain = inter_reduce && base.inter_node_line_Gbps > 0;
   plan.split_intra = intra_gain && !intra_other;
   plan.split_inter = inter_gain && !inter_other;
-  if (intra_gain && intra_other) plan.upper[0] = std::min(kMax[0], base.intra_node_line_GBps);
-  if (inter_gain && inter_other) plan.upper[1] = std::min(kMax[1], base.inter_node_line_Gbps);
+  // A declared line rate bounds its link, except on a level split afterwards (its link carries
+  // the all-reduce's product while fitting). Never below the reader's minimum (kMin).
+  const auto bound = [&](std::size_t i, double line) {
+    if (line > 0) plan.upper[i] = std::clamp(line, kMin[i], kMax[i]);
+  };
+  if (!plan.split_intra) bound(0, base.intra_node_line_GBps);
+  if (!plan.split_inter) bound(1, base.inter_node_line_Gbps);
   for (std::size_t i = 0; i < kParams.size(); ++i) {
     const bool is_inter = i == 1 || i == 3 || i == 5, is_intra = i == 0 || i == 2 || i == 4;
     const bool is_latency = i >= 2 && i <= 5, is_bandwidth = i <= 1;
@@ -118,7 +124,7 @@ FitPlan plan_fit(const std::vector<MeasuredCollective>& logs, const NetworkConfi
 std::vector<double> to_params(const NetworkConfig& n, const FitPlan& plan) {
   std::vector<double> x;
   for (auto i : plan.free)
-    x.push_back(std::log(std::clamp(n.*kParams[i], kMinLatencyUs, plan.upper[i])));
+    x.push_back(std::log(std::min(std::max(n.*kParams[i], kMinLatencyUs), plan.upper[i])));
   return x;
 }
 
@@ -137,15 +143,17 @@ NetworkConfig from_params(const std::vector<double>& x, const FitPlan& plan,
 // A level that only all-reduce logs use: they fixed link x gain. The link takes the product up
 // to the line rate and the gain the rest (the logs' predictions are unchanged).
 void split_at_line_rate(const FitPlan& plan, NetworkConfig& n) {
-  const auto split = [](double& link, double& gain, double line) {
+  // The gain may come out above the reader's 16 (logs far faster than the declared line rate):
+  // fit's caller refuses that with the figures, rather than move the excess back onto the link.
+  const auto split = [](double& link, double& gain, double line, double min_link) {
     const double product = link * gain;
-    link = std::min(product, line);
+    link = std::min(product, std::max(line, min_link));
     gain = product / link;
   };
   if (plan.split_intra)
-    split(n.intra_node_GBps, n.intra_node_all_reduce_gain, n.intra_node_line_GBps);
+    split(n.intra_node_GBps, n.intra_node_all_reduce_gain, n.intra_node_line_GBps, kMin[0]);
   if (plan.split_inter)
-    split(n.inter_node_Gbps, n.inter_node_all_reduce_gain, n.inter_node_line_Gbps);
+    split(n.inter_node_Gbps, n.inter_node_all_reduce_gain, n.inter_node_line_Gbps, kMin[1]);
 }
 
 // Relative errors (predicted - measured) / measured of the formula on one log.

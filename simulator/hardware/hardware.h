@@ -171,6 +171,9 @@ struct FittedCollective {
 // above hardware); tests/hardware/profile_test.cc checks that the two agree for every op.
 [[nodiscard]] double fitted_bus_factor(const std::string& op, int ranks);
 
+// The largest all-reduce gain a network may carry (NetworkConfig; the reader's upper bound).
+inline constexpr double kMaxAllReduceGain = 16;
+
 // Links of a two-level cluster; bandwidths are per GPU per direction.
 // The two *_latency_us values are whole-collective start-up times as the shipped presets measure
 // them: a small-message (8 B) ring all_reduce over the 8 GPUs of one node, and over 16 GPUs on
@@ -181,7 +184,8 @@ struct NetworkConfig {
   std::string name;                  // preset name or "custom"
   double intra_node_GBps = 0;        // NVLink/NVSwitch, GB/s (1e9 bytes/s) per GPU per direction
   double intra_node_latency_us = 0;  // 8-rank one-node small all_reduce, microseconds
-  double inter_node_Gbps = 0;        // NIC line rate of the GPU's share, Gbit/s (1e9 bit/s)
+  double inter_node_Gbps = 0;        // NIC rate of the GPU's share, Gbit/s (1e9 bit/s); the
+                                     // line rate in datasheet presets, fitted ones at or below it
   double inter_node_latency_us = 0;  // 16-rank two-node small all_reduce, microseconds
   // Per algorithm step (one hop) across NVLink / across the network, microseconds. Default: NCCL
   // 2.30's hop latencies for ring with the LL protocol (NVLink 0.6 us, network 2.7 us).
@@ -198,10 +202,12 @@ struct NetworkConfig {
   // goes to the gains below.
   double intra_node_line_GBps = 0;
   double inter_node_line_Gbps = 0;
-  // All-reduce bandwidth over the link rate on each level (>= 1): in-switch reduction (NVLink
-  // SHARP / NVLS in an NVSwitch node, SHARP in InfiniBand switches) sends each byte to the switch
-  // once and gets the sum back, where a ring moves it 2(n-1)/n times. Fitted from all-reduce logs
-  // (1 = none); the other collectives see the link rates.
+  // All-reduce bandwidth over the link rate on each level (>= 1, at most kMaxAllReduceGain):
+  // what all-reduce logs measure beyond what the formula's ring/tree/hierarchical reach over
+  // the link. On NVSwitch and InfiniBand fabrics mostly in-switch reduction (NVLink SHARP / NVLS,
+  // SHARP), which sends each byte to the switch once and gets the sum back where a ring moves it
+  // 2(n-1)/n times; fitted on fabrics without it too (EFA, TCPXO, PCIe), where it is whatever
+  // else the formula misses. 1 = none; the other collectives see the link rates.
   double intra_node_all_reduce_gain = 1;
   double inter_node_all_reduce_gain = 1;
   std::string description;

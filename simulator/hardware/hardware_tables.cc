@@ -167,7 +167,7 @@ const Table<NetworkConfig>& network_table() {
       {"intra_node_latency_us", &N::intra_node_latency_us, "us", 0, 1e6, true,
        "8-rank one-node small all_reduce time"},
       {"inter_node_Gbps", &N::inter_node_Gbps, "Gbit/s", 1e-3, 1e7, true,
-       "NIC line rate of the GPU's share"},
+       "NIC rate of the GPU's share (fitted presets: at or below inter_node_line_Gbps)"},
       {"inter_node_latency_us", &N::inter_node_latency_us, "us", 0, 1e6, true,
        "16-rank two-node small all_reduce time"},
       {"intra_node_hop_latency_us", &N::intra_node_hop_latency_us, "us", 0, 1e6, false,
@@ -186,10 +186,14 @@ const Table<NetworkConfig>& network_table() {
       {"inter_node_line_Gbps", &N::inter_node_line_Gbps, "Gbit/s", 0, 1e7, false,
        "declared NIC line rate of the GPU's share (0: not declared); fit keeps inter_node_Gbps "
        "at or below it"},
-      {"intra_node_all_reduce_gain", &N::intra_node_all_reduce_gain, "", 1, 16, false,
-       "all_reduce bandwidth over intra_node_GBps (in-switch reduction, NVLS)"},
-      {"inter_node_all_reduce_gain", &N::inter_node_all_reduce_gain, "", 1, 16, false,
-       "all_reduce bandwidth over inter_node_Gbps (in-network reduction, SHARP)"},
+      {"intra_node_all_reduce_gain", &N::intra_node_all_reduce_gain, "", 1, kMaxAllReduceGain,
+       false,
+       "all_reduce bandwidth over intra_node_GBps: what all_reduce logs measure beyond the "
+       "formula over the link (in-switch reduction, NVLS, where the fabric has it)"},
+      {"inter_node_all_reduce_gain", &N::inter_node_all_reduce_gain, "", 1, kMaxAllReduceGain,
+       false,
+       "all_reduce bandwidth over inter_node_Gbps: what all_reduce logs measure beyond the "
+       "formula over the link (in-network reduction, SHARP, where the fabric has it)"},
       {"fitted_collectives", array_member(&N::fitted_collectives, &fitted_collective_table), "", 0,
        0, false, "fitted (alpha, busbw) per op, group size and ranks per node"},
       {"provenance", optional_member(&N::provenance, &provenance_table), "", 0, 0, false,

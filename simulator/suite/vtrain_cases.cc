@@ -80,14 +80,16 @@ nlohmann::json vtrain_scenario(const CsvTable& t, std::size_t r) {
 // - its single-node fitted collectives (NVLink/NVSwitch, the same hardware) are kept;
 // - its multi-node ones, measured with 200 Gb/s per GPU, are dropped, so groups that cross nodes
 //   take the link formula;
-// - inter_node_Gbps, fitted as 192.2 Gb/s on 200 Gb/s links, is scaled by the line-rate ratio
-//   100/200 (the same fitted link efficiency on half the links).
+// - inter_node_Gbps, fitted as 192.2 Gb/s on its declared 200 Gb/s line rate, is scaled by the
+//   line-rate ratio 100/200 (the same fitted link efficiency on half the links), and the line
+//   rate becomes 100 Gb/s.
 // It is marked unfitted: the inter-node rate comes from a config value, not from a measurement.
 nlohmann::json vtrain_multi_network() {
   constexpr double kVtrainNicShareGbps = 800.0 / 8;  // per node / GPUs per node
   nlohmann::json net = *find_preset(PresetKind::kCluster, "dgx-a100");
-  const double line_ratio = kVtrainNicShareGbps / 200.0;  // DGX A100: 200 Gb/s per GPU
+  const double line_ratio = kVtrainNicShareGbps / net["inter_node_line_Gbps"].get<double>();
   net["inter_node_Gbps"] = net["inter_node_Gbps"].get<double>() * line_ratio;
+  net["inter_node_line_Gbps"] = kVtrainNicShareGbps;
   nlohmann::json kept = nlohmann::json::array();
   for (const auto& f : net["fitted_collectives"])
     if (f["ranks"] == f["ranks_per_node"]) kept.push_back(f);

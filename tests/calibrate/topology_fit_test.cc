@@ -123,12 +123,22 @@ TEST(topology_fit, LinkRatesAreBoundedByTheLineRates) {
         "h100-sxm-10node_alltoall_80.log"})
     for (auto& m : load_log(kNcclDir / f)) logs.push_back(std::move(m));
   ASSERT_EQ(logs.size(), 5u);
-  NetworkConfig start = start_network();  // DGX H100 datasheet links and line rates
+  // The Polaris start with DGX H100's datasheet links (450 GB/s, 400 Gb/s) as link and line rates.
+  NetworkConfig start = start_network();
   start.intra_node_GBps = start.intra_node_line_GBps = 450;
   start.inter_node_Gbps = start.inter_node_line_Gbps = 400;
   const TopologyFit fit = fit_topology(logs, start);
   EXPECT_LE(fit.net.intra_node_GBps, 450);
   EXPECT_LE(fit.net.inter_node_Gbps, 400);
+  // Without any all-reduce log the bound holds too (found by review, 2026-11-28: it applied only
+  // beside an all-reduce log). The 10-node send/recv log alone fits NVLink far above the wire
+  // when nothing bounds it (its 8-rank pairs share a node).
+  const auto sendrecv = load_log(kNcclDir / "h100-sxm-10node_sendrecv_80.log");
+  ASSERT_EQ(sendrecv.size(), 1u);
+  NetworkConfig free_start = start;
+  free_start.intra_node_line_GBps = free_start.inter_node_line_Gbps = 0;
+  EXPECT_GT(fit_topology(sendrecv, free_start).net.intra_node_GBps, 450);
+  EXPECT_LE(fit_topology(sendrecv, start).net.intra_node_GBps, 450);
   EXPECT_GT(fit.net.intra_node_all_reduce_gain, 1.2);  // ~490 / ~365 = 1.34, measured
 }
 

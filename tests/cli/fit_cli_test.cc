@@ -410,6 +410,21 @@ TEST(cli_fit, NetworkOutsideTheReaderRangesExitsTwoWithNetworkOutput) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// NVSwitch all-reduce logs onto a PCIe base: its declared 15.75 GB/s line rate leaves an
+// all-reduce gain of 32.5 (the fit's NVLink rate over 15.75 GB/s), beyond what a network
+// may carry (kMaxAllReduceGain, 16). Exit 2 naming the base's line rate, no file (found by
+// review, 2026-11-28: only the read-back check refused it, naming the gain's range).
+TEST(cli_fit, AnAllReduceFarAboveTheBasesLineRateIsRefused) {
+  const fs::path out = scratch_dir() / "never_gain.json";
+  fs::remove(out);
+  const auto r = shardsim(
+      {"fit", "--nccl-tests", (kNccl / "aws-p5-h100-nvlink-1node_all_reduce_8.log").string(),
+       "--network-base", "pcie-gen3-nop2p-datasheet", "--network-output", out.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "--network-base", "intra_node_line_GBps (15.75)")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(cli_fit, TwoLogsOfTheSameCollectiveAreRefused) {
   // The same log twice: both are all_reduce on 8 ranks, 4 per node (8 "# Rank" lines on 2
   // hosts); merging would keep only the second's segments.
