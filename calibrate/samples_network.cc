@@ -136,6 +136,7 @@ void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile
   std::vector<CollectiveFit> fits;
   for (const auto& m : rows) fits.push_back(fit_collective(m));
   const TopologyFit topo = fit_topology(rows, start_network(fits, g));
+  if (const std::string e = gain_limit_error(topo.net); !e.empty()) throw std::invalid_argument(e);
   NetworkConfig net = topo.net;
   // The base's segments of a measured key give way to the new ones (found 2026-11-27: refitting
   // a profile's own samples onto it duplicated every segment, and the profile did not read back).

@@ -50,6 +50,11 @@ struct TopologyFit {
 [[nodiscard]] TopologyFit fit_topology(const std::vector<MeasuredCollective>& logs,
                                        const NetworkConfig& base);
 
+// "" when the fitted network's all-reduce gains are within kMaxAllReduceGain; else why not (the
+// logs run far faster than the base's line rates allow: the base is not their fabric). fit_topology
+// does not clamp them: its callers refuse such a fit with this message (exit 2).
+[[nodiscard]] std::string gain_limit_error(const NetworkConfig& net);
+
 // Errors of `net`'s formula (fitted collectives ignored) on each log.
 [[nodiscard]] std::vector<LogError> topology_errors(const std::vector<MeasuredCollective>& logs,
                                                     const NetworkConfig& net);

@@ -1,6 +1,7 @@
 #include "reports/output.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -244,11 +245,37 @@ void write_output(const std::string& path, const std::string& text) {
   commit(path, stage(path, text));
 }
 
+namespace {
+
+// SIGPIPE ignored while it lives: a reader that closed the pipe makes the write fail (EPIPE, an
+// OutputError) instead of killing the process with the temporaries of write_outputs on disk
+// (found by review, 2026-11-28: `simulate --trace t.json | true` left t.json.tmp.XXXXXX).
+class IgnoreSigpipe {
+ public:
+  IgnoreSigpipe() { ::sigaction(SIGPIPE, &kIgnore, &saved_); }
+  ~IgnoreSigpipe() { ::sigaction(SIGPIPE, &saved_, nullptr); }
+  IgnoreSigpipe(const IgnoreSigpipe&) = delete;
+  IgnoreSigpipe& operator=(const IgnoreSigpipe&) = delete;
+
+ private:
+  static inline const struct ::sigaction kIgnore = [] {
+    struct ::sigaction a {};
+    a.sa_handler = SIG_IGN;
+    ::sigemptyset(&a.sa_mask);
+    return a;
+  }();
+  struct ::sigaction saved_ {};
+};
+
+}  // namespace
+
 void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
   std::vector<std::pair<std::string, std::string>> staged;  // (path, temporary)
-  const auto discard = [&] {
-    for (const auto& [path, tmp] : staged) ::unlink(tmp.c_str());
+  staged.reserve(outputs.size());  // no allocation between a stage and its record
+  const auto discard = [&](std::size_t from) {
+    for (std::size_t i = from; i < staged.size(); ++i) ::unlink(staged[i].second.c_str());
   };
+  const IgnoreSigpipe no_sigpipe;
   try {
     for (const auto& [path, text] : outputs) {
       if (!is_stdout(path)) check_output_path("", path);
@@ -257,14 +284,14 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
     for (const auto& [path, text] : outputs)
       if (written_through(path)) write_through(path, text);
   } catch (...) {
-    discard();
+    discard(0);
     throw;
   }
   for (std::size_t i = 0; i < staged.size(); ++i) {
     try {
       commit(staged[i].first, staged[i].second);
     } catch (...) {
-      for (std::size_t j = i + 1; j < staged.size(); ++j) ::unlink(staged[j].second.c_str());
+      discard(i);  // commit removed staged[i] unless resolved() threw first
       throw;
     }
   }

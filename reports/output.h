@@ -22,9 +22,11 @@ void write_output(const std::string& path, const std::string& text);
 // written to its temporary sibling, then the written-through outputs (stdout, FIFOs, devices) are
 // written in order, and only then are the temporaries renamed into place. A failure before the
 // renames leaves every file as it was (found by review, 2026-11-28: `fit -o p.json
-// --network-output /dev/full` exited 3 with p.json written). A rename failing after others
-// succeeded (rare: the temporaries sit beside their targets) leaves those replaced. Throws as
-// write_output does.
+// --network-output /dev/full` exited 3 with p.json written). SIGPIPE is ignored meanwhile, so a
+// closed stdout pipe is such a failure (exit 3), not a killed process. Not covered: a rename
+// failing after others succeeded (rare: the temporaries sit beside their targets) leaves those
+// replaced, and a process killed while it writes (SIGINT, SIGKILL) may leave temporaries
+// (NAME.tmp.XXXXXX) beside their targets. Throws as write_output does.
 void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // Before any work: every output a command was given ((flag, path) pairs; "" and "-" skipped)

@@ -226,6 +226,12 @@ int run_fit(const FitArgs& a) {
   const auto* t = network && network->topo ? &*network->topo : nullptr;
   std::cout << (a.json ? fit_report_json(notes, logs, t).dump(2) + "\n"
                        : fit_report_text(notes, logs, t));
+  // The profile and the network as one: neither is left written when the other fails.
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!a.output.empty()) files.emplace_back(a.output, profile_text(g));
+  if (network && !a.network_output.empty())
+    files.emplace_back(a.network_output, network_text(network->net));
+  write_outputs(files);
   // A profile with no network of its own and no node.network preset prices no collective: say
   // so now, not when a scenario first uses it (found by review, 2026-11-27: samples of a
   // one-rank sweep gave such a profile silently).
@@ -233,12 +239,6 @@ int run_fit(const FitArgs& a) {
     std::cerr << "warning: " << a.output
               << ": the profile has no network (no collective was measured and the base names "
                  "none); a scenario using it needs cluster.network\n";
-  // The profile and the network as one: neither is left written when the other fails.
-  std::vector<std::pair<std::string, std::string>> files;
-  if (!a.output.empty()) files.emplace_back(a.output, profile_text(g));
-  if (network && !a.network_output.empty())
-    files.emplace_back(a.network_output, network_text(network->net));
-  write_outputs(files);
   return kExitOk;
 }
 

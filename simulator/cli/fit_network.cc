@@ -165,21 +165,8 @@ std::optional<NetworkFit> fit_network(const FitArgs& a, const GpuProfile& g) {
   NetworkFit out;
   out.topo = cal::fit_topology(all, base_network(g, a.network_base));
   check_finite(*out.topo, all);
-  // An all-reduce far faster than the base's declared line rate (a PCIe base for NVSwitch logs)
-  // leaves a gain the network cannot carry: the base is not this fabric.
-  for (const auto& [gain, line, key] :
-       {std::tuple{out.topo->net.intra_node_all_reduce_gain, out.topo->net.intra_node_line_GBps,
-                   "intra_node_line_GBps"},
-        std::tuple{out.topo->net.inter_node_all_reduce_gain, out.topo->net.inter_node_line_Gbps,
-                   "inter_node_line_Gbps"}})
-    if (gain > kMaxAllReduceGain)
-      throw InputError(
-          "--network-base",
-          fmt::format("the all-reduce logs run {:.1f} times what the base network's {} ({:g}) "
-                      "allows a ring (more than the largest all-reduce gain, {:g}): the base's "
-                      "line rates are not this fabric's; give a --network-base that matches the "
-                      "logs",
-                      gain, key, line, kMaxAllReduceGain));
+  if (const std::string e = cal::gain_limit_error(out.topo->net); !e.empty())
+    throw InputError(a.network_base.empty() ? "--base" : "--network-base", e);
   NetworkConfig& net = out.net = out.topo->net;
   // A refitted network is not the base's any more (a report naming the base network must mean
   // the preset's values).

@@ -366,7 +366,9 @@ int main(int argc, char** argv) {
   // /dev/full, a closed pipe): exit 3 instead of 0.
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0) {
-    std::cerr << "error: cannot write to standard output: " << std::strerror(errno) << "\n";
+    // An output error (exit 3) has said so already: standard output is one of the outputs.
+    if (rc != shardsim::kExitRuntime)
+      std::cerr << "error: cannot write to standard output: " << std::strerror(errno) << "\n";
     return rc == shardsim::kExitBadInput ? rc : shardsim::kExitRuntime;
   }
   return rc;

@@ -22,12 +22,6 @@ int run_simulate(const SimulateArgs& a) {
                                 a.mode == "des" && (!a.trace.empty() || !a.common.html.empty())};
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
   const Estimate e = evaluate_or_throw(s, options);
-  // The trace is written even when the plan cannot be laid out (found by review, 2026-11-27:
-  // nothing was written and nothing said, so a trace of an earlier run looked current).
-  if (!a.trace.empty() && !e.plan)
-    std::cerr << "warning: --trace " << a.trace
-              << ": the plan cannot be laid out, so the trace has no events (the report says "
-                 "why)\n";
   nlohmann::json report = simulate_report_json(e);
   std::string text = simulate_report_text(e);
   if (a.explain && e.time) {
@@ -47,8 +41,15 @@ int run_simulate(const SimulateArgs& a) {
                              "shardsim simulate: " + (s.name.empty() ? a.common.scenario : s.name));
       },
       [&] {
-        return a.trace.empty() ? OutputList{}
-                               : OutputList{{a.trace, json_text(chrome_trace(e)) + "\n"}};
+        if (a.trace.empty()) return OutputList{};
+        // The trace is written even when the plan cannot be laid out (found by review,
+        // 2026-11-27: nothing was written and nothing said, so a trace of an earlier run looked
+        // current). Said here, once the gates are known to be well formed.
+        if (!e.plan)
+          std::cerr << "warning: --trace " << a.trace
+                    << ": the plan cannot be laid out, so the trace has no events (the report "
+                       "says why)\n";
+        return OutputList{{a.trace, json_text(chrome_trace(e)) + "\n"}};
       });
 }
 

@@ -142,6 +142,36 @@ TEST(topology_fit, LinkRatesAreBoundedByTheLineRates) {
   EXPECT_GT(fit.net.intra_node_all_reduce_gain, 1.2);  // ~490 / ~365 = 1.34, measured
 }
 
+// A log of another collective whose rows stop below kLargeBytes still uses the link beyond its
+// latency regime: it must keep the level from being split (found by review, 2026-11-28: with
+// all_gather rows to 8 MiB the split priced them at the line rate, 36.9 % off). The all_gather
+// here is the formula's own on a 300 GB/s NVLink (8 B to 8 MiB, x4 steps), beside AWS p5's
+// one-node all-reduce; the fit must still describe it.
+TEST(topology_fit, MidSizeLogsOfOtherCollectivesKeepTheLinkTheirOwn) {
+  auto logs = load_log(kNcclDir / "aws-p5-h100-nvlink-1node_all_reduce_8.log");
+  ASSERT_EQ(logs.size(), 1u);
+  NetworkConfig truth = start_network();
+  truth.intra_node_GBps = 300;
+  MeasuredCollective gather;
+  gather.file = "synthetic_all_gather_8.log";
+  gather.op = "all_gather";
+  gather.ranks = gather.ranks_per_node = 8;
+  for (double b = 8; b <= 8.0 * 1048576; b *= 4) {
+    gather.bytes.push_back(b);
+    gather.seconds.push_back(collective_cost(CollectiveOp::kAllGather, b, {8, 8}, truth).seconds);
+    gather.lines.push_back(int(gather.lines.size()) + 1);
+  }
+  logs.push_back(gather);
+  NetworkConfig start = start_network();
+  start.intra_node_GBps = start.intra_node_line_GBps = 450;
+  const TopologyFit fit = fit_topology(logs, start);
+  // The all_gather's link (300 GB/s) is fitted with the all-reduce's gain beside it (341 GB/s
+  // and 1.48 here); split, the link went to the 450 GB/s line rate with gain 1.15.
+  EXPECT_LT(fit.net.intra_node_GBps, 400);
+  EXPECT_GT(fit.net.intra_node_all_reduce_gain, 1.2);
+  EXPECT_LT(fit.errors[1].max_pct, 10) << fit.errors[1].file;
+}
+
 // Found by review (2026-11-27): the H100 10-node logs start at 33 MB, and the fit put the
 // inter-node start-up latency at 491 us (13x the datasheet's 38.6) and the hop latency at zero,
 // so a 2-node 8-byte all-reduce cost as much as a 1,024-rank one. Latencies (and the small-message

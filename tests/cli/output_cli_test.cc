@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -115,6 +117,36 @@ TEST(cli_output, AFailedOutputLeavesTheOthersUnwritten) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir / "p.json"));
   EXPECT_TRUE(fs::exists(dir / "n.json"));
+}
+
+// Standard output is one of the outputs written as one: a pipe whose reader is gone is exit 3
+// (SIGPIPE is ignored while writing), and the trace staged beside it is removed, not left as
+// t.json.tmp.XXXXXX (found by review, 2026-11-28: the process died of SIGPIPE, exit 141). The
+// pipe's read end is closed before shardsim starts, so every write to it fails.
+TEST(cli_output, AClosedPipeOnStdoutLeavesNoFileBehind) {
+  const fs::path dir = scratch_dir() / "closed_pipe";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ::close(fds[0]);
+  const std::string trace = (dir / "t.json").string(), err = (dir / "../closed_pipe.err").string();
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    if (std::freopen(err.c_str(), "w", stderr) == nullptr) ::_exit(99);
+    ::execl(SHARDSIM_BINARY, SHARDSIM_BINARY, "simulate", kExample.c_str(), "--trace",
+            trace.c_str(), static_cast<char*>(nullptr));
+    ::_exit(98);
+  }
+  ::close(fds[1]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 3) << read_file(err);
+  EXPECT_TRUE(contains(read_file(err), "standard output")) << read_file(err);
+  EXPECT_TRUE(fs::directory_iterator(dir) == fs::directory_iterator()) << "a file was left";
 }
 
 TEST(cli_output, FullStdoutIsExitThree) {
