@@ -72,7 +72,7 @@ struct FitPlan {
 //   base value, and split_at_line_rate divides it afterwards. (Fitting the two together there
 //   left the search on a flat ridge: the H200 one-node fit went from 2.0 to 4.3 % median.)
 FitPlan plan_fit(const std::vector<MeasuredCollective>& logs, const NetworkConfig& base) {
-  bool inter = false, intra = false, inter_small = false, intra_small = false, small = false;
+  bool inter = false, intra = false, inter_small = false, intra_small = false;
   bool inter_large = false, intra_large = false, spans = false;
   bool inter_reduce = false, intra_reduce = false, inter_other = false, intra_other = false;
   for (const auto& m : logs) {
@@ -86,7 +86,6 @@ FitPlan plan_fit(const std::vector<MeasuredCollective>& logs, const NetworkConfi
     intra_small = intra_small || (shares && has_small);
     inter_large = inter_large || (crosses && has_large);
     intra_large = intra_large || (shares && has_large);
-    small = small || has_small;
     spans = spans || (has_small && has_large);
     const bool reduce = m.op == "all_reduce";
     inter_reduce = inter_reduce || (crosses && reduce && has_large);

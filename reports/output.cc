@@ -237,16 +237,6 @@ void commit(const std::string& path, const std::string& tmp) {
   }
 }
 
-}  // namespace
-
-void write_output(const std::string& path, const std::string& text) {
-  if (!is_stdout(path)) check_output_path("", path);
-  if (written_through(path)) return write_through(path, text);
-  commit(path, stage(path, text));
-}
-
-namespace {
-
 // SIGPIPE ignored while it lives: a reader that closed the pipe makes the write fail (EPIPE, an
 // OutputError) instead of killing the process with the temporaries of write_outputs on disk
 // (found by review, 2026-11-28: `simulate --trace t.json | true` left t.json.tmp.XXXXXX).
@@ -295,6 +285,10 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
       throw;
     }
   }
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  write_outputs({{path, text}});
 }
 
 }  // namespace shardsim

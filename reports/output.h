@@ -7,7 +7,7 @@
 
 namespace shardsim {
 
-// Writes `text` to `path` ("" or "-" = stdout).
+// Writes `text` to `path` ("" or "-" = stdout): write_outputs of one output.
 // - A regular file (or a new one) is written to a temporary sibling and renamed into place, so a
 //   reader never sees it half written and a failure leaves the old file (or none).
 // - A symbolic link is followed: its target is replaced, the link stays.

@@ -22,7 +22,6 @@
 namespace shardsim::cli {
 namespace {
 
-namespace cal = shardsim::calibrate;
 using nlohmann::json;
 
 void check_args(const FitArgs& a) {

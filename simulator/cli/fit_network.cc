@@ -20,6 +20,9 @@
 #include "simulator/scenario/presets.h"
 
 namespace shardsim::cli {
+
+namespace cal = shardsim::calibrate;
+
 namespace {
 
 using nlohmann::json;

@@ -13,13 +13,11 @@
 
 namespace shardsim::cli {
 
-namespace cal = shardsim::calibrate;
-
 // The network fitted from every log and table: topology formula plus fitted collectives.
 struct NetworkFit {
   NetworkConfig net;
   std::vector<LogReport> logs;
-  std::optional<cal::TopologyFit> topo;
+  std::optional<calibrate::TopologyFit> topo;
 };
 
 // The network of `a`'s logs and tables on `g`'s node size, or nullopt when `a` gives none.
