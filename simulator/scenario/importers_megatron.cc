@@ -3,113 +3,25 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <map>
-#include <set>
+#include <functional>
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/scenario/importers_detail.h"
+#include "simulator/scenario/importers_megatron_args.h"
 #include "simulator/scenario/strategy.h"
 
 namespace shardsim {
+namespace {
 
-using import_detail::cluster_json;
+using import_detail::MegatronArgs;
+using Warn = std::function<void(std::string)>;
 
-ImportResult import_megatron(const std::vector<std::string>& args, const ImportTarget& t) {
-  ImportResult r;
-  auto warn = [&r](std::string w) { r.warnings.push_back(std::move(w)); };
-  // Flags without a value, and options with one.
-  const std::set<std::string> flags = {"--bf16",
-                                       "--fp16",
-                                       "--sequence-parallel",
-                                       "--use-distributed-optimizer",
-                                       "--swiglu",
-                                       "--untie-embeddings-and-output-weights",
-                                       "--group-query-attention",
-                                       "--use-flash-attn",
-                                       "--overlap-grad-reduce",
-                                       "--overlap-param-gather",
-                                       "--tp-comm-overlap",
-                                       "--disable-bias-linear",
-                                       "--add-qkv-bias",
-                                       "--use-rotary-position-embeddings",
-                                       "--accumulate-allreduce-grads-in-fp32",
-                                       "--grad-reduce-in-bf16",
-                                       "--recompute-activations",
-                                       "--checkpoint-activations",
-                                       "--use-legacy-models",
-                                       "--use-mcore-models"};
-  std::map<std::string, std::string> opt;
-  std::set<std::string> set_flags;
-  // An option name, not a value (negative numbers are values).
-  auto is_option = [](const std::string& s) {
-    return s.starts_with("--") || (s.size() > 1 && s[0] == '-' &&
-                                   !std::isdigit(static_cast<unsigned char>(s[1])) && s[1] != '.');
-  };
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (!a.starts_with("--")) {
-      warn(fmt::format("\"{}\": not an option; ignored", a));
-      continue;
-    }
-    const std::size_t eq = a.find('=');
-    if (eq != std::string::npos) {
-      opt[a.substr(0, eq)] = a.substr(eq + 1);
-    } else if (flags.count(a)) {
-      set_flags.insert(a);
-    } else if (i + 1 < args.size() && !is_option(args[i + 1])) {
-      opt[a] = args[++i];
-    } else {
-      set_flags.insert(a);  // an unknown flag: reported below
-    }
-  }
-  std::set<std::string> used;
-  // An option read for its value but given without one (argparse: "expected one argument").
-  auto needs_value = [&](const std::string& key) {
-    if (set_flags.count(key)) throw InputError("", key + ": expected one argument");
-  };
-  auto integer = [&](const std::string& key) -> std::int64_t {
-    used.insert(key);
-    needs_value(key);
-    const auto it = opt.find(key);
-    if (it == opt.end()) return 0;
-    std::size_t n = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(it->second, &n);
-    } catch (const std::exception&) {
-      n = 0;
-    }
-    if (n != it->second.size() || v < 1)
-      throw InputError("", fmt::format("{} {}: expected an integer in [1, 2^53]", key, it->second));
-    // 2^53: every larger value is refused by the scenario anyway, and products of two such
-    // values (layers x ..., hidden x 4) stay far from 64-bit overflow.
-    if (v > (std::int64_t{1} << 53))
-      throw InputError("", fmt::format("{} {}: at most 2^53 (9007199254740992)", key, v));
-    return v;
-  };
-  // A parallel degree (or layers per virtual stage): at most kMaxParallelDegree, so products of
-  // three stay inside 64 bits.
-  auto degree = [&](const std::string& key) -> std::int64_t {
-    const std::int64_t v = integer(key);
-    if (v > kMaxParallelDegree)
-      throw InputError("", fmt::format("{} {}: at most {}", key, v, kMaxParallelDegree));
-    return v;
-  };
-  auto text = [&](const std::string& key) -> std::string {
-    used.insert(key);
-    needs_value(key);
-    const auto it = opt.find(key);
-    return it == opt.end() ? "" : it->second;
-  };
-  auto flag = [&](const std::string& key) {
-    used.insert(key);
-    return set_flags.count(key) > 0;
-  };
-
+// The scenario's `model` section. A --model preset or Hugging Face config (ImportTarget::model)
+// is the base; the Megatron model arguments given override it.
+nlohmann::json megatron_model(MegatronArgs& a, const ImportTarget& t, const Warn& warn) {
   nlohmann::json model = nlohmann::json::object();
-  const std::int64_t layers = integer("--num-layers"), hidden = integer("--hidden-size"),
-                     heads = integer("--num-attention-heads");
+  const std::int64_t layers = a.integer("--num-layers"), hidden = a.integer("--hidden-size"),
+                     heads = a.integer("--num-attention-heads");
   if (!t.model.empty()) {
     model = t.model.find('/') != std::string::npos || t.model.ends_with(".json")
                 ? nlohmann::json{{"hf_config", t.model}}
@@ -125,19 +37,19 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
                      "--num-layers, --hidden-size and --num-attention-heads are required "
                      "(or --model PRESET)");
   // --num-query-groups defaults to 1 (arguments.py): --group-query-attention alone is MQA.
-  const std::int64_t groups = integer("--num-query-groups");
-  if (flag("--group-query-attention"))
+  const std::int64_t groups = a.integer("--num-query-groups");
+  if (a.flag("--group-query-attention"))
     model["kv_heads"] = groups ? groups : 1;
   else if (groups)
     warn(
         "--num-query-groups without --group-query-attention: Megatron ignores it; so does the "
         "scenario");
-  if (const auto f = integer("--ffn-hidden-size")) model["ffn_hidden"] = f;
-  if (const auto v = integer("--vocab-size")) model["vocab"] = v;
-  if (const auto v = integer("--padded-vocab-size")) {
+  if (const auto f = a.integer("--ffn-hidden-size")) model["ffn_hidden"] = f;
+  if (const auto v = a.integer("--vocab-size")) model["vocab"] = v;
+  if (const auto v = a.integer("--padded-vocab-size")) {
     // padding only grows the vocabulary (found by review, 2026-11-27: 100 under a vocabulary of
     // 200 was taken as 100)
-    if (const auto raw = integer("--vocab-size"); raw && v < raw)
+    if (const auto raw = a.integer("--vocab-size"); raw && v < raw)
       throw InputError("", fmt::format("--padded-vocab-size {} is below --vocab-size {}: padding "
                                        "only adds rows",
                                        v, raw));
@@ -147,8 +59,8 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
     throw InputError("",
                      "--vocab-size is required: Megatron reads the vocabulary from the "
                      "tokenizer, which the arguments do not give");
-  if (const auto kv = integer("--kv-channels")) model["head_dim"] = kv;
-  const bool swiglu = flag("--swiglu");
+  if (const auto kv = a.integer("--kv-channels")) model["head_dim"] = kv;
+  const bool swiglu = a.flag("--swiglu");
   if (swiglu) model["ffn_type"] = "swiglu";
   // Megatron's default width when --ffn-hidden-size is absent (megatron/training/arguments.py):
   // 4 x hidden, or with --swiglu int(4 x hidden x 2/3 / 64) x 64 = floor(hidden / 24) x 64 (two
@@ -158,18 +70,18 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
     const std::int64_t f = swiglu ? hidden / 24 * 64 : 4 * hidden;
     if (f > 0) model["ffn_hidden"] = f;
   }
-  if (flag("--untie-embeddings-and-output-weights"))
+  if (a.flag("--untie-embeddings-and-output-weights"))
     model["tied_embeddings"] = false;
   else if (t.model.empty())
     model["tied_embeddings"] = true;
   // Megatron's linear layers have biases unless --disable-bias-linear (add_bias_linear defaults
   // to true in arguments.py); a --model preset keeps its own unless the flag is given.
-  if (flag("--disable-bias-linear"))
+  if (a.flag("--disable-bias-linear"))
     model["bias"] = false;
   else if (t.model.empty())
     model["bias"] = true;
-  if (flag("--add-qkv-bias")) model["qkv_bias"] = true;
-  const std::string norm = text("--normalization");
+  if (a.flag("--add-qkv-bias")) model["qkv_bias"] = true;
+  const std::string norm = a.text("--normalization");
   if (norm == "RMSNorm")
     model["norm"] = "rmsnorm";
   else if (norm == "LayerNorm")
@@ -178,9 +90,9 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
     throw InputError("", fmt::format("--normalization {}: expected LayerNorm or RMSNorm "
                                      "(Megatron-LM's choices)",
                                      norm));
-  const std::string pos = text("--position-embedding-type");
+  const std::string pos = a.text("--position-embedding-type");
   // Megatron-LM's choices, and Megatron-DeepSpeed's (absolute, rotary, alibi).
-  if (pos == "rope" || pos == "rotary" || flag("--use-rotary-position-embeddings"))
+  if (pos == "rope" || pos == "rotary" || a.flag("--use-rotary-position-embeddings"))
     model["position"] = "rope";
   else if (pos == "learned_absolute" || pos == "absolute")
     model["position"] = "learned";
@@ -191,12 +103,12 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
                                      "rope, mrope, relative or none (Megatron-LM's choices) or "
                                      "absolute, rotary or alibi (Megatron-DeepSpeed's)",
                                      pos));
-  if (const auto mp = integer("--max-position-embeddings")) model["max_position"] = mp;
-  if (const auto e = integer("--num-experts")) {
+  if (const auto mp = a.integer("--max-position-embeddings")) model["max_position"] = mp;
+  if (const auto e = a.integer("--num-experts")) {
     model["moe"] = {{"experts", e}, {"top_k", 2}};
-    if (const auto k = integer("--moe-router-topk")) model["moe"]["top_k"] = k;
+    if (const auto k = a.integer("--moe-router-topk")) model["moe"]["top_k"] = k;
     // Megatron: --moe-ffn-hidden-size defaults to the dense FFN width.
-    if (const auto f = integer("--moe-ffn-hidden-size"))
+    if (const auto f = a.integer("--moe-ffn-hidden-size"))
       model["moe"]["expert_ffn_hidden"] = f;
     else if (model.contains("ffn_hidden"))
       model["moe"]["expert_ffn_hidden"] = model["ffn_hidden"];
@@ -209,7 +121,7 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   // model has dropout unless both are 0; a --model preset keeps its own unless one is given.
   bool dropout = false, dropout_given = false;
   for (const char* d : {"--attention-dropout", "--hidden-dropout"}) {
-    const std::string v = text(d);
+    const std::string v = a.text(d);
     double p = 0.1;
     if (!v.empty()) {
       dropout_given = true;
@@ -226,19 +138,25 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   }
   if (t.model.empty() || dropout_given) model["dropout"] = dropout;
 
+  return model;
+}
+
+// The scenario's `training` section: sequence, batch, precision and gradient dtype, attention
+// kernel and recomputation.
+nlohmann::json megatron_training(MegatronArgs& a, const ImportTarget& t, const Warn& warn) {
   nlohmann::json training = nlohmann::json::object();
-  const std::int64_t seq_arg = integer("--seq-length");
+  const std::int64_t seq_arg = a.integer("--seq-length");
   if (t.seq_len > 0 && seq_arg && seq_arg != t.seq_len)
     throw InputError("", fmt::format("--seq-len {} and the argument --seq-length {} disagree",
                                      t.seq_len, seq_arg));
   const std::int64_t seq = t.seq_len > 0 ? t.seq_len : seq_arg;
   if (seq <= 0) throw InputError("", "--seq-length is required");
   training["seq_len"] = seq;
-  const std::int64_t gbs = integer("--global-batch-size"), mbs = integer("--micro-batch-size");
+  const std::int64_t gbs = a.integer("--global-batch-size"), mbs = a.integer("--micro-batch-size");
   if (gbs <= 0) throw InputError("", "--global-batch-size is required");
   training["global_batch"] = gbs;
   if (mbs) training["micro_batch"] = mbs;
-  const bool bf16 = flag("--bf16"), fp16 = flag("--fp16");
+  const bool bf16 = a.flag("--bf16"), fp16 = a.flag("--fp16");
   if (bf16 && fp16) throw InputError("", "--bf16 and --fp16 are both given (Megatron asserts not)");
   training["precision"] = bf16 ? "bf16" : fp16 ? "fp16" : "fp32";
   // Main gradients (megatron/training/arguments.py): --bf16 forces gradient accumulation and the
@@ -246,11 +164,11 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   // be done in fp32"), unless a newer Megatron's --grad-reduce-in-bf16 keeps them in bf16 (it
   // wins over --accumulate-allreduce-grads-in-fp32 there); --accumulate-allreduce-grads-in-fp32
   // asks for fp32 at the other precisions.
-  const bool fp32_grads = flag("--accumulate-allreduce-grads-in-fp32"),
-             bf16_reduce = flag("--grad-reduce-in-bf16");
+  const bool fp32_grads = a.flag("--accumulate-allreduce-grads-in-fp32"),
+             bf16_reduce = a.flag("--grad-reduce-in-bf16");
   if (bf16_reduce && !bf16) warn("--grad-reduce-in-bf16 without --bf16: not modelled");
   // A newer Megatron's precision-aware optimizer: --main-grads-dtype bf16 keeps them in bf16 too.
-  const std::string main_grads = text("--main-grads-dtype");
+  const std::string main_grads = a.text("--main-grads-dtype");
   if (!main_grads.empty() && main_grads != "fp32" && main_grads != "bf16")
     warn("--main-grads-dtype " + main_grads + ": not modelled");
   if (bf16 ? !(bf16_reduce || main_grads == "bf16") : fp32_grads) training["grad_dtype"] = "fp32";
@@ -263,22 +181,22 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   // A flag that only an older Megatron-LM accepts marks a Megatron of before 2024, whose GPT is
   // the legacy model: --DDP-impl (removed 2023-08, 3fb3e95ec6), --checkpoint-activations (an
   // error since 2023-04, 3e71ad9c62) and --activations-checkpoint-method (2021-08 to 2022-04).
-  const std::string ddp_impl = text("--DDP-impl"),
-                    old_method = text("--activations-checkpoint-method");
-  const bool old_checkpointing = flag("--checkpoint-activations");
+  const std::string ddp_impl = a.text("--DDP-impl"),
+                    old_method = a.text("--activations-checkpoint-method");
+  const bool old_checkpointing = a.flag("--checkpoint-activations");
   const std::string old_flag = !ddp_impl.empty()     ? "--DDP-impl"
                                : old_checkpointing   ? "--checkpoint-activations"
                                : !old_method.empty() ? "--activations-checkpoint-method"
                                                      : "";
-  const std::string impl = text("--transformer-impl"), backend = text("--attention-backend");
-  const bool use_flash = flag("--use-flash-attn"),
-             legacy = flag("--use-legacy-models") || !old_flag.empty();
-  if (!old_flag.empty() && !flag("--use-legacy-models"))
+  const std::string impl = a.text("--transformer-impl"), backend = a.text("--attention-backend");
+  const bool use_flash = a.flag("--use-flash-attn"),
+             legacy = a.flag("--use-legacy-models") || !old_flag.empty();
+  if (!old_flag.empty() && !a.flag("--use-legacy-models"))
     warn(old_flag +
          ": a flag of Megatron-LM before 2024, whose GPT is the legacy model: attention "
          "modelled as " +
          (use_flash ? "flash (--use-flash-attn)" : "unfused (no --use-flash-attn)"));
-  flag("--use-mcore-models");  // an older Megatron's opt-in to what is now the default
+  a.flag("--use-mcore-models");  // an older Megatron's opt-in to what is now the default
   // Values outside argparse's choices stop Megatron-LM; a misspelt "Local" read as
   // transformer_engine turned flash attention on (found by review, 2026-11-28).
   if (impl == "inference_optimized")
@@ -309,14 +227,14 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   // says (arguments.py).
   // Before 2022-04 (cfd2e21607) full recomputation was --checkpoint-activations, or, from 2021-08,
   // --activations-checkpoint-method uniform|block; either is --recompute-granularity full.
-  std::string rg = text("--recompute-granularity");
+  std::string rg = a.text("--recompute-granularity");
   // argparse's choices (arguments.py: full, selective): anything else stops Megatron-LM
   if (!rg.empty() && rg != "full" && rg != "selective")
     throw InputError("", fmt::format("--recompute-granularity {}: expected full or selective "
                                      "(Megatron-LM's choices)",
                                      rg));
   if (rg.empty() && (old_checkpointing || !old_method.empty())) rg = "full";
-  if (flag("--recompute-activations")) rg = "selective";
+  if (a.flag("--recompute-activations")) rg = "selective";
   if (rg == "selective" && flash)
     warn(
         "--recompute-granularity selective (or --recompute-activations) with flash attention: "
@@ -328,43 +246,50 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   // uniform with one layer per chunk (the default) is what full recomputation models; block, or
   // chunks of several layers, recompute or keep something else.
   const std::string method =
-      text("--recompute-method").empty() ? old_method : text("--recompute-method");
+      a.text("--recompute-method").empty() ? old_method : a.text("--recompute-method");
   if (!method.empty() && method != "uniform" && method != "block")
     throw InputError(
         "", fmt::format("{} {}: expected uniform or block (Megatron-LM's choices)",
-                        text("--recompute-method").empty() ? "--activations-checkpoint-method"
-                                                           : "--recompute-method",
+                        a.text("--recompute-method").empty() ? "--activations-checkpoint-method"
+                                                             : "--recompute-method",
                         method));
-  const std::int64_t chunk =
-      std::max({integer("--recompute-num-layers"), integer("--activations-checkpoint-num-layers"),
-                integer("--checkpoint-num-layers")});
+  const std::int64_t chunk = std::max({a.integer("--recompute-num-layers"),
+                                       a.integer("--activations-checkpoint-num-layers"),
+                                       a.integer("--checkpoint-num-layers")});
   if ((!method.empty() && method != "uniform") || chunk > 1)
     warn(
         "--recompute-method / --recompute-num-layers (or the older --activations-checkpoint-method "
         "/ --activations-checkpoint-num-layers / --checkpoint-num-layers): not modelled; every "
         "layer is recomputed as --recompute-granularity says");
 
+  return training;
+}
+
+// The scenario's `parallel` section.
+nlohmann::json megatron_parallel(MegatronArgs& a, const ImportTarget& t) {
+  const std::int64_t layers = a.integer("--num-layers");
+  const std::string ddp_impl = a.text("--DDP-impl");
   nlohmann::json parallel = nlohmann::json::object();
-  const std::int64_t tp = std::max<std::int64_t>(1, degree("--tensor-model-parallel-size"));
-  const std::int64_t pp = std::max<std::int64_t>(1, degree("--pipeline-model-parallel-size"));
-  const std::int64_t cp = std::max<std::int64_t>(1, degree("--context-parallel-size"));
+  const std::int64_t tp = std::max<std::int64_t>(1, a.degree("--tensor-model-parallel-size"));
+  const std::int64_t pp = std::max<std::int64_t>(1, a.degree("--pipeline-model-parallel-size"));
+  const std::int64_t cp = std::max<std::int64_t>(1, a.degree("--context-parallel-size"));
   parallel["tp"] = tp;
   parallel["pp"] = pp;
   parallel["cp"] = cp;
-  if (const auto ep = degree("--expert-model-parallel-size")) parallel["ep"] = ep;
+  if (const auto ep = a.degree("--expert-model-parallel-size")) parallel["ep"] = ep;
   // The chunks per pipeline rank given directly: --num-virtual-stages-per-pipeline-rank (since
   // 2025-02, ef490839e8) or the first interleaving's --virtual-pipeline-model-parallel-size
   // (2020-12 to 2021-02).
   for (const char* key :
        {"--num-virtual-stages-per-pipeline-rank", "--virtual-pipeline-model-parallel-size"})
-    if (const auto v = degree(key); v > 1) {
-      if (integer("--num-layers-per-virtual-pipeline-stage"))
+    if (const auto v = a.degree(key); v > 1) {
+      if (a.integer("--num-layers-per-virtual-pipeline-stage"))
         throw InputError(
             "", std::string(key) + " and --num-layers-per-virtual-pipeline-stage are both given");
       parallel["vpp"] = v;
       parallel["schedule"] = "interleaved";
     }
-  if (const auto per = degree("--num-layers-per-virtual-pipeline-stage")) {
+  if (const auto per = a.degree("--num-layers-per-virtual-pipeline-stage")) {
     if (!layers || layers % (pp * per) != 0)
       throw InputError("", fmt::format("--num-layers-per-virtual-pipeline-stage {}: --num-layers "
                                        "must be a multiple of it times the pipeline size {}",
@@ -372,32 +297,38 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
     parallel["vpp"] = layers / (pp * per);
     parallel["schedule"] = "interleaved";
   }
-  parallel["sp"] = flag("--sequence-parallel");
-  parallel["zero"] = flag("--use-distributed-optimizer") ? 1 : 0;
+  parallel["sp"] = a.flag("--sequence-parallel");
+  parallel["zero"] = a.flag("--use-distributed-optimizer") ? 1 : 0;
   // --DDP-impl torch (before 2023-08): PyTorch DDP, whose buckets reduce during the backward pass;
   // local (its default): after it, as Megatron-Core's DDP without --overlap-grad-reduce.
   if (!ddp_impl.empty() && ddp_impl != "local" && ddp_impl != "torch")
     throw InputError("", "--DDP-impl " + ddp_impl + ": expected local or torch");
-  parallel["overlap_grad_reduce"] = flag("--overlap-grad-reduce") || ddp_impl == "torch";
-  parallel["overlap_param_gather"] = flag("--overlap-param-gather");
-  parallel["overlap_tp_comm"] = flag("--tp-comm-overlap");
+  parallel["overlap_grad_reduce"] = a.flag("--overlap-grad-reduce") || ddp_impl == "torch";
+  parallel["overlap_param_gather"] = a.flag("--overlap-param-gather");
+  parallel["overlap_tp_comm"] = a.flag("--tp-comm-overlap");
   if (t.gpus > 0 && t.gpus % (tp * pp * cp) != 0)
     throw InputError("", fmt::format("--gpus {} is not a multiple of the tensor x pipeline x "
                                      "context parallel sizes {} x {} x {} = {}",
                                      t.gpus, tp, pp, cp, tp * pp * cp));
   if (t.gpus > 0) parallel["dp"] = t.gpus / (tp * pp * cp);
 
-  for (const auto& [k, v] : opt)
-    if (!used.count(k)) warn(k + " " + v + ": not modelled");
-  for (const auto& f : set_flags)
-    if (!used.count(f)) warn(f + ": not modelled");
+  return parallel;
+}
 
-  r.scenario = {{"name", "megatron-import"},
-                {"description", "imported from Megatron-LM arguments"},
-                {"model", model},
-                {"training", training},
-                {"parallel", parallel},
-                {"cluster", cluster_json(t)}};
+}  // namespace
+
+ImportResult import_megatron(const std::vector<std::string>& args, const ImportTarget& t) {
+  ImportResult r;
+  const Warn warn = [&r](std::string w) { r.warnings.push_back(std::move(w)); };
+  MegatronArgs a(args, r.warnings);
+  nlohmann::json model = megatron_model(a, t, warn);
+  nlohmann::json training = megatron_training(a, t, warn);
+  nlohmann::json parallel = megatron_parallel(a, t);
+  a.warn_unread();
+  r.scenario = {
+      {"name", "megatron-import"},       {"description", "imported from Megatron-LM arguments"},
+      {"model", std::move(model)},       {"training", std::move(training)},
+      {"parallel", std::move(parallel)}, {"cluster", import_detail::cluster_json(t)}};
   return r;
 }
 

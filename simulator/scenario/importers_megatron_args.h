@@ -1,0 +1,43 @@
+#pragma once
+
+// Megatron-LM's command line as its argparse reads it, for the Megatron importer
+// (importers_megatron.cc).
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace shardsim::import_detail {
+
+// Flags take no value; any other "--name" takes the next argument unless that is an option
+// itself ("--name=value" works too). Each accessor marks its key as read, so that
+// `warn_unread` can name every option the importer never looked at.
+class MegatronArgs {
+ public:
+  // Arguments that are not options are skipped with a warning appended to `warnings`.
+  MegatronArgs(const std::vector<std::string>& args, std::vector<std::string>& warnings);
+
+  // The value as an integer, 0 when absent. InputError (exit 2) when given without a value, not
+  // an integer, below 1 or above 2^53.
+  std::int64_t integer(const std::string& key);
+  // integer(), at most kMaxParallelDegree (a parallel degree, or layers per virtual stage).
+  std::int64_t degree(const std::string& key);
+  // The value as given, "" when absent. InputError when given without a value.
+  std::string text(const std::string& key);
+  bool flag(const std::string& key);
+
+  // Appends "<option>: not modelled" for every option and flag no accessor read.
+  void warn_unread();
+
+ private:
+  void needs_value(const std::string& key) const;
+
+  std::map<std::string, std::string> options_;
+  std::set<std::string> flags_;  // given without a value
+  std::set<std::string> read_;
+  std::vector<std::string>& warnings_;
+};
+
+}  // namespace shardsim::import_detail
