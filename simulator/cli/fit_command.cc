@@ -223,13 +223,17 @@ int run_fit(const FitArgs& a) {
   static const std::vector<LogReport> kNoLogs;
   const auto& logs = network ? network->logs : kNoLogs;
   const auto* t = network && network->topo ? &*network->topo : nullptr;
-  std::cout << (a.json ? fit_report_json(notes, logs, t).dump(2) + "\n"
-                       : fit_report_text(notes, logs, t));
-  // The profile and the network as one: neither is left written when the other fails.
+  // The report, the profile and the network as one: none is left written when another fails
+  // (a full disk, a closed stdout pipe: found by review, 2026-11-28, `fit -o p.json | true` was
+  // killed by SIGPIPE with p.json written).
+  // The report last: written-through outputs go in order, so a profile sent to a device that
+  // fails (-o /dev/full) leaves stdout empty too.
   std::vector<std::pair<std::string, std::string>> files;
   if (!a.output.empty()) files.emplace_back(a.output, profile_text(g));
   if (network && !a.network_output.empty())
     files.emplace_back(a.network_output, network_text(network->net));
+  files.emplace_back("-", a.json ? fit_report_json(notes, logs, t).dump(2) + "\n"
+                                 : fit_report_text(notes, logs, t));
   write_outputs(files);
   // A profile with no network of its own and no node.network preset prices no collective: say
   // so now, not when a scenario first uses it (found by review, 2026-11-27: samples of a

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli_runner.h"
 
@@ -104,6 +105,8 @@ TEST(cli_output, AFailedOutputLeavesTheOthersUnwritten) {
                        (dir / "p.json").string(), "--network-output", "/dev/full"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_TRUE(empty()) << "fit left a file";
+  // Nor is its report printed (found by review, 2026-11-28: a full fit report on stdout, exit 3).
+  EXPECT_EQ(r.out, "");
   r = shardsim({"simulate", kExample, "--trace", (dir / "t.json").string(), "-o", "/dev/full"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_TRUE(empty()) << "simulate left a file";
@@ -123,30 +126,49 @@ TEST(cli_output, AFailedOutputLeavesTheOthersUnwritten) {
 // (SIGPIPE is ignored while writing), and the trace staged beside it is removed, not left as
 // t.json.tmp.XXXXXX (found by review, 2026-11-28: the process died of SIGPIPE, exit 141). The
 // pipe's read end is closed before shardsim starts, so every write to it fails.
-TEST(cli_output, AClosedPipeOnStdoutLeavesNoFileBehind) {
-  const fs::path dir = scratch_dir() / "closed_pipe";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+// Runs shardsim with `args` and its stdout a pipe whose read end is already closed; returns the
+// wait status and leaves stderr in `err`.
+int run_into_closed_pipe(const std::vector<std::string>& args, const std::string& err) {
   int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
+  if (::pipe(fds) != 0) return -1;
   ::close(fds[0]);
-  const std::string trace = (dir / "t.json").string(), err = (dir / "../closed_pipe.err").string();
+  std::vector<char*> argv = {const_cast<char*>(SHARDSIM_BINARY)};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
+  if (pid < 0) return -1;
   if (pid == 0) {
     ::dup2(fds[1], 1);
     if (std::freopen(err.c_str(), "w", stderr) == nullptr) ::_exit(99);
-    ::execl(SHARDSIM_BINARY, SHARDSIM_BINARY, "simulate", kExample.c_str(), "--trace",
-            trace.c_str(), static_cast<char*>(nullptr));
+    ::execv(SHARDSIM_BINARY, argv.data());
     ::_exit(98);
   }
   ::close(fds[1]);
   int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 3) << read_file(err);
-  EXPECT_TRUE(contains(read_file(err), "standard output")) << read_file(err);
-  EXPECT_TRUE(fs::directory_iterator(dir) == fs::directory_iterator()) << "a file was left";
+  return ::waitpid(pid, &status, 0) == pid ? status : -1;
+}
+
+TEST(cli_output, AClosedPipeOnStdoutLeavesNoFileBehind) {
+  const fs::path dir = scratch_dir() / "closed_pipe";
+  const std::string err = (scratch_dir() / "closed_pipe.err").string();
+  const std::string log =
+      std::string(SHARDSIM_SOURCE_DIR) +
+      "/scenarios/measurements/nccl-tests/h100-sxm-nvlink-1node_all_gather_8.log";
+  // simulate's trace; fit's profile and network beside its report (found by review, 2026-11-28:
+  // fit wrote its report with std::cout, was killed by SIGPIPE, exit 141, and left p.json).
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"simulate", kExample, "--trace", (dir / "t.json").string()},
+        {"fit", "--base", "h100-sxm-datasheet", "--nccl-tests", log, "-o",
+         (dir / "p.json").string(), "--network-output", (dir / "n.json").string()}}) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const int status = run_into_closed_pipe(args, err);
+    ASSERT_TRUE(WIFEXITED(status)) << describe(args) << ": killed by signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 3) << describe(args) << read_file(err);
+    EXPECT_TRUE(contains(read_file(err), "standard output")) << read_file(err);
+    EXPECT_TRUE(fs::directory_iterator(dir) == fs::directory_iterator())
+        << describe(args) << ": a file was left";
+  }
 }
 
 TEST(cli_output, FullStdoutIsExitThree) {
