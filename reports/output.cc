@@ -137,6 +137,21 @@ void check_output_creatable(const std::string& flag, const std::string& path) {
   ::unlink(probe.c_str());
 }
 
+void check_outputs_not_inputs(const std::vector<std::pair<std::string, std::string>>& flag_paths,
+                              const std::vector<std::pair<std::string, std::string>>& inputs) {
+  for (const auto& [flag, path] : flag_paths) {
+    if (is_stdout(path)) continue;
+    for (const auto& [in_flag, in] : inputs) {
+      std::error_code ec;
+      if (in.empty() || in == "-" || !fs::is_regular_file(in, ec)) continue;
+      if (fs::exists(resolved(path), ec) && fs::equivalent(resolved(path), in, ec))
+        throw InputError(flag, "\"" + path + "\" is the input " + in_flag +
+                                   "; writing it would destroy that input: give the output another "
+                                   "file");
+    }
+  }
+}
+
 void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths,
                    const std::vector<std::pair<std::string, std::string>>& inputs) {
   std::string on_stdout;  // the first output flag that goes to standard output
@@ -147,19 +162,12 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_
                                  "; give one of them a file");
     on_stdout = flag;
   }
+  check_outputs_not_inputs(flag_paths, inputs);
   for (std::size_t i = 0; i < flag_paths.size(); ++i) {
     const auto& [flag, path] = flag_paths[i];
     if (is_stdout(path)) continue;
     check_output_path(flag, path);
     check_output_creatable(flag, path);
-    for (const auto& [in_flag, in] : inputs) {
-      std::error_code ec;
-      if (in.empty() || in == "-" || !fs::is_regular_file(in, ec)) continue;
-      if (fs::exists(resolved(path), ec) && fs::equivalent(resolved(path), in, ec))
-        throw InputError(flag, "\"" + path + "\" is the input " + in_flag +
-                                   "; writing it would destroy that input: give the output another "
-                                   "file");
-    }
     for (std::size_t j = 0; j < i; ++j) {
       const auto& [other_flag, other] = flag_paths[j];
       if (!is_stdout(other) && resolved(other) == resolved(path))

@@ -39,6 +39,12 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
 void check_outputs(const std::vector<std::pair<std::string, std::string>>& flag_paths,
                    const std::vector<std::pair<std::string, std::string>>& inputs = {});
 
+// check_outputs' rule on inputs alone, for inputs known only once the command has read its
+// first input (the files a scenario names: simulate -o PROFILE would replace the scenario's
+// cluster.gpu file; found by review, 2026-11-28). InputError naming the output's flag.
+void check_outputs_not_inputs(const std::vector<std::pair<std::string, std::string>>& flag_paths,
+                              const std::vector<std::pair<std::string, std::string>>& inputs);
+
 // The folder of the file write_output(path, ...) writes (symbolic links followed, as an absolute
 // canonical path), or "" when `path` is stdout ("" or "-").
 [[nodiscard]] std::string output_folder(const std::string& path);

@@ -128,6 +128,7 @@ std::vector<std::pair<std::string, std::string>> inputs_of(const ScenarioArgs& a
 int run_memory(const MemoryArgs& a) {
   check_outputs(outputs_of(a.common), inputs_of(a.common));
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
+  check_outputs_not_inputs(outputs_of(a.common), s.files_read);
   // DeepSpeed's closed form needs no plan: it answers for infeasible plans too.
   if (a.estimator == "deepspeed") {
     if (!a.common.checks.empty() || !a.common.baseline.empty() || !a.common.html.empty())

@@ -19,6 +19,9 @@ int run_compare(const CompareArgs& a) {
       a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
   const Comparison c = compare_variants(a.common.scenario, a.common.overrides, std::move(axes),
                                         a.mode == "des" ? Mode::kDes : Mode::kAnalytic, threads);
+  for (const Variant& v : c.variants)
+    if (v.scenario)
+      check_outputs_not_inputs(outputs_of(a.common, {{"--csv", a.csv}}), v.scenario->files_read);
   return write_report_with_gates(
       a.common, "compare", compare_report_json(c, a.common.scenario, a.common.overrides),
       compare_report_text(c, a.common.scenario), [&] { return compare_html(c, a.common.scenario); },

@@ -26,6 +26,7 @@ int run_search(const SearchArgs& a) {
   check_outputs(outputs_of(a.common, {{"--csv", a.csv}}), inputs_of(a.common));
   // The plan is what search replaces: the scenario's own may be one that cannot run.
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides, PlanChecks::kCluster);
+  check_outputs_not_inputs(outputs_of(a.common, {{"--csv", a.csv}}), s.files_read);
   SearchOptions o;
   o.threads = a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
   o.top_k = a.top;

@@ -21,6 +21,7 @@ int run_simulate(const SimulateArgs& a) {
   const EvaluateOptions options{a.mode == "des" ? Mode::kDes : Mode::kAnalytic,
                                 a.mode == "des" && (!a.trace.empty() || !a.common.html.empty())};
   const Scenario s = load_scenario(a.common.scenario, a.common.overrides);
+  check_outputs_not_inputs(outputs_of(a.common, {{"--trace", a.trace}}), s.files_read);
   const Estimate e = evaluate_or_throw(s, options);
   nlohmann::json report = simulate_report_json(e);
   std::string text = simulate_report_text(e);

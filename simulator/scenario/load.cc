@@ -161,6 +161,32 @@ void check_model_alone(const Scenario& s) {
 
 }  // namespace
 
+namespace {
+
+// The files the fields of `raw` name, as the resolvers above read them: model.hf_config, and a
+// cluster.gpu or cluster.network string that is no preset but a path.
+std::vector<std::pair<std::string, std::string>> named_files(const nlohmann::json& raw,
+                                                             const std::string& base_dir) {
+  std::vector<std::pair<std::string, std::string>> files;
+  const auto string_at = [&](const char* section, const char* key) -> std::string {
+    if (!raw.contains(section) || !raw[section].is_object()) return "";
+    const auto it = raw[section].find(key);
+    return it != raw[section].end() && it->is_string() ? it->get<std::string>() : "";
+  };
+  if (const std::string p = string_at("model", "hf_config"); !p.empty())
+    files.emplace_back("model.hf_config", resolve_path(p, base_dir));
+  for (const auto& [key, kind] :
+       {std::pair{"gpu", PresetKind::kGpu}, {"network", PresetKind::kCluster}}) {
+    const std::string p = string_at("cluster", key);
+    if (!p.empty() && !find_preset(kind, p) &&
+        (p.ends_with(".json") || p.find('/') != std::string::npos))
+      files.emplace_back(std::string("cluster.") + key, resolve_path(p, base_dir));
+  }
+  return files;
+}
+
+}  // namespace
+
 nlohmann::json resolve_gpu_json(const nlohmann::json& gpu, const std::string& base_dir) {
   return resolve_preset_or_file(gpu, PresetKind::kGpu, "/cluster/gpu", base_dir);
 }
@@ -265,6 +291,7 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
     apply_override(raw, o);
   }
   if (!raw.is_object()) throw InputError("/", "a scenario must be a JSON object");
+  const auto files_read = named_files(raw, base_dir);
   if (raw.contains("model")) raw["model"] = resolve_model_json(raw["model"], base_dir);
   if (raw.contains("cluster") && raw["cluster"].is_object()) {
     auto& c = raw["cluster"];
@@ -318,6 +345,7 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
     if (s.cluster.nodes > 0) raw["cluster"]["nodes"] = s.cluster.nodes;
   }
   s.resolved = raw;
+  s.files_read = files_read;
   return s;
 }
 

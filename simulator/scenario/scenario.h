@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simulator/core/cross_entropy.h"
@@ -107,6 +108,9 @@ struct Scenario {
   EffectSwitches effects;
   SearchSpace search;
   nlohmann::json resolved;  // the effective input (presets merged, overrides applied)
+  // The files the scenario's fields named and loading read, as (field, path) pairs: a GPU
+  // profile, a network, a Hugging Face config. A command's outputs must not replace them.
+  std::vector<std::pair<std::string, std::string>> files_read;
   // Accepted but questionable input (e.g. a partly used node). The strategy's own warnings and
   // infeasibility are found per evaluation (check_strategy in validate.h, evaluate/evaluate.h).
   std::vector<std::string> warnings;

@@ -171,6 +171,45 @@ TEST(cli_output, AClosedPipeOnStdoutLeavesNoFileBehind) {
   }
 }
 
+// The files a scenario names are inputs too: an output on one of them is exit 2 and the file is
+// kept (found by review, 2026-11-28: `simulate s.json -o prof.json`, with prof.json the
+// scenario's cluster.gpu, replaced the profile with the text report, exit 0).
+TEST(cli_output, FilesTheScenarioNamesAreNotOverwritten) {
+  const fs::path dir = scratch_dir() / "named_inputs";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string src = SHARDSIM_SOURCE_DIR;
+  fs::copy_file(src + "/scenarios/gpus/h100-sxm-datasheet.json", dir / "prof.json");
+  fs::copy_file(src + "/scenarios/clusters/dgx-h100-datasheet.json", dir / "net.json");
+  fs::copy_file(src + "/tests/data/hf/llama3_8b.json", dir / "hf.json");
+  std::ofstream(dir / "s.json") << R"({"model": {"hf_config": "hf.json"},
+    "training": {"seq_len": 2048, "global_batch": 8, "micro_batch": 1, "precision": "bf16"},
+    "parallel": {"tp": 8}, "cluster": {"gpu": "prof.json", "network": "net.json", "nodes": 1}})";
+  const std::string scenario = (dir / "s.json").string();
+  for (const auto& [file, field] : {std::pair{"prof.json", "cluster.gpu"},
+                                    {"net.json", "cluster.network"},
+                                    {"hf.json", "model.hf_config"}}) {
+    const std::string target = (dir / file).string(), before = read_file(target);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"simulate", scenario, "-o", target},
+          {"simulate", scenario, "--trace", target},
+          {"memory", scenario, "--html", target},
+          {"compare", scenario, "--vary", "parallel.tp=4,8", "--csv", target},
+          {"search", scenario, "--top", "1", "--csv", target}}) {
+      const Result r = shardsim(args);
+      EXPECT_EQ(r.exit_code, 2) << describe(args) << "\n" << r.err;
+      EXPECT_TRUE(contains(r.err, std::string("is the input ") + field)) << r.err;
+      EXPECT_EQ(read_file(target), before) << describe(args) << " replaced " << file;
+    }
+  }
+  // The same profile given by --set, relative to the working directory.
+  const std::string profile = (dir / "prof.json").string(), before = read_file(profile);
+  const Result r =
+      shardsim({"simulate", kExample, "--set", "cluster.gpu=" + profile, "-o", profile});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(read_file(profile), before);
+}
+
 TEST(cli_output, FullStdoutIsExitThree) {
   // The issue's `shardsim memory X --json > /dev/full` exited 0.
   if (!is_char_device("/dev/full")) GTEST_SKIP() << "no /dev/full on this machine";
