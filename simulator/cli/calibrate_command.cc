@@ -85,7 +85,18 @@ int run_calibrate(const CalibrateArgs& a) {
     throw InputError("-o",
                      "must be a file: calibrate writes the profile and, beside it, "
                      "PROFILE.samples.json");
-  check_outputs({{"-o", a.output}}, {{"--base", a.base}});
+  // The samples file beside -o is an output as much as -o (found by review, 2026-11-28: it
+  // skipped these checks, so `--base z.samples.json -o z.json` overwrote the base, and
+  // `-o /dev/full` left a 63 KB /dev/full.samples.json). A device or FIFO cannot have a file
+  // beside it, so -o is a regular file (or a new one), symbolic links followed.
+  std::error_code ec;
+  if (const auto st = std::filesystem::status(a.output, ec);
+      std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    throw InputError("-o", fmt::format("\"{}\" is not a regular file: calibrate writes the "
+                                       "profile there and PROFILE.samples.json beside it",
+                                       a.output));
+  check_outputs({{"-o", a.output}, {"-o's samples file", samples_path(a.output)}},
+                {{"--base", a.base}});
   GpuProfile base = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
   // A CPU sweep onto a GPU profile (or the reverse) would mix two devices in one profile: the
   // CPU's peaks beside the GPU's attention rates and network (found by review, 2026-11-27).

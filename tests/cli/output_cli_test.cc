@@ -210,6 +210,29 @@ TEST(cli_output, FilesTheScenarioNamesAreNotOverwritten) {
   EXPECT_EQ(read_file(profile), before);
 }
 
+// calibrate's samples file (PROFILE.samples.json beside -o) is an output too, and -o must be a
+// regular file to have one beside it (found by review, 2026-11-28: `--base z.samples.json -o
+// z.json` overwrote the base with samples; `-o /dev/full` left /dev/full.samples.json). Both
+// are refused before anything is measured.
+TEST(cli_output, CalibratesSamplesFileIsCheckedAsAnOutput) {
+  const fs::path dir = scratch_dir() / "calibrate_samples";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string base = (dir / "z.samples.json").string();
+  fs::copy_file(std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/gpus/h100-sxm-datasheet.json", base);
+  const std::string before = read_file(base);
+  Result r = shardsim({"calibrate", "--backend", "cpu", "--quick", "--base", base, "-o",
+                       (dir / "z.json").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "is the input --base")) << r.err;
+  EXPECT_EQ(read_file(base), before);
+  fs::create_symlink("/dev/null", dir / "null.json");
+  r = shardsim({"calibrate", "--backend", "cpu", "--quick", "-o", (dir / "null.json").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "is not a regular file")) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "null.samples.json"));
+}
+
 TEST(cli_output, FullStdoutIsExitThree) {
   // The issue's `shardsim memory X --json > /dev/full` exited 0.
   if (!is_char_device("/dev/full")) GTEST_SKIP() << "no /dev/full on this machine";
