@@ -74,10 +74,16 @@ std::string search_report_text(const SearchResult& r, const Scenario& s) {
   for (const auto& [reason, n] : r.infeasible)
     why += fmt::format("{}{}: {}", why.empty() ? "" : ", ", reason, n);
   out += why.empty() ? "\n" : " (" + why + ")\n";
+  std::size_t analytic_only = 0;  // too large to simulate (SearchResult)
+  for (const auto& p : r.results) analytic_only += p.estimate.time->mode == Mode::kAnalytic;
   out += fmt::format(
-      "ranked by analytic tokens/s; the top {} re-ranked by the discrete-event simulation\n"
+      "ranked by analytic tokens/s; the top {} re-ranked by the discrete-event simulation{}\n"
       "memory: peak per GPU in GiB (2^30 B); step in seconds; MFU in the Megatron convention\n\n",
-      r.top_k);
+      r.top_k,
+      analytic_only == 0
+          ? ""
+          : fmt::format(" ({} too large to simulate keep their analytic figures: marked *)",
+                        analytic_only));
   std::size_t width = 4;
   for (const auto& p : r.results) width = std::max(width, describe(p.plan).size());
   out += fmt::format("{:>4}  {:<{}}  {:>9} {:>9} {:>11} {:>6} {:>9}\n", "rank", "plan", width,
@@ -85,12 +91,15 @@ std::string search_report_text(const SearchResult& r, const Scenario& s) {
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const RankedPlan& p = r.results[i];
     const StepTime& t = *p.estimate.time;
-    out += fmt::format("{:>4}  {:<{}}  {:>9.2f} {:>9.4f} {:>11.4g} {:>6.1f} {:>9}\n", i + 1,
+    out += fmt::format("{:>4}  {:<{}}  {:>9.2f} {:>9.4f} {:>11.4g} {:>6.1f} {:>9}{}\n", i + 1,
                        describe(p.plan), width, p.estimate.memory->peak_bytes / kGiB,
                        t.step_seconds, t.throughput.tokens_per_second, 100 * t.throughput.mfu,
-                       fmt::format("#{}", p.analytic_rank));
+                       fmt::format("#{}", p.analytic_rank), t.mode == Mode::kAnalytic ? " *" : "");
   }
   if (r.results.empty()) out += "  (no plan of the space can run)\n";
+  for (std::size_t i = 0; i < r.results.size(); ++i)
+    if (r.results[i].estimate.time->mode == Mode::kAnalytic)
+      out += fmt::format("   * rank {}: {}\n", i + 1, r.results[i].estimate.warnings.back());
   out += fmt::format("\nthe scenario's own plan ({}): ", describe(r.baseline));
   out += r.baseline_rank > 0 ? fmt::format("analytic rank {} of {}\n", r.baseline_rank, r.feasible)
                              : "outside the searched space, or it cannot run\n";

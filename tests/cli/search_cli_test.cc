@@ -224,4 +224,26 @@ TEST(cli_search, AScenarioWhosePlanCannotRunIsStillSearched) {
   EXPECT_EQ(shardsim({"search", kExample, "--set", "cluster.nodes=0"}).exit_code, 2);
 }
 
+// A top plan too large for the discrete-event simulation keeps its analytic figures and says so
+// (found by review, 2026-11-28: the header claimed every top plan re-ranked by the DES). 2^20
+// sequences of 8192 tokens make 2^20 / dp micro-batches per pipeline, far above the DES's 1e6
+// tasks for every plan here.
+TEST(cli_search, APlanTooLargeToSimulateIsMarkedAnalytic) {
+  const std::vector<std::string> args = {
+      "search", kExample,        "--set", "training.global_batch=1048576",
+      "--set",  "parallel.pp=2", "--top", "1"};
+  Result r = shardsim(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "1 too large to simulate keep their analytic figures")) << r.out;
+  EXPECT_TRUE(contains(r.out, "* rank 1: not re-ranked by the discrete-event simulation")) << r.out;
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  r = shardsim(json_args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json result = parse_report(r)["search"]["results"][0];
+  EXPECT_EQ(result["time"]["mode"], "analytic");
+  ASSERT_FALSE(result["warnings"].empty());
+  EXPECT_TRUE(contains(result["warnings"].back().get<std::string>(), "not re-ranked"));
+}
+
 }  // namespace
