@@ -297,9 +297,17 @@ struct Parser {
     // A row of a data row's shape whose size is a number but not written as a whole one
     // ("4194304.0", "4.194304e6", "+4194304") was skipped as text, silently (found by review,
     // 2026-11-28: the fit lost the row, exit 0). nccl-tests prints sizes as integers.
+    // Nor may a size nccl-tests never prints ("1e400", "0x8000000", "134217728B", "abc") drop a
+    // row whose timing columns are numbers (found by review, 2026-11-28: "9 rows" of 10, exit 0).
     const std::string first = f[0][0] == '+' ? f[0].substr(1) : f[0];
-    if ((f.size() == kNewFields || f.size() == kOldFields) && shardsim::number(first) &&
-        shardsim::number(f[1]))
+    const auto row_shaped = [&] {
+      if (f.size() != kNewFields && f.size() != kOldFields) return false;
+      int numbers = 0;  // of the two time, algbw, busbw and #wrong groups (#wrong may be N/A)
+      for (std::size_t i = f.size() - 8; i < f.size(); ++i) numbers += bool(shardsim::number(f[i]));
+      return numbers >= 6;
+    };
+    if ((f.size() == kNewFields || f.size() == kOldFields) &&
+        ((shardsim::number(first) && shardsim::number(f[1])) || row_shaped()))
       error = {file, number,
                fmt::format("data row's size \"{}\" is not a whole number of bytes written as "
                            "nccl-tests prints it (digits only)",

@@ -217,7 +217,14 @@ TEST(nccl_tests_log, NegativeZeroTimeAndWrongResultsAreErrors) {
                           // silently (found by review, 2026-11-28)
                           " 8.0 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n",
                           " 8e0 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n",
-                          " +8 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n"}) {
+                          " +8 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n",
+                          // nor a size that is no number at all, in a row whose timing
+                          // columns are (found by review, 2026-11-28: "9 rows" of 10, exit 0)
+                          " 1e400 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n",
+                          " 0x8 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n",
+                          " 8B 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n",
+                          " abc 2 float sum -1 1.0 0.0 0.0 0 1.0 0.0 0.0 N/A\n",
+                          " abc 2 float sum 1.0 0.0 0.0 0 1.0 0.0 0.0 0\n"}) {
     const auto bad = parse_nccl_tests_log(std::string("# header\n") + row, "n.log");
     ASSERT_TRUE(std::holds_alternative<NcclTestsError>(bad)) << row;
     EXPECT_EQ(std::get<NcclTestsError>(bad).text().substr(0, 8), "n.log:2:") << row;
