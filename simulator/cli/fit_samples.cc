@@ -34,6 +34,17 @@ void fit_samples(const std::vector<std::string>& files, bool has_base, GpuProfil
     }
     auto fitted = cal::profile_from_samples(inputs, has_base ? &g : nullptr);
     g = std::move(fitted.profile);
+    // A document that gave nothing would still mark the profile fitted (found by review,
+    // 2026-11-28: an aborted run's `"items": []` wrote the base back as `fitted: true`).
+    for (const auto& u : fitted.uses)
+      if (u.used.empty())
+        throw InputError("--samples",
+                         u.items == 0 ? fmt::format("{}: no items: nothing to fit (a sweep that "
+                                                    "stopped before its first item?)",
+                                                    u.file)
+                                      : fmt::format("{}: none of its {} items gives a profile "
+                                                    "value: nothing to fit",
+                                                    u.file, u.items));
     for (const auto& u : fitted.uses) {
       const std::string state = u.complete ? "" : ", an incomplete (.partial) sweep";
       std::string line = fmt::format(

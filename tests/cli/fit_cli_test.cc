@@ -500,6 +500,21 @@ TEST(cli_fit, SamplesWithoutBaseMakeAProfile) {
 
 // The report says what each samples file gave (it said nothing about them before, 2026-11-27),
 // and CPU samples are not fitted onto a GPU profile, nor a GPU profile calibrated by the CPU.
+// A samples document without items (what a sweep stopped before its first item leaves) is
+// nothing to fit, as no input at all is (found by review, 2026-11-28: exit 0, the base written
+// back as `fitted: true`, "used: nothing").
+TEST(cli_fit, SamplesWithNoItemsAreNothingToFit) {
+  json doc = cpu_samples();
+  doc["items"] = json::array();
+  const fs::path samples = scratch_dir() / "empty.samples.json", out = scratch_dir() / "e.json";
+  std::ofstream(samples) << doc.dump(2);
+  fs::remove(out);
+  const auto r = shardsim({"fit", "--samples", samples.string(), "-o", out.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "no items: nothing to fit")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(cli_fit, SamplesAreReportedAndNotMixedWithAGpuBase) {
   const fs::path samples = scratch_dir() / "cpu_report.samples.json";
   std::ofstream(samples) << cpu_samples().dump(2);
