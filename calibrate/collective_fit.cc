@@ -209,6 +209,11 @@ std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
     const int nodes = test.nodes.value_or(0);
     m.ranks_per_node = nodes > 0 ? (m.ranks + nodes - 1) / nodes
                                  : std::min(m.ranks, std::max(1, hints.gpus_per_node));
+    if (nodes > 0 && hints.gpus_per_node_given && m.ranks_per_node != hints.gpus_per_node)
+      return fmt::format(
+          "{}:{}: the log's \"# Rank\" lines place {} ranks on {} host(s), {} per node, but "
+          "--gpus-per-node is {}",
+          log.file, test.first_line, m.ranks, nodes, m.ranks_per_node, hints.gpus_per_node);
     // Nodes of equal size (found by review, 2026-11-27: 8 ranks at 3 per node were stored).
     if (nodes == 0 && m.ranks % m.ranks_per_node != 0)
       return fmt::format(

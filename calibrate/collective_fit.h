@@ -59,6 +59,9 @@ void leave_out_stalled(MeasuredCollective& m);
 struct PlacementHints {
   int ranks = 0;          // --ranks N (0 = not given): must agree with the log when both exist
   int gpus_per_node = 8;  // ranks per node when the log prints no "# Rank ... on HOST" lines
+  // gpus_per_node was given (--gpus-per-node): it must agree with the ranks per node of a log
+  // that prints its hosts (found by review, 2026-11-28: it was silently ignored there).
+  bool gpus_per_node_given = false;
 };
 
 // Which time of an nccl-tests row is the measurement. Each row times the collective twice, out of

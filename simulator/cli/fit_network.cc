@@ -32,7 +32,8 @@ std::vector<cal::MeasuredCollective> load_log(const std::string& path, const Fit
   const std::string text = read_input(path, "--nccl-tests");
   auto parsed = parse_nccl_tests_log(text, path);
   if (auto* e = std::get_if<NcclTestsError>(&parsed)) throw InputError("--nccl-tests", e->text());
-  auto m = cal::measured_collectives(std::get<NcclTestsLog>(parsed), {a.ranks, gpus_per_node});
+  auto m = cal::measured_collectives(std::get<NcclTestsLog>(parsed),
+                                     {a.ranks, gpus_per_node, a.gpus_per_node > 0});
   if (auto* e = std::get_if<std::string>(&m)) throw InputError("--nccl-tests", *e);
   return std::get<std::vector<cal::MeasuredCollective>>(m);
 }

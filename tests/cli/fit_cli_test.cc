@@ -383,6 +383,21 @@ TEST(cli_fit, NodeSizesThatCannotBeAreRefused) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(has_error_line(r.err, "--ranks", "must be >= 2")) << r.err;
   EXPECT_EQ(fit({"--gpus-per-node", "4"}).exit_code, 0);  // 8 ranks on two nodes of 4
+  // A log that prints its hosts: --gpus-per-node must agree with them (found by review,
+  // 2026-11-28: it was ignored there, exit 0). The shipped 8-rank NVLink log lists one host.
+  const std::string hosts =
+      std::string(SHARDSIM_SOURCE_DIR) +
+      "/scenarios/measurements/nccl-tests/h100-sxm-nvlink-1node_all_gather_8.log";
+  for (const char* n : {"3", "16"}) {
+    r = shardsim(
+        {"fit", "--base", "h100-sxm", "--nccl-tests", hosts, "--gpus-per-node", n, "-o", out});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(contains(r.err, std::string("8 per node, but --gpus-per-node is ") + n)) << r.err;
+  }
+  EXPECT_EQ(shardsim({"fit", "--base", "h100-sxm", "--nccl-tests", hosts, "--gpus-per-node", "8",
+                      "-o", out})
+                .exit_code,
+            0);
 }
 
 // Found by the nccl_log fuzz target: a log whose fitted segment lies outside the network
