@@ -30,20 +30,41 @@ struct Transfer {
   bool network = false;
 };
 
-// The link bandwidths one call sees, per GPU per direction, bytes/s: the links' rates, times the
-// network's all-reduce gains for an all-reduce (in-switch reduction, hardware.h).
+// The link bandwidths one call sees, per GPU per direction, bytes/s, and for an all-reduce the
+// network's gains over them (in-switch reduction, hardware.h; 1 for the other collectives) with
+// the declared line rates that bound them (0 = not declared). at_fraction applies the gains.
 struct Links {
   double nvlink = 0;
   double nic = 0;
+  double nvlink_gain = 1, nic_gain = 1;
+  double nvlink_line = 0, nic_line = 0;
 };
 
 Links links_for(CollectiveOp op, const NetworkConfig& net) {
   Links l{net.intra_node_GBps * kBytesPerGB, net.inter_node_Gbps * kBytesPerGB / kBitsPerByte};
   if (op == CollectiveOp::kAllReduce) {
-    l.nvlink *= net.intra_node_all_reduce_gain;
-    l.nic *= net.inter_node_all_reduce_gain;
+    l.nvlink_gain = net.intra_node_all_reduce_gain;
+    l.nic_gain = net.inter_node_all_reduce_gain;
+    l.nvlink_line = net.intra_node_line_GBps * kBytesPerGB;
+    l.nic_line = net.inter_node_line_Gbps * kBytesPerGB / kBitsPerByte;
   }
   return l;
+}
+
+// The rates seen by an all-reduce algorithm whose ranks each send `fraction` x S over a link
+// (ring 2(n-1)/n, tree 2). In-switch reduction, what a gain stands for, sends each byte once:
+// S per rank at best. So a gain counts up to fraction x (line rate / link rate; 1 when no line
+// rate is declared) and no further, and the call never moves S faster than the line rate: at
+// n = 2 a ring is already at that bound (found by review, 2026-11-28: dgx-h100's NVLink gain of
+// 1.59, fitted on 8-rank logs, ran a 2-rank 1 GB all-reduce at 500 GB/s over 450 GB/s NVLink).
+// The result carries no gain.
+Links at_fraction(const Links& l, double fraction) {
+  const auto rate = [fraction](double link, double gain, double line) {
+    if (gain <= 1 || link <= 0) return link;
+    const double headroom = line > 0 ? line / link : 1;
+    return link * std::min(gain, std::max(1.0, fraction * headroom));
+  };
+  return {rate(l.nvlink, l.nvlink_gain, l.nvlink_line), rate(l.nic, l.nic_gain, l.nic_line)};
 }
 
 // Group ranks that share one node (a group smaller than a node has all its ranks there).
@@ -118,8 +139,8 @@ double ring_seconds(CollectiveOp op, double bytes, const GroupPlacement& g, cons
   double fraction = (n - 1) / n;
   if (op == CollectiveOp::kAllReduce) fraction *= 2;
   if (op == CollectiveOp::kBroadcast) fraction = 1;
-  const Transfer t{fraction * bytes, ring_bytes_per_second(g, links), bytes / n, ring_hops(op, g),
-                   g.crosses_nodes()};
+  const Transfer t{fraction * bytes, ring_bytes_per_second(g, at_fraction(links, fraction)),
+                   bytes / n, ring_hops(op, g), g.crosses_nodes()};
   return transfer_seconds(t, net);
 }
 
@@ -130,8 +151,8 @@ double tree_seconds(double bytes, const GroupPlacement& g, const Links& links,
   if (g.size <= 1) return 0;
   const double k = local_ranks(g), m = g.nodes();
   const Hops hops{2 * (k - 1), 2 * std::ceil(std::log2(m))};
-  const Transfer t{2 * bytes, ring_bytes_per_second(g, links), bytes / g.size, hops,
-                   g.crosses_nodes()};
+  const Transfer t{2 * bytes, ring_bytes_per_second(g, at_fraction(links, 2)), bytes / g.size,
+                   hops, g.crosses_nodes()};
   return transfer_seconds(t, net);
 }
 
@@ -146,10 +167,12 @@ double hierarchical_seconds(CollectiveOp op, double bytes, const GroupPlacement&
   if (op != CollectiveOp::kAllReduce)
     return ring_seconds(op, bytes, node, links, net) +
            ring_seconds(op, bytes / k, across, links, net);
-  // all-reduce: reduce-scatter S inside, all-reduce S/k across, all-gather S inside.
-  return ring_seconds(CollectiveOp::kReduceScatter, bytes, node, links, net) +
+  // all-reduce: reduce-scatter S inside, all-reduce S/k across, all-gather S inside. The two
+  // node phases together send 2(k-1)/k S per rank: the gain's bound is theirs together.
+  const Links inside = at_fraction(links, 2.0 * (k - 1) / k);
+  return ring_seconds(CollectiveOp::kReduceScatter, bytes, node, inside, net) +
          ring_seconds(CollectiveOp::kAllReduce, bytes / k, across, links, net) +
-         ring_seconds(CollectiveOp::kAllGather, bytes, node, links, net);
+         ring_seconds(CollectiveOp::kAllGather, bytes, node, inside, net);
 }
 
 // All-to-all: every rank sends S/n to each peer; the on-node share goes over NVLink while the

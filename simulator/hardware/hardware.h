@@ -207,7 +207,9 @@ struct NetworkConfig {
   // the link. On NVSwitch and InfiniBand fabrics mostly in-switch reduction (NVLink SHARP / NVLS,
   // SHARP), which sends each byte to the switch once and gets the sum back where a ring moves it
   // 2(n-1)/n times; fitted on fabrics without it too (EFA, TCPXO, PCIe), where it is whatever
-  // else the formula misses. 1 = none; the other collectives see the link rates.
+  // else the formula misses. 1 = none; the other collectives see the link rates. A gain counts
+  // up to in-switch reduction's saving (2(n-1)/n for a ring of n) times line / link rate
+  // (simulator/cost/collective.cc, at_fraction): no all-reduce beats S at the line rate.
   double intra_node_all_reduce_gain = 1;
   double inter_node_all_reduce_gain = 1;
   std::string description;

@@ -141,8 +141,16 @@ TEST(collective, AllToAllAcrossNodesIsLimitedByTheOffNodeShare) {
 }
 
 // In-switch reduction (NetworkConfig's all-reduce gains) speeds up all-reduce and nothing else.
+// Line rates twice the links: the bound of AllReduceGainsNeverBeatTheLineRate leaves a gain of 2
+// whole at every group size below (fraction x 2 >= 2 for fraction >= 1).
+NetworkConfig with_line_rates(NetworkConfig n) {
+  n.intra_node_line_GBps = 2 * n.intra_node_GBps;
+  n.inter_node_line_Gbps = 2 * n.inter_node_Gbps;
+  return n;
+}
+
 TEST(collective, AllReduceGainsScaleOnlyTheAllReduce) {
-  NetworkConfig gained = kNet;
+  NetworkConfig gained = with_line_rates(kNet);
   gained.intra_node_all_reduce_gain = 2;
   gained.inter_node_all_reduce_gain = 2;
   // Ring all-reduce of 8 MiB on one node (RingAllReduceInsideOneNode): 10 us of latency plus
@@ -162,7 +170,7 @@ TEST(collective, AllReduceGainsScaleOnlyTheAllReduce) {
                            CollectiveAlgorithm::kRing)
         .seconds;
   };
-  NetworkConfig nvlink_only = kNet, nic_only = kNet;
+  NetworkConfig nvlink_only = with_line_rates(kNet), nic_only = with_line_rates(kNet);
   nvlink_only.intra_node_all_reduce_gain = 2;
   nic_only.inter_node_all_reduce_gain = 2;
   EXPECT_NEAR(ring16(kNet), 30 * kUs + 15728640 / (50e9 * 2.0 / 3.0), 1e-12);
@@ -186,6 +194,46 @@ TEST(collective, AllReduceGainsScaleOnlyTheAllReduce) {
                 collective_cost(op, 8 * kMiB, g, kNet).seconds)
           << collective_name(op) << " " << g.size;
   }
+}
+
+// In-switch reduction, what a gain stands for, sends each byte to the switch once: S per rank
+// where a ring sends 2(n-1)/n S. So a gain counts up to 2(n-1)/n x (line rate / link rate; 1
+// without a declared line rate), and no all-reduce moves S faster than the line rate (found by
+// review, 2026-11-28: an 8-rank NVLS gain ran a 2-rank 1 GB all-reduce at 500 GB/s over 450 GB/s
+// NVLink). test_network(): NVLink 100 GB/s, NIC 50 Gb/s, no line rates.
+TEST(collective, AllReduceGainsNeverBeatTheLineRate) {
+  NetworkConfig gained = kNet;
+  gained.intra_node_all_reduce_gain = 2;
+  gained.inter_node_all_reduce_gain = 2;
+  const auto ring = [](const NetworkConfig& net, GroupPlacement g) {
+    return collective_cost(CollectiveOp::kAllReduce, 8 * kMiB, g, net, CollectiveAlgorithm::kRing)
+        .seconds;
+  };
+  // n = 2: a ring already sends S per rank, so the gain gives nothing.
+  EXPECT_EQ(ring(gained, {2, 8}), ring(kNet, {2, 8}));
+  // n = 8 on one node: the gain counts up to 2 x 7/8 = 1.75. Wire 14680064 B over 100 GB/s x
+  // eff 0.75 (RingAllReduceInsideOneNode) x 1.75, plus 10 us: 10 + 111.848 = 121.848 us.
+  EXPECT_NEAR(ring(gained, {8, 8}), 10 * kUs + 14680064 / (75e9 * 1.75), 1e-12);
+  EXPECT_NEAR(10 * kUs + 14680064 / (75e9 * 1.75), 121.848e-6, 1e-9);
+  // A declared line rate above the link lets a 2-rank gain of 4 reach the line rate and no
+  // further: link 100, line 150 GB/s -> rate 150. Alpha 3 + 2 hops x 0.5 = 4 us (base 10 - 14 x
+  // 0.5 = 3); wire S = 8388608 B in messages of 4 MiB, eff 0.5 + 0.5 x 4/5 = 0.9:
+  // 4 + 8388608 / (150e9 x 0.9) = 4 + 62.138 = 66.138 us, above S / line = 55.9 us.
+  NetworkConfig lined = kNet;
+  lined.intra_node_line_GBps = 150;
+  lined.intra_node_all_reduce_gain = 4;
+  EXPECT_NEAR(ring(lined, {2, 8}), 4 * kUs + 8388608 / (150e9 * 0.9), 1e-12);
+  EXPECT_NEAR(4 * kUs + 8388608 / (150e9 * 0.9), 66.138e-6, 1e-9);
+  // Across two nodes a hierarchical all-reduce's network phase is a 2-rank all-reduce (one rank
+  // per node, S/8 each): at the bound already, so the NIC gain leaves it as it was.
+  NetworkConfig nic_only = kNet;
+  nic_only.inter_node_all_reduce_gain = 2;
+  EXPECT_EQ(collective_cost(CollectiveOp::kAllReduce, 8 * kMiB, {16, 8}, nic_only,
+                            CollectiveAlgorithm::kHierarchical)
+                .seconds,
+            collective_cost(CollectiveOp::kAllReduce, 8 * kMiB, {16, 8}, kNet,
+                            CollectiveAlgorithm::kHierarchical)
+                .seconds);
 }
 
 TEST(collective, SendRecvUsesTheLinkBetweenTheTwoRanks) {
