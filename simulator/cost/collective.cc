@@ -151,8 +151,8 @@ double tree_seconds(double bytes, const GroupPlacement& g, const Links& links,
   if (g.size <= 1) return 0;
   const double k = local_ranks(g), m = g.nodes();
   const Hops hops{2 * (k - 1), 2 * std::ceil(std::log2(m))};
-  const Transfer t{2 * bytes, ring_bytes_per_second(g, at_fraction(links, 2)), bytes / g.size,
-                   hops, g.crosses_nodes()};
+  const Transfer t{2 * bytes, ring_bytes_per_second(g, at_fraction(links, 2)), bytes / g.size, hops,
+                   g.crosses_nodes()};
   return transfer_seconds(t, net);
 }
 
