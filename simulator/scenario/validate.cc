@@ -140,6 +140,16 @@ void check_parallel(const Scenario& s, StrategyCheck& c) {
   if (p.cp > 1)  // Megatron splits each sequence into 2*cp chunks for causal load balance
     check_divides(d, "/training/seq_len", "training.seq_len", t.seq_len, "2*parallel.cp",
                   2 * std::int64_t(p.cp));
+  // Megatron-LM's context parallelism is ring attention inside Transformer Engine's flash or
+  // fused attention; its unfused attention refuses it (megatron/core/transformer/
+  // dot_product_attention.py: "Context parallelism is only supported by TEDotProductAttention!").
+  // Found by review, 2026-11-28: cp 2 without flash attention ran with no cp_comm at all.
+  if (p.cp > 1 && !t.flash_attention)
+    d.error("/parallel/cp",
+            fmt::format("context parallelism (cp = {}) needs training.flash_attention: it runs as "
+                        "ring attention inside Transformer Engine's flash or fused attention, and "
+                        "Megatron-LM's unfused attention refuses it",
+                        p.cp));
   if (p.sp && p.tp > 1)
     check_divides(d, "/training/seq_len", "training.seq_len / cp", t.seq_len / p.cp,
                   "parallel.tp (sequence parallel)", p.tp);
@@ -293,6 +303,14 @@ void check_precision(const Scenario& s, StrategyCheck& c) {
         "{}): flash attention is costed at its score GEMM's efficiency",
         kernel, s.cluster.gpu.name, fmt::join(names, ", ")));
   }
+  // FlashAttention-2 needs Ampere or newer, every one of which has bf16 tensor cores (found by
+  // review, 2026-11-28: a V100 priced it silently, at 74 % MFU).
+  if (s.training.flash_attention && peak.bf16 <= 0 && peak.fp16 > 0)
+    c.warnings.push_back(fmt::format(
+        "{} has no bf16 tensor cores, so it predates Ampere, which FlashAttention-2 needs: flash "
+        "attention is priced as if it ran; set training.flash_attention false for the unfused "
+        "attention such a GPU runs",
+        s.cluster.gpu.name));
   if (s.strategy.recompute == Recompute::kSelective && s.training.flash_attention)
     c.warnings.push_back(
         "selective recomputation with flash attention re-runs attention in the "

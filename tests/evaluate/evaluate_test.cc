@@ -49,6 +49,22 @@ TEST(evaluate, Fp32MfuIsAgainstTheTf32PeakOrTheFp32One) {
   }));
 }
 
+// FlashAttention-2 needs Ampere or newer; a GPU without bf16 tensor cores predates it (V100:
+// v100-sxm-32gb's bf16 peak is 0), so flash attention there is warned about (found by review,
+// 2026-11-28: priced silently); with it off, or on an H100, no such warning.
+TEST(evaluate, FlashAttentionOnAPreAmpereGpuIsWarnedAbout) {
+  const auto warned = [](const Scenario& s) {
+    const Expected<Estimate> e = evaluate(s);
+    EXPECT_TRUE(e.ok());
+    return e.ok() && std::ranges::any_of(e->warnings, [](const std::string& w) {
+             return w.find("which FlashAttention-2 needs") != std::string::npos;
+           });
+  };
+  EXPECT_TRUE(warned(llama8b({"cluster.gpu=v100-sxm-32gb"})));
+  EXPECT_FALSE(warned(llama8b({"cluster.gpu=v100-sxm-32gb", "training.flash_attention=false"})));
+  EXPECT_FALSE(warned(llama8b()));
+}
+
 TEST(evaluate, BadVariedStrategyIsDiagnosticsListingEveryProblem) {
   Scenario s = llama8b();
   // On a 384-GPU cluster (48 nodes of 8), tp 3 x pp 64 x dp 2 = 384 fills it, but tp = 3 divides
