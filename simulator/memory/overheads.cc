@@ -66,13 +66,20 @@ OverheadTerms overhead_terms(const Scenario& s, const Plan& plan, const RankFoot
     });
   }
   if (zero.gathers_params_per_layer) {
-    const double prefetch = std::min(o.zero3_prefetch_elements, f.local_params);
+    // Ahead of the unit computing: DeepSpeed's prefetch bucket, or the parallel.zero3_prefetch
+    // units the step-time model gathers ahead (FSDP's default 1), whichever is more (found by
+    // review, 2026-11-28: the timing held d + 1 units gathered while memory counted one and the
+    // bucket, 1.6 GiB short for a 70B block).
+    const int depth = s.strategy.zero3_prefetch;
+    const double prefetch =
+        std::min(std::max(o.zero3_prefetch_elements, depth * f.largest_layer), f.local_params);
     const double gathered = (f.largest_layer + prefetch) * b.params + f.largest_layer * b.grads;
     add("overhead.zero3_buffers", gathered, [&] {
       return fmt::format(
-          "largest unit gathered ({:.3g} params) + prefetch bucket "
-          "({:.3g}) + its gradient reduce-scatter buffer",
-          f.largest_layer, prefetch);
+          "largest unit gathered ({:.3g} params) + prefetched ({:.3g}: the larger of "
+          "overheads.zero3_prefetch_elements and parallel.zero3_prefetch = {} unit(s)) + its "
+          "gradient reduce-scatter buffer",
+          f.largest_layer, prefetch, depth);
     });
   }
   const auto& m = s.model;

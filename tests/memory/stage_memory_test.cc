@@ -201,5 +201,25 @@ TEST(stage_memory, Zero3ShardsAllStates) {
                    8 * kStage1Params);
 }
 
+// ZeRO-3 holds the unit computing and what runs ahead of it: the larger of DeepSpeed's prefetch
+// bucket (overheads.zero3_prefetch_elements, 5e7) and parallel.zero3_prefetch units, as the
+// step-time model gathers them (found by review, 2026-11-28: the bucket alone, at every depth),
+// plus the unit's gradient buffer, 2 B each in bf16. Stage 0's largest unit is its embedding:
+// the word embedding V h / 2 = 58,982,400 and the position table s h = 4,718,592 parameters
+// (above), L = 63,700,992:
+//   depth 0: (L + 5e7) x 2 + L x 2 = 4L + 1e8 = 354,803,968 B
+//   depth 1: (L + L) x 2 + L x 2   = 6L       = 382,205,952 B
+//   depth 2: (L + 2L) x 2 + L x 2  = 8L       = 509,607,936 B
+TEST(stage_memory, Zero3BuffersHoldThePrefetchedUnits) {
+  Scenario s = gpt_1_7b_scenario();
+  s.strategy.zero = 3;
+  for (const auto& [depth, bytes] :
+       {std::pair{0, 354803968.0}, {1, 382205952.0}, {2, 509607936.0}}) {
+    s.strategy.zero3_prefetch = depth;
+    const MemoryEstimate e = estimate_memory(s, make_plan(s));
+    EXPECT_DOUBLE_EQ(term_bytes(e.ranks[0], "overhead.zero3_buffers"), bytes) << depth;
+  }
+}
+
 }  // namespace
 }  // namespace shardsim
