@@ -198,9 +198,15 @@ int run_fit(const FitArgs& a) {
   if (!a.network_output.empty()) outputs.push_back({"--network-output", a.network_output});
   std::vector<std::pair<std::string, std::string>> inputs = {
       {"--base", a.base}, {"--network-base", a.network_base}, {"--measured-on", a.measured_on}};
-  for (const auto* list : {&a.nccl_logs, &a.collective_tables, &a.gemm_csvs, &a.gemm_best,
-                           &a.bandwidth_csvs, &a.attention_csvs, &a.samples})
-    for (const std::string& f : *list) inputs.push_back({"an input file", f});
+  // Each input by its flag ("is the input --nccl-tests", not "is the input an input file").
+  for (const auto& [flag, list] : {std::pair{"--nccl-tests", &a.nccl_logs},
+                                   {"--collective-table", &a.collective_tables},
+                                   {"--gemm", &a.gemm_csvs},
+                                   {"--gemm-best", &a.gemm_best},
+                                   {"--hbm", &a.bandwidth_csvs},
+                                   {"--attention", &a.attention_csvs},
+                                   {"--samples", &a.samples}})
+    for (const std::string& f : *list) inputs.push_back({flag, f});
   check_outputs(outputs, inputs);
   check_args(a);
   GpuProfile g = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
