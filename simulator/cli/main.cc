@@ -1,11 +1,17 @@
 // shardsim command line: parses arguments with CLI11 and dispatches to commands.cc.
 // Exit codes: 0 ok, 1 a requested check failed, 2 bad input or usage, 3 runtime failure.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "simulator/cli/commands.h"
 #include "simulator/cli/compare_command.h"
@@ -314,6 +320,17 @@ int run_command(int argc, char** argv) {
       "collective", "predicted time of one collective (nccl-tests size, algbw and busbw)");
   add_collective_options(collective, coll);
 
+  // A first word that is no command was "A subcommand is required", without naming the word
+  // (found by review, 2026-11-28).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::ranges::find(names, std::string(argv[1])) == names.end()) {
+      std::cerr << "error: \"" << argv[1] << "\" is not a command; the commands are "
+                << fmt::format("{}", fmt::join(names, ", ")) << " (--help says what each does)\n";
+      return shardsim::kExitBadInput;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

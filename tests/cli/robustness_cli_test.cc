@@ -117,4 +117,13 @@ TEST(cli_robustness, EverySubcommandIsDeterministic) {
   EXPECT_EQ(shardsim(one).out, shardsim(two).out);
 }
 
+// A first word that is no command is named, with the commands there are (found by review,
+// 2026-11-28: "A subcommand is required", the word not named).
+TEST(cli_robustness, AnUnknownCommandIsNamed) {
+  const Result r = shardsim({"frobnicate", "x.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "\"frobnicate\" is not a command")) << r.err;
+  EXPECT_TRUE(contains(r.err, "simulate")) << r.err;
+}
+
 }  // namespace
