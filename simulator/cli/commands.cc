@@ -86,7 +86,8 @@ int write_report_with_gates(const ScenarioArgs& a, std::string_view command,
   std::vector<GateOutcome> gates = run_checks(report, a.checks, command);
   if (!a.baseline.empty()) {
     std::string t = a.tolerance;
-    if (!t.empty() && t.back() == '%') t.pop_back();
+    const bool percent_sign = !t.empty() && t.back() == '%';
+    if (percent_sign) t.pop_back();
     double tolerance = -1;
     try {
       std::size_t used = 0;
@@ -98,6 +99,14 @@ int write_report_with_gates(const ScenarioArgs& a, std::string_view command,
     if (!(tolerance >= 0) || !std::isfinite(tolerance))
       throw InputError(
           "", fmt::format("--tolerance \"{}\": expected a percentage >= 0, e.g. 2%", a.tolerance));
+    // "0.02" may mean a fraction (2 %) as well as 0.02 %; it was read as 0.02 %, silently (found
+    // by review, 2026-11-28). Below 1 the sign says which.
+    if (!percent_sign && tolerance > 0 && tolerance < 1)
+      throw InputError(
+          "", fmt::format("--tolerance {}: a percentage below 1 without its % sign "
+                          "is ambiguous (a fraction, {:g} %, or {} %?); write {}% "
+                          "or {:g}%",
+                          a.tolerance, tolerance * 100, a.tolerance, a.tolerance, tolerance * 100));
     const auto more = compare_baseline(report, read_json_file(a.baseline), tolerance);
     gates.insert(gates.end(), more.begin(), more.end());
   }

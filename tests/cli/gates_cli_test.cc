@@ -73,6 +73,15 @@ TEST(cli_gates, BaselineFailsOnlyWhenANumberWorsensBeyondTheTolerance) {
   EXPECT_EQ(shardsim({"simulate", kExample, "--baseline", base.string(), "--tolerance", "inf%"})
                 .exit_code,
             2);
+  // Below 1 without its % sign a tolerance is ambiguous (a fraction, or a percentage?): it was
+  // read as 0.02 %, silently (found by review, 2026-11-28). With the sign it is a percentage.
+  const Result bare =
+      shardsim({"simulate", kExample, "--baseline", base.string(), "--tolerance", "0.02"});
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_TRUE(contains(bare.err, "is ambiguous")) << bare.err;
+  EXPECT_EQ(shardsim({"simulate", kExample, "--baseline", base.string(), "--tolerance", "0.02%"})
+                .exit_code,
+            0);
   // A tolerance without a baseline compares nothing: bad input, not ignored (found by review).
   const Result alone = shardsim({"simulate", kExample, "--tolerance", "2%"});
   EXPECT_EQ(alone.exit_code, 2);
