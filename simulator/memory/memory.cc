@@ -7,6 +7,7 @@
 #include "simulator/core/strings.h"
 #include "simulator/memory/activations.h"
 #include "simulator/memory/model_states.h"
+#include "simulator/memory/node_sums.h"
 #include "simulator/memory/overheads.h"
 #include "simulator/memory/plan_facts.h"
 #include "simulator/model/ops.h"
@@ -233,25 +234,15 @@ StageMemory estimate_rank(const Scenario& s, const Plan& plan, const PlanFacts& 
 }
 
 // Host memory of the busiest node: the sum over its GPUs of their stage's offloaded bytes. Global
-// rank r sits on node r / gpus_per_node and in pipeline stage (r / stride_pp) % pp; the layout
-// repeats every stride_pp * pp ranks, so the nodes covering one period (plus one) suffice.
+// rank r sits on node r / gpus_per_node and in pipeline stage (r / stride_pp) % pp.
 double busiest_node_host_bytes(const Plan& plan, const std::vector<RankMemory>& ranks) {
   if (std::all_of(ranks.begin(), ranks.end(),
                   [](const RankMemory& r) { return r.host_bytes == 0; }))
     return 0;
-  const long long gpn = plan.gpus_per_node;
-  const long long period = plan.stride_pp * plan.pp;
-  // Node n starts at rank n*gpn; starts repeat modulo `period` every period/gcd(period, gpn)
-  // nodes.
-  const long long nodes = std::min<long long>(plan.gpus / gpn, period / std::gcd(period, gpn));
-  double busiest = 0;
-  for (long long n = 0; n < nodes; ++n) {
-    double sum = 0;
-    for (long long r = n * gpn; r < (n + 1) * gpn; ++r)
-      sum += ranks[std::size_t((r / plan.stride_pp) % plan.pp)].host_bytes;
-    busiest = std::max(busiest, sum);
-  }
-  return busiest;
+  std::vector<double> per_stage(static_cast<std::size_t>(plan.pp));
+  for (std::size_t s = 0; s < per_stage.size(); ++s) per_stage[s] = ranks[s].host_bytes;
+  return busiest_node_sum(per_stage, plan.stride_pp, plan.gpus_per_node,
+                          plan.gpus / plan.gpus_per_node);
 }
 
 // ZeRO-3 must hold its gathered units and prefetch bucket next to the sharded states and the
