@@ -276,6 +276,19 @@ void ObjectReader::string(std::string_view key, std::string& out, bool required)
     return;
   }
   out = v->get<std::string>();
+  // Strings are printed in text reports: a NUL, an escape (ESC [ ... moves a terminal's cursor),
+  // a carriage return or a backspace would be written raw (found by review, 2026-11-28). Tabs
+  // and line feeds print harmlessly.
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto c = static_cast<unsigned char>(out[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
+      diags_.error(pointer_join(path_, key),
+                   fmt::format("contains the control character 0x{:02x} at byte {}: strings are "
+                               "printed in reports",
+                               c, i));
+      return;
+    }
+  }
 }
 
 void ObjectReader::choice(std::string_view key, std::string& out,
