@@ -59,8 +59,8 @@ void leave_out_stalled(MeasuredCollective& m);
 struct PlacementHints {
   int ranks = 0;          // --ranks N (0 = not given): must agree with the log when both exist
   int gpus_per_node = 8;  // ranks per node when the log prints no "# Rank ... on HOST" lines
-  // gpus_per_node was given (--gpus-per-node): it must agree with the ranks per node of a log
-  // that prints its hosts (found by review, 2026-11-28: it was silently ignored there).
+  // gpus_per_node was given (--gpus-per-node): a log that prints its hosts may not place more
+  // ranks on one (found by review, 2026-11-28: the flag was silently ignored there).
   bool gpus_per_node_given = false;
 };
 

@@ -93,11 +93,12 @@ std::variant<GemmMeasurement, std::string> parse_row(const std::vector<std::stri
   // The profile reader's limit on a GEMM point's dimensions (hardware_tables.cc, kMaxDim): said
   // here at the CSV's line, not as /compute/gemm_points/N/m of the profile being written (found
   // by review, 2026-11-28).
+  // A batched row is stored with m x batch rows.
   constexpr double kMaxGemmDim = 1e9;
-  if (*m > kMaxGemmDim || *n > kMaxGemmDim || *k > kMaxGemmDim)
+  if (*m * *b > kMaxGemmDim || *n > kMaxGemmDim || *k > kMaxGemmDim)
     return fmt::format(
-        "m, n and k must be at most {:g} (a GEMM point's limit), got {:g} x {:g} x {:g}",
-        kMaxGemmDim, *m, *n, *k);
+        "m x batch, n and k must be at most {:g} (a GEMM point's limit), got {:g} x {:g} x {:g}",
+        kMaxGemmDim, *m * *b, *n, *k);
   return GemmMeasurement{*dtype, *m * *b, *n, *k, *t * kTera, 0};
 }
 

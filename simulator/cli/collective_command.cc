@@ -175,7 +175,8 @@ std::string text_report(const CollectiveArgs& a, const GpuProfile& gpu, const Ne
   if (p.op == CollectiveOp::kAllReduce &&
       (net.intra_node_all_reduce_gain != 1 || net.inter_node_all_reduce_gain != 1))
     t += fmt::format(
-        "all_reduce gains (in-switch reduction): NVLink x{:.2f}, NIC x{:.2f} over those rates\n",
+        "all_reduce gains (in-switch reduction): NVLink x{:.2f}, NIC x{:.2f} over those rates, "
+        "each at most what keeps a call at or below S per rank at the line rate\n",
         net.intra_node_all_reduce_gain, net.inter_node_all_reduce_gain);
   for (const auto& alt : p.alternatives)
     t += fmt::format("  {:<13} {:.6f} s  {:>10.1f} µs{}\n", algorithm_name(alt.algorithm),

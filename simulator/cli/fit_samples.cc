@@ -36,8 +36,9 @@ void fit_samples(const std::vector<std::string>& files, bool has_base, GpuProfil
     g = std::move(fitted.profile);
     // A document that gave nothing would still mark the profile fitted (found by review,
     // 2026-11-28: an aborted run's `"items": []` wrote the base back as `fitted: true`).
+    // (One whose values a later document measured again gave them first: not nothing.)
     for (const auto& u : fitted.uses)
-      if (u.used.empty())
+      if (u.used.empty() && u.replaced.empty())
         throw InputError("--samples",
                          u.items == 0 ? fmt::format("{}: no items: nothing to fit (a sweep that "
                                                     "stopped before its first item?)",

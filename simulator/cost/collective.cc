@@ -54,9 +54,10 @@ Links links_for(CollectiveOp op, const NetworkConfig& net) {
 // The rates seen by an all-reduce algorithm whose ranks each send `fraction` x S over a link
 // (ring 2(n-1)/n, tree 2). In-switch reduction, what a gain stands for, sends each byte once:
 // S per rank at best. So a gain counts up to fraction x (line rate / link rate; 1 when no line
-// rate is declared) and no further, and the call never moves S faster than the line rate: at
-// n = 2 a ring is already at that bound (found by review, 2026-11-28: dgx-h100's NVLink gain of
-// 1.59, fitted on 8-rank logs, ran a 2-rank 1 GB all-reduce at 500 GB/s over 450 GB/s NVLink).
+// rate is declared) and no further, and the call never moves S faster than the line rate: a
+// 2-rank ring sends S already, so it gains only up to the line rate (nothing without one; found
+// by review, 2026-11-28: dgx-h100's NVLink gain of 1.59, fitted on 8-rank logs, ran a 2-rank 1 GB
+// all-reduce at 500 GB/s over 450 GB/s NVLink).
 // The result carries no gain.
 Links at_fraction(const Links& l, double fraction) {
   const auto rate = [fraction](double link, double gain, double line) {

@@ -5,7 +5,10 @@
 // Model (every bandwidth per GPU per direction, from NetworkConfig):
 //   B_nvl = intra_node_GBps * 1e9 B/s,  B_nic = inter_node_Gbps * 1e9 / 8 B/s;
 //   an all-reduce (every algorithm, all of its phases) sees B_nvl * intra_node_all_reduce_gain
-//   and B_nic * inter_node_all_reduce_gain: in-switch reduction (hardware.h), 1 by default.
+//   and B_nic * inter_node_all_reduce_gain: in-switch reduction (hardware.h), 1 by default,
+//   each gain bounded so that the call moves no more than S per rank at the line rate: at most
+//   f x line / link for an algorithm whose ranks send f x S (ring 2(n-1)/n, tree 2; 1 x line /
+//   link for a 2-rank ring; line = link when no line rate is declared).
 //   A group of n ranks sits on m nodes with k of its ranks per node.
 //   time = alpha + wire_bytes / (B * eff(message_bytes))
 //   alpha = base(level) + intra_hops * intra_node_hop_latency_us + inter_hops * inter_hop_us

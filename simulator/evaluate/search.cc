@@ -290,7 +290,9 @@ SearchResult search_plans(const Scenario& s, const SearchOptions& o) {
     Expected<Estimate> e = evaluate(*p.scenario, {Mode::kDes});
     std::string not_simulated;
     if (!e.ok()) {  // too large to simulate: the analytic figures, and the report says so
+      // The DES's reason up to its advice, which names simulate's options, not search's.
       not_simulated = e.errors().items().front().message;
+      not_simulated = not_simulated.substr(0, not_simulated.find(';'));
       e = evaluate(*p.scenario, {Mode::kAnalytic});
     }
     if (!e.ok()) e.errors().throw_if_any();

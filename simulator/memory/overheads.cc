@@ -69,7 +69,8 @@ OverheadTerms overhead_terms(const Scenario& s, const Plan& plan, const RankFoot
     // Ahead of the unit computing: DeepSpeed's prefetch bucket, or the parallel.zero3_prefetch
     // units the step-time model gathers ahead (FSDP's default 1), whichever is more (found by
     // review, 2026-11-28: the timing held d + 1 units gathered while memory counted one and the
-    // bucket, 1.6 GiB short for a 70B block).
+    // bucket, 1.9 GiB short per GPU on llama3-70b-fsdp-64xh100, whose largest unit is its
+    // embedding).
     const int depth = s.strategy.zero3_prefetch;
     const double prefetch =
         std::min(std::max(o.zero3_prefetch_elements, depth * f.largest_layer), f.local_params);

@@ -65,6 +65,14 @@ nlohmann::json resolve_model_json(const nlohmann::json& model, const std::string
   return base;
 }
 
+// A string that names a file rather than a preset of `kind`: not a preset's name, and a path
+// (ending in .json or holding a '/'). resolve_preset_or_file reads such a string as a file, and
+// named_files lists it among the files a scenario names.
+bool names_a_file(const std::string& name, PresetKind kind) {
+  return !find_preset(kind, name) &&
+         (name.ends_with(".json") || name.find('/') != std::string::npos);
+}
+
 // A preset of `kind` by name, else a JSON file when the string looks like a path (relative to
 // `base_dir`, the scenario file's folder), else an unknown preset; `pointer` names the field in
 // errors. An inline object (or a type error) is returned as it is.
@@ -73,7 +81,7 @@ nlohmann::json resolve_preset_or_file(const nlohmann::json& spec, PresetKind kin
   if (!spec.is_string()) return spec;
   const std::string name = spec.get<std::string>();
   if (auto preset = find_preset(kind, name)) return *preset;
-  if (name.ends_with(".json") || name.find('/') != std::string::npos) {
+  if (names_a_file(name, kind)) {
     try {
       return read_json_file(resolve_path(name, base_dir));
     } catch (const InputError& e) {  // name the field that pointed at the file
@@ -178,8 +186,7 @@ std::vector<std::pair<std::string, std::string>> named_files(const nlohmann::jso
   for (const auto& [key, kind] :
        {std::pair{"gpu", PresetKind::kGpu}, {"network", PresetKind::kCluster}}) {
     const std::string p = string_at("cluster", key);
-    if (!p.empty() && !find_preset(kind, p) &&
-        (p.ends_with(".json") || p.find('/') != std::string::npos))
+    if (!p.empty() && names_a_file(p, kind))
       files.emplace_back(std::string("cluster.") + key, resolve_path(p, base_dir));
   }
   return files;

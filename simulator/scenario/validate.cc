@@ -308,8 +308,8 @@ void check_precision(const Scenario& s, StrategyCheck& c) {
   if (s.training.flash_attention && peak.bf16 <= 0 && peak.fp16 > 0)
     c.warnings.push_back(fmt::format(
         "{} has no bf16 tensor cores, so it predates Ampere, which FlashAttention-2 needs: flash "
-        "attention is priced as if it ran; set training.flash_attention false for the unfused "
-        "attention such a GPU runs",
+        "attention is priced as if it ran; set training.flash_attention false (with cp 1) for the "
+        "unfused attention such a GPU runs",
         s.cluster.gpu.name));
   if (s.strategy.recompute == Recompute::kSelective && s.training.flash_attention)
     c.warnings.push_back(

@@ -65,8 +65,12 @@ TEST(parse_gemm_csv, HexNumbersDuplicateColumnsAndExtraFieldsAreErrors) {
   // A dimension past a profile GEMM point's 1e9 is named at its line, not as the written
   // profile's /compute/gemm_points/N/m (found by review, 2026-11-28).
   EXPECT_EQ(error_of("m,n,k,dtype,tflops\n2000000000,4096,4096,bf16,700\n"),
-            "g.csv:2: m, n and k must be at most 1e+09 (a GEMM point's limit), got 2e+09 x 4096 "
-            "x 4096");
+            "g.csv:2: m x batch, n and k must be at most 1e+09 (a GEMM point's limit), got 2e+09 "
+            "x 4096 x 4096");
+  // m x batch is what the point stores: 100000 x 20000 = 2e9 rows.
+  EXPECT_EQ(error_of("m,n,k,dtype,tflops,batch\n100000,4096,4096,bf16,700,20000\n"),
+            "g.csv:2: m x batch, n and k must be at most 1e+09 (a GEMM point's limit), got 2e+09 "
+            "x 4096 x 4096");
 }
 
 // Found by review (2026-11-28): two rows of one shape 10x apart were averaged into a point that
