@@ -129,9 +129,10 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
     throw InputError("/fp16", "fp16 and bf16 are both enabled");
   if (fp16.value_or(false) || bf16.value_or(false))
     training["precision"] = fp16.value_or(false) ? "fp16" : "bf16";
-  else if (fp16 && bf16)
+  else if (fp16 && bf16) {
     training["precision"] = "fp32";  // both false or absent: DeepSpeed trains in fp32
-  else
+    warn(import_detail::kFp32Tf32Warning);
+  } else
     warn(fmt::format(
         "{}.enabled is \"auto\" (the Hugging Face Trainer sets it from its --fp16/--bf16): the "
         "scenario's default precision, bf16, is kept; set training.precision if the run differs",

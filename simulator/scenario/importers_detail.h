@@ -12,4 +12,11 @@ namespace shardsim::import_detail {
 // is missing or the GPU count is not a multiple of the GPUs per node.
 nlohmann::json cluster_json(const ImportTarget& t);
 
+// The warning an fp32 import carries: neither source says whether its GEMMs use TF32, so the
+// scenario keeps training.tf32's default (true).
+inline constexpr const char* kFp32Tf32Warning =
+    "fp32 training: training.tf32 is left at true (TF32 tensor cores, as NVIDIA's PyTorch "
+    "containers set up); the imported configuration does not say, and plain PyTorch multiplies "
+    "fp32 without TF32: set training.tf32 false for such a run";
+
 }  // namespace shardsim::import_detail

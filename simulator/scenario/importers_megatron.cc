@@ -159,6 +159,7 @@ nlohmann::json megatron_training(MegatronArgs& a, const ImportTarget& t, const W
   const bool bf16 = a.flag("--bf16"), fp16 = a.flag("--fp16");
   if (bf16 && fp16) throw InputError("", "--bf16 and --fp16 are both given (Megatron asserts not)");
   training["precision"] = bf16 ? "bf16" : fp16 ? "fp16" : "fp32";
+  if (!bf16 && !fp16) warn(import_detail::kFp32Tf32Warning);
   // Main gradients (megatron/training/arguments.py): --bf16 forces gradient accumulation and the
   // data-parallel reduction into fp32 ("bfloat16 requires gradient accumulation and all-reduce to
   // be done in fp32"), unless a newer Megatron's --grad-reduce-in-bf16 keeps them in bf16 (it

@@ -678,6 +678,12 @@ TEST(import_deepspeed, Fp32RunsGetNoBf16WarningAndTheNameIsTheFileStem) {
   EXPECT_EQ(r.scenario["training"]["precision"], "fp32");
   EXPECT_FALSE(warns(r, "bf16 without ZeRO"));
   EXPECT_EQ(r.scenario["name"], "zero0");
+  // Neither source says whether fp32 GEMMs use TF32: the default (true) is kept and said so
+  // (README: "The importers leave the default"; found by review, 2026-11-28, silently).
+  EXPECT_TRUE(warns(r, "training.tf32 is left at true"));
+  EXPECT_FALSE(r.scenario["training"].contains("tf32"));
+  EXPECT_TRUE(warns(import_small_megatron({}), "training.tf32 is left at true"));
+  EXPECT_FALSE(warns(import_small_megatron({"--bf16"}), "training.tf32"));
   // bf16 on without ZeRO still warns.
   EXPECT_TRUE(
       warns(import_deepspeed({{"train_micro_batch_size_per_gpu", 1}, {"bf16", {{"enabled", true}}}},
