@@ -90,11 +90,10 @@ std::variant<GemmMeasurement, std::string> parse_row(const std::vector<std::stri
   };
   if (!whole(m) || !whole(n) || !whole(k) || !whole(b) || !t || *t <= 0)
     return std::string("m, n, k, batch must be whole numbers >= 1 and tflops > 0");
-  // The profile reader's limit on a GEMM point's dimensions (hardware_tables.cc, kMaxDim): said
-  // here at the CSV's line, not as /compute/gemm_points/N/m of the profile being written (found
-  // by review, 2026-11-28).
-  // A batched row is stored with m x batch rows.
-  constexpr double kMaxGemmDim = 1e9;
+  // The profile reader's limit on a GEMM point's dimensions (hardware.h): said here at the CSV's
+  // line, not as /compute/gemm_points/N/m of the profile being written (found by review,
+  // 2026-11-28). A batched row is stored with m x batch rows.
+  constexpr double kMaxGemmDim = kMaxMeasuredDimension;
   if (*m * *b > kMaxGemmDim || *n > kMaxGemmDim || *k > kMaxGemmDim)
     return fmt::format(
         "m x batch, n and k must be at most {:g} (a GEMM point's limit), got {:g} x {:g} x {:g}",

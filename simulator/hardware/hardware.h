@@ -174,6 +174,10 @@ struct FittedCollective {
 // The largest all-reduce gain a network may carry (NetworkConfig; the reader's upper bound).
 inline constexpr double kMaxAllReduceGain = 16;
 
+// The largest dimension (m, n, k; an attention's seq and batch x heads) a measured point may have:
+// the profile reader's limit, which fit's table readers check at the table's line.
+inline constexpr double kMaxMeasuredDimension = 1e9;
+
 // Links of a two-level cluster; bandwidths are per GPU per direction.
 // The two *_latency_us values are whole-collective start-up times as the shipped presets measure
 // them: a small-message (8 B) ring all_reduce over the 8 GPUs of one node, and over 16 GPUs on

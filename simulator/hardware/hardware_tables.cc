@@ -10,7 +10,7 @@ namespace {
 constexpr double kMaxFlops = 1e18;  // 1 EFLOP/s per GPU: far above any device, catches unit slips
 constexpr double kMaxBytes = 1e14;  // 100 TB of device memory
 constexpr double kMaxBandwidth = 1e14;
-constexpr double kMaxDim = 1e9;  // GEMM dimension
+constexpr double kMaxDim = kMaxMeasuredDimension;  // GEMM and attention dimensions
 const std::vector<std::string> kDtypes = {"fp32", "tf32", "fp16", "bf16", "fp8"};
 const std::vector<std::string> kComputeKinds = {"roofline", "measured"};
 // Named kernel classes (core/memory_kernel.h) without "" (the generic curve omits the key).
