@@ -22,7 +22,6 @@ m=scenarios/measurements
 gemm=$m/gemm/azure_cublaslt_gemm_a100_h100_h200.csv
 mamf=$m/gemm/mamf_best_shape_nvidia.csv
 hbm=$m/gemm/azure_hbm_stream_bandwidth.csv
-xla_h100=$m/gemm/xla_matmul_perf_table_h100_bf16.csv
 attn=$m/attention/flash_attention2_fwd_bwd_a100_h100.csv
 nccl=$m/nccl-tests
 vtrain=()
@@ -47,23 +46,37 @@ fit a100-sxm-40gb --base a100-sxm-40gb-datasheet --measured-on a100-sxm-80gb-dat
   --name a100-sxm-40gb --node-network dgx-a100 \
   --device "$a100" --gemm $gemm --gemm-alias bf16=fp16 --gemm-best $mamf --hbm $hbm --attention $attn \
   -o "$out/gpus/a100-sxm-40gb.json"
-# H100: no FlashAttention Triton rate measured; the Triton kernel's speed relative to
-# FlashAttention-2 measured on A100 (the same figure pair) times H100's measured FlashAttention-2
-# (--attention-relative; the two 2023 kernels use the same pre-Hopper mma instructions on H100).
+# H100 and H200 take their fp32, tf32 and bf16 GEMM tables from shardsim's own sweep on one part
+# of each (cuBLAS, the library the frameworks call; uniform random data; at least 0.1 s per
+# item), the same kind of measurement for both, so that the two presets compare like with like
+# (since 2026-11-28; the H100's bf16 came from XLA's public table before, which the H100 sweep
+# runs at 0.835 of in the median on the shapes both hold: calibrate/h100-sxm-2026-11-28/README.md).
+# fp8 comes from Azure's cuBLASLt table, which measures fp8 only on these parts.
+h100run=$m/calibrate/h100-sxm-2026-11-28
+h200run=$m/calibrate/h200-sxm-2026-11-27-run2
+# H100: fp16 as bf16 (the sweep's fp16 is the quick run's 69 items only). No FlashAttention
+# Triton rate measured; the Triton kernel's speed relative to FlashAttention-2 measured on A100
+# (the same figure pair) times H100's measured FlashAttention-2 (--attention-relative; the two
+# 2023 kernels use the same pre-Hopper mma instructions on H100).
 fit h100-sxm --base h100-sxm-datasheet --name h100-sxm --node-network dgx-h100 \
-  --device 'H100 80GB HBM3 SXM|NVIDIA H100 SXM' --gemm $gemm --gemm $xla_h100 \
+  --device 'H100 80GB HBM3 SXM|NVIDIA H100 SXM' --gemm $gemm \
+  --samples $h100run/sweep-gemm-fp32.samples.json --samples $h100run/sweep-gemm-tf32.samples.json \
+  --samples $h100run/sweep-gemm-bf16.samples.json \
   --gemm-alias fp16=bf16 --gemm-best $mamf --hbm $hbm --attention $attn \
   --attention-relative 'flash-attention-triton/flash-attention-2@NVIDIA A100 SXM4 80GB' \
   -o "$out/gpus/h100-sxm.json"
-# H200: the public tables measure fp8 GEMMs only (no bf16 best shape either); the fp32, tf32,
-# fp16 and bf16 GEMM tables come from shardsim's own sweep on one H200 (cuBLAS, the library the
-# frameworks call; timed on random data), which also gives memory_bytes (the device's total).
-# Its memory-bound kernels are shardsim's own and are not used here (h200-sxm-calibrated has them).
-h200run=$m/calibrate/h200-sxm-2026-11-27-run2
+# H200: the public tables measure fp8 GEMMs only (no bf16 best shape either); its sweep also
+# gives memory_bytes (the device's total). Its memory-bound kernels are shardsim's own and are not
+# used here (h200-sxm-calibrated has them). No attention benchmark measures an H200: the H100's
+# FlashAttention-2 rows (--attention-device; the same GH100 die, 132 SMs, clocks and tensor-core
+# peaks; the kernel is compute-bound at these sizes, so the H200's faster HBM is not what sets
+# its rate) and, as for H100, the Triton kernel by its A100 ratio.
 fit h200-sxm --base h200-sxm-datasheet --name h200-sxm --node-network dgx-h200 \
   --device 'H200 141GB SXM|NVIDIA H200 SXM' --gemm $gemm --gemm-best $mamf --hbm $hbm \
   --samples $h200run/sweep-gemm-fp32.samples.json --samples $h200run/sweep-gemm-tf32.samples.json \
   --samples $h200run/sweep-gemm-fp16.samples.json --samples $h200run/sweep-gemm-bf16.samples.json \
+  --attention $attn --attention-device 'NVIDIA H100 SXM' \
+  --attention-relative 'flash-attention-triton/flash-attention-2@NVIDIA A100 SXM4 80GB' \
   -o "$out/gpus/h200-sxm.json"
 
 # --- Measured by shardsim's own calibration sweep on one H200 (2026-11-27, one rank: no
@@ -86,7 +99,6 @@ fit h200-sxm-calibrated --base h200-sxm-datasheet --name h200-sxm-calibrated --n
 # the same families. The sweep times no attention kernel: FlashAttention's published H100 rates,
 # as in h100-sxm, rather than the datasheet's fallback (the score GEMM's efficiency); the
 # datasheet gives the network, fp8 and the host Adam rate. ---
-h100run=$m/calibrate/h100-sxm-2026-11-28
 fit h100-sxm-calibrated --base h100-sxm-datasheet --name h100-sxm-calibrated --node-network dgx-h100 \
   --samples $h100run/calibrate-quick.profile.samples.json \
   --samples $h100run/sweep-memory_bound.samples.json --samples $h100run/sweep-copy.samples.json \

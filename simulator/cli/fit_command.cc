@@ -29,6 +29,8 @@ void check_args(const FitArgs& a) {
   if (!a.attention_relative.empty() && a.attention_csvs.size() != 1)
     throw InputError("--attention-relative",
                      "needs exactly one --attention table (the one it reads the ratio from)");
+  if (!a.attention_device.empty() && a.attention_csvs.empty())
+    throw InputError("--attention-device", "needs an --attention table (whose rows it selects)");
   if (a.nccl_logs.empty() && a.collective_tables.empty() && a.gemm_csvs.empty() &&
       a.gemm_best.empty() && a.bandwidth_csvs.empty() && a.attention_csvs.empty() &&
       a.samples.empty())
@@ -220,7 +222,7 @@ int run_fit(const FitArgs& a) {
   fit_gemm_best(a.gemm_best, on, g, notes);
   apply_gemm_aliases(a.gemm_aliases, g, notes);
   fit_bandwidth_tables(a.bandwidth_csvs, on, g, notes);
-  fit_attention_tables(a.attention_csvs, a.attention_relative, on, g, notes);
+  fit_attention_tables(a.attention_csvs, a.attention_relative, a.attention_device, on, g, notes);
   auto network = fit_network(a, g);
   if (network && a.network_output.empty()) g.network = network->net;
   mark_fitted(a, base_name, g);

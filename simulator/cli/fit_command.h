@@ -17,6 +17,8 @@ struct FitArgs {
   std::vector<std::string> bandwidth_csvs;      // --hbm CSV: BabelStream / nvbandwidth table
   std::vector<std::string> attention_csvs;      // --attention CSV: FlashAttention benchmark table
   std::vector<std::string> attention_relative;  // --attention-relative KERNEL/REFERENCE@DEVICE
+  std::string attention_device;  // --attention-device: the --attention rows' device, when a
+                                 // sibling part's (default: --device)
   std::vector<std::string> samples;             // --samples FILE (calibration samples)
   std::string table_fit_sizes = "all";          // --table-fit-sizes all|ladder (tables only)
   std::string base;                             // --base PROFILE.json | GPU preset

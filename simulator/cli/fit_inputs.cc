@@ -317,12 +317,12 @@ void carry_over_attention(const std::string& path, const std::string& text,
 }  // namespace
 
 void fit_attention_tables(const std::vector<std::string>& files,
-                          const std::vector<std::string>& relative, const MeasuredDevice& on,
-                          GpuProfile& g, FitNotes& notes) {
+                          const std::vector<std::string>& relative, const std::string& sibling,
+                          const MeasuredDevice& on, GpuProfile& g, FitNotes& notes) {
   const auto specs = parse_relative(relative);
   for (const auto& path : files) {
     const std::string text = read_input(path, "--attention");
-    auto rows = cal::parse_attention_csv(text, path, on.device);
+    auto rows = cal::parse_attention_csv(text, path, sibling.empty() ? on.device : sibling);
     if (auto* e = std::get_if<std::string>(&rows)) throw InputError("--attention", *e);
     const auto& m = std::get<std::vector<cal::AttentionMeasurement>>(rows);
     auto fitted = cal::attention_points(m, on.profile.peak, path);
@@ -343,9 +343,14 @@ void fit_attention_tables(const std::vector<std::string>& files,
       const auto [first, last, device] = kernel_lines(m, k);
       g.provenance.sources.push_back(
           {path, first, last, "",
-           fmt::format("compute.attention_points of {} measured on {}: forward + backward FLOP/s "
-                       "/ the fp16/bf16 dense peak of {}",
-                       k, device, on.profile.name)});
+           fmt::format("compute.attention_points of {} measured on {}{}: forward + backward "
+                       "FLOP/s / the fp16/bf16 dense peak of {}",
+                       k, device,
+                       sibling.empty() ? ""
+                                       : " (--attention-device: a sibling part with the same "
+                                         "tensor cores, SM count and clocks; this one is not "
+                                         "measured)",
+                       on.profile.name)});
     }
     const auto loo = cal::attention_leave_one_out_pct(points);
     const double mid = loo.empty() ? 0 : cal::median(loo);

@@ -71,8 +71,11 @@ void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredD
 // device's REFERENCE efficiency times the FLOP/s ratio KERNEL / REFERENCE measured on DEVICE, per
 // mask, head dimension and sequence length (calibrate/attention_fit.h), with that assumption in
 // the provenance.
+// --attention-device PARTS (`sibling`, "" = on.device): the table's rows of a sibling part with
+// the same tensor cores, SM count and clocks (H100 SXM for H200), when the table does not measure
+// this one; efficiencies are still against on.profile's peak, and the provenance names the part.
 void fit_attention_tables(const std::vector<std::string>& files,
-                          const std::vector<std::string>& relative, const MeasuredDevice& on,
-                          GpuProfile& g, FitNotes& notes);
+                          const std::vector<std::string>& relative, const std::string& sibling,
+                          const MeasuredDevice& on, GpuProfile& g, FitNotes& notes);
 
 }  // namespace shardsim::cli

@@ -155,6 +155,9 @@ void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {
                   "only, at this device's REFERENCE efficiency x the KERNEL/REFERENCE FLOP/s "
                   "ratio on DEVICE (repeatable)")
       ->allow_extra_args(false);
+  cmd->add_option("--attention-device", a.attention_device,
+                  "use the --attention tables' rows of this device ('|'-separated parts), a "
+                  "sibling part with the same tensor cores, SMs and clocks, instead of --device's");
   cmd->add_option("--samples", a.samples, "calibration samples JSON (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--base", a.base, "GPU preset or profile JSON to update");

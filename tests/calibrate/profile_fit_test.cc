@@ -9,8 +9,12 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "simulator/cost/compute.h"
 #include "simulator/hardware/hardware.h"
@@ -380,42 +384,63 @@ TEST(ProfileFromSamples, TheH200GemmTablePredictsHeldOutShapes) {
   EXPECT_LE(in_sample, 9.2);
 }
 
-// The h100-sxm preset's bf16 GEMMs come from XLA's public H100 table (256-4096 per dimension;
-// outside it the roofline at mamf's best-shape 80.3 %); shardsim's own sweep on an H100
-// (scenarios/measurements/calibrate/h100-sxm-2026-11-28, cuBLAS on random data, 192 items) is an
-// independent measurement of the same part. Signed time error of the preset against each item,
-// predicted / measured - 1 (negative: the preset is faster). Measured when this test was written
-// (2026-11-28): median -1.1 % over the 192 items; -4.2 % over the 85 items within the table's
-// range (every dimension <= 4096), of which 19 are over 10 % faster (to -38 %) and 6 over 10 %
-// slower (to +50 %). On the 19 untransposed shapes the two tables share, the sweep runs at 0.835
-// of XLA's figures (README "On a real GPU (H100, 2026-11-28)"): the preset's interpolation over
-// XLA's 375 rows lands closer to the sweep than those rows themselves. Bounds: the medians as
-// measured, with a few points' room.
-TEST(ProfileFromSamples, TheH100PresetAgainstTheH100Sweep) {
-  std::ifstream in(std::string(SHARDSIM_MEASUREMENTS_DIR) +
-                   "/calibrate/h100-sxm-2026-11-28/sweep-gemm-bf16.samples.json");
+// Since 2026-11-28 the h100-sxm preset's bf16 GEMMs are shardsim's own sweep on an H100
+// (scenarios/measurements/calibrate/h100-sxm-2026-11-28: cuBLAS, uniform random data, 192
+// items), as h200-sxm's are its H200 sweep's: one kind of measurement for both parts. Before, they
+// came from XLA's public H100 table (gemm/xla_matmul_perf_table_h100_bf16.csv), which the sweep
+// does not bear out. Here, from the two files: on the untransposed ("nn") shapes of batch 1 that
+// both measure, the sweep's FLOP/s over XLA's. Measured when this test was written: 19 shapes,
+// median 0.835 (0.40-0.96; 4096^3: 748.9 against 780.2 TFLOP/s). Bounds: the count exactly, the
+// median below 0.9 (the sweep slower than XLA's table by more than its own run-to-run spread).
+// Then the preset in-sample: its bf16 kernel time of each sweep item, less the launch overhead
+// that every kernel's cost adds, against the item's measured median. Measured when written: median
+// absolute error 0 (most of the 155 shapes have one layout, whose point is its own rate), max
+// 15.0 % (a point averages a shape's layouts, nn, nt and tn, which run at different rates; see
+// TheH200GemmTablePredictsHeldOutShapes). Bounds: median 0.5 %, max 15 % + 1. The launch overhead is
+// taken off because the sweep timed kernels back to back, which already holds the gap between
+// them (README "Known inconsistencies": the model adds it again).
+TEST(ProfileFromSamples, TheH100PresetIsItsOwnSweepNotXlasTable) {
+  const std::string dir = SHARDSIM_MEASUREMENTS_DIR;
+  std::ifstream in(dir + "/calibrate/h100-sxm-2026-11-28/sweep-gemm-bf16.samples.json");
   const json doc = json::parse(in);
+  std::map<std::tuple<double, double, double>, double> xla;  // (m, n, k) -> FLOP/s
+  {
+    std::ifstream csv(dir + "/gemm/xla_matmul_perf_table_h100_bf16.csv");
+    std::string line;
+    while (std::getline(csv, line)) {
+      if (line.empty() || line[0] == '#' || line.starts_with("gpu,")) continue;
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      for (std::string c; std::getline(ss, c, ',');) f.push_back(c);
+      ASSERT_GE(f.size(), 7u) << line;
+      if (f[5] == "1") xla[{std::stod(f[2]), std::stod(f[3]), std::stod(f[4])}] = std::stod(f[6]) * 1e12;
+    }
+  }
   GpuProfile g;
   Diagnostics diags;
   read_gpu_profile(*find_preset(PresetKind::kGpu, "h100-sxm"), "", diags, g);
   ASSERT_TRUE(diags.empty()) << diags.format();
-  std::vector<double> all, in_range;
+  std::vector<double> ratio, in_sample;
   for (const json& it : doc.at("items")) {
     const json& p = it["params"];
     const double m = p["m"].get<double>(), n = p["n"].get<double>(), k = p["k"].get<double>();
-    const double predicted = gemm_cost(m, n, k, 1, Dtype::kBf16, g).seconds;
-    const double err = 100.0 * (predicted / it["median_s"].get<double>() - 1.0);
-    all.push_back(err);
-    if (std::max({m, n, k}) <= 4096) in_range.push_back(err);
+    const double measured = it["median_s"].get<double>();
+    if (!p["trans_a"].get<bool>() && !p["trans_b"].get<bool>())
+      if (const auto x = xla.find({m, n, k}); x != xla.end())
+        ratio.push_back(it["derived"]["flops_per_second"].get<double>() / x->second);
+    const double predicted =
+        gemm_cost(m, n, k, 1, Dtype::kBf16, g).seconds - g.compute.launch_overhead_s;
+    in_sample.push_back(100.0 * std::fabs(predicted / measured - 1.0));
   }
-  std::cout << "h100-sxm preset vs the H100 bf16 sweep: median " << median_of(all) << " % ("
-            << all.size() << " items), within XLA's range " << median_of(in_range) << " % ("
-            << in_range.size() << ")\n";
-  ASSERT_EQ(all.size(), 192u);
-  ASSERT_EQ(in_range.size(), 85u);
-  EXPECT_LT(std::fabs(median_of(all)), 5.0);
-  EXPECT_LT(median_of(in_range), 0.0);
-  EXPECT_GT(median_of(in_range), -10.0);
+  std::cout << "H100 sweep / XLA's table: median " << median_of(ratio) << " over "
+            << ratio.size() << " shapes; h100-sxm preset in-sample median "
+            << median_of(in_sample) << " %, max "
+            << *std::ranges::max_element(in_sample) << " % (" << in_sample.size() << " items)\n";
+  ASSERT_EQ(ratio.size(), 19u);
+  EXPECT_LT(median_of(ratio), 0.9);
+  ASSERT_EQ(in_sample.size(), 192u);
+  EXPECT_LT(median_of(in_sample), 0.5);
+  EXPECT_LT(*std::ranges::max_element(in_sample), 16.0);
 }
 
 // Fitting onto a fitted profile keeps the base's segments of other keys and their provenance,
