@@ -396,8 +396,8 @@ TEST(ProfileFromSamples, TheH200GemmTablePredictsHeldOutShapes) {
 // that every kernel's cost adds, against the item's measured median. Measured when written: median
 // absolute error 0 (most of the 155 shapes have one layout, whose point is its own rate), max
 // 15.0 % (a point averages a shape's layouts, nn, nt and tn, which run at different rates; see
-// TheH200GemmTablePredictsHeldOutShapes). Bounds: median 0.5 %, max 15 % + 1. The launch overhead is
-// taken off because the sweep timed kernels back to back, which already holds the gap between
+// TheH200GemmTablePredictsHeldOutShapes). Bounds: median 0.5 %, max 15 % + 1. The launch overhead
+// is taken off because the sweep timed kernels back to back, which already holds the gap between
 // them (README "Known inconsistencies": the model adds it again).
 TEST(ProfileFromSamples, TheH100PresetIsItsOwnSweepNotXlasTable) {
   const std::string dir = SHARDSIM_MEASUREMENTS_DIR;
@@ -413,7 +413,8 @@ TEST(ProfileFromSamples, TheH100PresetIsItsOwnSweepNotXlasTable) {
       std::stringstream ss(line);
       for (std::string c; std::getline(ss, c, ',');) f.push_back(c);
       ASSERT_GE(f.size(), 7u) << line;
-      if (f[5] == "1") xla[{std::stod(f[2]), std::stod(f[3]), std::stod(f[4])}] = std::stod(f[6]) * 1e12;
+      if (f[5] == "1")
+        xla[{std::stod(f[2]), std::stod(f[3]), std::stod(f[4])}] = std::stod(f[6]) * 1e12;
     }
   }
   GpuProfile g;
@@ -432,9 +433,8 @@ TEST(ProfileFromSamples, TheH100PresetIsItsOwnSweepNotXlasTable) {
         gemm_cost(m, n, k, 1, Dtype::kBf16, g).seconds - g.compute.launch_overhead_s;
     in_sample.push_back(100.0 * std::fabs(predicted / measured - 1.0));
   }
-  std::cout << "H100 sweep / XLA's table: median " << median_of(ratio) << " over "
-            << ratio.size() << " shapes; h100-sxm preset in-sample median "
-            << median_of(in_sample) << " %, max "
+  std::cout << "H100 sweep / XLA's table: median " << median_of(ratio) << " over " << ratio.size()
+            << " shapes; h100-sxm preset in-sample median " << median_of(in_sample) << " %, max "
             << *std::ranges::max_element(in_sample) << " % (" << in_sample.size() << " items)\n";
   ASSERT_EQ(ratio.size(), 19u);
   EXPECT_LT(median_of(ratio), 0.9);
