@@ -323,7 +323,8 @@ void fit_attention_tables(const std::vector<std::string>& files,
   for (const auto& path : files) {
     const std::string text = read_input(path, "--attention");
     auto rows = cal::parse_attention_csv(text, path, sibling.empty() ? on.device : sibling);
-    if (auto* e = std::get_if<std::string>(&rows)) throw InputError("--attention", *e);
+    if (auto* e = std::get_if<std::string>(&rows))
+      throw InputError(sibling.empty() ? "--attention" : "--attention-device", *e);
     const auto& m = std::get<std::vector<cal::AttentionMeasurement>>(rows);
     auto fitted = cal::attention_points(m, on.profile.peak, path);
     if (auto* e = std::get_if<std::string>(&fitted)) throw InputError("--attention", *e);

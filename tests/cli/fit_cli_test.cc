@@ -89,6 +89,43 @@ TEST(cli_fit, AttentionTableReplacesTheBasesPointsOfItsKernels) {
   EXPECT_NE(bad.err.find("/compute/attention_points/25"), std::string::npos) << bad.err;
 }
 
+TEST(cli_fit, AttentionDeviceTakesASiblingPartsRows) {
+  // Device C (the h200-sxm-datasheet base) is not in the table; --attention-device B takes B's
+  // FA2 row: 500 TFLOP/s / the base's 989.4 TFLOP/s fp16 peak = 0.50536. The Triton kernel is
+  // carried over from A as for a measured device: 0.50536 x 60 / 120 = 0.25268.
+  const fs::path csv = scratch_dir() / "fa_sibling.csv";
+  std::ofstream(csv) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
+                        "A,flash-attention-2,fp16,true,128,4096,4,16,120\n"
+                        "A,flash-attention-triton,fp16,true,128,4096,4,16,60\n"
+                        "B,flash-attention-2,fp16,true,128,4096,4,16,500\n";
+  const fs::path out = scratch_dir() / "fit_attention_sibling.json";
+  const auto r = shardsim({"fit", "--base", "h200-sxm-datasheet", "--device", "C", "--attention",
+                           csv.string(), "--attention-device", "B", "--attention-relative",
+                           "flash-attention-triton/flash-attention-2@A", "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json profile = json::parse(read_file(out));
+  const json points = profile["compute"]["attention_points"];
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0]["kernel"], "flash-attention-2");
+  EXPECT_NEAR(points[0]["efficiency"].get<double>(), 500 / 989.4, 1e-12);
+  EXPECT_NEAR(points[1]["efficiency"].get<double>(), 500 / 989.4 * 60 / 120, 1e-12);
+  EXPECT_NE(profile["provenance"].dump().find("--attention-device: a sibling part"),
+            std::string::npos);
+  // Without an --attention table, or naming a device the table lacks: exit 2 naming the flag.
+  const auto none = shardsim({"fit", "--base", "h200-sxm-datasheet", "--attention-device", "B",
+                              "-o", (scratch_dir() / "never_sibling.json").string()});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("--attention-device: needs an --attention table"), std::string::npos)
+      << none.err;
+  const auto absent =
+      shardsim({"fit", "--base", "h200-sxm-datasheet", "--attention", csv.string(),
+                "--attention-device", "Z", "-o", (scratch_dir() / "never_sibling.json").string()});
+  EXPECT_EQ(absent.exit_code, 2);
+  EXPECT_NE(absent.err.find("--attention-device: "), std::string::npos) << absent.err;
+  EXPECT_NE(absent.err.find("no attention rows for device \"Z\""), std::string::npos) << absent.err;
+  EXPECT_FALSE(fs::exists(scratch_dir() / "never_sibling.json"));
+}
+
 TEST(cli_fit, AttentionRelativeCarriesAKernelOverFromAnotherDevice) {
   // A two-device table: device B measured FA2 only (500 TFLOP/s on the h100-sxm-datasheet's
   // 989.4 TFLOP/s fp16 peak); A measured FA2 (120) and Triton (60). B's Triton point is
