@@ -83,7 +83,8 @@ fit h200-sxm --base h200-sxm-datasheet --name h200-sxm --node-network dgx-h200 \
 # collectives). From the second run (calibrate/h200-sxm-2026-11-27-run2/README.md), whose GEMMs
 # were timed on random data; the first run's GEMMs (calibrate/h200-sxm-2026-11-27) were timed on
 # their verification inputs and ran up to 14 % fast. The sweep ran family by family, one samples
-# file each; the datasheet gives what one GPU cannot measure (network, host Adam rate). ---
+# file each; the datasheet gives what one GPU cannot measure (network, host Adam rate). The sweep
+# times no attention kernel: the H100's published FlashAttention rates, as in h200-sxm. ---
 cal=$h200run
 mkdir -p "$out/gpus/measured"
 fit h200-sxm-calibrated --base h200-sxm-datasheet --name h200-sxm-calibrated --node-network dgx-h200 \
@@ -91,6 +92,8 @@ fit h200-sxm-calibrated --base h200-sxm-datasheet --name h200-sxm-calibrated --n
   --samples $cal/repeat-launch.samples.json --samples $cal/sweep-gemm-fp32.samples.json \
   --samples $cal/sweep-gemm-tf32.samples.json --samples $cal/sweep-gemm-fp16.samples.json \
   --samples $cal/sweep-gemm-bf16.samples.json --samples $cal/sweep-gemm-fp8.samples.json \
+  --attention $attn --attention-device 'NVIDIA H100 SXM' \
+  --attention-relative 'flash-attention-triton/flash-attention-2@NVIDIA A100 SXM4 80GB' \
   -o "$out/gpus/measured/h200-sxm-calibrated.json"
 
 # --- Measured by shardsim's own calibration on one H100 SXM (2026-11-28, one rank: no
