@@ -257,6 +257,7 @@ int run_command(int argc, char** argv) {
   auto* import_cmd = app.add_subcommand(
       "import", "write a scenario from a DeepSpeed config or a Megatron-LM argument list");
   import_cmd->require_subcommand(1);
+  // model_required: DeepSpeed, whose config names neither the model nor the sequence length
   auto add_target = [&imp](CLI::App* c, bool model_required) {
     auto* m =
         c->add_option("--model", imp.target.model, "model preset or Hugging Face config.json path");
@@ -268,8 +269,13 @@ int run_command(int argc, char** argv) {
     c->add_option("--gpus-per-node", imp.target.gpus_per_node,
                   "default: the GPU preset's node size")
         ->check(CLI::Range(1, 1 << 16));
-    c->add_option("--seq-len", imp.target.seq_len, "sequence length (tokens)")
-        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+    auto* seq = c->add_option("--seq-len", imp.target.seq_len,
+                              model_required ? "sequence length (tokens)"
+                                             : "sequence length (tokens; default: --seq-length)")
+                    ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+    // DeepSpeed's config names no sequence length (found by review, 2026-11-28: --help did not say
+    // it was required, the import then refused to run without it)
+    if (model_required) seq->required();
     c->add_option("-o,--output", imp.output, "write the scenario to FILE instead of stdout");
   };
   auto* import_ds = import_cmd->add_subcommand("deepspeed", "from a DeepSpeed config JSON");
