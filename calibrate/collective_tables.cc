@@ -11,6 +11,7 @@
 #include "calibrate/csv.h"
 #include "calibrate/linear_fit.h"
 #include "simulator/cost/collective.h"
+#include "simulator/hardware/nccl_tests_log.h"
 
 namespace shardsim::calibrate {
 namespace {
@@ -102,6 +103,9 @@ std::variant<std::vector<MeasuredCollective>, std::string> parse_vtrain(
     auto row = vtrain_row(lines[i].fields);
     if (auto* e = std::get_if<std::string>(&row))
       return fmt::format("{}:{}: {}", file, lines[i].number, *e);
+    if (rows.size() >= kMaxRowsPerCollective)
+      return fmt::format("{}:{}: more than {} data rows; thin the table", file, lines[i].number,
+                         kMaxRowsPerCollective);
     rows.push_back(std::get<VtrainRow>(row));
     numbers.push_back(lines[i].number);
   }
@@ -188,6 +192,9 @@ std::variant<std::vector<MeasuredCollective>, std::string> parse_summary(
     if (!rows.empty() && r.ranks != rows.front().ranks)
       return fmt::format("{}:{}: nranks {} differs from {} on line {}", file, r.line, r.ranks,
                          rows.front().ranks, rows.front().line);
+    if (rows.size() >= kMaxRowsPerCollective)
+      return fmt::format("{}:{}: more than {} data rows; thin the table", file, r.line,
+                         kMaxRowsPerCollective);
     rows.push_back(std::move(r));
   }
   if (auto e = device_rows_error(file, devices, rows.size(), 2, "fewer than 2 rows", device))

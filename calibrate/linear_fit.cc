@@ -54,6 +54,8 @@ constexpr int kHuberIterations = 30;  // IRLS steps; the weights settle within ~
 // of nccl-tests rows is ~1% (median over the rows of the shared logs: 0.03-3.7% per log), so a
 // closer fit is fitting noise (and 2-row segments, always exact, would otherwise always win).
 constexpr double kExactRelativeError = 0.01;
+// fit_segments_robust: at most this many candidate breakpoints (every sample below it).
+constexpr std::size_t kMaxCuts = 128;
 
 // Huber loss of a relative error r.
 double huber(double r, double delta) {
@@ -112,46 +114,58 @@ LineFit fit_line(const std::vector<Sample>& samples) {
 std::vector<LineFit> fit_segments_robust(const std::vector<Sample>& samples, std::size_t min_points,
                                          double huber_delta) {
   const std::size_t n = samples.size();
-  // Every segment [i, j) of >= min_points samples, fitted once: line[i][j], loss[i][j].
+  // Where a segment may start or end: every sample up to kMaxCuts samples, else every stride-th
+  // (and the last), so the fits below stay O(kMaxCuts^2 n) (found by review, 2026-11-28: a
+  // 1,600-row log took 51 s, every [i, j) of every row fitted; nccl-tests prints about 30 sizes).
+  const std::size_t stride = n <= kMaxCuts ? 1 : (n + kMaxCuts - 1) / kMaxCuts;
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < n; i += stride) at.push_back(i);
+  at.push_back(n);
+  const std::size_t c = at.size();
+  // Every segment [at[a], at[b]) of >= min_points samples, fitted once: line[a][b], loss[a][b].
   std::vector<std::vector<std::pair<double, double>>> line(
-      n + 1, std::vector<std::pair<double, double>>(n + 1));
-  std::vector<std::vector<double>> loss(n + 1, std::vector<double>(n + 1, kInf));
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = i + min_points; j <= n; ++j) {
+      c, std::vector<std::pair<double, double>>(c));
+  std::vector<std::vector<double>> loss(c, std::vector<double>(c, kInf));
+  for (std::size_t a = 0; a + 1 < c; ++a)
+    for (std::size_t b = a + 1; b < c; ++b) {
+      const std::size_t i = at[a], j = at[b];
+      if (j < i + min_points) continue;
       // A segment after the first may dip below the origin: its line must be positive from its
       // first size on (below it, in the gap, simulator/cost/collective.cc scales that time down
       // in proportion to size).
       const double floor_x = i > 0 ? samples[i].x : 0;
-      line[i][j] = solve_huber(samples, i, j, huber_delta, floor_x);
-      loss[i][j] = huber_cost(samples, i, j, line[i][j].first, line[i][j].second, huber_delta);
+      line[a][b] = solve_huber(samples, i, j, huber_delta, floor_x);
+      loss[a][b] = huber_cost(samples, i, j, line[a][b].first, line[a][b].second, huber_delta);
     }
-  // cost[k][j]: best loss of the first j samples in k segments; cut[k][j] where the last began.
+  // cost[k][b]: best loss of the first at[b] samples in k segments; cut[k][b] where the last
+  // began.
   const std::size_t K = std::max<std::size_t>(1, n / min_points);
-  std::vector<std::vector<double>> cost(K + 1, std::vector<double>(n + 1, kInf));
-  std::vector<std::vector<std::size_t>> cut(K + 1, std::vector<std::size_t>(n + 1, 0));
+  std::vector<std::vector<double>> cost(K + 1, std::vector<double>(c, kInf));
+  std::vector<std::vector<std::size_t>> cut(K + 1, std::vector<std::size_t>(c, 0));
   cost[0][0] = 0;
   for (std::size_t k = 1; k <= K; ++k)
-    for (std::size_t j = k * min_points; j <= n; ++j)
-      for (std::size_t i = (k - 1) * min_points; i + min_points <= j; ++i) {
-        const double c = cost[k - 1][i] + loss[i][j];
-        if (c < cost[k][j]) {
-          cost[k][j] = c;
-          cut[k][j] = i;
+    for (std::size_t b = 1; b < c; ++b)
+      for (std::size_t a = 0; a < b; ++a) {
+        if (!std::isfinite(cost[k - 1][a]) || !std::isfinite(loss[a][b])) continue;
+        const double total = cost[k - 1][a] + loss[a][b];
+        if (total < cost[k][b]) {
+          cost[k][b] = total;
+          cut[k][b] = a;
         }
       }
   // n ln(C_k / n) + 3 k: AIC (halved) for an absolute-error likelihood, 3 parameters a segment.
   const double floor = double(n) * huber(kExactRelativeError, huber_delta);
   const auto criterion = [&](std::size_t k) {
-    return double(n) * std::log(std::max(cost[k][n], floor) / double(n)) + 3.0 * double(k);
+    return double(n) * std::log(std::max(cost[k][c - 1], floor) / double(n)) + 3.0 * double(k);
   };
   std::size_t best_k = 1;
   for (std::size_t k = 2; k <= K; ++k)
-    if (std::isfinite(cost[k][n]) && criterion(k) < criterion(best_k)) best_k = k;
+    if (std::isfinite(cost[k][c - 1]) && criterion(k) < criterion(best_k)) best_k = k;
   std::vector<LineFit> out(best_k);
-  for (std::size_t k = best_k, j = n; k > 0; --k) {
-    const std::size_t i = cut[k][j];
-    out[k - 1] = make_fit(samples, i, j, line[i][j].first, line[i][j].second);
-    j = i;
+  for (std::size_t k = best_k, b = c - 1; k > 0; --k) {
+    const std::size_t a = cut[k][b];
+    out[k - 1] = make_fit(samples, at[a], at[b], line[a][b].first, line[a][b].second);
+    b = a;
   }
   return out;
 }

@@ -25,23 +25,27 @@ constexpr std::size_t kOldFields = 12;  // no root column
 
 // Removes every mpirun --tag-output marker "[r,c]<stdout>:" / "<stderr>:" anywhere in the line.
 std::string strip_tag_output(std::string_view line) {
+  // Linear in the line: a tag starts at a '[' followed by digits and commas only, so each '['
+  // scans its own run of them (found by review, 2026-11-28: searching for "]<std" from every
+  // character took minutes on a 10 MB line, a progress bar's carriage returns in a job log).
   std::string out;
+  out.reserve(line.size());
   std::size_t i = 0;
   while (i < line.size()) {
-    const auto close = line.find("]<std", i);
-    if (line[i] != '[' || close == std::string_view::npos) {
-      out += line[i++];
-      continue;
+    if (line[i] == '[') {
+      std::size_t j = i + 1;
+      while (j < line.size() &&
+             (std::isdigit(static_cast<unsigned char>(line[j])) || line[j] == ','))
+        ++j;
+      if (line.substr(j).starts_with("]<std")) {
+        // ">:" at most 8 characters after the ']' ("]<stdout>:", "]<stderr>:")
+        if (const auto colon = line.substr(j, 10).find(">:"); colon != std::string_view::npos) {
+          i = j + colon + 2;
+          continue;
+        }
+      }
     }
-    const auto colon = line.find(">:", close);
-    const auto inner = line.substr(i + 1, close - i - 1);
-    const bool tag = colon != std::string_view::npos && colon - close <= 8 &&
-                     inner.find_first_not_of("0123456789,") == std::string_view::npos;
-    if (!tag) {
-      out += line[i++];
-      continue;
-    }
-    i = colon + 2;
+    out += line[i++];
   }
   return out;
 }
@@ -231,6 +235,13 @@ struct Parser {
     // The root is a rank (or -1 for "no root"); anything else cannot be cast to int safely.
     if (*root != std::floor(*root) || *root < -1 || *root > 1e9) {
       error = {file, line, fmt::format("data row has root {}; expected -1 or a rank >= 0", f[4])};
+      return;
+    }
+    if (current.rows.size() >= kMaxRowsPerCollective) {
+      error = {file, line,
+               fmt::format("more than {} data rows in one test (nccl-tests prints one row per "
+                           "size); thin the sweep",
+                           kMaxRowsPerCollective)};
       return;
     }
     if (current.rows.empty()) current.first_line = line;

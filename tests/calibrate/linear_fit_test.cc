@@ -97,6 +97,25 @@ TEST(fit_segments_robust, FollowsACacheCliffWithANegativeIntercept) {
   EXPECT_GE(fits[0].alpha, 0);
 }
 
+TEST(fit_segments_robust, ALongLinearSweepKeepsBothRegimes) {
+  // 2,000 rows (a linear nccl-tests sweep): above 128 rows the breakpoints are taken every
+  // ceil(2000 / 128) = 16th row, not at every row (the fit's cost grows with the square of its
+  // candidates). The two regimes of FindsTheProtocolSwitch, switching at row 1,024 (a multiple
+  // of 16, so a candidate): both lines recovered exactly, split there.
+  std::vector<Sample> s;
+  for (int i = 0; i < 2000; ++i) {
+    const double x = 1024.0 * (i + 1);
+    s.push_back({x, i < 1024 ? 2e-6 + x / 2e10 : 2e-5 + x / 2e11});
+  }
+  const auto fits = fit_segments_robust(s, 4, 0.1);
+  ASSERT_EQ(fits.size(), 2u);
+  EXPECT_EQ(fits[0].x_max, 1024.0 * 1024);
+  EXPECT_NEAR(fits[0].alpha, 2e-6, 1e-12);
+  EXPECT_NEAR(fits[0].beta, 2e10, 2e10 * 1e-6);
+  EXPECT_NEAR(fits[1].alpha, 2e-5, 1e-12);
+  EXPECT_NEAR(fits[1].beta, 2e11, 2e11 * 1e-6);
+}
+
 TEST(median, OddAndEven) {
   EXPECT_EQ(median({3, 1, 2}), 2);
   EXPECT_EQ(median({4, 1, 3, 2}), 2.5);  // (2 + 3) / 2

@@ -204,6 +204,30 @@ TEST(nccl_tests_log, MalformedInputIsAnErrorWithFileAndLine) {
   EXPECT_TRUE(std::holds_alternative<NcclTestsError>(parse_nccl_tests_log(garbage, "g.log")));
 }
 
+// Found by review (2026-11-28): a 10 MB line (a progress bar's carriage returns in a job log)
+// took minutes to strip of its mpirun tags, and 100,000 rows took 29 s to fit. A tag is still
+// stripped around a long line, and a test of more than kMaxRowsPerCollective rows is an error at
+// the first row over (10,000 + 1 rows: line 10,001).
+TEST(nccl_tests_log, LongLinesAndRowCountsAreBounded) {
+  const std::string filler(2'000'000, 'x');
+  const auto tagged = parse_nccl_tests_log(
+      "# " + filler + "\n[1,0]<stdout>: 8 2 float sum -1 1.0 0.01 0.01 0 1.0 0.01 0.01 0\n",
+      "t.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsLog>(tagged))
+      << std::get<NcclTestsError>(tagged).text();
+  EXPECT_EQ(std::get<NcclTestsLog>(tagged).tests.at(0).rows.at(0).line, 2);
+  std::string many;
+  for (std::size_t i = 1; i <= kMaxRowsPerCollective + 1; ++i)
+    // time 1000 us: algbw = bytes / 1e3 / time(us) GB/s, printed to 2 decimals as nccl-tests does
+    many += fmt::format(" {0} {1} float sum -1 1000.0 {2:.2f} {2:.2f} 0 1000.0 {2:.2f} {2:.2f} 0\n",
+                        8 * i, 2 * i, 8.0 * double(i) / 1e6);
+  const auto over = parse_nccl_tests_log(many, "m.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsError>(over));
+  EXPECT_EQ(std::get<NcclTestsError>(over).line, int(kMaxRowsPerCollective) + 1);
+  EXPECT_NE(std::get<NcclTestsError>(over).text().find("more than 10000 data rows"),
+            std::string::npos);
+}
+
 // Found by review (2026-11-27): rows with negative or zero times and negative sizes were dropped
 // without a word, and a row with wrong results was fitted. Each is now a malformed row at its
 // line. A zero-size row (size 0, time > 0) still parses, and the old format's error column (a
