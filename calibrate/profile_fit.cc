@@ -109,7 +109,12 @@ bool is_cpu_profile(const GpuProfile& g) {
 double samples_memory_bytes(const nlohmann::json& samples) {
   const auto& ctx = samples.at("context");
   if (ctx.at("backend").at("backend") != "cpu") return 0;
-  const double ram = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  // The measuring host's RAM as the document records it; documents written before 2026-11-28
+  // lack it, and take this machine's.
+  const auto& recorded = ctx.at("backend").value("host_memory_bytes", nlohmann::json());
+  const double ram = recorded.is_number() && recorded.get<double>() > 0
+                         ? recorded.get<double>()
+                         : double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
   const double per_node = ctx.at("mpi").value("ranks_per_node", 1.0);
   return ram / std::max(1.0, per_node);  // check_samples: a whole number >= 1
 }

@@ -54,8 +54,9 @@ struct SamplesProfile {
 [[nodiscard]] bool is_cpu_profile(const GpuProfile& g);
 
 // The memory_bytes to give profile_from_samples for `samples`: for a cpu-backend document the
-// CPU backend's device memory, this machine's physical RAM / context.mpi.ranks_per_node (the
-// machine running `calibrate` or `fit`, assumed to be the one that measured); 0 (keep the base's,
+// CPU backend's device memory, the measuring host's physical RAM (context.backend.
+// host_memory_bytes; this machine's for a document written before 2026-11-28, which lacks it) /
+// context.mpi.ranks_per_node; 0 (keep the base's,
 // or context.backend.device.memory_bytes) for cuda. Throws nlohmann::json::exception when the
 // document has no context.backend.backend.
 [[nodiscard]] double samples_memory_bytes(const nlohmann::json& samples);

@@ -46,6 +46,20 @@ void check_context(const json& ctx, const std::string& file) {
       per_node.get<double>() != std::floor(per_node.get<double>()))
     refuse(file, fmt::format("context.mpi.ranks_per_node is {}, not a whole number from 1 to 2^20",
                              per_node.dump()));
+  // context.mpi.world_size (required by the schema): the bound on a collective's group (found by
+  // review, 2026-11-28: 0, -1, "2" or none let a 64-rank item through a 2-rank document).
+  const json world = member(member(ctx, "mpi"), "world_size");
+  if (!world.is_number() || world.get<double>() < per_node.get<double>() ||
+      world.get<double>() > 1 << 24 || world.get<double>() != std::floor(world.get<double>()))
+    refuse(file, fmt::format("context.mpi.world_size is {}, not a whole number from "
+                             "context.mpi.ranks_per_node ({}) to 2^24",
+                             world.dump(), per_node.dump()));
+  // The CPU backend's record of its host's RAM (since 2026-11-28), when given.
+  if (const json ram = member(member(ctx, "backend"), "host_memory_bytes");
+      ram != json() && (!ram.is_number() || !(ram.get<double>() > 0) || ram.get<double>() > 0x1p60))
+    refuse(file, fmt::format("context.backend.host_memory_bytes is {}, not a number of bytes above "
+                             "0 (at most 2^60)",
+                             ram.dump()));
   // The sweep's date, when given, is ISO 8601 (its first 10 characters are the date the
   // provenance keeps; a cut through a multi-byte character would not be UTF-8).
   const auto given = [&](const char* key) { return ctx.is_object() && ctx.contains(key); };
@@ -81,8 +95,14 @@ void check_item_value(const json& item, int i, const std::string& file, double w
     one_of("dtype", {"fp32", "tf32", "fp16", "bf16", "fp8"});
     positive("derived", "flops_per_second");
   } else if (kind == "memory_bound" || kind == "copy") {
-    if (kind == "copy" && member(member(item, "params"), "direction") != json())
+    // The fit keys a memory-bound item on its kernel class and a copy on its direction: an
+    // unknown or missing one became the generic curve, or a host copy (found by review,
+    // 2026-11-28).
+    if (kind == "copy")
       one_of("direction", {"host_to_device", "device_to_host", "device_to_device", "host_to_host"});
+    else
+      one_of("op",
+             {"layernorm", "rmsnorm", "softmax", "gelu", "swiglu", "dropout_residual", "adam"});
     positive("work", "bytes");
     positive("derived", "bytes_per_second");
   } else if (kind == "launch") {
@@ -124,9 +144,8 @@ void check_samples(const json& s, const std::string& file) {
   if (!s.at("items").is_array()) refuse(file, "items must be an array");
   std::vector<std::string> failed;
   int i = 0;
-  // context.mpi.world_size, when given (the schema requires it of the sweep's documents).
-  const json world = member(member(s.at("context"), "mpi"), "world_size");
-  const double world_size = world.is_number() ? world.get<double>() : 0;
+  // context.mpi.world_size (check_context: a whole number >= 1).
+  const double world_size = s.at("context").at("mpi").at("world_size").get<double>();
   for (const auto& item : s.at("items")) {
     check_item_value(item, i, file, world_size);
     const json verified = member(item, "verified");

@@ -1,6 +1,7 @@
 #include "kernels/cpu/cpu_backend.h"
 
 #include <cblas.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <thread>
@@ -34,6 +35,9 @@ class CpuBackend final : public Backend {
     return {{"backend", "cpu"},
             {"device", "cpu"},
             {"timer", timer_.name()},
+            // the measuring host's RAM: `fit` gives the CPU "device" its share from this, not
+            // from the RAM of the machine that fits (found by review, 2026-11-28)
+            {"host_memory_bytes", double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE))},
             {"blas",
              {{"library", "OpenBLAS"},
               {"config", openblas_get_config()},

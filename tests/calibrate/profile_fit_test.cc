@@ -34,7 +34,8 @@ json gemm(double flops_per_second) {
 }
 
 json memory_bound(double bytes_per_second) {
-  return samples_item("memory_bound", "add", {{"op", "add"}, {"rows", 1024}, {"cols", 1024}},
+  return samples_item("memory_bound", "dropout_residual",
+                      {{"op", "dropout_residual"}, {"rows", 1024}, {"cols", 1024}},
                       {{"bytes", 1.2e7}}, {{"bytes_per_second", bytes_per_second}});
 }
 
@@ -581,6 +582,35 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
     bad_date["context"]["date_utc"] = date;
     EXPECT_TRUE(contains(message(bad_date), "context.date_utc is")) << date;
   }
+  // Found by review (2026-11-28): a world size of 0, -1, "2" or none let any group through; a
+  // memory-bound item of an unknown or missing kernel class and a copy without a direction were
+  // fitted as the generic curve and a host copy. Each is refused, naming the key. (The job has
+  // 2 ranks per node: a world of 1 is below that.)
+  for (const json world : {json(0), json(-1), json("2"), json(), json(1), json(2.5)}) {
+    json w = document(json::array({gemm(1e11)}));
+    w["context"]["mpi"]["world_size"] = world;
+    EXPECT_TRUE(contains(message(w), "context.mpi.world_size is")) << world.dump();
+  }
+  for (const json op : {json("frobnicate"), json(3), json()}) {
+    json m = document(json::array({memory_bound(1e11)}));
+    m["items"][0]["params"]["op"] = op;
+    EXPECT_TRUE(contains(message(m), "items[0].params.op is")) << op.dump();
+  }
+  for (const json ram : {json(0), json(-1), json("1e9"), json(1e300)}) {
+    json r = document(json::array({gemm(1e11)}));
+    r["context"]["backend"]["host_memory_bytes"] = ram;
+    EXPECT_TRUE(contains(message(r), "context.backend.host_memory_bytes is")) << ram.dump();
+  }
+}
+
+// A CPU document's device memory is its measuring host's RAM over the ranks on a node, as the
+// document records it (context.backend.host_memory_bytes, since 2026-11-28), not the RAM of the
+// machine that fits (found by review: the same samples gave different profiles on two hosts).
+// 64 GiB over 2 ranks per node = 32 GiB.
+TEST(ProfileFromSamples, ACpuDocumentsMemoryIsItsHostsRecordedRam) {
+  json doc = document(json::array({gemm(1e11)}));
+  doc["context"]["backend"]["host_memory_bytes"] = 64.0 * (1 << 30);
+  EXPECT_EQ(samples_memory_bytes(doc), 32.0 * (1 << 30));
 }
 
 // Found while writing the samples fuzz target (2026-11-27): a group size of 1e300 was cast
