@@ -166,8 +166,10 @@ std::variant<SummaryRow, std::string> summary_row(const CsvLine& l) {
     return fmt::format("expected {} fields ({}), got {}", kSummaryHeader.size(),
                        fmt::join(kSummaryHeader, ","), f.size());
   const auto ranks = parse_number(f[2]), bytes = parse_number(f[4]), busbw = parse_number(f[5]);
-  if (!ranks || *ranks < 2 || *ranks != std::floor(*ranks))
-    return fmt::format("nranks \"{}\" is not an integer >= 2", f[2]);
+  // At most 2^24 ranks, the bound of every group size (found by review, 2026-11-28: 2^31 was
+  // cast to int and failed inside the fit, exit 3).
+  if (!ranks || *ranks < 2 || *ranks > (1 << 24) || *ranks != std::floor(*ranks))
+    return fmt::format("nranks \"{}\" is not an integer from 2 to 2^24", f[2]);
   if (!bytes || *bytes < 1) return fmt::format("size_bytes \"{}\" is not a number >= 1", f[4]);
   if (!busbw || *busbw <= 0)
     return fmt::format("inplace_busbw_GBps \"{}\" is not a number > 0", f[5]);
@@ -203,6 +205,13 @@ std::variant<std::vector<MeasuredCollective>, std::string> parse_summary(
   if (hints.ranks > 0 && hints.ranks != ranks)
     return fmt::format("{}: nranks is {} but --ranks is {}", file, ranks, hints.ranks);
   MeasuredCollective m{file, op, ranks, std::min(ranks, hints.gpus_per_node), {}, {}, {}, {}, {}};
+  // Nodes of equal size, as for a log (found by review, 2026-11-28: 12 ranks in nodes of 8 were
+  // stored).
+  if (ranks % m.ranks_per_node != 0)
+    return fmt::format(
+        "{}: {} ranks do not fill nodes of {} (--gpus-per-node, or the base profile's node "
+        "size); give the node size the job ran with",
+        file, ranks, m.ranks_per_node);
   const double factor = bus_factor(*collective_from_name(op), ranks);
   for (const auto& r : rows) {
     m.bytes.push_back(r.bytes);

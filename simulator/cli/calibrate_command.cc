@@ -95,7 +95,11 @@ int run_calibrate(const CalibrateArgs& a) {
     throw InputError("-o", fmt::format("\"{}\" is not a regular file: calibrate writes the "
                                        "profile there and PROFILE.samples.json beside it",
                                        a.output));
-  check_outputs({{"-o", a.output}, {"-o's samples file", samples_path(a.output)}},
+  // And so is the sweep's in-progress copy beside it (found by review, 2026-11-28: a directory
+  // there failed the run at its first item, exit 3 after measuring, a temporary file left).
+  check_outputs({{"-o", a.output},
+                 {"-o's samples file", samples_path(a.output)},
+                 {"-o's in-progress samples file", samples_path(a.output) + ".partial"}},
                 {{"--base", a.base}});
   GpuProfile base = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
   // A CPU sweep onto a GPU profile (or the reverse) would mix two devices in one profile: the

@@ -113,6 +113,11 @@ void check_network(const NetworkConfig& n, const std::string& path, Diagnostics&
     if (fits[i].ranks_per_node > fits[i].ranks)
       d.error(at + "/ranks_per_node",
               fmt::format("must be <= ranks ({}), got {}", fits[i].ranks, fits[i].ranks_per_node));
+    // Nodes of equal size, as fit requires of its logs (found by review, 2026-11-28: 12 ranks
+    // at 8 per node were read).
+    else if (fits[i].ranks_per_node > 0 && fits[i].ranks % fits[i].ranks_per_node != 0)
+      d.error(at + "/ranks_per_node", fmt::format("{} ranks do not fill nodes of {}", fits[i].ranks,
+                                                  fits[i].ranks_per_node));
     if (fits[i].max_bytes > 0 && fits[i].min_bytes > fits[i].max_bytes)
       d.error(at + "/min_bytes", fmt::format("must be <= max_bytes ({:g}), got {:g}",
                                              fits[i].max_bytes, fits[i].min_bytes));

@@ -163,6 +163,18 @@ TEST(collective_tables, BusbwSummaryTimeIsSizeTimesBusFactorOverBusbw) {
   EXPECT_NE(error_of(parse_collective_table(bad, "s_all_reduce_8.csv", {0, 8}, ""))
                 .find("s_all_reduce_8.csv:2: inplace_busbw_GBps \"-1\""),
             std::string::npos);
+  // Found by review (2026-11-28): nranks 2^31 failed inside the fit (exit 3), and 12 ranks in
+  // nodes of 8 were stored. Both are errors naming the table.
+  const std::string head = "system,gpu,nranks,size_label,size_bytes,inplace_busbw_GBps\n";
+  EXPECT_NE(error_of(parse_collective_table(head + "S,G,2147483648,1K,1024,1\nS,G,2147483648,2K,"
+                                                   "2048,1\n",
+                                            "h_all_reduce.csv", {0, 8}, ""))
+                .find("h_all_reduce.csv:2: nranks \"2147483648\" is not an integer from 2 to 2^24"),
+            std::string::npos);
+  EXPECT_NE(error_of(parse_collective_table(head + "S,G,12,1K,1024,1\nS,G,12,2K,2048,1\n",
+                                            "h_all_reduce.csv", {0, 8}, ""))
+                .find("12 ranks do not fill nodes of 8"),
+            std::string::npos);
 }
 
 TEST(collective_tables, LadderKeepsPowersOfTwoAndThreeTimesThem) {

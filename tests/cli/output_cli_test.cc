@@ -231,6 +231,13 @@ TEST(cli_output, CalibratesSamplesFileIsCheckedAsAnOutput) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "is not a regular file")) << r.err;
   EXPECT_FALSE(fs::exists(dir / "null.samples.json"));
+  // The in-progress copy is an output too: a directory there is exit 2 before any measuring
+  // (found by review, 2026-11-28: exit 3 at the first item, a temporary file left beside it).
+  fs::create_directories(dir / "p.samples.json.partial");
+  r = shardsim({"calibrate", "--backend", "cpu", "--quick", "-o", (dir / "p.json").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "-o's in-progress samples file")) << r.err;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 3);
 }
 
 TEST(cli_output, FullStdoutIsExitThree) {

@@ -143,6 +143,17 @@ TEST(hardware_profile, FittedCollectiveChecks) {
   // ranks_per_node 16 > ranks 8, twice; entry 1 duplicates entry 0.
   EXPECT_NE(text.find("/net/fitted_collectives/0/ranks_per_node"), std::string::npos) << text;
   EXPECT_NE(text.find("/net/fitted_collectives/1: duplicates entry 0"), std::string::npos) << text;
+  // 12 ranks at 8 per node fill no nodes of equal size (found by review, 2026-11-28).
+  nlohmann::json twelve = fit;
+  twelve["ranks"] = 12;
+  twelve["ranks_per_node"] = 8;
+  n["fitted_collectives"] = {twelve};
+  Diagnostics d2;
+  read_network_config(n, "/net", d2, net);
+  EXPECT_NE(d2.format().find("/net/fitted_collectives/0/ranks_per_node: 12 ranks do not fill "
+                             "nodes of 8"),
+            std::string::npos)
+      << d2.format();
 }
 
 TEST(hardware_profile, FittedSegmentsWithDisjointRangesAreAllowed) {
