@@ -1,7 +1,7 @@
 // shardsim-calibrate-sweep: the calibration sweep without the fitting, for tests and for looking
 // at raw samples. `shardsim calibrate` calls the same run_calibration_sweep().
 //
-// Usage: [mpirun -np N] shardsim-calibrate-sweep --backend cpu|cuda [--quick] [-o SAMPLES.json]
+// Usage: [mpirun -np N] shardsim-calibrate-sweep --backend cpu|cuda [--quick] -o SAMPLES.json
 //                                               [--filter SUBSTRING] [--sync-timeout SECONDS]
 // Exit codes: see run_calibration_sweep (0 ok, 1 verification failed, 2 bad input, 3 runtime).
 #include <iostream>
@@ -19,7 +19,10 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_flag("--quick", options.quick, "the short sweep");
-  app.add_option("-o,--output", options.samples_path, "samples JSON (rank 0 writes it)");
+  // Required: a sweep that measured for minutes and wrote nothing was exit 0 (found by review,
+  // 2026-11-28).
+  app.add_option("-o,--output", options.samples_path, "samples JSON (rank 0 writes it)")
+      ->required();
   app.add_option("--filter", options.name_filter, "only items whose name contains this");
   app.add_option("--sync-timeout", options.sync_timeout_s,
                  "seconds a rank waits for the others before giving up (default 120)")

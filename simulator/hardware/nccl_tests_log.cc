@@ -50,6 +50,22 @@ std::string strip_tag_output(std::string_view line) {
   return out;
 }
 
+// Control characters other than tab and carriage return written as \xNN: a NUL in a row ended
+// its error message where it was quoted (found by review, 2026-11-28), and any other would reach
+// the terminal raw. A field holding one is then no number, so such a row is still refused.
+std::string visible_controls(const std::string& line) {
+  std::string out;
+  out.reserve(line.size());
+  for (const char ch : line) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += ch;
+  }
+  return out;
+}
+
 // Removes a leading srun -l prefix "<digits>: ".
 std::string strip_srun(const std::string& line) {
   std::size_t i = line.find_first_not_of(' ');
@@ -291,7 +307,7 @@ struct Parser {
   void line(const std::string& raw, int number) {
     if (raw.find("NCCL INFO") != std::string::npos || raw.find("NCCL WARN") != std::string::npos)
       return;
-    const std::string text = strip_srun(strip_tag_output(raw));
+    const std::string text = visible_controls(strip_srun(strip_tag_output(raw)));
     const auto f = fields_of(text);
     if (f.empty()) return;
     if (f[0][0] == '#') return comment(text, number);

@@ -226,6 +226,17 @@ TEST(nccl_tests_log, LongLinesAndRowCountsAreBounded) {
   EXPECT_EQ(std::get<NcclTestsError>(over).line, int(kMaxRowsPerCollective) + 1);
   EXPECT_NE(std::get<NcclTestsError>(over).text().find("more than 10000 data rows"),
             std::string::npos);
+  // A NUL in a row is written \x00 in its message, which goes on past it (it ended there).
+  const auto nul = parse_nccl_tests_log(
+      std::string(" 8 2 float sum -1 1.0 0.01 0.01 0 1.0 0.01 0.01 0\n \0 2 float sum -1 1.0 "
+                  "0.01 0.01 0 1.0 0.01 0.01 0\n",
+                  100),
+      "n.log");
+  ASSERT_TRUE(std::holds_alternative<NcclTestsError>(nul));
+  const std::string text = std::get<NcclTestsError>(nul).text();
+  EXPECT_NE(text.find("n.log:2: data row's size \"\\x00\" is not a whole number"),
+            std::string::npos)
+      << text;
 }
 
 // Found by review (2026-11-27): rows with negative or zero times and negative sizes were dropped

@@ -119,8 +119,12 @@ TEST(CalibrationSweep, BadOptionsExitTwo) {
   EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --sync-timeout -1 2>/dev/null"), 2);
   const fs::path log = scratch("bad_options.log");
   const std::string to_log = " 2> " + log.string();
-  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --filter no-such-item" + to_log), 2);
+  const std::string out = " -o " + scratch("bad_options.samples.json").string();
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --filter no-such-item" + out + to_log), 2);
   EXPECT_NE(slurp(log).find("--filter"), std::string::npos) << slurp(log);
+  // No -o: the samples would be measured and dropped (found by review, 2026-11-28: exit 0).
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --quick --filter launch" + to_log), 2);
+  EXPECT_NE(slurp(log).find("--output is required"), std::string::npos) << slurp(log);
   // A bad -o is refused before measuring (exit 2, not 3 after the sweep): a missing directory,
   // and a directory given as the file.
   const std::string missing = (scratch("no_such_dir") / "samples.json").string();
@@ -137,8 +141,8 @@ TEST(CalibrationSweep, BadOptionsExitTwo) {
 
 TEST(CalibrationSweep, CudaWithoutDeviceExitsThree) {
   const fs::path log = scratch("cuda.log");
-  const int rc =
-      run(SHARDSIM_SWEEP_BINARY " --backend cuda --quick --filter launch/ 2> " + log.string());
+  const int rc = run(SHARDSIM_SWEEP_BINARY " --backend cuda --quick --filter launch/ -o " +
+                     scratch("cuda.samples.json").string() + " 2> " + log.string());
   const std::string err = slurp(log);
   if (rc == 0) GTEST_SKIP() << "a CUDA device is present; the launch item ran";
   EXPECT_EQ(rc, 3) << err;
