@@ -89,7 +89,10 @@ FitPlan plan_fit(const std::vector<MeasuredCollective>& logs, const NetworkConfi
     spans = spans || (has_small && has_large);
     const bool reduce = m.op == "all_reduce";
     inter_reduce = inter_reduce || (crosses && reduce && has_large);
-    intra_reduce = intra_reduce || (shares && reduce && has_large);
+    // Only an all-reduce within one node fixes the intra-node link x gain: across nodes the NIC
+    // sets the time, and with no other log the product ran to the reader's bound (found by
+    // review, 2026-11-28: a lone 2-node p4de log "ran 3333 times" NVLink's line rate, exit 2).
+    intra_reduce = intra_reduce || (shares && !crosses && reduce && has_large);
     // Any row above the latency regime depends on the link alone for these collectives: such a
     // log must stop the split (with rows only to 8 MiB it was split anyway, and its all_gather
     // rows, fitted against link x gain, were priced at the line rate: 36.9 % off; found by

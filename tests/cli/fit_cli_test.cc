@@ -89,6 +89,22 @@ TEST(cli_fit, AttentionTableReplacesTheBasesPointsOfItsKernels) {
   EXPECT_NE(bad.err.find("/compute/attention_points/25"), std::string::npos) << bad.err;
 }
 
+// Found by review (2026-11-28): one 2-node all-reduce log onto a datasheet base was exit 2,
+// "3333.3 times what intra_node_line_GBps (300) allows": across nodes the NIC sets the time, so
+// nothing held the NVLink link x gain, which ran to the reader's bound. Only an all-reduce within
+// one node fits that product now; the log alone fits (the base's NVLink kept, bounded by its
+// line rate).
+TEST(cli_fit, ALoneMultiNodeAllReduceLogFits) {
+  const fs::path out = scratch_dir() / "p4de_alone.json";
+  const auto r = shardsim({"fit", "--base", "a100-sxm-80gb-datasheet", "--nccl-tests",
+                           (kNccl / "aws-p4de-a100-efa-2node_all_reduce_16.log").string(), "-o",
+                           out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json net = json::parse(read_file(out))["network"];
+  EXPECT_LE(net["intra_node_GBps"].get<double>(), net["intra_node_line_GBps"].get<double>());
+  EXPECT_LE(net["intra_node_all_reduce_gain"].get<double>(), 16.0);
+}
+
 TEST(cli_fit, AttentionDeviceTakesASiblingPartsRows) {
   // Device C (the h200-sxm-datasheet base) is not in the table; --attention-device B takes B's
   // FA2 row: 500 TFLOP/s / the base's 989.4 TFLOP/s fp16 peak = 0.50536. The Triton kernel is
