@@ -41,15 +41,38 @@ void check_args(const FitArgs& a) {
     throw InputError("--base",
                      "is required with -o and without --samples (a GPU preset or profile JSON "
                      "to update)");
+  if (a.output.empty() && a.network_output.empty())
+    throw InputError("-o", "give -o PROFILE.json, --network-output NETWORK.json or both");
+  // --network-output writes the network of logs and tables; a samples document's collectives go
+  // into -o's profile, its network included (the first message for samples alone said --base
+  // was missing, the second with --base that the samples had no collectives; found by review,
+  // 2026-11-28). The order keeps this one first.
+  if (!a.network_output.empty() && a.nccl_logs.empty() && a.collective_tables.empty())
+    throw InputError("--network-output",
+                     a.samples.empty()
+                         ? "needs collective measurements (--nccl-tests or --collective-table)"
+                         : "needs --nccl-tests or --collective-table: the collectives of --samples "
+                           "are fitted into -o's profile, whose network holds them");
+  // Flags that only logs and tables read, given without them, were ignored (found by review,
+  // 2026-11-28: --ranks 4 beside a 2-rank samples document was exit 0).
+  const bool tables = !a.nccl_logs.empty() || !a.collective_tables.empty();
+  if (!tables && a.ranks != 0)
+    throw InputError("--ranks", "checks nccl-tests logs and collective tables; none is given");
+  if (!tables && a.gpus_per_node != 0)
+    throw InputError("--gpus-per-node",
+                     "places nccl-tests logs and collective tables; none is given (a samples "
+                     "document records its own placement)");
+  if (a.collective_tables.empty() && a.table_fit_sizes != "all")
+    throw InputError("--table-fit-sizes", "applies to --collective-table, and none is given");
+  if (!a.measured_on.empty() && a.gemm_csvs.empty() && a.gemm_best.empty() &&
+      a.bandwidth_csvs.empty() && a.attention_csvs.empty())
+    throw InputError("--measured-on",
+                     "applies to --gemm, --gemm-best, --hbm and --attention tables, and none is "
+                     "given");
   if (a.base.empty() && a.network_base.empty() && !a.network_output.empty())
     throw InputError("--network-base",
                      "or --base is required with --network-output (the network "
                      "the fit starts from)");
-  if (a.output.empty() && a.network_output.empty())
-    throw InputError("-o", "give -o PROFILE.json, --network-output NETWORK.json or both");
-  if (!a.network_output.empty() && a.nccl_logs.empty() && a.collective_tables.empty())
-    throw InputError("--network-output",
-                     "needs collective measurements (--nccl-tests or --collective-table)");
   if (a.ranks < 0 || a.ranks == 1)
     throw InputError("--ranks",
                      fmt::format("must be >= 2 (a collective spans ranks), got {}", a.ranks));

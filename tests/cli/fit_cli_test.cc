@@ -105,6 +105,26 @@ TEST(cli_fit, ALoneMultiNodeAllReduceLogFits) {
   EXPECT_LE(net["intra_node_all_reduce_gain"].get<double>(), 16.0);
 }
 
+// Flags that only some inputs read, given without those inputs, were ignored with exit 0 (found
+// by review, 2026-11-28). Each is exit 2 naming the flag, and nothing is written.
+TEST(cli_fit, FlagsWithoutTheInputsTheyApplyToAreRefused) {
+  const std::string gemm = (kGemm / "azure_cublaslt_gemm_a100_h100_h200.csv").string();
+  const std::string log = (kNccl / "aws-p5-h100-nvlink-1node_all_reduce_8.log").string();
+  const fs::path out = scratch_dir() / "never_flags.json";
+  for (const auto& [args, flag] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--gemm", gemm, "--device", "H100", "--ranks", "4"}, "--ranks"},
+           {{"--gemm", gemm, "--device", "H100", "--gpus-per-node", "4"}, "--gpus-per-node"},
+           {{"--nccl-tests", log, "--table-fit-sizes", "ladder"}, "--table-fit-sizes"},
+           {{"--nccl-tests", log, "--measured-on", "a100-sxm-80gb-datasheet"}, "--measured-on"}}) {
+    std::vector<std::string> cmd = {"fit", "--base", "h100-sxm-datasheet", "-o", out.string()};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    const auto r = shardsim(cmd);
+    EXPECT_EQ(r.exit_code, 2) << flag << r.err;
+    EXPECT_NE(r.err.find("error: " + flag + ": "), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(cli_fit, AttentionDeviceTakesASiblingPartsRows) {
   // Device C (the h200-sxm-datasheet base) is not in the table; --attention-device B takes B's
   // FA2 row: 500 TFLOP/s / the base's 989.4 TFLOP/s fp16 peak = 0.50536. The Triton kernel is
