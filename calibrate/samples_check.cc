@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "simulator/cost/collective.h"
+#include "simulator/hardware/hardware.h"
 
 namespace shardsim::calibrate {
 namespace {
@@ -90,9 +91,20 @@ void check_item_value(const json& item, int i, const std::string& file, double w
     for (const char* n : names) list += (list.empty() ? "" : ", ") + std::string(n);
     refuse(file, fmt::format("items[{}].params.{} is {}, not one of {}", i, key, v.dump(), list));
   };
+  // A parameter the fit reads as a count: a whole number in [lo, hi]. A string or a missing one
+  // reached the JSON library, whose message named neither the item nor the key (found by review,
+  // 2026-11-28).
+  const auto whole = [&](const char* key, double lo, double hi) {
+    const json v = member(member(item, "params"), key);
+    if (!v.is_number() || v.get<double>() < lo || v.get<double>() > hi ||
+        v.get<double>() != std::floor(v.get<double>()))
+      refuse(file, fmt::format("items[{}].params.{} is {}, not a whole number from {:g} to {:g}", i,
+                               key, v.dump(), lo, hi));
+  };
   const json kind = member(item, "kind");
   if (kind == "gemm") {
     one_of("dtype", {"fp32", "tf32", "fp16", "bf16", "fp8"});
+    for (const char* key : {"m", "n", "k"}) whole(key, 1, kMaxMeasuredDimension);
     positive("derived", "flops_per_second");
   } else if (kind == "memory_bound" || kind == "copy") {
     // The fit keys a memory-bound item on its kernel class and a copy on its direction: an
@@ -115,6 +127,12 @@ void check_item_value(const json& item, int i, const std::string& file, double w
                                i, op.dump()));
     positive("params", "bytes");
     positive("median_s", nullptr);
+    whole("ranks", 1, 1 << 24);
+    whole("ranks_per_node", 1, 1 << 20);
+    // No collective completes in under a nanosecond; 1e-300 s made the fit's line NaN.
+    if (member(item, "median_s").get<double>() < 1e-9)
+      refuse(file, fmt::format("items[{}].median_s is {}, below 1 ns: not a collective's time", i,
+                               member(item, "median_s").dump()));
     // A group is ranks of the job that measured it: one larger than the job's world is not a
     // measurement of this run (found by review, 2026-11-28: an 8-rank item in a 2-rank
     // document was fitted as measured).

@@ -596,6 +596,21 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
     m["items"][0]["params"]["op"] = op;
     EXPECT_TRUE(contains(message(m), "items[0].params.op is")) << op.dump();
   }
+  // A count the fit reads that is no whole number, or none (the JSON library's message named
+  // neither item nor key), and a collective under a nanosecond (its line came out NaN).
+  for (const json m : {json("256"), json(), json(256.5), json(0)}) {
+    json g = document(json::array({gemm(1e11)}));
+    g["items"][0]["params"]["m"] = m;
+    EXPECT_TRUE(contains(message(g), "items[0].params.m is")) << m.dump();
+  }
+  json collectives = json::array({gemm(1e11)});
+  add_all_reduce(collectives, 2, 2);
+  json ranks = document(collectives);
+  ranks["items"][1]["params"]["ranks"] = "2";
+  EXPECT_TRUE(contains(message(ranks), "items[1].params.ranks is \"2\"")) << message(ranks);
+  json tiny = document(collectives);
+  tiny["items"][1]["median_s"] = 1e-300;
+  EXPECT_TRUE(contains(message(tiny), "items[1].median_s is 1e-300, below 1 ns")) << message(tiny);
   for (const json ram : {json(0), json(-1), json("1e9"), json(1e300)}) {
     json r = document(json::array({gemm(1e11)}));
     r["context"]["backend"]["host_memory_bytes"] = ram;
