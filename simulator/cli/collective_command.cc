@@ -203,6 +203,18 @@ std::string text_report(const CollectiveArgs& a, const GpuProfile& gpu, const Ne
   } else {
     t += fmt::format("algorithm: {} ({})\n", algorithm_name(c.algorithm),
                      a.algorithm == "auto" ? "auto: the fastest" : "requested");
+    // Past kFittedExtrapolation x the measured sizes the formula takes over, and the time may
+    // step there (found by review, 2026-11-28: 1 GiB + 1 byte cost a sixth of 1 GiB, unsaid).
+    double largest = 0;
+    const int per_node = std::min(p.group.size, p.group.ranks_per_node);
+    for (const auto& f : net.fitted_collectives)
+      if (f.op == collective_name(p.op) && f.ranks == p.group.size && f.ranks_per_node == per_node)
+        largest = std::max(largest, f.max_bytes);
+    if (a.algorithm == "auto" && largest > 0 && a.bytes > kFittedExtrapolation * largest)
+      t += fmt::format(
+          "  note: this group's fitted entries end at {:g} bytes; above {:g}x that ({:g} bytes) "
+          "the formula prices it, so the time may step there\n",
+          largest, kFittedExtrapolation, kFittedExtrapolation * largest);
   }
   t += fmt::format("time: {:.6f} s ({:.1f} µs)\n", c.seconds, c.seconds * 1e6);
   t += fmt::format(

@@ -41,6 +41,24 @@ double predicted(int ranks, double bytes) {
   return j["collective"]["seconds"];
 }
 
+// Past 16x the largest fitted size the formula prices a collective; the text says so, since
+// the time may step there (found by review, 2026-11-28). dgx-h100's one-node 8-rank all_reduce
+// log ends at 2^34 B (17,179,869,184), so 3e11 B is past 16x = 2.74878e11 and 1e11 is not.
+TEST(cli_fitted_presets, PastTheFittedRangeTheTextSaysTheFormulaPricesIt) {
+  const auto past = shardsim(
+      {"collective", "--gpu", "h100-sxm", "--op", "all_reduce", "--bytes", "3e11", "--ranks", "8"});
+  ASSERT_EQ(past.exit_code, 0) << past.err;
+  EXPECT_NE(past.out.find("fitted entries end at 1.71799e+10 bytes; above 16x that "
+                          "(2.74878e+11 bytes) the formula prices it"),
+            std::string::npos)
+      << past.out;
+  const auto within = shardsim(
+      {"collective", "--gpu", "h100-sxm", "--op", "all_reduce", "--bytes", "1e11", "--ranks", "8"});
+  ASSERT_EQ(within.exit_code, 0) << within.err;
+  EXPECT_NE(within.out.find("source: fitted"), std::string::npos) << within.out;
+  EXPECT_EQ(within.out.find("the formula prices it"), std::string::npos) << within.out;
+}
+
 TEST(cli_fitted_presets, A100AllReduceMatchesVtrainAtTwoMiB) {
   // The check: vTrain measured ~53 / 56 / 93 us at 2 MiB on 2 / 4 / 8 A100s (rows of
   // 2097152 B: min(53430, 51130), min(55740, 55940), min(93250, 92970) ns); the datasheet
