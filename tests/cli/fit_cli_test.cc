@@ -125,15 +125,22 @@ TEST(cli_fit, FlagsWithoutTheInputsTheyApplyToAreRefused) {
   EXPECT_FALSE(fs::exists(out));
 }
 
-TEST(cli_fit, AttentionDeviceTakesASiblingPartsRows) {
-  // Device C (the h200-sxm-datasheet base) is not in the table; --attention-device B takes B's
-  // FA2 row: 500 TFLOP/s / the base's 989.4 TFLOP/s fp16 peak = 0.50536. The Triton kernel is
-  // carried over from A as for a measured device: 0.50536 x 60 / 120 = 0.25268.
-  const fs::path csv = scratch_dir() / "fa_sibling.csv";
+// A two-device attention table: device A measured FA2 (120 TFLOP/s) and Triton (60), device B
+// FA2 only (500), all at one key (causal, head dimension 128, sequence 4096).
+fs::path two_device_attention_table(const std::string& name) {
+  const fs::path csv = scratch_dir() / name;
   std::ofstream(csv) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
                         "A,flash-attention-2,fp16,true,128,4096,4,16,120\n"
                         "A,flash-attention-triton,fp16,true,128,4096,4,16,60\n"
                         "B,flash-attention-2,fp16,true,128,4096,4,16,500\n";
+  return csv;
+}
+
+TEST(cli_fit, AttentionDeviceTakesASiblingPartsRows) {
+  // Device C (the h200-sxm-datasheet base) is not in the table; --attention-device B takes B's
+  // FA2 row: 500 TFLOP/s / the base's 989.4 TFLOP/s fp16 peak = 0.50536. The Triton kernel is
+  // carried over from A as for a measured device: 0.50536 x 60 / 120 = 0.25268.
+  const fs::path csv = two_device_attention_table("fa_sibling.csv");
   const fs::path out = scratch_dir() / "fit_attention_sibling.json";
   const auto r = shardsim({"fit", "--base", "h200-sxm-datasheet", "--device", "C", "--attention",
                            csv.string(), "--attention-device", "B", "--attention-relative",
@@ -166,11 +173,7 @@ TEST(cli_fit, AttentionRelativeCarriesAKernelOverFromAnotherDevice) {
   // A two-device table: device B measured FA2 only (500 TFLOP/s on the h100-sxm-datasheet's
   // 989.4 TFLOP/s fp16 peak); A measured FA2 (120) and Triton (60). B's Triton point is
   // 500 / 989.4 x 60 / 120 = 0.25268 of the peak, and the provenance says where it came from.
-  const fs::path csv = scratch_dir() / "fa_two_devices.csv";
-  std::ofstream(csv) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
-                        "A,flash-attention-2,fp16,true,128,4096,4,16,120\n"
-                        "A,flash-attention-triton,fp16,true,128,4096,4,16,60\n"
-                        "B,flash-attention-2,fp16,true,128,4096,4,16,500\n";
+  const fs::path csv = two_device_attention_table("fa_two_devices.csv");
   const fs::path out = scratch_dir() / "fit_attention_relative.json";
   const auto r = shardsim({"fit", "--base", "h100-sxm-datasheet", "--device", "B", "--attention",
                            csv.string(), "--attention-relative",
