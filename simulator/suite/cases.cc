@@ -51,8 +51,9 @@ constexpr GroupInfo kGroupInfo[] = {
      "fitted on it"},
     {Group::kH100Pytorch, "h100-pytorch",
      "Megatron-style GPT steps in PyTorch eager on one H100 SXM, 39 M-1.0 B parameters, measured "
-     "by this project (2026-11-28; step seconds); not among the measurements any preset or "
-     "framework was fitted from: an independent check, nothing fitted on it"},
+     "by this project (2026-11-28; step seconds); the h100-sxm preset's GEMM tables come from "
+     "the same run's kernel sweep on that GPU, but no preset or framework was fitted on these "
+     "steps: a check of the kernels' sum against whole steps, nothing fitted on it"},
     {Group::kMemory, "memory",
      "closed forms: ZeRO paper Fig. 1 / Tables 1-2, DeepSpeed estimator docs, Megatron "
      "distributed optimizer, Korthikanti Table 2 activations"}};
