@@ -273,9 +273,7 @@ int run_command(int argc, char** argv) {
                               model_required ? "sequence length (tokens)"
                                              : "sequence length (tokens; default: --seq-length)")
                     ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
-    // DeepSpeed's config names no sequence length (found by review, 2026-11-28: --help did not say
-    // it was required, the import then refused to run without it)
-    if (model_required) seq->required();
+    if (model_required) seq->required();  // --help said optional (review, 2026-11-28)
     c->add_option("-o,--output", imp.output, "write the scenario to FILE instead of stdout");
   };
   auto* import_ds = import_cmd->add_subcommand("deepspeed", "from a DeepSpeed config JSON");
