@@ -80,8 +80,12 @@ TEST(topology_fit, PolarisFitPredictsHeldOutNodeCounts) {
   // peer's message (collective.h, 2026-11-28) moved the Polaris fit: fitted alltoall 35.7 ->
   // 28.1 %, 8-node all_reduce 30.2 -> 27.8 %, 540-node 19.7 -> 22.9 %; held out, all_gather on
   // 2 nodes 18.3 -> 17.3 % and 1024 ranks 46.5 -> 60.7 % (the shared parameters settle
-  // elsewhere: inter-node base latency 7.5 -> 0 us, hops 11.9 -> 12.8 us). Bounds: those figures
-  // plus ~5 points; they guard against a regression, they do not claim the target is met.
+  // elsewhere: inter-node base latency 7.5 -> 0 us, hops 11.9 -> 12.8 us). Fitting NVLink's
+  // bandwidth only from logs whose large messages use it (one node, or send/recv; none here, so
+  // it keeps the start's 300 GB/s; 2026-11-28): fitted medians 9.2 / 29.6 / 47.4 / 28.1 / 23.3 %,
+  // held out 1024 ranks 60.7 -> 58.7 % and all_gather on 2 nodes 17.3 -> 16.7 %. Bounds: those
+  // figures plus ~5 points; they guard against a regression, they do not claim the target is
+  // met.
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_LE(errors[0].median_pct, 65.0) << errors[0].file;
   EXPECT_LE(errors[1].median_pct, 24.0) << errors[1].file;
