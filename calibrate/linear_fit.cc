@@ -54,7 +54,7 @@ constexpr int kHuberIterations = 30;  // IRLS steps; the weights settle within ~
 // of nccl-tests rows is ~1% (median over the rows of the shared logs: 0.03-3.7% per log), so a
 // closer fit is fitting noise (and 2-row segments, always exact, would otherwise always win).
 constexpr double kExactRelativeError = 0.01;
-// fit_segments_robust: at most this many candidate breakpoints (every sample below it).
+// fit_segments_robust: at most this many segments of the coarse grid (every sample below it).
 constexpr std::size_t kMaxCuts = 128;
 
 // Huber loss of a relative error r.
@@ -114,32 +114,40 @@ LineFit fit_line(const std::vector<Sample>& samples) {
 std::vector<LineFit> fit_segments_robust(const std::vector<Sample>& samples, std::size_t min_points,
                                          double huber_delta) {
   const std::size_t n = samples.size();
-  // Where a segment may start or end: every sample up to kMaxCuts samples, else every stride-th
-  // (and the last), so the fits below stay O(kMaxCuts^2 n) (found by review, 2026-11-28: a
-  // 1,600-row log took 51 s, every [i, j) of every row fitted; nccl-tests prints about 30 sizes).
-  const std::size_t stride = n <= kMaxCuts ? 1 : (n + kMaxCuts - 1) / kMaxCuts;
+  // The Huber line of [i, j) (a segment after the first may dip below the origin: its line must
+  // be positive from its first size on; below it, in the gap, simulator/cost/collective.cc scales
+  // that time down in proportion to size) and its loss; a segment under min_points costs kInf.
+  const auto fit_of = [&](std::size_t i, std::size_t j) {
+    const double floor_x = i > 0 ? samples[i].x : 0;
+    return solve_huber(samples, i, j, huber_delta, floor_x);
+  };
+  const auto loss_of = [&](std::size_t i, std::size_t j) {
+    if (j < i + min_points) return kInf;
+    const auto [a, b] = fit_of(i, j);
+    return huber_cost(samples, i, j, a, b, huber_delta);
+  };
+  // n ln(C_k / n) + 3 k: AIC (halved) for an absolute-error likelihood, 3 parameters a segment.
+  const double floor = double(n) * huber(kExactRelativeError, huber_delta);
+  const auto criterion = [&](std::size_t k, double total) {
+    return double(n) * std::log(std::max(total, floor) / double(n)) + 3.0 * double(k);
+  };
+  // Where a segment may start or end: every sample up to kMaxCuts samples, else kMaxCuts + 1
+  // evenly spaced ones, so the fits below stay O(kMaxCuts^2 n) (found by review, 2026-11-28: a
+  // 1,600-row log took 51 s, every [i, j) of every row fitted; nccl-tests prints about 30
+  // sizes). The breakpoints found are then refined to single rows.
   std::vector<std::size_t> at;
-  for (std::size_t i = 0; i < n; i += stride) at.push_back(i);
-  at.push_back(n);
+  if (n <= kMaxCuts) {
+    for (std::size_t i = 0; i <= n; ++i) at.push_back(i);
+  } else {
+    for (std::size_t i = 0; i <= kMaxCuts; ++i) at.push_back(i * n / kMaxCuts);
+  }
   const std::size_t c = at.size();
-  // Every segment [at[a], at[b]) of >= min_points samples, fitted once: line[a][b], loss[a][b].
-  std::vector<std::vector<std::pair<double, double>>> line(
-      c, std::vector<std::pair<double, double>>(c));
   std::vector<std::vector<double>> loss(c, std::vector<double>(c, kInf));
   for (std::size_t a = 0; a + 1 < c; ++a)
-    for (std::size_t b = a + 1; b < c; ++b) {
-      const std::size_t i = at[a], j = at[b];
-      if (j < i + min_points) continue;
-      // A segment after the first may dip below the origin: its line must be positive from its
-      // first size on (below it, in the gap, simulator/cost/collective.cc scales that time down
-      // in proportion to size).
-      const double floor_x = i > 0 ? samples[i].x : 0;
-      line[a][b] = solve_huber(samples, i, j, huber_delta, floor_x);
-      loss[a][b] = huber_cost(samples, i, j, line[a][b].first, line[a][b].second, huber_delta);
-    }
+    for (std::size_t b = a + 1; b < c; ++b) loss[a][b] = loss_of(at[a], at[b]);
   // cost[k][b]: best loss of the first at[b] samples in k segments; cut[k][b] where the last
   // began.
-  const std::size_t K = std::max<std::size_t>(1, n / min_points);
+  const std::size_t K = std::max<std::size_t>(1, std::min(n / min_points, c - 1));
   std::vector<std::vector<double>> cost(K + 1, std::vector<double>(c, kInf));
   std::vector<std::vector<std::size_t>> cut(K + 1, std::vector<std::size_t>(c, 0));
   cost[0][0] = 0;
@@ -153,19 +161,61 @@ std::vector<LineFit> fit_segments_robust(const std::vector<Sample>& samples, std
           cut[k][b] = a;
         }
       }
-  // n ln(C_k / n) + 3 k: AIC (halved) for an absolute-error likelihood, 3 parameters a segment.
-  const double floor = double(n) * huber(kExactRelativeError, huber_delta);
-  const auto criterion = [&](std::size_t k) {
-    return double(n) * std::log(std::max(cost[k][c - 1], floor) / double(n)) + 3.0 * double(k);
-  };
   std::size_t best_k = 1;
   for (std::size_t k = 2; k <= K; ++k)
-    if (std::isfinite(cost[k][c - 1]) && criterion(k) < criterion(best_k)) best_k = k;
-  std::vector<LineFit> out(best_k);
+    if (std::isfinite(cost[k][c - 1]) &&
+        criterion(k, cost[k][c - 1]) < criterion(best_k, cost[best_k][c - 1]))
+      best_k = k;
+  // The segments' bounds in samples: 0, the breakpoints, n.
+  std::vector<std::size_t> bounds(best_k + 1, n);
   for (std::size_t k = best_k, b = c - 1; k > 0; --k) {
-    const std::size_t a = cut[k][b];
-    out[k - 1] = make_fit(samples, at[a], at[b], line[a][b].first, line[a][b].second);
-    b = a;
+    b = cut[k][b];
+    bounds[k - 1] = at[b];
+  }
+  if (n > kMaxCuts) {
+    // On the coarse grid a switch between two candidates fell inside a segment, or gave one of
+    // its own (found by review, 2026-11-28: a 10,000-row log switching between candidates got
+    // a third segment across the switch). Each breakpoint moves to its best row within its
+    // grid step, then a breakpoint whose removal lowers the criterion goes, until none does.
+    const std::size_t step = n / kMaxCuts + 1;
+    for (std::size_t i = 1; i + 1 < bounds.size(); ++i) {
+      const std::size_t lo =
+          std::max(bounds[i - 1] + min_points, bounds[i] > step ? bounds[i] - step : 0);
+      const std::size_t hi = std::min(bounds[i + 1] - min_points, bounds[i] + step);
+      double best = loss_of(bounds[i - 1], bounds[i]) + loss_of(bounds[i], bounds[i + 1]);
+      for (std::size_t p = lo; p <= hi; ++p)
+        if (const double t = loss_of(bounds[i - 1], p) + loss_of(p, bounds[i + 1]); t < best) {
+          best = t;
+          bounds[i] = p;
+        }
+    }
+    for (bool merged = true; merged && bounds.size() > 2;) {
+      merged = false;
+      double total = 0;
+      for (std::size_t i = 0; i + 1 < bounds.size(); ++i)
+        total += loss_of(bounds[i], bounds[i + 1]);
+      const std::size_t k = bounds.size() - 1;
+      double best = criterion(k, total);
+      std::size_t drop = 0;
+      for (std::size_t i = 1; i + 1 < bounds.size(); ++i) {
+        const double without = total - loss_of(bounds[i - 1], bounds[i]) -
+                               loss_of(bounds[i], bounds[i + 1]) +
+                               loss_of(bounds[i - 1], bounds[i + 1]);
+        if (const double crit = criterion(k - 1, without); crit < best) {
+          best = crit;
+          drop = i;
+        }
+      }
+      if (drop > 0) {
+        bounds.erase(bounds.begin() + std::ptrdiff_t(drop));
+        merged = true;
+      }
+    }
+  }
+  std::vector<LineFit> out;
+  for (std::size_t i = 0; i + 1 < bounds.size(); ++i) {
+    const auto [a, b] = fit_of(bounds[i], bounds[i + 1]);
+    out.push_back(make_fit(samples, bounds[i], bounds[i + 1], a, b));
   }
   return out;
 }

@@ -35,7 +35,9 @@ struct LineFit {
 [[nodiscard]] LineFit fit_line(const std::vector<Sample>& samples);
 
 // Piecewise fit over samples sorted by x, for measured curves with outlier rows: contiguous
-// segments of at least `min_points` samples, chosen by dynamic programming, where
+// segments of at least `min_points` samples, chosen by dynamic programming (over more than 128
+// samples, with breakpoints on a grid of 129 evenly spaced rows, each then moved to its best row
+// within a grid step, and one whose removal lowers the criterion below removed), where
 //   - each segment's line minimises the Huber loss of the relative error
 //     (r^2 / 2 for |r| <= huber_delta, huber_delta (|r| - huber_delta / 2) above), by
 //     iteratively reweighted least squares, so a row disturbed 2-5x by noise pulls its segment

@@ -98,10 +98,10 @@ TEST(fit_segments_robust, FollowsACacheCliffWithANegativeIntercept) {
 }
 
 TEST(fit_segments_robust, ALongLinearSweepKeepsBothRegimes) {
-  // 2,000 rows (a linear nccl-tests sweep): above 128 rows the breakpoints are taken every
-  // ceil(2000 / 128) = 16th row, not at every row (the fit's cost grows with the square of its
-  // candidates). The two regimes of FindsTheProtocolSwitch, switching at row 1,024 (a multiple
-  // of 16, so a candidate): both lines recovered exactly, split there.
+  // 2,000 rows (a linear nccl-tests sweep): above 128 rows the breakpoints are first sought on
+  // a grid of 129 rows, i x 2000 / 128 (the fit's cost grows with the square of its candidates),
+  // then refined. The two regimes of FindsTheProtocolSwitch, switching at row 1,024, on no grid
+  // row (1,015 and 1,031 are): both lines recovered exactly, split there.
   std::vector<Sample> s;
   for (int i = 0; i < 2000; ++i) {
     const double x = 1024.0 * (i + 1);
@@ -110,6 +110,25 @@ TEST(fit_segments_robust, ALongLinearSweepKeepsBothRegimes) {
   const auto fits = fit_segments_robust(s, 4, 0.1);
   ASSERT_EQ(fits.size(), 2u);
   EXPECT_EQ(fits[0].x_max, 1024.0 * 1024);
+  EXPECT_NEAR(fits[0].alpha, 2e-6, 1e-12);
+  EXPECT_NEAR(fits[0].beta, 2e10, 2e10 * 1e-6);
+  EXPECT_NEAR(fits[1].alpha, 2e-5, 1e-12);
+  EXPECT_NEAR(fits[1].beta, 2e11, 2e11 * 1e-6);
+}
+
+TEST(fit_segments_robust, ASwitchBetweenGridPointsIsFoundToTheRow) {
+  // 4,000 rows: the coarse grid is every 4000 / 128 = 31.25th row (1,531 and 1,562 near the
+  // switch), and the switch at row 1,550 lies between two of them. The breakpoint is then refined
+  // to the row, and no third segment is kept across the switch (found by review, 2026-11-28:
+  // a middle segment of 3.96-4.04 MB with a -812 us intercept).
+  std::vector<Sample> s;
+  for (int i = 0; i < 4000; ++i) {
+    const double x = 1024.0 * (i + 1);
+    s.push_back({x, i < 1550 ? 2e-6 + x / 2e10 : 2e-5 + x / 2e11});
+  }
+  const auto fits = fit_segments_robust(s, 4, 0.1);
+  ASSERT_EQ(fits.size(), 2u);
+  EXPECT_EQ(fits[0].x_max, 1024.0 * 1550);
   EXPECT_NEAR(fits[0].alpha, 2e-6, 1e-12);
   EXPECT_NEAR(fits[0].beta, 2e10, 2e10 * 1e-6);
   EXPECT_NEAR(fits[1].alpha, 2e-5, 1e-12);
