@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "simulator/core/memory_kernel.h"
 #include "simulator/cost/collective.h"
 #include "simulator/hardware/hardware.h"
 
@@ -57,10 +58,13 @@ void check_context(const json& ctx, const std::string& file) {
                              world.dump(), per_node.dump()));
   // The CPU backend's record of its host's RAM (since 2026-11-28), when given.
   if (const json ram = member(member(ctx, "backend"), "host_memory_bytes");
-      ram != json() && (!ram.is_number() || !(ram.get<double>() > 0) || ram.get<double>() > 0x1p60))
-    refuse(file, fmt::format("context.backend.host_memory_bytes is {}, not a number of bytes above "
-                             "0 (at most 2^60)",
-                             ram.dump()));
+      ram != json() && (!ram.is_number() || !(ram.get<double>() >= per_node.get<double>()) ||
+                        ram.get<double>() > 1e14 * per_node.get<double>()))
+    // Each rank's share becomes the profile's memory_bytes, which the reader takes from 1 B to
+    // 1e14 B.
+    refuse(file, fmt::format("context.backend.host_memory_bytes is {}, not a number of bytes "
+                             "from 1 to 1e14 per rank on the node ({} ranks)",
+                             ram.dump(), per_node.dump()));
   // The sweep's date, when given, is ISO 8601 (its first 10 characters are the date the
   // provenance keeps; a cut through a multi-byte character would not be UTF-8).
   const auto given = [&](const char* key) { return ctx.is_object() && ctx.contains(key); };
@@ -98,8 +102,9 @@ void check_item_value(const json& item, int i, const std::string& file, double w
     const json v = member(member(item, "params"), key);
     if (!v.is_number() || v.get<double>() < lo || v.get<double>() > hi ||
         v.get<double>() != std::floor(v.get<double>()))
-      refuse(file, fmt::format("items[{}].params.{} is {}, not a whole number from {:g} to {:g}", i,
-                               key, v.dump(), lo, hi));
+      refuse(file,
+             fmt::format("items[{}].params.{} is {}, not a whole number from {:.0f} to {:.0f}", i,
+                         key, v.dump(), lo, hi));
   };
   const json kind = member(item, "kind");
   if (kind == "gemm") {
@@ -112,9 +117,14 @@ void check_item_value(const json& item, int i, const std::string& file, double w
     // 2026-11-28).
     if (kind == "copy")
       one_of("direction", {"host_to_device", "device_to_host", "device_to_device", "host_to_host"});
-    else
-      one_of("op",
-             {"layernorm", "rmsnorm", "softmax", "gelu", "swiglu", "dropout_residual", "adam"});
+    else if (const json op = member(member(item, "params"), "op");
+             !op.is_string() || op.get<std::string>().empty() ||
+             !memory_kernel_from_name(op.get<std::string>()))
+      refuse(file, fmt::format(
+                       "items[{}].params.op is {}, not one of the memory kernel classes "
+                       "({})",
+                       i, op.dump(),
+                       fmt::join(kMemoryKernelNames.begin() + 1, kMemoryKernelNames.end(), ", ")));
     positive("work", "bytes");
     positive("derived", "bytes_per_second");
   } else if (kind == "launch") {
@@ -127,7 +137,7 @@ void check_item_value(const json& item, int i, const std::string& file, double w
                                i, op.dump()));
     positive("params", "bytes");
     positive("median_s", nullptr);
-    whole("ranks", 1, 1 << 24);
+    whole("ranks", 1, 1 << 20);  // collective_rows: groups of 1 to 2^20
     whole("ranks_per_node", 1, 1 << 20);
     // No collective completes in under a nanosecond; 1e-300 s made the fit's line NaN.
     if (member(item, "median_s").get<double>() < 1e-9)
@@ -162,7 +172,7 @@ void check_samples(const json& s, const std::string& file) {
   if (!s.at("items").is_array()) refuse(file, "items must be an array");
   std::vector<std::string> failed;
   int i = 0;
-  // context.mpi.world_size (check_context: a whole number >= 1).
+  // context.mpi.world_size (check_context: a whole number from ranks_per_node to 2^24).
   const double world_size = s.at("context").at("mpi").at("world_size").get<double>();
   for (const auto& item : s.at("items")) {
     check_item_value(item, i, file, world_size);

@@ -12,6 +12,7 @@
 
 #include "calibrate/topology_fit.h"
 #include "simulator/cost/collective.h"
+#include "simulator/hardware/nccl_tests_log.h"
 
 namespace shardsim::calibrate {
 namespace {
@@ -114,6 +115,11 @@ std::vector<MeasuredCollective> collective_rows(const nlohmann::json& samples,
     MeasuredCollective m{file, std::get<0>(key), std::get<1>(key), std::get<2>(key), {}, {}, {}, {},
                          {}};
     if (m.ranks < 2 || rows.size() < 2) continue;
+    // As for a log or table (found by review, 2026-11-28: 40,000 items of one group took 9 s).
+    if (rows.size() > kMaxRowsPerCollective)
+      throw std::invalid_argument(
+          fmt::format("{}: {} on {} ranks, {} per node: {} sizes, more than {}; thin the sweep",
+                      file, m.op, m.ranks, m.ranks_per_node, rows.size(), kMaxRowsPerCollective));
     for (const auto& [bytes, tl] : rows) {
       m.bytes.push_back(bytes);
       m.seconds.push_back(tl.first);

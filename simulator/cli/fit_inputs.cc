@@ -323,8 +323,17 @@ void fit_attention_tables(const std::vector<std::string>& files,
   for (const auto& path : files) {
     const std::string text = read_input(path, "--attention");
     auto rows = cal::parse_attention_csv(text, path, sibling.empty() ? on.device : sibling);
-    if (auto* e = std::get_if<std::string>(&rows))
-      throw InputError(sibling.empty() ? "--attention" : "--attention-device", *e);
+    if (auto* e = std::get_if<std::string>(&rows)) {
+      // The device's rows (none, or of several devices) are --attention-device's business when
+      // it is given; anything else in the table is --attention's (found by review, 2026-11-28).
+      const bool selection = e->find(" for device \"") != std::string::npos ||
+                             e->find("--device") != std::string::npos;
+      if (sibling.empty() || !selection) throw InputError("--attention", *e);
+      std::string text_of = *e;
+      if (const auto at = text_of.find("--device"); at != std::string::npos)
+        text_of.replace(at, 8, "--attention-device");
+      throw InputError("--attention-device", text_of);
+    }
     const auto& m = std::get<std::vector<cal::AttentionMeasurement>>(rows);
     auto fitted = cal::attention_points(m, on.profile.peak, path);
     if (auto* e = std::get_if<std::string>(&fitted)) throw InputError("--attention", *e);

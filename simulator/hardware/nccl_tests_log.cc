@@ -50,15 +50,15 @@ std::string strip_tag_output(std::string_view line) {
   return out;
 }
 
-// Control characters other than tab and carriage return written as \xNN: a NUL in a row ended
-// its error message where it was quoted (found by review, 2026-11-28), and any other would reach
-// the terminal raw. A field holding one is then no number, so such a row is still refused.
+// Control characters other than whitespace (which separates fields) written as \xNN: a NUL in a row
+// ended its error message where it was quoted (found by review, 2026-11-28), and any other would
+// reach the terminal raw. A field holding one is then no number, so such a row is still refused.
 std::string visible_controls(const std::string& line) {
   std::string out;
   out.reserve(line.size());
   for (const char ch : line) {
     const auto c = static_cast<unsigned char>(ch);
-    if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+    if ((c < 0x20 && !std::isspace(c)) || c == 0x7f)
       out += fmt::format("\\x{:02x}", c);
     else
       out += ch;

@@ -24,13 +24,13 @@
 
 namespace shardsim {
 
-// One timed run (out-of-place or in-place) of a row.
 // At most this many rows of one collective test (or measured table). nccl-tests prints one row
 // per size, about 30 for a factor-2 sweep; a linear sweep of a few thousand is still read. The
 // segmented fit costs time in proportion to the rows (found by review, 2026-11-28: 100,000 rows
 // took 29 s, and 64 MiB of them would take minutes).
 inline constexpr std::size_t kMaxRowsPerCollective = 10000;
 
+// One timed run (out-of-place or in-place) of a row.
 struct NcclTestsTiming {
   double time_us = 0;     // microseconds per iteration
   double algbw_GBps = 0;  // size / time, GB/s (1e9 bytes/s)

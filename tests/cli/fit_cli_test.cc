@@ -578,7 +578,8 @@ TEST(cli_fit, SamplesWithoutBaseMakeAProfile) {
   const auto r = shardsim({"fit", "--samples", samples.string(), "-o", out.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json profile = json::parse(read_file(out));
-  // memory_bytes: this machine's RAM / 1 rank per node, so > 0 (it was 0 before: exit 3).
+  // memory_bytes: this machine's RAM / 1 rank per node (the document predates
+  // host_memory_bytes), so > 0 (it was 0 before: exit 3).
   EXPECT_GT(profile["memory_bytes"].get<double>(), 0);
   EXPECT_EQ(profile["name"], "cpu-testhost");
   // cpu_samples() measured no collective and no base names a network: the profile prices none,
@@ -589,6 +590,15 @@ TEST(cli_fit, SamplesWithoutBaseMakeAProfile) {
   const auto again = shardsim({"fit", "--samples", samples.string(), "--base", out.string(), "-o",
                                (scratch_dir() / "fit_cpu2.json").string()});
   EXPECT_EQ(again.exit_code, 0) << again.err;
+  // --network-output writes the network of logs and tables: with samples alone it says where
+  // their collectives go (it named --base first, then a lack of collectives; review 2026-11-28).
+  const auto network = shardsim({"fit", "--samples", samples.string(), "--network-output",
+                                 (scratch_dir() / "never_net.json").string()});
+  EXPECT_EQ(network.exit_code, 2);
+  EXPECT_TRUE(contains(network.err,
+                       "--network-output: needs --nccl-tests or --collective-table: "
+                       "the collectives of --samples are fitted into -o's profile"))
+      << network.err;
 }
 
 // The report says what each samples file gave (it said nothing about them before, 2026-11-27),

@@ -116,7 +116,9 @@ TEST(CalibrationSweep, OtherRankFailureNamesTheCall) {
 
 TEST(CalibrationSweep, BadOptionsExitTwo) {
   EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend tpu 2>/dev/null"), 2);
-  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --sync-timeout -1 2>/dev/null"), 2);
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --sync-timeout -1 -o " +
+                scratch("negative_timeout.samples.json").string() + " 2>/dev/null"),
+            2);
   const fs::path log = scratch("bad_options.log");
   const std::string to_log = " 2> " + log.string();
   const std::string out = " -o " + scratch("bad_options.samples.json").string();
