@@ -218,10 +218,10 @@ TEST(suite_run, NarayananWithinRegressionBounds) {
 // evaluated, MAPE 13.5 %, max 18.8 % (h 4096, 4 layers, mb 2: 71.3 ms measured, 57.9 predicted);
 // every row too fast, -3.5 to -18.8 %. With the preset's GEMMs from the same run's sweep (later
 // that day; the sweep's GEMMs, not the steps, so nothing here was fitted on them): MAPE 12.5 %,
-// max 18.5 % (58.1 ms predicted), -5.4 to -18.5 %, 2 of 5 within 10 %. On the four GPU-bound configs forward+backward are 6-15 % short, the
-// optimizer 28-49 % (the script's clip, fused AdamW, copy back and zeroing move about 50 B per
-// parameter, Megatron's optimizer that the model prices 42 B); README "On a real GPU (H100,
-// 2026-11-28)".
+// max 18.5 % (58.1 ms predicted), -5.4 to -18.5 %, 2 of 5 within 10 %. On the four GPU-bound
+// configs forward+backward are 1-15 % short (6-15 % before), the optimizer 28-49 % (the script's
+// clip, fused AdamW, copy back and zeroing move about 50 B per parameter, Megatron's optimizer that
+// the model prices 42 B); README "On a real GPU (H100, 2026-11-28)".
 TEST(suite_run, H100PytorchWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kH100Pytorch);
   EXPECT_EQ(g.all.count, 5);
