@@ -147,7 +147,7 @@ TEST(hardware_profile, FittedCollectiveChecks) {
   nlohmann::json twelve = fit;
   twelve["ranks"] = 12;
   twelve["ranks_per_node"] = 8;
-  n["fitted_collectives"] = {twelve};
+  n["fitted_collectives"] = nlohmann::json::array({twelve});
   Diagnostics d2;
   read_network_config(n, "/net", d2, net);
   EXPECT_NE(d2.format().find("/net/fitted_collectives/0/ranks_per_node: 12 ranks do not fill "
