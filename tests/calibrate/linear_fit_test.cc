@@ -97,23 +97,29 @@ TEST(fit_segments_robust, FollowsACacheCliffWithANegativeIntercept) {
   EXPECT_GE(fits[0].alpha, 0);
 }
 
-TEST(fit_segments_robust, ALongLinearSweepKeepsBothRegimes) {
-  // 2,000 rows (a linear nccl-tests sweep): above 128 rows the breakpoints are first sought on
-  // a grid of 129 rows, i x 2000 / 128 (the fit's cost grows with the square of its candidates),
-  // then refined. The two regimes of FindsTheProtocolSwitch, switching at row 1,024, on no grid
-  // row (1,015 and 1,031 are): both lines recovered exactly, split there.
+// `rows` samples at x = 1 KiB .. rows KiB in two regimes, the first `first` rows on
+// FindsTheProtocolSwitch's latency line (2 us, 20 GB/s), the rest on its bandwidth line (20 us,
+// 200 GB/s): two segments, each line recovered exactly, split at the switch.
+void expect_the_switch_found(int rows, int first) {
   std::vector<Sample> s;
-  for (int i = 0; i < 2000; ++i) {
+  for (int i = 0; i < rows; ++i) {
     const double x = 1024.0 * (i + 1);
-    s.push_back({x, i < 1024 ? 2e-6 + x / 2e10 : 2e-5 + x / 2e11});
+    s.push_back({x, i < first ? 2e-6 + x / 2e10 : 2e-5 + x / 2e11});
   }
   const auto fits = fit_segments_robust(s, 4, 0.1);
   ASSERT_EQ(fits.size(), 2u);
-  EXPECT_EQ(fits[0].x_max, 1024.0 * 1024);
+  EXPECT_EQ(fits[0].x_max, 1024.0 * first);
   EXPECT_NEAR(fits[0].alpha, 2e-6, 1e-12);
   EXPECT_NEAR(fits[0].beta, 2e10, 2e10 * 1e-6);
   EXPECT_NEAR(fits[1].alpha, 2e-5, 1e-12);
   EXPECT_NEAR(fits[1].beta, 2e11, 2e11 * 1e-6);
+}
+
+TEST(fit_segments_robust, ALongLinearSweepKeepsBothRegimes) {
+  // 2,000 rows (a linear nccl-tests sweep): above 128 rows the breakpoints are first sought on
+  // a grid of 129 rows, i x 2000 / 128 (the fit's cost grows with the square of its candidates),
+  // then refined. The switch at row 1,024 is on no grid row (1,015 and 1,031 are).
+  expect_the_switch_found(2000, 1024);
 }
 
 TEST(fit_segments_robust, ASwitchBetweenGridPointsIsFoundToTheRow) {
@@ -121,18 +127,7 @@ TEST(fit_segments_robust, ASwitchBetweenGridPointsIsFoundToTheRow) {
   // switch), and the switch at row 1,550 lies between two of them. The breakpoint is then refined
   // to the row, and no third segment is kept across the switch (found by review, 2026-11-28:
   // a middle segment of 3.96-4.04 MB with a -812 us intercept).
-  std::vector<Sample> s;
-  for (int i = 0; i < 4000; ++i) {
-    const double x = 1024.0 * (i + 1);
-    s.push_back({x, i < 1550 ? 2e-6 + x / 2e10 : 2e-5 + x / 2e11});
-  }
-  const auto fits = fit_segments_robust(s, 4, 0.1);
-  ASSERT_EQ(fits.size(), 2u);
-  EXPECT_EQ(fits[0].x_max, 1024.0 * 1550);
-  EXPECT_NEAR(fits[0].alpha, 2e-6, 1e-12);
-  EXPECT_NEAR(fits[0].beta, 2e10, 2e10 * 1e-6);
-  EXPECT_NEAR(fits[1].alpha, 2e-5, 1e-12);
-  EXPECT_NEAR(fits[1].beta, 2e11, 2e11 * 1e-6);
+  expect_the_switch_found(4000, 1550);
 }
 
 TEST(median, OddAndEven) {
