@@ -3,11 +3,13 @@
 //
 // The roofline of one kernel (all rates from GpuProfile, efficiencies from its ComputeModel):
 //   seconds = max(flops / (peak(dtype) * efficiency), bytes / (hbm * memory_bound_efficiency))
-//             + launch_overhead_s
+//             + launch_overhead_s (unless the side that sets the time is measured, below)
 // memory_bound_efficiency is the profile's scalar, or its table over bytes moved
 // (simulator/hardware/measured_efficiency.h). With compute.kind "measured", GEMM efficiency comes
 // from the measured table of the dtype instead of gemm_efficiency() (same header); dtypes with
-// no measured point keep the closed form.
+// no measured point keep the closed form. A time from a measured table (GEMM, attention or
+// memory-bound points, whichever side of the max sets the time) already holds the gap between
+// back-to-back kernels, so it takes no launch_overhead_s; closed-form times do.
 // A kernel with no work (zero FLOPs and zero bytes, or a zero GEMM dimension) costs 0 s.
 // REQUIRES: gpu.peak.fp16 > 0 and gpu.hbm_bytes_per_second > 0 (read_gpu_profile enforces both);
 // without them a non-empty kernel costs +infinity seconds, never NaN.
@@ -71,13 +73,14 @@ struct GemmEfficiency {
 //   bytes = (m*k + k*n) * batch * dtype_bytes + m*n * batch * out_bytes, where out_bytes is
 //           dtype_bytes except for fp8, whose GEMMs write bf16 (2 B) as Transformer Engine does
 //   time  = max(flops / (gemm_peak_flops * gemm_efficiency.total()), bytes / (hbm * mem_eff))
-//           + launch overhead.
+//           + launch overhead (none when the measured table sets the time).
 // A zero dimension costs 0 s.
 [[nodiscard]] OpCost gemm_cost(double m, double n, double k, double batch, Dtype dtype,
                                const GpuProfile& gpu);
 
 // A streaming (memory-bound) kernel of class `kernel` moving `bytes`:
-//   bytes / (hbm * memory_bound_efficiency(bytes, kernel)) + launch overhead; 0 bytes costs 0 s.
+//   bytes / (hbm * memory_bound_efficiency(bytes, kernel)) + launch overhead (none when the
+//   efficiency comes from measured points); 0 bytes costs 0 s.
 [[nodiscard]] OpCost memory_bound_cost(double bytes, const GpuProfile& gpu,
                                        MemoryKernel kernel = MemoryKernel::kAny);
 

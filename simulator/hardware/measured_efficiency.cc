@@ -181,7 +181,9 @@ std::optional<double> measured_gemm_efficiency(const ComputeModel& c, double m, 
   return scan_table(c, m, n, k, want, clamped);
 }
 
-double memory_bound_efficiency(const ComputeModel& c, double bytes, MemoryKernel kernel) {
+double memory_bound_efficiency(const ComputeModel& c, double bytes, MemoryKernel kernel,
+                               bool* measured) {
+  if (measured != nullptr) *measured = false;
   const std::string_view name = memory_kernel_name(kernel);
   const auto of = [&c](std::string_view k) {
     return std::ranges::any_of(c.memory_bound_points,
@@ -197,6 +199,7 @@ double memory_bound_efficiency(const ComputeModel& c, double bytes, MemoryKernel
     if (p.bytes >= bytes && hi == nullptr) hi = &p;
   }
   if (lo == nullptr && hi == nullptr) return c.memory_bound_efficiency;  // bytes is NaN
+  if (measured != nullptr) *measured = true;
   if (lo == nullptr) return hi->efficiency;                              // below the first point
   if (hi == nullptr || hi == lo) return lo->efficiency;
   // t = (ln bytes - ln b_lo) / (ln b_hi - ln b_lo); eff = eff_lo + t (eff_hi - eff_lo)

@@ -33,9 +33,11 @@ inline constexpr int kNearestGemmPoints = 4;
 // Memory-bound efficiency of a kernel of class `kernel` moving `bytes`. The curve is the points
 // of that class when the profile has any, else the points without a class; piecewise linear in
 // ln(bytes) between the two neighbouring points of the curve, clamped to its first / last point's
-// efficiency outside their range. With neither: memory_bound_efficiency.
+// efficiency outside their range. With neither: memory_bound_efficiency. `measured`, when given,
+// receives whether the value came from measured points (true) or the scalar (false).
 [[nodiscard]] double memory_bound_efficiency(const ComputeModel& c, double bytes,
-                                             MemoryKernel kernel = MemoryKernel::kAny);
+                                             MemoryKernel kernel = MemoryKernel::kAny,
+                                             bool* measured = nullptr);
 
 // Flash attention's measured efficiency (ComputeModel::attention_points) at sequence length
 // `seq` and head dimension `head_dim`, from the points of `kernel` with the same mask; nullopt

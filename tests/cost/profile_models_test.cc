@@ -178,6 +178,33 @@ TEST(compute_measured, MemoryBoundCurvePerKernelClass) {
   EXPECT_EQ(memory_bound_efficiency(g.compute, 1e6, MemoryKernel::kLayernorm), 0.85);
 }
 
+// A time from a measured table was taken back to back, so it already holds the gap between
+// kernels: the launch overhead is added only where a closed form (the GEMM roofline, the scalar
+// memory-bound efficiency) sets the time, on whichever side of the roofline's max wins.
+TEST(compute_measured, AMeasuredTimeCarriesNoLaunch) {
+  GpuProfile g = measured_gpu();  // bf16 points 1024^3 at 0.5, 4096^3 at 0.8; HBM 1e15 B/s
+  g.compute.launch_overhead_s = 4e-6;
+  // 1024^3 bf16 at its own point: 2 x 1024^3 / (1e15 x 0.5) = 4.295 us of compute; bytes
+  // 3 x 1024^2 x 2 = 6.29 MB at 1e15 x 0.85 = 7.4 ns: the measured side sets the time, no launch.
+  const double t1024 = 2.0 * std::pow(1024.0, 3) / 5e14;
+  EXPECT_NEAR(gemm_cost(1024, 1024, 1024, 1, Dtype::kBf16, g).seconds, t1024, 1e-18);
+  // fp16 has no points: the roofline closed form, which takes the launch.
+  const double fp16 = gemm_cost(1024, 1024, 1024, 1, Dtype::kFp16, g).seconds;
+  const double e = gemm_efficiency(1024, 1024, 1024, 1, Dtype::kFp16, g).total();
+  EXPECT_NEAR(fp16, 2.0 * std::pow(1024.0, 3) / (1e15 * e) + 4e-6, 1e-15);
+  // A GEMM whose bytes outweigh its measured compute: the scalar memory side (closed form) sets
+  // the time, so the launch is added. HBM at 1e9 B/s: 6.29 MB / (1e9 x 0.85) = 7.4 ms >> 4.3 us.
+  g.hbm_bytes_per_second = 1e9;
+  EXPECT_NEAR(gemm_cost(1024, 1024, 1024, 1, Dtype::kBf16, g).seconds,
+              3.0 * 1024 * 1024 * 2 / (1e9 * 0.85) + 4e-6, 1e-15);
+  // Streaming kernels: 1e6 B on a measured curve at 0.8 -> 1e6 / (1e9 x 0.8) = 1.25 ms, no
+  // launch; without points, the scalar 0.85 -> 1e6 / 0.85e9 + 4 us.
+  g.compute.memory_bound_points = {{1e3, 0.2}, {1e6, 0.8}};
+  EXPECT_NEAR(memory_bound_cost(1e6, g).seconds, 1.25e-3, 1e-15);
+  g.compute.memory_bound_points.clear();
+  EXPECT_NEAR(memory_bound_cost(1e6, g).seconds, 1e6 / 0.85e9 + 4e-6, 1e-15);
+}
+
 // Softmax's backward (dS = P (dP - rowsum(P dP))) evaluates no exponential: it is costed on the
 // unclassed streaming curve, while its forward (and every other class's backward) keeps its own
 // class's curve (compute.cc backward_kernel).
