@@ -32,9 +32,9 @@ OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& 
   // measured table over bytes moved (of the kernel's class when the profile has one;
   // measured_efficiency.h)
   bool bytes_measured = false;
-  const double memory_s = divide(
-      bytes, gpu.hbm_bytes_per_second *
-                 memory_bound_efficiency(gpu.compute, bytes, kernel, &bytes_measured));
+  const double memory_s =
+      divide(bytes, gpu.hbm_bytes_per_second *
+                        memory_bound_efficiency(gpu.compute, bytes, kernel, &bytes_measured));
   // launch: added unless the side that sets the time was measured. A measured table's times were
   // taken back to back (CUDA events or a steady clock around a loop of launches), so the gap
   // between one kernel and the next is already in them (found 2026-11-28: on the H100 sweep's
@@ -195,8 +195,8 @@ OpCost flash_attention(const LocalShape& s, Pass pass, Dtype dtype, const OpCont
   bool measured = false;
   const double rate = flash_attention_rate(s, dtype, ctx, gpu, &measured);
   // Causal masking: the kernel skips the masked half of the tiles; the count stays full.
-  OpCost cost = roofline(ctx.causal ? flops / 2 : flops, rate, bytes, gpu, MemoryKernel::kAny,
-                         measured);
+  OpCost cost =
+      roofline(ctx.causal ? flops / 2 : flops, rate, bytes, gpu, MemoryKernel::kAny, measured);
   cost.flops = flops;
   return cost;
 }

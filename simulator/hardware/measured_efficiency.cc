@@ -200,7 +200,7 @@ double memory_bound_efficiency(const ComputeModel& c, double bytes, MemoryKernel
   }
   if (lo == nullptr && hi == nullptr) return c.memory_bound_efficiency;  // bytes is NaN
   if (measured != nullptr) *measured = true;
-  if (lo == nullptr) return hi->efficiency;                              // below the first point
+  if (lo == nullptr) return hi->efficiency;  // below the first point
   if (hi == nullptr || hi == lo) return lo->efficiency;
   // t = (ln bytes - ln b_lo) / (ln b_hi - ln b_lo); eff = eff_lo + t (eff_hi - eff_lo)
   const double t = std::log(bytes / lo->bytes) / std::log(hi->bytes / lo->bytes);

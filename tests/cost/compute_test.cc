@@ -160,8 +160,7 @@ TEST(compute_op, Fp32OnAGpuWithoutTf32IgnoresTheTf32Switch) {
           << int(op.kind);
   // The weight GEMM is the measured point's rate: 2 x 4096^3 / (5e13 x 0.3), with no launch (a
   // measured time already holds the gap between back-to-back kernels; compute.h).
-  EXPECT_NEAR(op_cost(w, Pass::kForward, on, g).seconds, 2.0 * std::pow(4096.0, 3) / 1.5e13,
-              1e-12);
+  EXPECT_NEAR(op_cost(w, Pass::kForward, on, g).seconds, 2.0 * std::pow(4096.0, 3) / 1.5e13, 1e-12);
 }
 
 TEST(compute_gemm, ZeroPeakFallsBackToFp16) {
@@ -542,8 +541,9 @@ TEST(compute_validation, SwigluAlignmentRatio) {
   EXPECT_LT(hi / lo - 1, 0.01);
 }
 
-// A GEMM's predicted kernel time as TFLOP/s, the kernel's own time, as XLA's CUPTI tracer measures it: a roofline price less its launch; a
-// measured-table price as it is (such a price carries no launch; compute.h).
+// A GEMM's predicted kernel time as TFLOP/s, the kernel's own time, as XLA's CUPTI tracer measures
+// it: a roofline price less its launch; a measured-table price as it is (such a price carries no
+// launch; compute.h).
 double kernel_tflops(double m, double n, double k, double batch, const GpuProfile& g) {
   const OpCost c = gemm_cost(m, n, k, batch, Dtype::kBf16, g);
   const double launch = g.compute.kind == "measured" ? 0 : g.compute.launch_overhead_s;
