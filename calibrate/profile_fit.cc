@@ -65,6 +65,7 @@ void describe(const nlohmann::json& ctx, bool cpu, const GpuProfile* base, GpuPr
   const std::string host = ctx.value("host", "unknown");
   if (cpu) {
     g.name = "cpu-" + host;
+    g.device_kind = "cpu";
     g.description = fmt::format(
         "The CPU of {} ({}) {}: one MPI rank is one device; peak_flops_per_second (fp32 = fp16 = "
         "bf16) is the best measured "
@@ -80,6 +81,7 @@ void describe(const nlohmann::json& ctx, bool cpu, const GpuProfile* base, GpuPr
   if (!dev.is_object()) dev = nlohmann::json::object();  // null: the device was not found
   const std::string device = dev.value("name", std::string("GPU"));
   g.name = "calibrated-" + dev.value("name", std::string("gpu"));
+  g.device_kind = "gpu";
   const bool memory = dev.contains("memory_bytes");
   if (memory) g.memory_bytes = dev.at("memory_bytes");
   if (base == nullptr || base->description.empty()) {
@@ -103,6 +105,7 @@ void describe(const nlohmann::json& ctx, bool cpu, const GpuProfile* base, GpuPr
 }  // namespace
 
 bool is_cpu_profile(const GpuProfile& g) {
+  if (!g.device_kind.empty()) return g.device_kind == "cpu";
   return g.description.find(kCpuDeviceMark) != std::string::npos;
 }
 

@@ -50,7 +50,9 @@ struct SamplesProfile {
   std::vector<SamplesUse> uses;  // one per document, in order
 };
 
-// True for a profile of the CPU backend (the CPU described as a device): its description says so.
+// True for a profile of the CPU backend (the CPU described as a device): its device_kind is "cpu"
+// or, where device_kind is absent (profiles written before 2026-11-28), its description carries
+// the sentence calibrate --backend cpu writes. device_kind "gpu" is a GPU whatever the text says.
 [[nodiscard]] bool is_cpu_profile(const GpuProfile& g);
 
 // The memory_bytes to give profile_from_samples for `samples`: for a cpu-backend document the

@@ -226,6 +226,10 @@ struct NetworkConfig {
 struct GpuProfile {
   std::string name;
   std::string description;
+  // What the profile describes: "gpu", "cpu" (`calibrate --backend cpu`: the CPU described as a
+  // device), or "" (not stated: a preset, a hand-written profile, or a file written before
+  // 2026-11-28; calibrate::is_cpu_profile then reads the description).
+  std::string device_kind;
   double memory_bytes = 0;                       // HBM capacity, bytes
   PeakFlops peak;                                // dense peaks, FLOP/s
   double hbm_bytes_per_second = 0;               // datasheet HBM bandwidth, bytes/s

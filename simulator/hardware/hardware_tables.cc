@@ -13,6 +13,7 @@ constexpr double kMaxBandwidth = 1e14;
 constexpr double kMaxDim = kMaxMeasuredDimension;  // GEMM and attention dimensions
 const std::vector<std::string> kDtypes = {"fp32", "tf32", "fp16", "bf16", "fp8"};
 const std::vector<std::string> kComputeKinds = {"roofline", "measured"};
+const std::vector<std::string> kDeviceKinds = {"gpu", "cpu"};
 // Named kernel classes (core/memory_kernel.h) without "" (the generic curve omits the key).
 const std::vector<std::string>& memory_kernel_choices() {
   static const std::vector<std::string> names(kMemoryKernelNames.begin() + 1,
@@ -29,6 +30,10 @@ const Table<GpuProfile>& gpu_profile_table() {
   static const Table<G> t = {
       {"name", &G::name, "", 0, 0, true, "profile name (preset name for shipped profiles)"},
       {"description", &G::description, "", 0, 0, false, "free text: the device and conventions"},
+      {"device_kind", &G::device_kind, "", 0, 0, false,
+       "what the profile describes: gpu, or cpu (calibrate --backend cpu: the CPU described as a "
+       "device); absent: a GPU, unless the description says calibrate --backend cpu described it",
+       &kDeviceKinds},
       {"memory_bytes", &G::memory_bytes, "bytes", 1, kMaxBytes, true, "HBM capacity"},
       {"peak_flops_per_second", object_member(&G::peak, &peak_flops_table), "FLOP/s", 0, 0, true,
        "dense (not sparse) peak throughput per number format"},
@@ -89,7 +94,8 @@ const Table<ComputeModel>& compute_table() {
       {"memory_bound_efficiency", &C::memory_bound_efficiency, "", 0.01, 1, false,
        "fraction of HBM bandwidth streaming kernels reach (without memory_bound_points)"},
       {"launch_overhead_s", &C::launch_overhead_s, "s", 0, 1, false,
-       "per-kernel launch and framework overhead"},
+       "per-kernel launch gap, added where a closed form prices the kernel (a time from a measured "
+       "table holds it already)"},
       {"overlap_compute_slowdown", &C::overlap_compute_slowdown, "", 0, 4, false,
        "fraction by which compute slows while a collective runs on the same GPU (default 0.189: "
        "Lee et al. 2025, arXiv:2507.03114, mean over A100/H100/MI250/MI210)"},

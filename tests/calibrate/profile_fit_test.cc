@@ -103,13 +103,32 @@ TEST(ProfileFromSamples, DevicePartsComeFromTheLastDocumentThatMeasuredThemColle
   EXPECT_EQ(p.profile.provenance.sources[1].date, "2026-11-27");
   // The network names both files.
   EXPECT_TRUE(contains(p.profile.network->description, "a.json, b.json"));
-  // A CPU profile is recognised as one, so it can be the base of a later CPU fit.
+  // A CPU profile is recognised as one, so it can be the base of a later CPU fit: it says so in
+  // a typed key (device_kind), not only in its description.
+  EXPECT_EQ(p.profile.device_kind, "cpu");
   EXPECT_TRUE(is_cpu_profile(p.profile));
   EXPECT_EQ(thrown({{&a, "a.json", 1e9}}, &p.profile), "");
 }
 
 // Refitting a profile's own samples onto it replaces its segments of the measured keys, so the
 // segments are the same as the first fit's (they were duplicated before, 2026-11-27).
+// Found by review (2026-11-28): validate and calibrate --base told a CPU's profile from a GPU's by
+// the description text, so editing the description changed the kind. device_kind decides where
+// it is given; only a profile without it (written before 2026-11-28) is read by its text.
+TEST(ProfileFromSamples, TheDeviceKindKeyDecidesCpuOrGpu) {
+  const std::string cpu_text = "described as a device by `shardsim calibrate --backend cpu`";
+  GpuProfile g;
+  g.description = "a GPU";
+  EXPECT_FALSE(is_cpu_profile(g));
+  g.description = cpu_text;
+  EXPECT_TRUE(is_cpu_profile(g));  // no device_kind: the text of an older CPU profile
+  g.device_kind = "gpu";
+  EXPECT_FALSE(is_cpu_profile(g));  // the key wins over the text
+  g.description = "edited by hand";
+  g.device_kind = "cpu";
+  EXPECT_TRUE(is_cpu_profile(g));
+}
+
 TEST(ProfileFromSamples, RefittingOntoItsOwnProfileReplacesTheSegments) {
   json items = json::array({gemm(1e11)});
   add_all_reduce(items, 2, 2);
@@ -586,19 +605,19 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
   // memory-bound item of an unknown or missing kernel class and a copy without a direction were
   // fitted as the generic curve and a host copy. Each is refused, naming the key. (The job has
   // 2 ranks per node: a world of 1 is below that.)
-  for (const json world : {json(0), json(-1), json("2"), json(), json(1), json(2.5)}) {
+  for (const json& world : {json(0), json(-1), json("2"), json(), json(1), json(2.5)}) {
     json w = document(json::array({gemm(1e11)}));
     w["context"]["mpi"]["world_size"] = world;
     EXPECT_TRUE(contains(message(w), "context.mpi.world_size is")) << world.dump();
   }
-  for (const json op : {json("frobnicate"), json(3), json()}) {
+  for (const json& op : {json("frobnicate"), json(3), json()}) {
     json m = document(json::array({memory_bound(1e11)}));
     m["items"][0]["params"]["op"] = op;
     EXPECT_TRUE(contains(message(m), "items[0].params.op is")) << op.dump();
   }
   // A count the fit reads that is no whole number, or none (the JSON library's message named
   // neither item nor key), and a collective under a nanosecond (its line came out NaN).
-  for (const json m : {json("256"), json(), json(256.5), json(0)}) {
+  for (const json& m : {json("256"), json(), json(256.5), json(0)}) {
     json g = document(json::array({gemm(1e11)}));
     g["items"][0]["params"]["m"] = m;
     EXPECT_TRUE(contains(message(g), "items[0].params.m is")) << m.dump();
@@ -611,7 +630,7 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
   json tiny = document(collectives);
   tiny["items"][1]["median_s"] = 1e-300;
   EXPECT_TRUE(contains(message(tiny), "items[1].median_s is 1e-300, below 1 ns")) << message(tiny);
-  for (const json ram : {json(0), json(-1), json("1e9"), json(1e300)}) {
+  for (const json& ram : {json(0), json(-1), json("1e9"), json(1e300)}) {
     json r = document(json::array({gemm(1e11)}));
     r["context"]["backend"]["host_memory_bytes"] = ram;
     EXPECT_TRUE(contains(message(r), "context.backend.host_memory_bytes is")) << ram.dump();

@@ -182,14 +182,14 @@ TEST(ValidateMpi, BadProfileFieldExits2NamingTheField) {
   EXPECT_NE(slurp(err).find("memory_bytes"), std::string::npos) << slurp(err);
 }
 
-// The shipped H100 profile relabelled as a CPU backend's (its description carries the words
-// calibrate --backend cpu writes, which is what calibrate::is_cpu_profile reads): validate
-// refuses a GPU's profile for --backend cpu, and the runs below never reach a prediction.
+// The shipped H100 profile relabelled as a CPU backend's (device_kind "cpu", which is what
+// calibrate::is_cpu_profile reads): validate refuses a GPU's profile for --backend cpu, and the
+// runs below never reach a prediction.
 fs::path cpu_labelled_profile() {
   const fs::path out = scratch("cpu_labelled_profile.json");
   json p = json::parse(std::ifstream(SHARDSIM_PRESET_PROFILE));
-  p["description"] =
-      "test copy of h100-sxm, described as a device by `shardsim calibrate --backend cpu`";
+  p["device_kind"] = "cpu";
+  p["description"] = "test copy of h100-sxm, labelled as the CPU backend's";
   std::ofstream(out) << p.dump();
   return out;
 }
