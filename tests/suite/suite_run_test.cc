@@ -83,7 +83,9 @@ TEST(suite_run, MemoryGroupIsExact) {
 // refitted (2026-11-25): MAPE 7.45 % (calibration 7.47 %, held out 7.44 %), max 30.9 % (row 771),
 // 37 rows above 25 %. With the tied embedding's all-reduce under pp > 1 and the framework
 // refitted (2026-11-28): MAPE 7.32 % (calibration 7.31 %, held out 7.33 %), max 30.6 % (row 771),
-// 39 rows above 25 %. The MAPE target is met, so the bound is the target itself.
+// 39 rows above 25 %. After measured kernels stopped paying the launch overhead twice and the
+// framework was refitted (2026-11-28): MAPE 7.32 % (calibration 7.31 %, held out 7.32 %), max
+// 30.6 % (row 771). The MAPE target is met, so the bound is the target itself.
 TEST(suite_run, VtrainWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kVtrain);
   ASSERT_TRUE(g.calibration && g.held_out);
@@ -106,7 +108,9 @@ TEST(suite_run, VtrainWithinRegressionBounds) {
 // micro-batch, while the model's DP all-reduce is 0.1-0.2 s of the step and TP 2 adds only about
 // 0.02 s to it. With the framework's host_sync_fraction (fitted on the single-node even rows only,
 // 2026-11-25): MAPE 9.8 %, max 52.2 % (row 15 again), 75 of 109 within 10 %; those TP 2 rows
-// -19 to -42 %. With the loss's traffic (2026-11-25): MAPE 9.7 %, max 52.0 %, 75 of 109.
+// -19 to -42 %. With the loss's traffic (2026-11-25): MAPE 9.7 %, max 52.0 %, 75 of 109. After
+// measured kernels stopped paying the launch overhead twice (2026-11-28): MAPE 9.8 %, max 52.0 %,
+// 75 of 109.
 TEST(suite_run, VtrainMultiWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kVtrainMulti);
   EXPECT_EQ(g.all.count, 109);
@@ -120,7 +124,8 @@ TEST(suite_run, VtrainMultiWithinRegressionBounds) {
 // published, 1.01 s predicted); 7 of 8 rows too fast, down to -8.3 %; 530B full +0.04 %. With
 // the framework's host_sync_fraction (2026-11-25): MAPE 3.0 %, max 7.5 % (the same row, -7.5 %).
 // With the loss's traffic and the framework refitted (2026-11-25): MAPE 3.0 %, max 7.8 % (the
-// same row, 1.01 s predicted).
+// same row, 1.01 s predicted). After measured kernels stopped paying the launch overhead twice
+// (2026-11-28): MAPE 3.1 %, max 8.1 % (the same row).
 TEST(suite_run, KorthikantiWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kKorthikanti);
   EXPECT_LE(g.all.mape, 6.0);
@@ -149,7 +154,9 @@ TEST(suite_run, KorthikantiWithinRegressionBounds) {
 // After the line-rate bound of all-reduce gains and the networks' refit (2026-11-28): MAPE 10.1 %,
 // max 19.9 % (7.1B), -19.0 % (32B), 5 of 9 within 10 %. With the h100-sxm preset's GEMMs from
 // shardsim's own H100 sweep in place of XLA's table (2026-11-28): MAPE 9.7 %, max 19.6 % (32B,
-// 370 predicted against 459.6), 7.1B +18.5 %, 6 of 9 within 10 %.
+// 370 predicted against 459.6), 7.1B +18.5 %, 6 of 9 within 10 %. After measured kernels
+// stopped paying the launch overhead twice (2026-11-28): MAPE 10.1 %, max 19.5 % (7.1B, 557
+// predicted), 32B -19.1 %, 5 of 9 within 10 % (177B +9.8 -> +10.3 %).
 TEST(suite_run, McoreWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kMcore);
   EXPECT_LE(g.all.mape, 11.0);
@@ -166,7 +173,8 @@ TEST(suite_run, McoreWithinRegressionBounds) {
 // fused loss (4 + 4 B per logit, less than the streaming op's 4 + 8) and the framework refitted
 // (2026-11-25): MAPE 9.4 %, max 17.1 % (MPT-A7 +17.1 %, MPT-A5 -17.1 %). With fp32 gradient
 // reduction for the amp_bf16 rows (FSDP mixed precision DEFAULT, 2026-11-26): MAPE 9.2 %, max
-// 17.1 % (MPT-A5 -17.1 %, MPT-A7 +17.0 %).
+// 17.1 % (MPT-A5 -17.1 %, MPT-A7 +17.0 %). After measured kernels stopped paying the launch
+// overhead twice (2026-11-28): MAPE 9.3 %, max 17.3 % (MPT-A7 +17.3 %, MPT-A5 -17.1 %).
 TEST(suite_run, MosaicmlWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kMosaicml);
   EXPECT_LE(g.all.mape, 11.0);
@@ -188,7 +196,8 @@ TEST(suite_run, MosaicmlWithinRegressionBounds) {
 // efficiency): MAPE 13.5 %, max 48.6 % (MPT-M126, 70b on 64 A100 40GB, unchanged); H100 median
 // +20.4 / -11.9 % (was +48.5 / +100.6 %), the 70 H100 rows' MAPE 56.8 -> 18.7 %. With the
 // h100-sxm preset's GEMMs from shardsim's own H100 sweep (2026-11-28): MAPE 13.1 %, the 70 H100
-// rows 17.6 %, median +20.0 / -12.4 %; max unchanged.
+// rows 17.6 %, median +20.0 / -12.4 %; max unchanged. After measured kernels stopped paying the
+// launch overhead twice (2026-11-28): MAPE 13.2 %, max 48.7 %, the 70 H100 rows 17.7 %.
 TEST(suite_run, MosaicmlMoreWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kMosaicmlMore);
   EXPECT_EQ(g.cases, 202);
@@ -203,7 +212,8 @@ TEST(suite_run, MosaicmlMoreWithinRegressionBounds) {
 // ran the 530B and 1T configurations 9-10 % faster a year later: Korthikanti's full-recompute
 // rows, e.g. 530B with 280 sequences on 280 GPUs in 49.05 s, are eq. 3's 2.2216e19 / 9 FLOP /
 // 280 GPUs / 49.05 s = 179.7 TFLOP/s per GPU against this table's 163 (README "Validation
-// against published runs").
+// against published runs"). After measured kernels stopped paying the launch overhead twice
+// (2026-11-28): MAPE 14.3 %, max 18.0 % (NAR-76B, 165.3 predicted), +10.6 to +18.0 %.
 TEST(suite_run, NarayananWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kNarayanan);
   EXPECT_EQ(g.all.count, 10);
@@ -221,7 +231,9 @@ TEST(suite_run, NarayananWithinRegressionBounds) {
 // max 18.5 % (58.1 ms predicted), -5.4 to -18.5 %, 2 of 5 within 10 %. On the four GPU-bound
 // configs forward+backward are 1-15 % short (6-15 % before), the optimizer 28-49 % (the script's
 // clip, fused AdamW, copy back and zeroing move about 50 B per parameter, Megatron's optimizer that
-// the model prices 42 B); README "On a real GPU (H100, 2026-11-28)".
+// the model prices 42 B); README "On a real GPU (H100, 2026-11-28)". After measured kernels
+// stopped paying the launch overhead twice (2026-11-28): MAPE 13.1 %, max 18.8 % (57.9 ms
+// predicted), -5.6 to -18.8 %, 1 of 5 within 10 %.
 TEST(suite_run, H100PytorchWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kH100Pytorch);
   EXPECT_EQ(g.all.count, 5);
