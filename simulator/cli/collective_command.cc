@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "reports/output.h"
 #include "reports/report_common.h"
@@ -160,6 +161,25 @@ std::string size_meaning(CollectiveOp op) {
   }
 }
 
+// Past kFittedExtrapolation x the measured sizes the formula takes over, and the time may step
+// there (found by review, 2026-11-28: 1 GiB + 1 byte cost a sixth of 1 GiB, unsaid). The sentence
+// for the text report's note and the JSON report's warnings; nullopt when the formula prices a
+// group no entry measured, or a size within reach of the entries, or an algorithm was requested.
+std::optional<std::string> extrapolation_note(const CollectiveArgs& a, const NetworkConfig& net,
+                                              const Prediction& p) {
+  if (p.chosen.source == CostSource::kFitted || a.algorithm != "auto") return std::nullopt;
+  double largest = 0;
+  const int per_node = std::min(p.group.size, p.group.ranks_per_node);
+  for (const auto& f : net.fitted_collectives)
+    if (f.op == collective_name(p.op) && f.ranks == p.group.size && f.ranks_per_node == per_node)
+      largest = std::max(largest, f.max_bytes);
+  if (largest <= 0 || a.bytes <= kFittedExtrapolation * largest) return std::nullopt;
+  return fmt::format(
+      "this group's fitted entries end at {:g} bytes; above {:g}x that ({:g} bytes) the formula "
+      "prices it, so the time may step there",
+      largest, kFittedExtrapolation, kFittedExtrapolation * largest);
+}
+
 std::string text_report(const CollectiveArgs& a, const GpuProfile& gpu, const NetworkConfig& net,
                         const Prediction& p) {
   const auto& c = p.chosen;
@@ -203,18 +223,7 @@ std::string text_report(const CollectiveArgs& a, const GpuProfile& gpu, const Ne
   } else {
     t += fmt::format("algorithm: {} ({})\n", algorithm_name(c.algorithm),
                      a.algorithm == "auto" ? "auto: the fastest" : "requested");
-    // Past kFittedExtrapolation x the measured sizes the formula takes over, and the time may
-    // step there (found by review, 2026-11-28: 1 GiB + 1 byte cost a sixth of 1 GiB, unsaid).
-    double largest = 0;
-    const int per_node = std::min(p.group.size, p.group.ranks_per_node);
-    for (const auto& f : net.fitted_collectives)
-      if (f.op == collective_name(p.op) && f.ranks == p.group.size && f.ranks_per_node == per_node)
-        largest = std::max(largest, f.max_bytes);
-    if (a.algorithm == "auto" && largest > 0 && a.bytes > kFittedExtrapolation * largest)
-      t += fmt::format(
-          "  note: this group's fitted entries end at {:g} bytes; above {:g}x that ({:g} bytes) "
-          "the formula prices it, so the time may step there\n",
-          largest, kFittedExtrapolation, kFittedExtrapolation * largest);
+    if (const auto note = extrapolation_note(a, net, p)) t += "  note: " + *note + "\n";
   }
   t += fmt::format("time: {:.6f} s ({:.1f} µs)\n", c.seconds, c.seconds * 1e6);
   t += fmt::format(
@@ -235,6 +244,7 @@ nlohmann::json json_report(const CollectiveArgs& a, const GpuProfile& gpu, const
   const auto& c = p.chosen;
   nlohmann::json warnings = nlohmann::json::array();
   if (const auto w = unfitted_network_warning(net)) warnings.push_back(*w);
+  if (const auto note = extrapolation_note(a, net, p)) warnings.push_back(*note);
   return {{"schema_version", kReportSchemaVersion},
           {"tool_version", tool_version()},
           {"build", build_json()},

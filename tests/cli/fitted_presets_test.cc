@@ -57,6 +57,16 @@ TEST(cli_fitted_presets, PastTheFittedRangeTheTextSaysTheFormulaPricesIt) {
   ASSERT_EQ(within.exit_code, 0) << within.err;
   EXPECT_NE(within.out.find("source: fitted"), std::string::npos) << within.out;
   EXPECT_EQ(within.out.find("the formula prices it"), std::string::npos) << within.out;
+  // --json carries the same sentence in its warnings (until 2026-11-28 the text alone had it).
+  const auto past_json = shardsim({"collective", "--gpu", "h100-sxm", "--op", "all_reduce",
+                                   "--bytes", "3e11", "--ranks", "8", "--json"});
+  ASSERT_EQ(past_json.exit_code, 0) << past_json.err;
+  const json doc = json::parse(past_json.out);
+  bool found = false;
+  for (const auto& w : doc["warnings"])
+    found |= w.get<std::string>().find("above 16x that (2.74878e+11 bytes) the formula prices "
+                                       "it") != std::string::npos;
+  EXPECT_TRUE(found) << past_json.out;
 }
 
 TEST(cli_fitted_presets, A100AllReduceMatchesVtrainAtTwoMiB) {
