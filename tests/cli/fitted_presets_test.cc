@@ -64,8 +64,9 @@ TEST(cli_fitted_presets, PastTheFittedRangeTheTextSaysTheFormulaPricesIt) {
   const json doc = json::parse(past_json.out);
   bool found = false;
   for (const auto& w : doc["warnings"])
-    found |= w.get<std::string>().find("above 16x that (2.74878e+11 bytes) the formula prices "
-                                       "it") != std::string::npos;
+    found |= w.get<std::string>().find(
+                 "above 16x that (2.74878e+11 bytes) the formula prices "
+                 "it") != std::string::npos;
   EXPECT_TRUE(found) << past_json.out;
 }
 
