@@ -15,7 +15,6 @@ namespace {
 
 constexpr double kHuberDelta = 0.1;  // relative error beyond which a row counts as disturbed
 constexpr double kNoOutliers = 1e9;  // a Huber delta no relative error reaches: least squares
-constexpr double kFlatBusbw = 1e14;  // busbw of a segment whose time does not grow
 constexpr double kPercent = 100;
 
 // "<anything>_<N>.log" -> N, else 0.

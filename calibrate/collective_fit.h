@@ -107,7 +107,9 @@ struct CollectiveFit {
 // min rows per segment). The segments are the regimes the data shows (the small-message latency
 // floor, LL / LL128 / Simple protocol changes, the rendezvous steps of Slingshot) rather than
 // one average.
-// REQUIRES: m has >= 2 rows. A segment whose time does not grow with size gets busbw 1e14 B/s.
+// REQUIRES: m has >= 2 rows. A segment whose time does not grow with size gets busbw
+// kFlatBusbw.
+inline constexpr double kFlatBusbw = 1e14;  // B/s: the busbw of a flat segment (not a rate)
 [[nodiscard]] CollectiveFit fit_collective(const MeasuredCollective& m);
 
 // Predicted seconds at size S from fitted segments through collective_cost (the segment rule of

@@ -282,6 +282,23 @@ TEST(cli_fit, AHugeLeftOutTimeIsPrintedShort) {
   EXPECT_TRUE(contains(r.out, "line 2 left out: 1e+300 us, over 3x the 90.0 us")) << r.out;
 }
 
+// Found by review (2026-11-28): a segment whose time does not grow with size carries a busbw of
+// 1e14 B/s (calibrate::kFlatBusbw, which stands for "no bandwidth term"), and the report printed
+// it as "100000.00 GB/s". Four sizes at 50 us each make one flat segment; the text says "flat".
+TEST(cli_fit, AFlatSegmentIsPrintedAsFlatNotAsARate) {
+  const fs::path log =
+      write_log("flat_all_reduce_16.log",
+                "   1024   256 float sum -1 50.0 0.02 0.04 0 50.0 0.02 0.04 0\n"
+                "   2048   512 float sum -1 50.0 0.04 0.08 0 50.0 0.04 0.08 0\n"
+                "   4096  1024 float sum -1 50.0 0.08 0.15 0 50.0 0.08 0.15 0\n"
+                "   8192  2048 float sum -1 50.0 0.16 0.31 0 50.0 0.16 0.31 0\n");
+  const std::string out = (scratch_dir() / "fit_flat.json").string();
+  const auto r = shardsim({"fit", "--nccl-tests", log.string(), "--base", "h100-sxm", "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "busbw flat (time constant over the segment)")) << r.out;
+  EXPECT_FALSE(contains(r.out, "100000.00 GB/s")) << r.out;
+}
+
 TEST(cli_fit, RanksDisagreeingWithTheLogIsAnError) {
   // The log prints 16 "# Rank" lines (2 nodes x 8 H100).
   const auto r = shardsim(
