@@ -105,13 +105,12 @@ std::string fit_report_text(const FitNotes& notes, const std::vector<LogReport>&
     // A segment whose time does not grow with size carries kFlatBusbw, which is no rate: the text
     // says "flat" rather than printing it (found by review, 2026-11-28: "100000.00 GB/s").
     for (const auto& s : l.fit.segments)
-      t += fmt::format(
-          "  {:>12g} - {:<12g} B  alpha {:9.2f} us  busbw {}  residual {:.1f}%\n",
-          s.entry.min_bytes, s.entry.max_bytes, s.entry.alpha_s * 1e6,
-          s.entry.busbw_bytes_per_second >= cal::kFlatBusbw
-              ? std::string("flat (time constant over the segment)")
-              : fmt::format("{:8.2f} GB/s", s.entry.busbw_bytes_per_second / 1e9),
-          s.residual * 100);
+      t += fmt::format("  {:>12g} - {:<12g} B  alpha {:9.2f} us  busbw {}  residual {:.1f}%\n",
+                       s.entry.min_bytes, s.entry.max_bytes, s.entry.alpha_s * 1e6,
+                       s.entry.busbw_bytes_per_second >= cal::kFlatBusbw
+                           ? std::string("flat (time constant over the segment)")
+                           : fmt::format("{:8.2f} GB/s", s.entry.busbw_bytes_per_second / 1e9),
+                       s.residual * 100);
   }
   if (topo) {
     t += fmt::format("topology model (all logs jointly): RMS log error {:.3f}\n", topo->residual);

@@ -286,12 +286,11 @@ TEST(cli_fit, AHugeLeftOutTimeIsPrintedShort) {
 // 1e14 B/s (calibrate::kFlatBusbw, which stands for "no bandwidth term"), and the report printed
 // it as "100000.00 GB/s". Four sizes at 50 us each make one flat segment; the text says "flat".
 TEST(cli_fit, AFlatSegmentIsPrintedAsFlatNotAsARate) {
-  const fs::path log =
-      write_log("flat_all_reduce_16.log",
-                "   1024   256 float sum -1 50.0 0.02 0.04 0 50.0 0.02 0.04 0\n"
-                "   2048   512 float sum -1 50.0 0.04 0.08 0 50.0 0.04 0.08 0\n"
-                "   4096  1024 float sum -1 50.0 0.08 0.15 0 50.0 0.08 0.15 0\n"
-                "   8192  2048 float sum -1 50.0 0.16 0.31 0 50.0 0.16 0.31 0\n");
+  const fs::path log = write_log("flat_all_reduce_16.log",
+                                 "   1024   256 float sum -1 50.0 0.02 0.04 0 50.0 0.02 0.04 0\n"
+                                 "   2048   512 float sum -1 50.0 0.04 0.08 0 50.0 0.04 0.08 0\n"
+                                 "   4096  1024 float sum -1 50.0 0.08 0.15 0 50.0 0.08 0.15 0\n"
+                                 "   8192  2048 float sum -1 50.0 0.16 0.31 0 50.0 0.16 0.31 0\n");
   const std::string out = (scratch_dir() / "fit_flat.json").string();
   const auto r = shardsim({"fit", "--nccl-tests", log.string(), "--base", "h100-sxm", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
