@@ -3,6 +3,7 @@
 // documents refused (with the file and item named).
 #include "calibrate/profile_fit.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -101,6 +102,12 @@ TEST(ProfileFromSamples, DevicePartsComeFromTheLastDocumentThatMeasuredThemColle
   EXPECT_TRUE(contains(p.profile.provenance.sources[0].description,
                        "measured again by a later file: gemm"));
   EXPECT_EQ(p.profile.provenance.sources[1].date, "2026-11-27");
+  // Rows count from 1, items[i] from 0: the description says which row is which item.
+  const int rows = p.profile.provenance.sources[0].last_row;
+  EXPECT_EQ(rows, int(a_items.size()));
+  EXPECT_TRUE(contains(p.profile.provenance.sources[0].description,
+                       fmt::format("(rows 1-{} are items[0]-items[{}])", rows, rows - 1)))
+      << p.profile.provenance.sources[0].description;
   // The network names both files.
   EXPECT_TRUE(contains(p.profile.network->description, "a.json, b.json"));
   // A CPU profile is recognised as one, so it can be the base of a later CPU fit: it says so in
