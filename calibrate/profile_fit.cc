@@ -274,15 +274,17 @@ Provenance samples_provenance(const std::vector<SamplesUse>& uses, const Documen
   Provenance prov{
       true, {}, {}, {}, cpu ? "CPU backend: the CPU described as a device (see description)" : ""};
   for (const auto& u : uses) {
+    // Rows are the document's items, counted from 1 as every provenance row is; errors and
+    // left-out notes name items[i] from 0 (found by review, 2026-11-28: the two read as one).
+    const std::string rows =
+        u.items == 1  ? "; row 1 is items[0]"
+        : u.items > 1 ? fmt::format("; rows 1-{} are items[0]-items[{}]", u.items, u.items - 1)
+                      : std::string();
     std::string what =
-        fmt::format("calibration samples ({} backend): {}", u.backend,
+        fmt::format("calibration samples ({} backend{}): {}", u.backend, rows,
                     u.used.empty() ? "nothing" : fmt::format("{}", fmt::join(u.used, ", ")));
     if (!u.replaced.empty())
       what += fmt::format("; measured again by a later file: {}", fmt::join(u.replaced, ", "));
-    // Rows are the document's items, counted from 1 as every provenance row is; errors and
-    // left-out notes name items[i] from 0 (found by review, 2026-11-28: the two read as one).
-    if (u.items > 0)
-      what += fmt::format(" (rows 1-{} are items[0]-items[{}])", u.items, u.items - 1);
     prov.sources.push_back({u.file, 1, u.items, u.date, what});
   }
   const DeviceFits device = kept_device(d);

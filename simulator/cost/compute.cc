@@ -22,11 +22,25 @@ double divide(double x, double rate) {
   return rate > 0 ? x / rate : std::numeric_limits<double>::infinity();
 }
 
-// The roofline of one kernel: max(compute time, memory time) + launch; empty work costs 0 s.
-// `rate_measured` says the FLOP rate comes from a measured table (GEMM or attention points).
+// The roofline of one kernel; empty work costs 0 s. `rate_measured` says the FLOP rate comes from
+// a measured table (GEMM or attention points, interpolated, clamped or scaled). Each side that
+// does work is a time: a closed form's plus one launch, a measured table's as it is; the kernel
+// takes the longest side, and at least one launch:
+//   seconds = max(compute [+ launch], memory [+ launch], launch)
+// A measured table's times were taken back to back (CUDA events or a steady clock around a loop
+// of launches), so the gap between one kernel and the next is already in them (found 2026-11-28:
+// on the H100 sweep's shapes up to 4,096 the preset's bf16 GEMMs came out 13 % above measured in
+// the median, all of it an added launch). No kernel runs back to back faster than one launch gap,
+// the empty kernel's back-to-back time that calibrate measures as launch_overhead_s: the floor
+// binds where a lookup reaches a kernel far smaller than any measured one (a table's efficiency
+// clamped or scaled down to a 64-wide attention GEMM, a memory-bound curve below its first
+// point), which would otherwise run in a fraction of a launch. Each side carries its own launch,
+// so the time is continuous and monotone in both rates: a faster table never makes a kernel
+// slower (both found by review, 2026-11-28).
 OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& gpu,
                 MemoryKernel kernel = MemoryKernel::kAny, bool rate_measured = false) {
   if (flops <= 0 && bytes <= 0) return {};
+  const double launch_s = gpu.compute.launch_overhead_s;
   const double compute_s = divide(flops, flop_rate);
   // memory time = bytes / (hbm * memory_bound_efficiency(bytes, kernel)): the scalar, or the
   // measured table over bytes moved (of the kernel's class when the profile has one;
@@ -35,14 +49,9 @@ OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& 
   const double memory_s =
       divide(bytes, gpu.hbm_bytes_per_second *
                         memory_bound_efficiency(gpu.compute, bytes, kernel, &bytes_measured));
-  // launch: added unless the side that sets the time was measured. A measured table's times were
-  // taken back to back (CUDA events or a steady clock around a loop of launches), so the gap
-  // between one kernel and the next is already in them (found 2026-11-28: on the H100 sweep's
-  // shapes up to 4,096 the preset's bf16 GEMMs came out 13 % above measured in the median, all of
-  // it the added launch).
-  const bool measured = compute_s >= memory_s ? rate_measured && flops > 0 : bytes_measured;
-  const double launch_s = measured ? 0 : gpu.compute.launch_overhead_s;
-  return {std::max(compute_s, memory_s) + launch_s, flops, bytes};
+  const double compute_side = flops > 0 && !rate_measured ? compute_s + launch_s : compute_s;
+  const double memory_side = bytes > 0 && !bytes_measured ? memory_s + launch_s : memory_s;
+  return {std::max({compute_side, memory_side, launch_s}), flops, bytes};
 }
 
 // Fraction of the dense peak a GEMM reaches. kind "measured" with points for the dtype: the
@@ -224,8 +233,8 @@ OpCost memory_op(const LocalShape& s, Pass pass, Dtype precision, MemoryKernel k
 // The loss over the vocabulary: elements = the rank's logits (tokens x vocabulary / TP), bytes per
 // element and pass from the stack's cross-entropy implementation (core/cross_entropy.h): the bytes
 // of kernels that evaluate an exponential at the op's class (softmax), the rest at the generic
-// curve, one launch for each of the two shares (Megatron's loss runs six kernels forward, so its
-// launches are undercounted).
+// curve, each share priced as one kernel (roofline's launch or launch floor; Megatron's loss runs
+// six kernels forward, so its launches are undercounted).
 OpCost cross_entropy_op(const LocalShape& s, Pass pass, const OpContext& ctx, MemoryKernel kernel,
                         const GpuProfile& gpu) {
   if (pass == Pass::kBackwardWeight) return {};
@@ -332,10 +341,11 @@ std::vector<CostModelInfo> cost_models() {
       {"gemm",
        "GEMM roofline: 2mnk*batch FLOPs at the dtype's peak x peak efficiency x tile/wave "
        "quantization x k/(k+k_half) x alignment, vs operand bytes at HBM x memory-bound "
-       "efficiency, + launch overhead (none for a time from a measured table)"},
+       "efficiency, + launch overhead (a time from a measured table: at least one launch, none "
+       "added)"},
       {"memory_bound",
-       "streaming kernel: bytes / (HBM bandwidth x memory_bound_efficiency) + launch (none on a "
-       "measured curve); the "
+       "streaming kernel: bytes / (HBM bandwidth x memory_bound_efficiency) + launch (on a "
+       "measured curve: at least one launch, none added); the "
        "efficiency is piecewise linear in log(bytes) when the profile has memory_bound_points"},
       {"cross_entropy",
        "loss over the vocabulary: logits (tokens x vocabulary / TP) x bytes per logit of the "

@@ -2,14 +2,19 @@
 // Every model is listed with a one-line description in cost_models() for docs and --help.
 //
 // The roofline of one kernel (all rates from GpuProfile, efficiencies from its ComputeModel):
-//   seconds = max(flops / (peak(dtype) * efficiency), bytes / (hbm * memory_bound_efficiency))
-//             + launch_overhead_s (unless the side that sets the time is measured, below)
+//   compute = flops / (peak(dtype) * efficiency), memory = bytes / (hbm * memory_bound_efficiency)
+//   seconds = max(compute [+ L], memory [+ L], L),  L = launch_overhead_s
+// where a side that does work adds L when a closed form gives its rate, and not when a measured
+// table does (both closed form: max(compute, memory) + L).
 // memory_bound_efficiency is the profile's scalar, or its table over bytes moved
 // (simulator/hardware/measured_efficiency.h). With compute.kind "measured", GEMM efficiency comes
 // from the measured table of the dtype instead of gemm_efficiency() (same header); dtypes with
-// no measured point keep the closed form. A time from a measured table (GEMM, attention or
-// memory-bound points, whichever side of the max sets the time) already holds the gap between
-// back-to-back kernels, so it takes no launch_overhead_s; closed-form times do.
+// no measured point keep the closed form. A side "from a measured table" is one whose rate a
+// table gives, at a measured point or interpolated, clamped or scaled from one: GEMM points,
+// attention points (or the GEMM points flash attention falls back to), memory-bound points of
+// the kernel's class or the generic curve. Those tables were timed back to back, so their times
+// already hold the gap between kernels; one launch gap is also the least a kernel takes back to
+// back, the floor where a lookup reaches far below the table's smallest kernel.
 // A kernel with no work (zero FLOPs and zero bytes, or a zero GEMM dimension) costs 0 s.
 // REQUIRES: gpu.peak.fp16 > 0 and gpu.hbm_bytes_per_second > 0 (read_gpu_profile enforces both);
 // without them a non-empty kernel costs +infinity seconds, never NaN.
@@ -73,14 +78,15 @@ struct GemmEfficiency {
 //   bytes = (m*k + k*n) * batch * dtype_bytes + m*n * batch * out_bytes, where out_bytes is
 //           dtype_bytes except for fp8, whose GEMMs write bf16 (2 B) as Transformer Engine does
 //   time  = max(flops / (gemm_peak_flops * gemm_efficiency.total()), bytes / (hbm * mem_eff))
-//           + launch overhead (none when the measured table sets the time).
+//           + launch overhead, each side with its own (none on the side a measured table gives),
+//           and at least one launch overhead.
 // A zero dimension costs 0 s.
 [[nodiscard]] OpCost gemm_cost(double m, double n, double k, double batch, Dtype dtype,
                                const GpuProfile& gpu);
 
 // A streaming (memory-bound) kernel of class `kernel` moving `bytes`:
-//   bytes / (hbm * memory_bound_efficiency(bytes, kernel)) + launch overhead (none when the
-//   efficiency comes from measured points); 0 bytes costs 0 s.
+//   bytes / (hbm * memory_bound_efficiency(bytes, kernel)) + launch overhead; on measured points,
+//   max(bytes / (hbm * efficiency), launch overhead); 0 bytes costs 0 s.
 [[nodiscard]] OpCost memory_bound_cost(double bytes, const GpuProfile& gpu,
                                        MemoryKernel kernel = MemoryKernel::kAny);
 

@@ -106,7 +106,7 @@ TEST(ProfileFromSamples, DevicePartsComeFromTheLastDocumentThatMeasuredThemColle
   const int rows = p.profile.provenance.sources[0].last_row;
   EXPECT_EQ(rows, int(a_items.size()));
   EXPECT_TRUE(contains(p.profile.provenance.sources[0].description,
-                       fmt::format("(rows 1-{} are items[0]-items[{}])", rows, rows - 1)))
+                       fmt::format("backend; rows 1-{} are items[0]-items[{}]): ", rows, rows - 1)))
       << p.profile.provenance.sources[0].description;
   // The network names both files.
   EXPECT_TRUE(contains(p.profile.network->description, "a.json, b.json"));
@@ -117,8 +117,6 @@ TEST(ProfileFromSamples, DevicePartsComeFromTheLastDocumentThatMeasuredThemColle
   EXPECT_EQ(thrown({{&a, "a.json", 1e9}}, &p.profile), "");
 }
 
-// Refitting a profile's own samples onto it replaces its segments of the measured keys, so the
-// segments are the same as the first fit's (they were duplicated before, 2026-11-27).
 // Found by review (2026-11-28): validate and calibrate --base told a CPU's profile from a GPU's by
 // the description text, so editing the description changed the kind. device_kind decides where
 // it is given; only a profile without it (written before 2026-11-28) is read by its text.
@@ -136,6 +134,8 @@ TEST(ProfileFromSamples, TheDeviceKindKeyDecidesCpuOrGpu) {
   EXPECT_TRUE(is_cpu_profile(g));
 }
 
+// Refitting a profile's own samples onto it replaces its segments of the measured keys, so the
+// segments are the same as the first fit's (they were duplicated before, 2026-11-27).
 TEST(ProfileFromSamples, RefittingOntoItsOwnProfileReplacesTheSegments) {
   json items = json::array({gemm(1e11)});
   add_all_reduce(items, 2, 2);

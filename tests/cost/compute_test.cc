@@ -541,13 +541,12 @@ TEST(compute_validation, SwigluAlignmentRatio) {
   EXPECT_LT(hi / lo - 1, 0.01);
 }
 
-// A GEMM's predicted kernel time as TFLOP/s, the kernel's own time, as XLA's CUPTI tracer measures
-// it: a roofline price less its launch; a measured-table price as it is (such a price carries no
-// launch; compute.h).
+// A GEMM's predicted time as TFLOP/s on a profile whose launch_overhead_s is 0: the kernel's own
+// time, as XLA's CUPTI tracer measures it (no launch added, no launch floor; compute.h).
 double kernel_tflops(double m, double n, double k, double batch, const GpuProfile& g) {
+  EXPECT_EQ(g.compute.launch_overhead_s, 0);
   const OpCost c = gemm_cost(m, n, k, batch, Dtype::kBf16, g);
-  const double launch = g.compute.kind == "measured" ? 0 : g.compute.launch_overhead_s;
-  return c.flops / (c.seconds - launch) / 1e12;
+  return c.flops / c.seconds / 1e12;
 }
 
 // XLA's measured H100 bf16 matmul table (375 shapes: b in {1,2,4}, m, n, k in 256..4096; source
@@ -559,13 +558,15 @@ double kernel_tflops(double m, double n, double k, double batch, const GpuProfil
 //     held-out shape has a copy of itself among the fitted points;
 // (2) the datasheet roofline (80.3 % best shape, 128 x 128 tiles, k_half 64) on the same rows,
 //     to show what the table changes.
-// The table's times are kernel times (CUPTI), so both predictions leave out the model's launch
-// term. First run (printed): table median 12.6 % (max 84.5 %, the smallest shapes, where the
-// kernel's fixed latency dominates), roofline 30.5 %; the 66 large held-out shapes (b*m*n*k >=
-// 2^33, at least 17 GFLOP: transformer GEMMs) table 9.6 %, roofline 14.4 %. Bounds a few points
-// above: table median <= 15 %, large shapes <= 12 % and below the roofline's error.
+// The table's times are kernel times (CUPTI), so both profiles are priced with launch_overhead_s
+// 0: no launch added and no launch floor. First run (printed): table median 12.6 % (max 84.5 %, the
+// smallest shapes, where the kernel's fixed latency dominates), roofline 30.5 %; the 66 large
+// held-out shapes (b*m*n*k >= 2^33, at least 17 GFLOP: transformer GEMMs) table 9.6 %,
+// roofline 14.4 %. Bounds a few points above: table median <= 15 %, large shapes <= 12 % and below
+// the roofline's error.
 TEST(compute_validation, XlaH100Bf16TableHeldOutHalf) {
-  const GpuProfile roofline = preset("h100-sxm-datasheet");
+  GpuProfile roofline = preset("h100-sxm-datasheet");
+  roofline.compute.launch_overhead_s = 0;
   GpuProfile fitted = roofline;
   fitted.compute.kind = "measured";
   struct Shape {
