@@ -232,8 +232,9 @@ TEST(suite_run, NarayananWithinRegressionBounds) {
 // configs forward+backward are 1-15 % short (6-15 % before), the optimizer 28-49 % (the script's
 // clip, fused AdamW, copy back and zeroing move about 50 B per parameter, Megatron's optimizer that
 // the model prices 42 B); README "On a real GPU (H100, 2026-11-28)". After measured kernels
-// stopped paying the launch overhead twice (2026-11-28): MAPE 13.1 %, max 18.8 % (57.9 ms
-// predicted), -5.6 to -18.8 %, 1 of 5 within 10 %.
+// stopped paying the launch overhead twice, with one launch as every kernel's least time
+// (2026-11-28): MAPE 13.2 %, max 18.8 % (57.9 ms predicted), -5.7 to -18.8 %, 1 of 5 within
+// 10 %.
 TEST(suite_run, H100PytorchWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kH100Pytorch);
   EXPECT_EQ(g.all.count, 5);
