@@ -23,20 +23,25 @@ double divide(double x, double rate) {
 }
 
 // The roofline of one kernel; empty work costs 0 s. `rate_measured` says the FLOP rate comes from
-// a measured table (GEMM or attention points, interpolated, clamped or scaled). Each side that
-// does work is a time: a closed form's plus one launch, a measured table's as it is; the kernel
-// takes the longest side, and at least one launch:
-//   seconds = max(compute [+ launch], memory [+ launch], launch)
+// a measured table (GEMM or attention points, interpolated, clamped or scaled). What prices a
+// kernel is its own kind of measurement: a kernel with FLOPs its GEMM or attention table, a
+// streaming kernel (no FLOPs) its memory-bound curve. A kernel so priced takes
+//   seconds = max(compute, memory, launch)
+// and any other the closed form's max(compute, memory) + launch.
 // A measured table's times were taken back to back (CUDA events or a steady clock around a loop
 // of launches), so the gap between one kernel and the next is already in them (found 2026-11-28:
 // on the H100 sweep's shapes up to 4,096 the preset's bf16 GEMMs came out 13 % above measured in
-// the median, all of it an added launch). No kernel runs back to back faster than one launch gap,
-// the empty kernel's back-to-back time that calibrate measures as launch_overhead_s: the floor
+// the median, all of it an added launch). The memory side of a measured GEMM is only a bound on
+// it (its bytes at the profile's streaming rate, itself fitted from back-to-back kernels on a
+// calibrated profile), so it adds no launch either. One launch gap is the least a kernel takes:
+// calibrate measures launch_overhead_s as the back-to-back time of an empty kernel. The floor
 // binds where a lookup reaches a kernel far smaller than any measured one (a table's efficiency
 // clamped or scaled down to a 64-wide attention GEMM, a memory-bound curve below its first
-// point), which would otherwise run in a fraction of a launch. Each side carries its own launch,
-// so the time is continuous and monotone in both rates: a faster table never makes a kernel
-// slower (both found by review, 2026-11-28).
+// point), which would otherwise run in a fraction of a launch; it is no estimate of such a
+// kernel's time (the H100 sweep's smallest GEMMs took 8.6-12 us), only what no kernel beats.
+// Which rule applies depends on the profile's tables, not on which side wins, so the time is
+// continuous and monotone in both rates (found by review, 2026-11-28: letting the winning side
+// decide made a router backward 11.5 -> 15.3 us for a 2 % faster table).
 OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& gpu,
                 MemoryKernel kernel = MemoryKernel::kAny, bool rate_measured = false) {
   if (flops <= 0 && bytes <= 0) return {};
@@ -49,9 +54,10 @@ OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& 
   const double memory_s =
       divide(bytes, gpu.hbm_bytes_per_second *
                         memory_bound_efficiency(gpu.compute, bytes, kernel, &bytes_measured));
-  const double compute_side = flops > 0 && !rate_measured ? compute_s + launch_s : compute_s;
-  const double memory_side = bytes > 0 && !bytes_measured ? memory_s + launch_s : memory_s;
-  return {std::max({compute_side, memory_side, launch_s}), flops, bytes};
+  const bool measured = flops > 0 ? rate_measured : bytes_measured;
+  const double seconds = measured ? std::max({compute_s, memory_s, launch_s})
+                                  : std::max(compute_s, memory_s) + launch_s;
+  return {seconds, flops, bytes};
 }
 
 // Fraction of the dense peak a GEMM reaches. kind "measured" with points for the dtype: the
@@ -341,7 +347,7 @@ std::vector<CostModelInfo> cost_models() {
       {"gemm",
        "GEMM roofline: 2mnk*batch FLOPs at the dtype's peak x peak efficiency x tile/wave "
        "quantization x k/(k+k_half) x alignment, vs operand bytes at HBM x memory-bound "
-       "efficiency, + launch overhead (a time from a measured table: at least one launch, none "
+       "efficiency, + launch overhead (priced from a measured table: at least one launch, none "
        "added)"},
       {"memory_bound",
        "streaming kernel: bytes / (HBM bandwidth x memory_bound_efficiency) + launch (on a "

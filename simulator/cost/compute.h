@@ -3,18 +3,17 @@
 //
 // The roofline of one kernel (all rates from GpuProfile, efficiencies from its ComputeModel):
 //   compute = flops / (peak(dtype) * efficiency), memory = bytes / (hbm * memory_bound_efficiency)
-//   seconds = max(compute [+ L], memory [+ L], L),  L = launch_overhead_s
-// where a side that does work adds L when a closed form gives its rate, and not when a measured
-// table does (both closed form: max(compute, memory) + L).
+//   seconds = max(compute, memory) + L              (L = launch_overhead_s; a closed-form price)
+//   seconds = max(compute, memory, L)               (a kernel priced from a measured table)
 // memory_bound_efficiency is the profile's scalar, or its table over bytes moved
 // (simulator/hardware/measured_efficiency.h). With compute.kind "measured", GEMM efficiency comes
 // from the measured table of the dtype instead of gemm_efficiency() (same header); dtypes with
-// no measured point keep the closed form. A side "from a measured table" is one whose rate a
-// table gives, at a measured point or interpolated, clamped or scaled from one: GEMM points,
-// attention points (or the GEMM points flash attention falls back to), memory-bound points of
-// the kernel's class or the generic curve. Those tables were timed back to back, so their times
-// already hold the gap between kernels; one launch gap is also the least a kernel takes back to
-// back, the floor where a lookup reaches far below the table's smallest kernel.
+// no measured point keep the closed form. A kernel with FLOPs is priced from a measured table
+// when its rate comes from one (GEMM points or attention points, at a measured point or
+// interpolated, clamped or scaled from one; flash attention falling back to the GEMM points
+// too); a streaming kernel when its bytes take a memory-bound curve (its class's or the generic
+// one). Those tables were timed back to back, so their times already hold the gap between
+// kernels; L, the empty kernel's back-to-back time, is the least any kernel takes.
 // A kernel with no work (zero FLOPs and zero bytes, or a zero GEMM dimension) costs 0 s.
 // REQUIRES: gpu.peak.fp16 > 0 and gpu.hbm_bytes_per_second > 0 (read_gpu_profile enforces both);
 // without them a non-empty kernel costs +infinity seconds, never NaN.
@@ -78,8 +77,7 @@ struct GemmEfficiency {
 //   bytes = (m*k + k*n) * batch * dtype_bytes + m*n * batch * out_bytes, where out_bytes is
 //           dtype_bytes except for fp8, whose GEMMs write bf16 (2 B) as Transformer Engine does
 //   time  = max(flops / (gemm_peak_flops * gemm_efficiency.total()), bytes / (hbm * mem_eff))
-//           + launch overhead, each side with its own (none on the side a measured table gives),
-//           and at least one launch overhead.
+//           + launch overhead; with the measured table max(those two, launch overhead).
 // A zero dimension costs 0 s.
 [[nodiscard]] OpCost gemm_cost(double m, double n, double k, double batch, Dtype dtype,
                                const GpuProfile& gpu);

@@ -20,10 +20,11 @@ constexpr EffectInfo kEffects[] = {
      "the host is never the bottleneck"},
     {"gemm_shape", &EffectSwitches::gemm_shape,
      "GEMM efficiency by shape from the profile's measured table; off: the roofline closed form "
-     "at the best-shape efficiency"},
+     "at the best-shape efficiency, with the closed form's launch per GEMM (a measured time holds "
+     "it already)"},
     {"kernel_bandwidth", &EffectSwitches::kernel_bandwidth,
      "memory-bound efficiency per kernel class and size from the profile's curves; off: one "
-     "scalar efficiency for every streaming kernel"},
+     "scalar efficiency for every streaming kernel, with the closed form's launch per kernel"},
     {"attention_kernel", &EffectSwitches::attention_kernel,
      "flash attention at the profile's measured FlashAttention rate by sequence length, head "
      "dimension and mask (compute.attention_points); off: the efficiency of its score GEMM's "

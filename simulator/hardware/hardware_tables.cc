@@ -94,8 +94,8 @@ const Table<ComputeModel>& compute_table() {
       {"memory_bound_efficiency", &C::memory_bound_efficiency, "", 0.01, 1, false,
        "fraction of HBM bandwidth streaming kernels reach (without memory_bound_points)"},
       {"launch_overhead_s", &C::launch_overhead_s, "s", 0, 1, false,
-       "per-kernel launch gap: added where a closed form prices the kernel; a time from a measured "
-       "table holds it already and is floored at it"},
+       "per-kernel launch gap: added to a kernel the closed form prices; a kernel priced from a "
+       "measured table (timed back to back) holds it already and takes at least this"},
       {"overlap_compute_slowdown", &C::overlap_compute_slowdown, "", 0, 4, false,
        "fraction by which compute slows while a collective runs on the same GPU (default 0.189: "
        "Lee et al. 2025, arXiv:2507.03114, mean over A100/H100/MI250/MI210)"},

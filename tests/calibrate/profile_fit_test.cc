@@ -444,11 +444,17 @@ TEST(ProfileFromSamples, TheH100PresetIsItsOwnSweepNotXlasTable) {
         xla[{std::stod(f[2]), std::stod(f[3]), std::stod(f[4])}] = std::stod(f[6]) * 1e12;
     }
   }
-  GpuProfile g;
+  GpuProfile g, calibrated;
   Diagnostics diags;
   read_gpu_profile(*find_preset(PresetKind::kGpu, "h100-sxm"), "", diags, g);
   ASSERT_TRUE(diags.empty()) << diags.format();
-  std::vector<double> ratio, in_sample;
+  // The profile calibrated on the same H100 takes the same sweep's bf16 points; its streaming
+  // rate (a GEMM's memory side) is the scalar fitted from its own memory-bound kernels.
+  std::ifstream cal_in(std::string(SHARDSIM_SOURCE_DIR) +
+                       "/scenarios/gpus/measured/h100-sxm-calibrated.json");
+  read_gpu_profile(json::parse(cal_in), "", diags, calibrated);
+  ASSERT_TRUE(diags.empty()) << diags.format();
+  std::vector<double> ratio, in_sample, in_sample_calibrated;
   for (const json& it : doc.at("items")) {
     const json& p = it["params"];
     const double m = p["m"].get<double>(), n = p["n"].get<double>(), k = p["k"].get<double>();
@@ -459,7 +465,14 @@ TEST(ProfileFromSamples, TheH100PresetIsItsOwnSweepNotXlasTable) {
     // a measured-table price carries no launch (compute.h): the sweep's time as it was measured
     const double predicted = gemm_cost(m, n, k, 1, Dtype::kBf16, g).seconds;
     in_sample.push_back(100.0 * std::fabs(predicted / measured - 1.0));
+    const double cal = gemm_cost(m, n, k, 1, Dtype::kBf16, calibrated).seconds;
+    in_sample_calibrated.push_back(100.0 * std::fabs(cal / measured - 1.0));
   }
+  // Found by review (2026-11-28): with a launch added to a measured GEMM's memory side, the
+  // calibrated profile priced bf16 4096 x 128 x 4096 at 21.17 us against its measured 18.01 us
+  // (+17.5 %). Every item stays within the layouts' own spread, as the preset's do.
+  EXPECT_LT(*std::ranges::max_element(in_sample_calibrated), 16.0);
+  EXPECT_LT(median_of(in_sample_calibrated), 0.5);
   std::cout << "H100 sweep / XLA's table: median " << median_of(ratio) << " over " << ratio.size()
             << " shapes; h100-sxm preset in-sample median " << median_of(in_sample) << " %, max "
             << *std::ranges::max_element(in_sample) << " % (" << in_sample.size() << " items)\n";

@@ -180,15 +180,14 @@ TEST(compute_measured, MemoryBoundCurvePerKernelClass) {
 }
 
 // A time from a measured table was taken back to back, so it already holds the gap between
-// kernels: each side of the roofline that does work adds the launch overhead L only where a
-// closed form gives its rate (the GEMM roofline, the scalar memory-bound efficiency), and every
-// kernel takes at least L, the least a kernel takes back to back (compute.h):
-//   seconds = max(compute [+ L], memory [+ L], L).
+// kernels. A kernel with FLOPs priced from its GEMM table, or a streaming kernel on its
+// memory-bound curve, takes max(compute, memory, L); any other kernel the closed form's
+// max(compute, memory) + L (compute.h; L = launch_overhead_s).
 TEST(compute_measured, AMeasuredTimeCarriesNoLaunchAndAtLeastOne) {
   GpuProfile g = measured_gpu();  // bf16 points 1024^3 at 0.5, 4096^3 at 0.8; HBM 1e15 B/s
   g.compute.launch_overhead_s = 4e-6;
   // 1024^3 bf16 at its own point: 2 x 1024^3 / (1e15 x 0.5) = 4.295 us of compute, no launch;
-  // bytes 3 x 1024^2 x 2 = 6.29 MB at 1e15 x 0.85 (scalar) = 7.4 ns, + L = 4.0074 us: compute wins.
+  // bytes 3 x 1024^2 x 2 = 6.29 MB at 1e15 x 0.85 (scalar) = 7.4 ns.
   const double t1024 = 2.0 * std::pow(1024.0, 3) / 5e14;
   EXPECT_NEAR(gemm_cost(1024, 1024, 1024, 1, Dtype::kBf16, g).seconds, t1024, 1e-18);
   // fp16 has no points: the roofline closed form, which takes the launch.
@@ -196,18 +195,14 @@ TEST(compute_measured, AMeasuredTimeCarriesNoLaunchAndAtLeastOne) {
   const double fp16 = 2.0 * std::pow(1024.0, 3) / (1e15 * e16) + 4e-6;
   EXPECT_NEAR(gemm_cost(1024, 1024, 1024, 1, Dtype::kFp16, g).seconds, fp16, 1e-15);
   // A 64^3 GEMM lies below the table: the 1024^3 point's 0.5 scaled by the closed form's ratio
-  // (about 0.002), about 0.5 us of compute, priced from the table (no launch). Its memory side is
-  // the scalar's: 3 x 64^2 x 2 = 24,576 B / (1e15 x 0.85) + L, which sets the time.
-  const double bytes64 = 3.0 * 64 * 64 * 2;
-  EXPECT_NEAR(gemm_cost(64, 64, 64, 1, Dtype::kBf16, g).seconds, bytes64 / 0.85e15 + 4e-6, 1e-15);
-  // With a measured memory curve both sides come from tables (0.5 us and a few ns): the kernel
-  // takes the floor, one launch, not the fraction of one the tables would give it.
-  g.compute.memory_bound_points = {{1e3, 0.2}, {1e6, 0.8}};
+  // (about 0.002) gives about 0.5 us, its bytes (3 x 64^2 x 2 = 24,576 B at 0.85e15 B/s) 29 ps:
+  // the kernel takes the floor, one launch, not the fraction of one the table would give it.
   EXPECT_DOUBLE_EQ(gemm_cost(64, 64, 64, 1, Dtype::kBf16, g).seconds, 4e-6);
-  // A streaming kernel below the curve's first point: 100 B / (1e15 x 0.2) = 0.5 ns -> the floor.
+  // A streaming kernel below its curve's first point: 100 B / (1e15 x 0.2) = 0.5 ps -> the floor;
+  // without points, the scalar closed form: 100 B / (1e15 x 0.85) + 4 us.
+  g.compute.memory_bound_points = {{1e3, 0.2}, {1e6, 0.8}};
   EXPECT_DOUBLE_EQ(memory_bound_cost(100, g).seconds, 4e-6);
-  // A closed-form compute side keeps its launch whatever the memory side is: fp16 1024^3 with the
-  // curve (6.29 MB at 0.8: 7.9 ns) costs what it did without it.
+  // The curve does not price a kernel with FLOPs: fp16 1024^3 is still the closed form's.
   EXPECT_NEAR(gemm_cost(1024, 1024, 1024, 1, Dtype::kFp16, g).seconds, fp16, 1e-15);
   // HBM at 1e9 B/s: 1e6 B on the curve at 0.8 -> 1e6 / (1e9 x 0.8) = 1.25 ms, no launch; without
   // points, the scalar 0.85 -> 1e6 / 0.85e9 + 4 us.
@@ -215,19 +210,21 @@ TEST(compute_measured, AMeasuredTimeCarriesNoLaunchAndAtLeastOne) {
   EXPECT_NEAR(memory_bound_cost(1e6, g).seconds, 1.25e-3, 1e-15);
   g.compute.memory_bound_points.clear();
   EXPECT_NEAR(memory_bound_cost(1e6, g).seconds, 1e6 / 0.85e9 + 4e-6, 1e-15);
-  // A GEMM whose bytes outweigh its measured compute: the scalar memory side (closed form) sets
-  // the time, with its launch: 6.29 MB / (1e9 x 0.85) = 7.4 ms >> 4.3 us.
+  EXPECT_NEAR(memory_bound_cost(100, g).seconds, 100 / 0.85e9 + 4e-6, 1e-18);
+  // A measured GEMM whose bytes outweigh its compute: the memory side, a bound on the measured
+  // kernel, sets the time without a launch: 6.29 MB / (1e9 x 0.85) = 7.4 ms >> 4.3 us.
   EXPECT_NEAR(gemm_cost(1024, 1024, 1024, 1, Dtype::kBf16, g).seconds,
-              3.0 * 1024 * 1024 * 2 / (1e9 * 0.85) + 4e-6, 1e-15);
+              3.0 * 1024 * 1024 * 2 / (1e9 * 0.85), 1e-15);
 }
 
 // The price is continuous in the rates: a measured GEMM table made faster never makes a kernel
-// slower, across the point where the memory side (scalar, with its launch) takes over. Found by
-// review (2026-11-28): when only the winning side's launch counted, a router backward went from
-// 11.5 to 15.3 us with a 2 % faster bf16 table. Here HBM is 2.5e12 B/s, so the 1024^3 GEMM's
-// memory side is 6.29 MB / (2.5e12 x 0.85) = 2.96 us + 4 us of launch = 6.96 us, and the point's
-// efficiency goes from 0.3 (7.16 us of compute) to 1.0 (2.15 us) in steps of 0.01. Under the old
-// rule the time fell to 2.96 us and then jumped to 6.96 us where compute dropped below memory.
+// slower, across the points where the memory side and then the floor take over. Found by review
+// (2026-11-28): when only the winning side's launch counted, a router backward went from 11.5 to
+// 15.3 us with a 2 % faster bf16 table. Here HBM is 2.5e12 B/s, so the 1024^3 GEMM's memory side
+// is 6.29 MB / (2.5e12 x 0.85) = 2.96 us, and the point's efficiency goes from 0.3 (7.16 us of
+// compute) to 1.0 (2.15 us) in steps of 0.01: the time falls to the 4 us floor and stays there.
+// Under that old rule it fell to 2.96 us and then jumped to 6.96 us (memory + launch) where
+// compute dropped below memory.
 TEST(compute_measured, AFasterTableNeverMakesAKernelSlower) {
   GpuProfile g = measured_gpu();
   g.compute.launch_overhead_s = 4e-6;
@@ -240,8 +237,18 @@ TEST(compute_measured, AFasterTableNeverMakesAKernelSlower) {
     EXPECT_LE(t, last) << "efficiency " << i / 100.0;
     last = t;
   }
-  // At 1.0 the memory side: 3 x 1024^2 x 2 B / (2.5e12 x 0.85) + 4 us.
-  EXPECT_NEAR(last, 3.0 * 1024 * 1024 * 2 / (2.5e12 * 0.85) + 4e-6, 1e-15);
+  EXPECT_DOUBLE_EQ(last, 4e-6);  // at 1.0: max(2.15, 2.96, 4) us, the floor
+  // The same in the memory rate: a faster HBM never makes the measured GEMM slower.
+  g.compute.gemm_points = {{"bf16", 1024, 1024, 1024, 0.5}};
+  index_gemm_points(g.compute);
+  last = std::numeric_limits<double>::infinity();
+  for (double hbm = 1e11; hbm <= 1e14; hbm *= 1.25) {
+    g.hbm_bytes_per_second = hbm;
+    const double t = gemm_cost(1024, 1024, 1024, 1, Dtype::kBf16, g).seconds;
+    EXPECT_LE(t, last) << "hbm " << hbm;
+    last = t;
+  }
+  EXPECT_NEAR(last, 2.0 * std::pow(1024.0, 3) / 5e14, 1e-18);  // the point's 4.295 us
 }
 
 // Softmax's backward (dS = P (dP - rowsum(P dP))) evaluates no exponential: it is costed on the
