@@ -324,8 +324,8 @@ TEST(suite_data, H100PytorchModelsHaveTheCountedParameters) {
 // The same steps priced with the profile fitted from shardsim's own sweep on that H100
 // (scenarios/gpus/measured/h100-sxm-calibrated.json, rebuild-profiles.sh) in place of the public
 // tables' h100-sxm preset. Measured (DES, 2026-11-28, after measured kernels stopped paying the
-// launch overhead twice): -14.7 to -3.4 %, MAPE 8.7 %, 3 of 5 within 10 % (against -18.8 to
-// -5.7 %, MAPE 13.2 % with the preset; before that change -13.9 to +0.3 %, MAPE 7.3 %); README
+// launch overhead twice): -14.3 to -2.9 %, MAPE 8.5 %, 3 of 5 within 10 % (against -18.7 to
+// -5.4 %, MAPE 12.9 % with the preset; before that change -13.9 to +0.3 %, MAPE 7.3 %); README
 // "On a real GPU (H100, 2026-11-28)" breaks it down. Bounds a little above those figures.
 TEST(suite_data, H100PytorchWithTheProfileMeasuredOnTheSameGpu) {
   const std::string profile =
