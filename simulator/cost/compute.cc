@@ -69,14 +69,14 @@ OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& 
 // k, alignment) when that ratio is below 1, so the closed form never raises a measured value.
 // Otherwise (kind "roofline", or no points for the dtype) the closed form
 // gemm_efficiency().total().
-// `measured`, when given, receives whether the measured table gave the value.
+// `measured` receives whether the measured table gave the value.
 double gemm_total_efficiency(double m, double n, double k, double batch, Dtype dtype,
-                             const GpuProfile& gpu, bool* measured = nullptr) {
-  if (measured != nullptr) *measured = false;
+                             const GpuProfile& gpu, bool& measured) {
+  measured = false;
   if (gpu.compute.kind == "measured") {
     std::array<double, 3> c{};
     if (const auto e = measured_gemm_efficiency(gpu.compute, m * batch, n, k, dtype, &c)) {
-      if (measured != nullptr) *measured = true;
+      measured = true;
       if (c[0] == m * batch && c[1] == n && c[2] == k) return *e;
       const double ratio = gemm_efficiency(m * batch, n, k, 1, dtype, gpu).total() /
                            gemm_efficiency(c[0], c[1], c[2], 1, dtype, gpu).total();
@@ -179,15 +179,16 @@ double flash_fill(double queries, double batch_heads, const GpuProfile& gpu) {
 // for its mask (fp16 and bf16 only): the measured efficiency at (s_full, head_dim) times the ratio
 // of this call's SM fill to the measured call's, capped at 1 (a call with fewer blocks than the
 // benchmark's runs part of its last wave idle; the benchmark's own occupancy is already in its
-// rate). Otherwise the efficiency of the score GEMM's shape (gemm_total_efficiency).
+// rate). Otherwise the efficiency of the score GEMM's shape (gemm_total_efficiency). `measured`
+// receives whether a measured table (attention or GEMM points) gave the rate.
 double flash_attention_rate(const LocalShape& s, Dtype dtype, const OpContext& ctx,
-                            const GpuProfile& gpu, bool* measured) {
+                            const GpuProfile& gpu, bool& measured) {
   const double peak = gemm_peak_flops(dtype, gpu);
   if (dtype == Dtype::kFp16 || dtype == Dtype::kBf16)
     if (const auto a = measured_attention_efficiency(gpu.compute, ctx.attention_kernel, s.n, s.k,
                                                      ctx.causal)) {
       const double fill = flash_fill(s.m, s.batch, gpu) / flash_fill(a->seq, a->batch_heads, gpu);
-      *measured = true;
+      measured = true;
       return peak * a->efficiency * std::min(1.0, fill);
     }
   return peak * gemm_total_efficiency(s.m, s.n, s.k, s.batch, dtype, gpu, measured);
@@ -208,7 +209,7 @@ OpCost flash_attention(const LocalShape& s, Pass pass, Dtype dtype, const OpCont
     bytes *= kBackwardBytes;
   }
   bool measured = false;
-  const double rate = flash_attention_rate(s, dtype, ctx, gpu, &measured);
+  const double rate = flash_attention_rate(s, dtype, ctx, gpu, measured);
   // Causal masking: the kernel skips the masked half of the tiles; the count stays full.
   OpCost cost =
       roofline(ctx.causal ? flops / 2 : flops, rate, bytes, gpu, MemoryKernel::kAny, measured);
@@ -299,7 +300,7 @@ OpCost gemm_cost(double m, double n, double k, double batch, Dtype dtype, const 
   // the measured table (gemm_total_efficiency)
   bool measured = false;
   const double rate =
-      gemm_peak_flops(dtype, gpu) * gemm_total_efficiency(m, n, k, batch, dtype, gpu, &measured);
+      gemm_peak_flops(dtype, gpu) * gemm_total_efficiency(m, n, k, batch, dtype, gpu, measured);
   return roofline(flops, rate, bytes, gpu, MemoryKernel::kAny, measured);
 }
 
