@@ -42,11 +42,13 @@ void fit_compute(const DeviceFits& d, bool cpu, GpuProfile& g) {
   if (auto* p = std::get_if<std::vector<GemmPoint>>(&points); p && !p->empty()) {
     g.compute.kind = "measured";
     g.compute.gemm_points = *p;
+    g.compute.gemm_points_timing.clear();  // the sweep times its kernels back to back
     index_gemm_points(g.compute);
   }
   if (d.hbm_bytes_per_second > 0) {
     g.hbm_bytes_per_second = d.hbm_bytes_per_second;
     g.compute.memory_bound_points = d.memory_bound_points;
+    g.compute.memory_bound_points_timing.clear();
     if (d.memory_bound_efficiency > 0)
       g.compute.memory_bound_efficiency = d.memory_bound_efficiency;
   }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -62,6 +63,11 @@ void check_args(const FitArgs& a) {
     throw InputError("--gpus-per-node",
                      "places nccl-tests logs and collective tables; none is given (a samples "
                      "document records its own placement)");
+  if (a.gemm_csvs.empty() && !a.gemm_timing.empty())
+    throw InputError("--gemm-timing", "says how --gemm tables were timed, and none is given");
+  if (a.attention_csvs.empty() && !a.attention_timing.empty())
+    throw InputError("--attention-timing",
+                     "says how --attention tables were timed, and none is given");
   if (a.collective_tables.empty() && a.table_fit_sizes != "all")
     throw InputError("--table-fit-sizes", "applies to --collective-table, and none is given");
   if (!a.measured_on.empty() && a.gemm_csvs.empty() && a.gemm_best.empty() &&
@@ -209,6 +215,21 @@ void mark_fitted(const FitArgs& a, const std::string& base_name, GpuProfile& g) 
 
 namespace {
 
+// How a table the fit added to was timed (ComputeModel::*_points_timing; "" is back to back).
+// One table has one timing: new points timed otherwise than the base's points they join are an
+// error. `base_points` is whether the base's points stay in the table.
+void set_table_timing(std::string& timing, const std::string& requested, bool base_points,
+                      const char* flag, const char* key) {
+  const std::string now = timing.empty() ? "back_to_back" : timing;
+  const std::string want = requested.empty() ? "back_to_back" : requested;
+  if (base_points && now != want)
+    throw InputError(flag, fmt::format("the base profile's compute.{} was timed {}, and the new "
+                                       "points ({}) would join it: one table has one timing (give "
+                                       "{} {}, or a base without that table)",
+                                       key, now, want, flag, now));
+  timing = want == "back_to_back" ? std::string() : want;
+}
+
 // The fitted network alone, as a cluster preset; checked by reading it back.
 std::string network_text(const NetworkConfig& n) {
   return read_back_text(n, "network", &read_network_config);
@@ -241,11 +262,22 @@ int run_fit(const FitArgs& a) {
   const MeasuredDevice on{measured, a.device};
   FitNotes notes;
   fit_samples(a.samples, !a.base.empty(), g, notes);
+  if (!a.gemm_csvs.empty())  // --gemm adds to the points the base (or --samples) gave
+    set_table_timing(g.compute.gemm_points_timing, a.gemm_timing, !g.compute.gemm_points.empty(),
+                     "--gemm-timing", "gemm_points");
   fit_gemm_tables(a.gemm_csvs, on, g, notes);
   fit_gemm_best(a.gemm_best, on, g, notes);
   apply_gemm_aliases(a.gemm_aliases, g, notes);
   fit_bandwidth_tables(a.bandwidth_csvs, on, g, notes);
+  const auto base_attention = g.compute.attention_points;
   fit_attention_tables(a.attention_csvs, a.attention_relative, a.attention_device, on, g, notes);
+  if (!a.attention_csvs.empty()) {  // the base's points of kernels not measured here stay
+    const auto& now = g.compute.attention_points;
+    const bool stay = std::ranges::any_of(
+        base_attention, [&](const AttentionPoint& p) { return std::ranges::find(now, p) != now.end(); });
+    set_table_timing(g.compute.attention_points_timing, a.attention_timing, stay,
+                     "--attention-timing", "attention_points");
+  }
   auto network = fit_network(a, g);
   if (network && a.network_output.empty()) g.network = network->net;
   mark_fitted(a, base_name, g);

@@ -133,6 +133,11 @@ void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {
       ->check(CLI::IsMember({"all", "ladder"}));
   cmd->add_option("--gemm", a.gemm_csvs, "GEMM CSV: m,n,k,dtype,tflops[,batch,gpu] (repeatable)")
       ->allow_extra_args(false);
+  cmd->add_option("--gemm-timing", a.gemm_timing,
+                  "how the --gemm tables were timed: back_to_back (default: a loop of launches, "
+                  "the launch gap is in the times) or kernel_only (a profiler's kernel durations; "
+                  "compute.launch_overhead_s is added to each kernel priced from them)")
+      ->check(CLI::IsMember({"back_to_back", "kernel_only"}));
   cmd->add_option("--gemm-best", a.gemm_best,
                   "best-shape GEMM table (mamf): sets compute.gemm_peak_efficiency from its bf16 "
                   "(else fp16) row")
@@ -150,6 +155,10 @@ void add_fit_options(CLI::App* cmd, shardsim::cli::FitArgs& a) {
                   "fwd_bwd_tflops -> compute.attention_points (replacing the base's points of "
                   "the kernels it measures)")
       ->allow_extra_args(false);
+  cmd->add_option("--attention-timing", a.attention_timing,
+                  "how the --attention tables were timed: back_to_back (default) or kernel_only "
+                  "(as --gemm-timing)")
+      ->check(CLI::IsMember({"back_to_back", "kernel_only"}));
   cmd->add_option("--attention-relative", a.attention_relative,
                   "KERNEL/REFERENCE@DEVICE: a kernel the --attention table measured on DEVICE "
                   "only, at this device's REFERENCE efficiency x the KERNEL/REFERENCE FLOP/s "

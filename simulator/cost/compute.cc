@@ -22,8 +22,12 @@ double divide(double x, double rate) {
   return rate > 0 ? x / rate : std::numeric_limits<double>::infinity();
 }
 
+// Whether a measured table's times hold the launch gap (ComputeModel's *_points_timing).
+bool timed_back_to_back(const std::string& timing) { return timing != "kernel_only"; }
+
 // The roofline of one kernel; empty work costs 0 s. `rate_measured` says the FLOP rate comes from
-// a measured table (GEMM or attention points, interpolated, clamped or scaled). What prices a
+// a measured table timed back to back (GEMM or attention points, interpolated, clamped or scaled);
+// a kernel-only table (a profiler's kernel durations) is priced like the closed form. What prices a
 // kernel is its own kind of measurement: a kernel with FLOPs its GEMM or attention table, a
 // streaming kernel (no FLOPs) its memory-bound curve. A kernel so priced takes
 //   seconds = max(compute, memory, launch)
@@ -54,7 +58,9 @@ OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& 
   const double memory_s =
       divide(bytes, gpu.hbm_bytes_per_second *
                         memory_bound_efficiency(gpu.compute, bytes, kernel, &bytes_measured));
-  const bool measured = flops > 0 ? rate_measured : bytes_measured;
+  const bool measured =
+      flops > 0 ? rate_measured
+                : bytes_measured && timed_back_to_back(gpu.compute.memory_bound_points_timing);
   const double seconds = measured ? std::max({compute_s, memory_s, launch_s})
                                   : std::max(compute_s, memory_s) + launch_s;
   return {seconds, flops, bytes};
@@ -69,14 +75,15 @@ OpCost roofline(double flops, double flop_rate, double bytes, const GpuProfile& 
 // k, alignment) when that ratio is below 1, so the closed form never raises a measured value.
 // Otherwise (kind "roofline", or no points for the dtype) the closed form
 // gemm_efficiency().total().
-// `measured` receives whether the measured table gave the value.
+// `measured` receives whether a measured table timed back to back gave the value (a kernel-only
+// table gives the value but not its launch gap: false).
 double gemm_total_efficiency(double m, double n, double k, double batch, Dtype dtype,
                              const GpuProfile& gpu, bool& measured) {
   measured = false;
   if (gpu.compute.kind == "measured") {
     std::array<double, 3> c{};
     if (const auto e = measured_gemm_efficiency(gpu.compute, m * batch, n, k, dtype, &c)) {
-      measured = true;
+      measured = timed_back_to_back(gpu.compute.gemm_points_timing);
       if (c[0] == m * batch && c[1] == n && c[2] == k) return *e;
       const double ratio = gemm_efficiency(m * batch, n, k, 1, dtype, gpu).total() /
                            gemm_efficiency(c[0], c[1], c[2], 1, dtype, gpu).total();
@@ -180,7 +187,7 @@ double flash_fill(double queries, double batch_heads, const GpuProfile& gpu) {
 // of this call's SM fill to the measured call's, capped at 1 (a call with fewer blocks than the
 // benchmark's runs part of its last wave idle; the benchmark's own occupancy is already in its
 // rate). Otherwise the efficiency of the score GEMM's shape (gemm_total_efficiency). `measured`
-// receives whether a measured table (attention or GEMM points) gave the rate.
+// receives whether a measured table timed back to back (attention or GEMM points) gave the rate.
 double flash_attention_rate(const LocalShape& s, Dtype dtype, const OpContext& ctx,
                             const GpuProfile& gpu, bool& measured) {
   const double peak = gemm_peak_flops(dtype, gpu);
@@ -188,7 +195,7 @@ double flash_attention_rate(const LocalShape& s, Dtype dtype, const OpContext& c
     if (const auto a = measured_attention_efficiency(gpu.compute, ctx.attention_kernel, s.n, s.k,
                                                      ctx.causal)) {
       const double fill = flash_fill(s.m, s.batch, gpu) / flash_fill(a->seq, a->batch_heads, gpu);
-      measured = true;
+      measured = timed_back_to_back(gpu.compute.attention_points_timing);
       return peak * a->efficiency * std::min(1.0, fill);
     }
   return peak * gemm_total_efficiency(s.m, s.n, s.k, s.batch, dtype, gpu, measured);

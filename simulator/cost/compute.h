@@ -4,7 +4,7 @@
 // The roofline of one kernel (all rates from GpuProfile, efficiencies from its ComputeModel):
 //   compute = flops / (peak(dtype) * efficiency), memory = bytes / (hbm * memory_bound_efficiency)
 //   seconds = max(compute, memory) + L              (L = launch_overhead_s; a closed-form price)
-//   seconds = max(compute, memory, L)               (a kernel priced from a measured table)
+//   seconds = max(compute, memory, L)               (priced from a back-to-back measured table)
 // memory_bound_efficiency is the profile's scalar, or its table over bytes moved
 // (simulator/hardware/measured_efficiency.h). With compute.kind "measured", GEMM efficiency comes
 // from the measured table of the dtype instead of gemm_efficiency() (same header); dtypes with
@@ -12,8 +12,10 @@
 // when its rate comes from one (GEMM points or attention points, at a measured point or
 // interpolated, clamped or scaled from one; flash attention falling back to the GEMM points
 // too); a streaming kernel when its bytes take a memory-bound curve (its class's or the generic
-// one). Those tables were timed back to back, so their times already hold the gap between
-// kernels; L, the empty kernel's back-to-back time, is the least any kernel takes.
+// one). Such tables are timed back to back unless the profile says otherwise
+// (compute.*_points_timing), so their times already hold the gap between kernels; L, the empty
+// kernel's back-to-back time, is the least any kernel takes. A table marked "kernel_only" (a
+// profiler's kernel durations) is priced like the closed form, with L added.
 // A kernel with no work (zero FLOPs and zero bytes, or a zero GEMM dimension) costs 0 s.
 // REQUIRES: gpu.peak.fp16 > 0 and gpu.hbm_bytes_per_second > 0 (read_gpu_profile enforces both);
 // without them a non-empty kernel costs +infinity seconds, never NaN.

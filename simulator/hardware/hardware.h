@@ -144,6 +144,13 @@ struct ComputeModel {
   SharedVector<GemmPoint> gemm_points = {};                 // kind "measured"
   SharedVector<MemoryBoundPoint> memory_bound_points = {};  // ascending bytes per kernel
   SharedVector<AttentionPoint> attention_points = {};       // measured flash attention
+  // How each table was timed: "" or "back_to_back" (a loop of launches, CUDA events or a steady
+  // clock around it: the gap between kernels is in the times) or "kernel_only" (a profiler's
+  // kernel durations, e.g. CUPTI: the launch gap is not). simulator/cost/compute.cc prices a
+  // kernel from a back-to-back table without an added launch, from a kernel-only one with it.
+  std::string gemm_points_timing = {};
+  std::string memory_bound_points_timing = {};
+  std::string attention_points_timing = {};
   GemmPointLogs gemm_point_logs = {};  // derived from gemm_points; not part of the profile
   bool operator==(const ComputeModel&) const = default;
 };

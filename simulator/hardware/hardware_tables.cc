@@ -14,6 +14,7 @@ constexpr double kMaxDim = kMaxMeasuredDimension;  // GEMM and attention dimensi
 const std::vector<std::string> kDtypes = {"fp32", "tf32", "fp16", "bf16", "fp8"};
 const std::vector<std::string> kComputeKinds = {"roofline", "measured"};
 const std::vector<std::string> kDeviceKinds = {"gpu", "cpu"};
+const std::vector<std::string> kTableTimings = {"back_to_back", "kernel_only"};
 // Named kernel classes (core/memory_kernel.h) without "" (the generic curve omits the key).
 const std::vector<std::string>& memory_kernel_choices() {
   static const std::vector<std::string> names(kMemoryKernelNames.begin() + 1,
@@ -94,8 +95,9 @@ const Table<ComputeModel>& compute_table() {
       {"memory_bound_efficiency", &C::memory_bound_efficiency, "", 0.01, 1, false,
        "fraction of HBM bandwidth streaming kernels reach (without memory_bound_points)"},
       {"launch_overhead_s", &C::launch_overhead_s, "s", 0, 1, false,
-       "per-kernel launch gap: added to a kernel the closed form prices; a kernel priced from a "
-       "measured table (timed back to back) holds it already and takes at least this"},
+       "per-kernel launch gap: added to a kernel the closed form or a kernel_only table prices; "
+       "a kernel priced from a back-to-back measured table holds it already and takes at least "
+       "this"},
       {"overlap_compute_slowdown", &C::overlap_compute_slowdown, "", 0, 4, false,
        "fraction by which compute slows while a collective runs on the same GPU (default 0.189: "
        "Lee et al. 2025, arXiv:2507.03114, mean over A100/H100/MI250/MI210)"},
@@ -108,6 +110,19 @@ const Table<ComputeModel>& compute_table() {
        false,
        "measured flash attention (forward + backward) efficiencies by sequence length, head "
        "dimension and mask; fp16/bf16 flash attention is costed from them"},
+      {"gemm_points_timing", &C::gemm_points_timing, "", 0, 0, false,
+       "how gemm_points were timed: back_to_back (absent: a loop of launches; the launch gap is "
+       "in the times, so a kernel priced from them adds none) or kernel_only (a profiler's kernel "
+       "durations; launch_overhead_s is added)",
+       &kTableTimings},
+      {"memory_bound_points_timing", &C::memory_bound_points_timing, "", 0, 0, false,
+       "how memory_bound_points were timed: back_to_back (absent) or kernel_only "
+       "(gemm_points_timing)",
+       &kTableTimings},
+      {"attention_points_timing", &C::attention_points_timing, "", 0, 0, false,
+       "how attention_points were timed: back_to_back (absent) or kernel_only "
+       "(gemm_points_timing)",
+       &kTableTimings},
   };
   return t;
 }

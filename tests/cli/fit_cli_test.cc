@@ -116,7 +116,9 @@ TEST(cli_fit, FlagsWithoutTheInputsTheyApplyToAreRefused) {
            {{"--gemm", gemm, "--device", "H100", "--ranks", "4"}, "--ranks"},
            {{"--gemm", gemm, "--device", "H100", "--gpus-per-node", "4"}, "--gpus-per-node"},
            {{"--nccl-tests", log, "--table-fit-sizes", "ladder"}, "--table-fit-sizes"},
-           {{"--nccl-tests", log, "--measured-on", "a100-sxm-80gb-datasheet"}, "--measured-on"}}) {
+           {{"--nccl-tests", log, "--measured-on", "a100-sxm-80gb-datasheet"}, "--measured-on"},
+           {{"--nccl-tests", log, "--gemm-timing", "kernel_only"}, "--gemm-timing"},
+           {{"--nccl-tests", log, "--attention-timing", "kernel_only"}, "--attention-timing"}}) {
     std::vector<std::string> cmd = {"fit", "--base", "h100-sxm-datasheet", "-o", out.string()};
     cmd.insert(cmd.end(), args.begin(), args.end());
     const auto r = shardsim(cmd);
@@ -124,6 +126,54 @@ TEST(cli_fit, FlagsWithoutTheInputsTheyApplyToAreRefused) {
     EXPECT_NE(r.err.find("error: " + flag + ": "), std::string::npos) << r.err;
   }
   EXPECT_FALSE(fs::exists(out));
+}
+
+// A table of a profiler's kernel durations is marked so (compute.gemm_points_timing, priced with
+// the launch added; tests/cost/profile_models_test.cc). One table has one timing: points of
+// another timing may not join it, while the default leaves a back-to-back table unmarked.
+TEST(cli_fit, TableTimingIsRecordedAndOneTableHasOne) {
+  const std::string gemm = (kGemm / "azure_cublaslt_gemm_a100_h100_h200.csv").string();
+  const fs::path profiled = scratch_dir() / "kernel_only_gemm.json";
+  // The datasheet base has no GEMM points: the new table sets the timing.
+  auto r = shardsim({"fit", "--base", "a100-sxm-80gb-datasheet", "--gemm", gemm, "--device",
+                     "A100", "--gemm-timing", "kernel_only", "-o", profiled.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(read_file(profiled))["compute"]["gemm_points_timing"], "kernel_only");
+  // The same table timed back to back (the default) leaves the key out.
+  const fs::path plain = scratch_dir() / "back_to_back_gemm.json";
+  r = shardsim({"fit", "--base", "a100-sxm-80gb-datasheet", "--gemm", gemm, "--device", "A100",
+                "-o", plain.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(json::parse(read_file(plain))["compute"].contains("gemm_points_timing"));
+  // Back-to-back points added to the kernel-only table: exit 2 naming the flag, nothing written.
+  const fs::path mixed = scratch_dir() / "mixed_gemm.json";
+  r = shardsim({"fit", "--base", profiled.string(), "--gemm", gemm, "--device", "A100", "-o",
+                mixed.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("error: --gemm-timing: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("timed kernel_only"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(mixed));
+  // Kernel-only points added to it: accepted.
+  r = shardsim({"fit", "--base", profiled.string(), "--gemm", gemm, "--device", "A100",
+                "--gemm-timing", "kernel_only", "-o", mixed.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // The fitted a100-sxm-80gb keeps 24 back-to-back Triton points when a kernel-only FA2 table
+  // replaces its FA2 points: refused. A table measuring both kernels replaces all 48: accepted.
+  const fs::path fa2 = scratch_dir() / "fa2_kernel_only.csv";
+  std::ofstream(fa2) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
+                        "A100,flash-attention-2,bf16,true,128,4096,4,16,156\n";
+  const fs::path att = scratch_dir() / "kernel_only_attention.json";
+  r = shardsim({"fit", "--base", "a100-sxm-80gb", "--attention", fa2.string(),
+                "--attention-timing", "kernel_only", "-o", att.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("error: --attention-timing: "), std::string::npos) << r.err;
+  std::ofstream(fa2, std::ios::app) << "A100,flash-attention-triton,bf16,true,128,4096,4,16,60\n";
+  r = shardsim({"fit", "--base", "a100-sxm-80gb", "--attention", fa2.string(),
+                "--attention-timing", "kernel_only", "-o", att.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json c = json::parse(read_file(att))["compute"];
+  EXPECT_EQ(c["attention_points_timing"], "kernel_only");
+  EXPECT_EQ(c["attention_points"].size(), 2u);
 }
 
 // A two-device attention table: device A measured FA2 (120 TFLOP/s) and Triton (60), device B

@@ -323,6 +323,11 @@ TEST(compute_op, FlashAttentionAtTheMeasuredRateScaledBySmFill) {
   // Backward: 2.5x the flops at the same rate (the table's rate is forward + backward).
   const OpCost b = op_cost(fa, Pass::kBackwardInput, {}, g);
   EXPECT_NEAR(b.seconds, 2.5 * f.flops / 2 / rate, 1e-12);
+  // Points timed kernel by kernel (a profiler's durations) hold no launch gap: + L.
+  auto profiled = g;
+  profiled.compute.attention_points_timing = "kernel_only";
+  EXPECT_NEAR(op_cost(fa, Pass::kForward, {}, profiled).seconds, f.flops / 2 / rate + kLaunch,
+              1e-12);
   // A mask with no points (non-causal) keeps the score GEMM's efficiency.
   OpContext full;
   full.causal = false;

@@ -217,6 +217,33 @@ TEST(compute_measured, AMeasuredTimeCarriesNoLaunchAndAtLeastOne) {
               3.0 * 1024 * 1024 * 2 / (1e9 * 0.85), 1e-15);
 }
 
+// A table timed kernel by kernel (a profiler's durations, compute.*_points_timing "kernel_only")
+// holds no launch gap: its kernels are priced like the closed form's, max(compute, memory) + L.
+TEST(compute_measured, AKernelOnlyTableAddsTheLaunch) {
+  GpuProfile g = measured_gpu();  // bf16 points 1024^3 at 0.5, 4096^3 at 0.8; HBM 1e15 B/s
+  g.compute.launch_overhead_s = 4e-6;
+  // 1024^3 bf16 at its point: 2 x 1024^3 / 5e14 = 4.295 us; back to back (the default) no launch,
+  // kernel-only 4.295 + 4 us.
+  const double t1024 = 2.0 * std::pow(1024.0, 3) / 5e14;
+  EXPECT_NEAR(gemm_cost(1024, 1024, 1024, 1, Dtype::kBf16, g).seconds, t1024, 1e-18);
+  g.compute.gemm_points_timing = "back_to_back";  // the same as absent
+  EXPECT_NEAR(gemm_cost(1024, 1024, 1024, 1, Dtype::kBf16, g).seconds, t1024, 1e-18);
+  g.compute.gemm_points_timing = "kernel_only";
+  EXPECT_NEAR(gemm_cost(1024, 1024, 1024, 1, Dtype::kBf16, g).seconds, t1024 + 4e-6, 1e-18);
+  // Below the table (64^3: about 0.5 us of compute, 29 ps of bytes) no floor: compute + L.
+  const double e64 = 0.5 * gemm_efficiency(64, 64, 64, 1, Dtype::kBf16, g).total() /
+                     gemm_efficiency(1024, 1024, 1024, 1, Dtype::kBf16, g).total();
+  const double t64 = std::max(2.0 * 64 * 64 * 64 / (1e15 * e64), 3.0 * 64 * 64 * 2 / 0.85e15);
+  EXPECT_NEAR(gemm_cost(64, 64, 64, 1, Dtype::kBf16, g).seconds, t64 + 4e-6, 1e-15);
+  // A streaming kernel on a kernel-only curve: HBM 1e9 B/s, 1e6 B at 0.8 -> 1.25 ms + 4 us; the
+  // GEMM table's timing does not touch it (back to back: 1.25 ms).
+  g.hbm_bytes_per_second = 1e9;
+  g.compute.memory_bound_points = {{1e3, 0.2}, {1e6, 0.8}};
+  EXPECT_NEAR(memory_bound_cost(1e6, g).seconds, 1.25e-3, 1e-15);
+  g.compute.memory_bound_points_timing = "kernel_only";
+  EXPECT_NEAR(memory_bound_cost(1e6, g).seconds, 1.25e-3 + 4e-6, 1e-15);
+}
+
 // The price is continuous in the rates: a measured GEMM table made faster never makes a kernel
 // slower, across the points where the memory side and then the floor take over. Found by review
 // (2026-11-28): when only the winning side's launch counted, a router backward went from 11.5 to
