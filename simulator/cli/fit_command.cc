@@ -273,8 +273,9 @@ int run_fit(const FitArgs& a) {
   fit_attention_tables(a.attention_csvs, a.attention_relative, a.attention_device, on, g, notes);
   if (!a.attention_csvs.empty()) {  // the base's points of kernels not measured here stay
     const auto& now = g.compute.attention_points;
-    const bool stay = std::ranges::any_of(
-        base_attention, [&](const AttentionPoint& p) { return std::ranges::find(now, p) != now.end(); });
+    const bool stay = std::ranges::any_of(base_attention, [&](const AttentionPoint& p) {
+      return std::ranges::find(now, p) != now.end();
+    });
     set_table_timing(g.compute.attention_points_timing, a.attention_timing, stay,
                      "--attention-timing", "attention_points");
   }

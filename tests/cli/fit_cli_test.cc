@@ -135,8 +135,8 @@ TEST(cli_fit, TableTimingIsRecordedAndOneTableHasOne) {
   const std::string gemm = (kGemm / "azure_cublaslt_gemm_a100_h100_h200.csv").string();
   const fs::path profiled = scratch_dir() / "kernel_only_gemm.json";
   // The datasheet base has no GEMM points: the new table sets the timing.
-  auto r = shardsim({"fit", "--base", "a100-sxm-80gb-datasheet", "--gemm", gemm, "--device",
-                     "A100", "--gemm-timing", "kernel_only", "-o", profiled.string()});
+  auto r = shardsim({"fit", "--base", "a100-sxm-80gb-datasheet", "--gemm", gemm, "--device", "A100",
+                     "--gemm-timing", "kernel_only", "-o", profiled.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json::parse(read_file(profiled))["compute"]["gemm_points_timing"], "kernel_only");
   // The same table timed back to back (the default) leaves the key out.
@@ -163,13 +163,13 @@ TEST(cli_fit, TableTimingIsRecordedAndOneTableHasOne) {
   std::ofstream(fa2) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
                         "A100,flash-attention-2,bf16,true,128,4096,4,16,156\n";
   const fs::path att = scratch_dir() / "kernel_only_attention.json";
-  r = shardsim({"fit", "--base", "a100-sxm-80gb", "--attention", fa2.string(),
-                "--attention-timing", "kernel_only", "-o", att.string()});
+  r = shardsim({"fit", "--base", "a100-sxm-80gb", "--attention", fa2.string(), "--attention-timing",
+                "kernel_only", "-o", att.string()});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("error: --attention-timing: "), std::string::npos) << r.err;
   std::ofstream(fa2, std::ios::app) << "A100,flash-attention-triton,bf16,true,128,4096,4,16,60\n";
-  r = shardsim({"fit", "--base", "a100-sxm-80gb", "--attention", fa2.string(),
-                "--attention-timing", "kernel_only", "-o", att.string()});
+  r = shardsim({"fit", "--base", "a100-sxm-80gb", "--attention", fa2.string(), "--attention-timing",
+                "kernel_only", "-o", att.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json c = json::parse(read_file(att))["compute"];
   EXPECT_EQ(c["attention_points_timing"], "kernel_only");
