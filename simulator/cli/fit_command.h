@@ -19,8 +19,8 @@ struct FitArgs {
   std::vector<std::string> attention_relative;  // --attention-relative KERNEL/REFERENCE@DEVICE
   std::string attention_device;         // --attention-device: the --attention rows' device, when a
                                         // sibling part's (default: --device)
-  std::string gemm_timing;       // --gemm-timing back_to_back|kernel_only ("": the default)
-  std::string attention_timing;  // --attention-timing back_to_back|kernel_only
+  std::string gemm_timing;              // --gemm-timing back_to_back|kernel_only ("": the default)
+  std::string attention_timing;         // --attention-timing back_to_back|kernel_only
   std::vector<std::string> samples;     // --samples FILE (calibration samples)
   std::string table_fit_sizes = "all";  // --table-fit-sizes all|ladder (tables only)
   std::string base;                     // --base PROFILE.json | GPU preset

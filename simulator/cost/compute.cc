@@ -23,7 +23,9 @@ double divide(double x, double rate) {
 }
 
 // Whether a measured table's times hold the launch gap (ComputeModel's *_points_timing).
-bool timed_back_to_back(const std::string& timing) { return timing != "kernel_only"; }
+bool timed_back_to_back(const std::string& timing) {
+  return timing != "kernel_only";
+}
 
 // The roofline of one kernel; empty work costs 0 s. `rate_measured` says the FLOP rate comes from
 // a measured table timed back to back (GEMM or attention points, interpolated, clamped or scaled);
