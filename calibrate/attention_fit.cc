@@ -34,12 +34,18 @@ std::optional<Columns> find_columns(const std::vector<std::string>& h) {
 }
 
 // One data row, or an error message (without the file:line prefix).
-std::variant<AttentionMeasurement, std::string> parse_row(const std::vector<std::string>& f,
-                                                          const Columns& c) {
+// "" when row `f` holds every column `c` names; else the error (without the file:line prefix).
+std::string short_row(const std::vector<std::string>& f, const Columns& c) {
   const int need = std::max(
       {c.device, c.kernel, c.dtype, c.causal, c.head_dim, c.seq, c.batch, c.heads, c.tflops});
   if (int(f.size()) <= need)
     return fmt::format("expected at least {} fields, got {}", need + 1, f.size());
+  return "";
+}
+
+std::variant<AttentionMeasurement, std::string> parse_row(const std::vector<std::string>& f,
+                                                          const Columns& c) {
+  if (std::string e = short_row(f, c); !e.empty()) return e;
   AttentionMeasurement m;
   m.device = f[c.device];
   m.kernel = f[c.kernel];
@@ -91,10 +97,11 @@ std::variant<std::vector<AttentionMeasurement>, std::string> parse_attention_csv
     }
     if (auto e = extra_fields(fields, header_fields))
       return fmt::format("{}:{}: {}", file, line_no, *e);
-    if (int(fields.size()) > cols->device) {
-      if (!device_matches(fields[cols->device], device)) continue;
-      devices.insert(fields[cols->device]);
-    }
+    // A short row is an error whichever device it names (as in compute_fit.cc).
+    if (std::string e = short_row(fields, *cols); !e.empty())
+      return fmt::format("{}:{}: {}", file, line_no, e);
+    if (!device_matches(fields[cols->device], device)) continue;
+    devices.insert(fields[cols->device]);
     auto row = parse_row(fields, *cols);
     if (auto* e = std::get_if<std::string>(&row))
       return fmt::format("{}:{}: {}", file, line_no, *e);

@@ -122,7 +122,14 @@ std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(std::stri
     }
     if (auto e = extra_fields(fields, header_fields))
       return fmt::format("{}:{}: {}", file, line_no, *e);
-    if (cols->device >= 0 && int(fields.size()) > cols->device) {
+    // A short row is an error whichever device it names (found by review, 2026-11-28: a bare
+    // "garbage" line was skipped as another device's row).
+    if (const int need = std::max(
+            {cols->m, cols->n, cols->k, cols->tflops, cols->dtype, cols->batch, cols->device});
+        int(fields.size()) <= need)
+      return fmt::format("{}:{}: expected at least {} fields, got {}", file, line_no, need + 1,
+                         fields.size());
+    if (cols->device >= 0) {
       if (!device_matches(fields[cols->device], device)) continue;
       devices.insert(fields[cols->device]);
     }

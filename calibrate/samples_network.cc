@@ -141,7 +141,10 @@ std::vector<MeasuredCollective> collective_rows(const nlohmann::json& samples,
 void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g) {
   std::vector<CollectiveFit> fits;
   for (const auto& m : rows) fits.push_back(fit_collective(m));
-  const TopologyFit topo = fit_topology(rows, start_network(fits, g));
+  const NetworkConfig start = start_network(fits, g);
+  for (const auto& m : rows)  // `lines` are 1-based item numbers here
+    if (const std::string e = line_rate_error(m, start); !e.empty()) throw std::invalid_argument(e);
+  const TopologyFit topo = fit_topology(rows, start);
   if (const std::string e = gain_limit_error(topo.net); !e.empty()) throw std::invalid_argument(e);
   NetworkConfig net = topo.net;
   // The base's segments of a measured key give way to the new ones (found 2026-11-27: refitting

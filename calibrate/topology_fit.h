@@ -55,6 +55,17 @@ struct TopologyFit {
 // does not clamp them: its callers refuse such a fit with this message (exit 2).
 [[nodiscard]] std::string gain_limit_error(const NetworkConfig& net);
 
+// "" when every measured row is possible on `base`'s declared line rates; else the first row
+// that is not, with its file and line. A rank moves at least f x S bytes out of (or into) its GPU
+// in a collective of S bytes: f = 1 for all_reduce (in-switch reduction sends each byte once),
+// send/recv and broadcast, (n - 1) / n for all_gather, reduce_scatter and all-to-all (nccl-tests
+// sizes). So t >= f x S / B, with B the GPU's line rate: intra_node_line_GBps within a node, plus
+// its inter_node_line_Gbps share across nodes. A row faster than that by more than
+// kLineRateTolerance (timer granularity) is refused. Without a declared line rate (0) nothing is
+// checked at that level: a multi-node log needs both.
+inline constexpr double kLineRateTolerance = 1.05;
+[[nodiscard]] std::string line_rate_error(const MeasuredCollective& m, const NetworkConfig& base);
+
 // Errors of `net`'s formula (fitted collectives ignored) on each log.
 [[nodiscard]] std::vector<LogError> topology_errors(const std::vector<MeasuredCollective>& logs,
                                                     const NetworkConfig& net);

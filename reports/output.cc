@@ -109,6 +109,10 @@ void check_output_path(const std::string& flag, const std::string& path) {
   if (is_stdout(path) || is_descriptor_path(path)) return;
   const fs::path target = resolved(path);
   std::error_code ec;
+  // A loop of symbolic links resolves to a link still (found by review, 2026-11-28: the write
+  // replaced the link with a file, exit 0).
+  if (fs::is_symlink(target, ec))
+    throw InputError(flag, "cannot write \"" + path + "\": a loop of symbolic links");
   if (fs::is_directory(target, ec))
     throw InputError(flag, "\"" + path + "\" is a directory; give a file name");
   const fs::path parent = target.parent_path();

@@ -20,17 +20,10 @@
 namespace shardsim::cli {
 namespace {
 
-// Problems of a JSON file named by a flag: "--gpu my.json: /memory_bytes: ...".
-void throw_with_flag(const Diagnostics& d, const std::string& flag, const std::string& file) {
-  std::vector<Diagnostic> items;
-  for (const auto& e : d.items()) items.push_back({flag + " " + file + ": " + e.path, e.message});
-  throw InputError(items);
-}
-
 // A shipped preset of `kind` by name, else a JSON file at that path.
 nlohmann::json preset_or_file(PresetKind kind, const std::string& spec, const std::string& flag) {
   if (auto preset = find_preset(kind, spec)) return *preset;
-  if (!std::filesystem::exists(spec)) throw_unknown_preset(kind, spec, flag, true);
+  if (!path_exists(spec, flag)) throw_unknown_preset(kind, spec, flag, true);
   try {
     return read_json_file(spec);
   } catch (const InputError& e) {

@@ -107,7 +107,13 @@ int write_report_with_gates(const ScenarioArgs& a, std::string_view command,
                           "is ambiguous (a fraction, {:g} %, or {} %?); write {}% "
                           "or {:g}%",
                           a.tolerance, tolerance * 100, a.tolerance, a.tolerance, tolerance * 100));
-    const auto more = compare_baseline(report, read_json_file(a.baseline), tolerance);
+    nlohmann::json baseline;
+    try {
+      baseline = read_json_file(a.baseline);
+    } catch (const InputError& e) {  // named by its flag (found by review, 2026-11-28)
+      throw InputError("--baseline", e.items().front().message);
+    }
+    const auto more = compare_baseline(report, baseline, tolerance);
     gates.insert(gates.end(), more.begin(), more.end());
   }
   if (!a.html.empty() && !html) throw InputError("", "--html is not available for this command");

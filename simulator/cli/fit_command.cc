@@ -17,6 +17,7 @@
 #include "simulator/cli/fit_network.h"
 #include "simulator/cli/fit_report.h"
 #include "simulator/core/diagnostics.h"
+#include "simulator/core/json_reader.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
 
@@ -95,7 +96,7 @@ GpuProfile load_profile(const std::string& spec, const std::string& flag) {
   if (auto preset = find_preset(PresetKind::kGpu, spec)) {
     j = *preset;
   } else {
-    if (!std::filesystem::exists(spec)) throw_unknown_preset(PresetKind::kGpu, spec, flag, true);
+    if (!path_exists(spec, flag)) throw_unknown_preset(PresetKind::kGpu, spec, flag, true);
     try {
       j = read_json_file(spec);
     } catch (const InputError& e) {
@@ -105,7 +106,7 @@ GpuProfile load_profile(const std::string& spec, const std::string& flag) {
   GpuProfile g;
   Diagnostics d;
   read_gpu_profile(j, "", d, g);
-  if (!d.empty()) throw InputError(flag, spec + ": " + d.format());
+  if (!d.empty()) throw_with_flag(d, flag, spec);
   return g;
 }
 

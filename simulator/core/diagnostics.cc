@@ -34,4 +34,10 @@ InputError::InputError(std::vector<Diagnostic> items)
 InputError::InputError(std::string path, std::string message)
     : InputError(std::vector<Diagnostic>{{std::move(path), std::move(message)}}) {}
 
+void throw_with_flag(const Diagnostics& d, const std::string& flag, const std::string& file) {
+  std::vector<Diagnostic> items;
+  for (const auto& e : d.items()) items.push_back({flag + " " + file + ": " + e.path, e.message});
+  throw InputError(items);
+}
+
 }  // namespace shardsim

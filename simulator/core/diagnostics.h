@@ -49,4 +49,8 @@ class InputError : public std::runtime_error {
   std::vector<Diagnostic> items_;
 };
 
+// The problems of a JSON file named by a flag, one item each: "--gpu my.json: /memory_bytes: ...".
+[[noreturn]] void throw_with_flag(const Diagnostics& d, const std::string& flag,
+                                  const std::string& file);
+
 }  // namespace shardsim

@@ -128,10 +128,20 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source,
   return {};  // not reached: fail() throws
 }
 
+bool path_exists(const std::string& path, const std::string& flag) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (ec == std::errc::too_many_symbolic_link_levels)
+    throw InputError(flag, fmt::format("cannot open \"{}\": a loop of symbolic links", path));
+  return !ec && std::filesystem::exists(st);
+}
+
 std::string read_text_file(const std::string& path, std::uintmax_t max_bytes,
                            const std::string& flag) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  if (!path_exists(path, flag))
+    throw InputError(flag, fmt::format("cannot open \"{}\": no such file", path));
   const fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st))
     throw InputError(flag, fmt::format("cannot open \"{}\": no such file", path));

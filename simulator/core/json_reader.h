@@ -35,6 +35,11 @@ inline constexpr std::uintmax_t kMaxJsonFileBytes = std::uintmax_t{16} << 20;  /
     std::string_view text, const std::string& source,
     const std::optional<std::string>& pointer = std::nullopt);
 
+// Whether `path` names something that exists (a file, a directory, a device), symbolic links
+// followed; a loop of them is an InputError naming `flag` (std::filesystem::exists throws
+// there, which reached the user as an internal failure, exit 3: found by review, 2026-11-28).
+[[nodiscard]] bool path_exists(const std::string& path, const std::string& flag);
+
 // The whole content of the file `path`, which must be a readable regular file (or a pipe) of at
 // most `max_bytes`; InputError(`flag`, message naming the path) otherwise. The size is checked
 // before reading, so a huge file is refused at once.

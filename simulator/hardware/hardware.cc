@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <tuple>
+
 #include "simulator/hardware/hardware_tables.h"
 
 namespace shardsim {
@@ -49,6 +51,15 @@ void check_attention_points(const ComputeModel& c, const std::string& path, Diag
 }
 
 }  // namespace
+
+// An optional peak is 0 (no such tensor cores) or at least 1 FLOP/s, as fp16 and fp32 must be
+// (found by review, 2026-11-28: bf16 at 1e-300 FLOP/s gave an infinite step and NaN shares).
+void check_peaks(const PeakFlops& p, const std::string& path, Diagnostics& d) {
+  for (const auto& [value, key] : {std::pair{p.tf32, "tf32"}, {p.bf16, "bf16"}, {p.fp8, "fp8"}})
+    if (value > 0 && value < 1)
+      d.error(pointer_join(path, key),
+              fmt::format("must be 0 (no such tensor cores) or >= 1 FLOP/s, got {:g}", value));
+}
 
 void check_compute(const ComputeModel& c, const std::string& path, Diagnostics& d) {
   if (c.kind == "measured" && c.gemm_points.empty())
@@ -103,6 +114,18 @@ void check_positive_at_min_bytes(const FittedCollective& f, const std::string& a
 }  // namespace
 
 void check_network(const NetworkConfig& n, const std::string& path, Diagnostics& d) {
+  // A declared line rate bounds its link rate (found by review, 2026-11-28: a line rate of
+  // 0.001 GB/s beside 450 GB/s NVLink was read, and the all-reduce ran at 401 GB/s).
+  for (const auto& [line, link, line_key, link_key] :
+       {std::tuple{n.intra_node_line_GBps, n.intra_node_GBps, "intra_node_line_GBps",
+                   "intra_node_GBps"},
+        std::tuple{n.inter_node_line_Gbps, n.inter_node_Gbps, "inter_node_line_Gbps",
+                   "inter_node_Gbps"}})
+    if (line > 0 && link > line)
+      d.error(pointer_join(path, line_key),
+              fmt::format("must be 0 (not declared) or >= {} ({:g}): a link runs at most at its "
+                          "line rate, got {:g}",
+                          link_key, link, line));
   if (n.bandwidth_efficiency_min > n.bandwidth_efficiency_max)
     d.error(pointer_join(path, "bandwidth_efficiency_min"),
             fmt::format("must be <= bandwidth_efficiency_max ({}), got {}",

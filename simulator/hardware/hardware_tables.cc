@@ -36,8 +36,9 @@ const Table<GpuProfile>& gpu_profile_table() {
        "device); absent: a GPU, unless the description says calibrate --backend cpu described it",
        &kDeviceKinds},
       {"memory_bytes", &G::memory_bytes, "bytes", 1, kMaxBytes, true, "HBM capacity"},
-      {"peak_flops_per_second", object_member(&G::peak, &peak_flops_table), "FLOP/s", 0, 0, true,
-       "dense (not sparse) peak throughput per number format"},
+      {"peak_flops_per_second",
+       object_member(&G::peak, &peak_flops_table, Check<PeakFlops>(check_peaks)), "FLOP/s", 0, 0,
+       true, "dense (not sparse) peak throughput per number format"},
       {"hbm_bytes_per_second", &G::hbm_bytes_per_second, "bytes/s", 1, kMaxBandwidth, true,
        "datasheet HBM bandwidth"},
       {"host", section(&host_table), "", 0, 0, false, "host link and CPU"},
@@ -58,10 +59,11 @@ const Table<PeakFlops>& peak_flops_table() {
   using P = PeakFlops;
   static const Table<P> t = {
       {"fp32", &P::fp32, "FLOP/s", 1, kMaxFlops, true, "non-tensor-core FP32"},
-      {"tf32", &P::tf32, "FLOP/s", 0, kMaxFlops, false, "TF32 tensor cores (0: none)"},
+      {"tf32", &P::tf32, "FLOP/s", 0, kMaxFlops, false, "TF32 tensor cores (0: none, else >= 1)"},
       {"fp16", &P::fp16, "FLOP/s", 1, kMaxFlops, true, "FP16 tensor cores"},
-      {"bf16", &P::bf16, "FLOP/s", 0, kMaxFlops, false, "BF16 tensor cores (0: none)"},
-      {"fp8", &P::fp8, "FLOP/s", 0, kMaxFlops, false, "FP8 tensor cores (0: none; bf16 is used)"},
+      {"bf16", &P::bf16, "FLOP/s", 0, kMaxFlops, false, "BF16 tensor cores (0: none, else >= 1)"},
+      {"fp8", &P::fp8, "FLOP/s", 0, kMaxFlops, false,
+       "FP8 tensor cores (0: none, bf16 is used; else >= 1)"},
   };
   return t;
 }

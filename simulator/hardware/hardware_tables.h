@@ -25,6 +25,7 @@ namespace shardsim {
 
 // Cross-field checks run after a table was read.
 void check_compute(const ComputeModel& c, const std::string& path, Diagnostics& d);
+void check_peaks(const PeakFlops& p, const std::string& path, Diagnostics& d);
 void check_network(const NetworkConfig& n, const std::string& path, Diagnostics& d);
 
 }  // namespace shardsim

@@ -11,6 +11,7 @@
 #include "simulator/hardware/hardware.h"
 #include "simulator/scenario/importers_detail.h"
 #include "simulator/scenario/load.h"
+#include "simulator/scenario/presets.h"
 
 namespace shardsim {
 namespace import_detail {
@@ -42,6 +43,12 @@ nlohmann::json cluster_json(const ImportTarget& t) {
                                        t.gpus, n, t.gpu));
   }
   return c;
+}
+
+nlohmann::json model_json(const std::string& model) {
+  const bool path = model.find('/') != std::string::npos || model.ends_with(".json") ||
+                    (!find_preset(PresetKind::kModel, model) && path_exists(model, "--model"));
+  return path ? nlohmann::json{{"hf_config", model}} : nlohmann::json{{"preset", model}};
 }
 
 }  // namespace import_detail
@@ -352,9 +359,7 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
   for (const auto& [k, v] : ds.items())
     if (!handled.count(k)) warn(k + ": not modelled");
 
-  nlohmann::json model = t.model.find('/') != std::string::npos || t.model.ends_with(".json")
-                             ? nlohmann::json{{"hf_config", t.model}}
-                             : nlohmann::json{{"preset", t.model}};
+  nlohmann::json model = import_detail::model_json(t.model);
   parallel["dp"] = dp;
   // named by the config's file name without folder or extension ("../ds/zero3.json": "zero3")
   const std::string stem = std::filesystem::path(source_name).stem().string();

@@ -12,6 +12,12 @@ namespace shardsim::import_detail {
 // is missing or the GPU count is not a multiple of the GPUs per node.
 nlohmann::json cluster_json(const ImportTarget& t);
 
+// The scenario's `model` section from --model: {"hf_config": PATH} for a path (a '/' in it, a
+// ".json" name, or an existing file or folder that is no model preset's name), else
+// {"preset": NAME} (found by review, 2026-11-28: a folder named without '/' was "unknown models
+// preset").
+nlohmann::json model_json(const std::string& model);
+
 // The warning an fp32 import carries: neither source says whether its GEMMs use TF32, so the
 // scenario keeps training.tf32's default (true).
 inline constexpr const char* kFp32Tf32Warning =

@@ -23,9 +23,7 @@ nlohmann::json megatron_model(MegatronArgs& a, const ImportTarget& t, const Warn
   const std::int64_t layers = a.integer("--num-layers"), hidden = a.integer("--hidden-size"),
                      heads = a.integer("--num-attention-heads");
   if (!t.model.empty()) {
-    model = t.model.find('/') != std::string::npos || t.model.ends_with(".json")
-                ? nlohmann::json{{"hf_config", t.model}}
-                : nlohmann::json{{"preset", t.model}};
+    model = import_detail::model_json(t.model);
     if (layers || hidden || heads)
       warn("--model given: the Megatron model arguments override its layers/hidden/heads");
   }

@@ -358,7 +358,7 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
 
 Scenario load_scenario(const std::string& scenario, const std::vector<std::string>& overrides,
                        PlanChecks checks) {
-  if (!fs::exists(scenario)) {
+  if (!path_exists(scenario, "")) {
     if (auto example = find_preset(PresetKind::kExample, scenario)) {
       Scenario s = scenario_from_json(*example, "", overrides, checks);
       if (s.name.empty()) s.name = scenario;

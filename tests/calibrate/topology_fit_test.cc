@@ -176,6 +176,42 @@ TEST(topology_fit, MidSizeLogsOfOtherCollectivesKeepTheLinkTheirOwn) {
   EXPECT_LT(fit.errors[1].max_pct, 10) << fit.errors[1].file;
 }
 
+// No row may beat the GPU's line rate (line_rate_error). Round numbers: NVLink line 100 GB/s,
+// NIC line 400 Gb/s = 50 GB/s per GPU.
+TEST(topology_fit, NoRowBeatsTheLineRate) {
+  NetworkConfig base;
+  base.intra_node_line_GBps = 100;
+  base.inter_node_line_Gbps = 400;
+  MeasuredCollective m{"x.log", "all_reduce", 8, 8, {1e9, 2e9}, {10e-3, 20e-3}, {7, 8}, {}, {}};
+  // all_reduce of 1e9 B moves at least 1e9 B per rank: t >= 1e9 / 100e9 = 10 ms (equal: possible).
+  EXPECT_EQ(line_rate_error(m, base), "");
+  // 2e9 B needs 20 ms; kLineRateTolerance 1.05: 19.2 ms passes (x 1.05 = 20.16 ms), 18.8 ms does
+  // not (19.74 ms), and the message names the file and line.
+  m.seconds[1] = 19.2e-3;
+  EXPECT_EQ(line_rate_error(m, base), "");
+  m.seconds[1] = 18.8e-3;
+  EXPECT_NE(line_rate_error(m, base).find("x.log:8: all_reduce of 2e+09 B"), std::string::npos)
+      << line_rate_error(m, base);
+  // all_gather of 2e9 B on 8 ranks receives at least 7/8 x 2e9 = 1.75e9 B: 17.5 ms on NVLink.
+  m.op = "all_gather";
+  EXPECT_EQ(line_rate_error(m, base), "");  // 18.8 ms
+  m.seconds[1] = 16e-3;                     // 16.8 ms < 17.5 ms after the tolerance
+  EXPECT_NE(line_rate_error(m, base), "");
+  // Across 2 nodes (4 ranks each) the GPU has NVLink plus its NIC share, 150 GB/s: 1.75e9 B takes
+  // at least 11.7 ms, so 16 ms is possible.
+  m.ranks_per_node = 4;
+  EXPECT_EQ(line_rate_error(m, base), "");
+  m.seconds[1] = 10e-3;
+  EXPECT_NE(line_rate_error(m, base).find("intra_node_line_GBps 100 + inter_node_line_Gbps 400"),
+            std::string::npos);
+  // Without a declared NIC line rate a multi-node row is not judged; nor any row without NVLink's.
+  base.inter_node_line_Gbps = 0;
+  EXPECT_EQ(line_rate_error(m, base), "");
+  m.ranks_per_node = 8;
+  base.intra_node_line_GBps = 0;
+  EXPECT_EQ(line_rate_error(m, base), "");
+}
+
 // Found by review (2026-11-27): the H100 10-node logs start at 33 MB, and the fit put the
 // inter-node start-up latency at 491 us (13x the datasheet's 38.6) and the hop latency at zero,
 // so a 2-node 8-byte all-reduce cost as much as a 1,024-rank one. Latencies (and the small-message

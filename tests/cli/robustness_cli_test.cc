@@ -126,4 +126,52 @@ TEST(cli_robustness, AnUnknownCommandIsNamed) {
   EXPECT_TRUE(contains(r.err, "simulate")) << r.err;
 }
 
+// Found by review (2026-11-28): a loop of symbolic links given as an input was an internal
+// failure (exit 3, std::filesystem::exists threw), and as an output was replaced by a file with
+// exit 0. Either is exit 2 naming the option, and the links stay.
+TEST(cli_robustness, ALoopOfSymbolicLinksIsBadInput) {
+  const fs::path a = scratch_dir() / "loop_a", b = scratch_dir() / "loop_b";
+  fs::remove(a);
+  fs::remove(b);
+  fs::create_symlink(b, a);
+  fs::create_symlink(a, b);
+  const std::string loop = a.string();
+  for (const auto& [args, flag] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"memory", loop}, ""},
+           {{"collective", "--gpu", loop, "--op", "all_reduce", "--bytes", "1e6", "--ranks", "8"},
+            "--gpu"},
+           {{"fit", "--base", loop, "--gemm", loop, "-o", (scratch_dir() / "x.json").string()},
+            "--base"},
+           {{"simulate", "llama3-8b-8xh100", "--baseline", loop}, "--baseline"},
+           {{"simulate", "llama3-8b-8xh100", "-o", loop}, "-o"},
+           {{"simulate", "llama3-8b-8xh100", "--html", loop}, "--html"}}) {
+    const Result r = shardsim(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << flag << r.err;
+    EXPECT_TRUE(contains(r.err, "a loop of symbolic links")) << r.err;
+    if (!flag.empty()) {
+      EXPECT_TRUE(contains(r.err, "error: " + flag + ": ")) << r.err;
+    }
+  }
+  EXPECT_TRUE(fs::is_symlink(a));
+  EXPECT_TRUE(fs::is_symlink(b));
+}
+
+// Found by review (2026-11-28): `import --model DIR` without a '/' was "unknown models preset";
+// an existing path that is no preset's name is a Hugging Face config (here a folder: named so).
+TEST(cli_robustness, AnImportModelPathWithoutSlashIsAPath) {
+  const fs::path dir = scratch_dir() / "hf_folder";
+  fs::create_directories(dir);
+  const fs::path ds = scratch_dir() / "ds_small.json";
+  std::ofstream(ds)
+      << R"({"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 1}})";
+  const fs::path old = fs::current_path();
+  fs::current_path(scratch_dir());
+  const Result r = shardsim({"import", "deepspeed", ds.string(), "--model", "hf_folder", "--gpu",
+                             "a100-sxm-80gb", "--gpus", "8", "--seq-len", "2048"});
+  fs::current_path(old);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "/model/hf_config")) << r.err;
+  EXPECT_TRUE(contains(r.err, "is a directory")) << r.err;
+}
+
 }  // namespace

@@ -109,6 +109,39 @@ TEST(hardware_profile, StrictErrorsNameThePath) {
   EXPECT_NE(text.find("/cluster/gpu/network/inter_node_Gbps"), std::string::npos) << text;
 }
 
+// Found by review (2026-11-28): a bf16 peak of 1e-300 FLOP/s gave an infinite step (null in
+// JSON, NaN shares in text), and a line rate below its link rate let an all-reduce run faster
+// than the line. An optional peak is 0 or >= 1 FLOP/s; a declared line rate is >= its link's.
+TEST(hardware_profile, TinyPeaksAndLineRatesBelowTheLinkAreRefused) {
+  nlohmann::json j = *find_preset(PresetKind::kGpu, "h100-sxm-datasheet");
+  j["peak_flops_per_second"]["bf16"] = 1e-300;
+  j["peak_flops_per_second"]["tf32"] = 0.5;
+  j["peak_flops_per_second"]["fp8"] = 0;  // none: allowed
+  GpuProfile g;
+  Diagnostics d;
+  read_gpu_profile(j, "/cluster/gpu", d, g);
+  const std::string text = d.format();
+  EXPECT_NE(text.find("/cluster/gpu/peak_flops_per_second/bf16: must be 0 (no such tensor "
+                      "cores) or >= 1 FLOP/s, got 1e-300"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("/cluster/gpu/peak_flops_per_second/tf32"), std::string::npos) << text;
+  EXPECT_EQ(text.find("/fp8"), std::string::npos) << text;
+  nlohmann::json n = *find_preset(PresetKind::kCluster, "dgx-h100-datasheet");
+  n["intra_node_line_GBps"] = 0.001;  // below intra_node_GBps (450)
+  NetworkConfig net;
+  Diagnostics dn;
+  read_network_config(n, "/net", dn, net);
+  EXPECT_NE(dn.format().find("/net/intra_node_line_GBps: must be 0 (not declared) or >= "
+                             "intra_node_GBps (450)"),
+            std::string::npos)
+      << dn.format();
+  n["intra_node_line_GBps"] = 0;  // not declared: allowed
+  Diagnostics d0;
+  read_network_config(n, "/net", d0, net);
+  EXPECT_TRUE(d0.empty()) << d0.format();
+}
+
 TEST(hardware_profile, ReadingIntoACopyLeavesTheOriginalsTables) {
   // The measured tables are shared by a profile's copies (core/shared_vector.h): reading new
   // points into a copy replaces the copy's, never the original's. a100-sxm-80gb ships 16 GEMM
