@@ -149,6 +149,12 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
         if (j > depth) depend(gather_ids.back(), segs[j - depth - 1]);
       }
     };
+    // ZB-H2 under ZeRO-3: a deferred weight pass taken while forwards or backwards remain to be
+    // issued ends when its reduce-scatters have drained, not at its last compute (below).
+    const StageState& st = stages_[std::size_t(i)];
+    const bool drain = zero3 && w == Work::kBackwardWeight && plan_.schedule_facts().greedy &&
+                       (st.f_next < m_ * v_ || st.b_next < m_ * v_);
+    std::vector<int> scatters;
     for (std::size_t k = 0; k < units.size(); ++k) {
       const int u = units[k];
       issue_gathers(k);
@@ -160,13 +166,31 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
       segs.push_back(seg);
       if (gathers) depend(seg, gather_ids[k]);
       issue_gathers(k + depth);
-      if (zero3 && produces_grads(w))
-        depend(add_task(i, StreamKind::kDpGather, Role::kPlain, unit_cost(u).zero3_reduce_seconds,
-                        TimeCategory::kDpComm),
-               seg);
+      if (zero3 && produces_grads(w)) {
+        const int rs = add_task(i, StreamKind::kDpGather, Role::kPlain,
+                                unit_cost(u).zero3_reduce_seconds, TimeCategory::kDpComm);
+        depend(rs, seg);
+        if (drain) scatters.push_back(rs);
+      }
       if (reduce && u >= 0) add_buckets(i, u, seg);
     }
     last_task = last_compute_task(i);
+    // The greedy rule starts a deferred weight pass whenever the compute stream idles. Ended at
+    // its last compute, a short gap started several, and their reduce-scatters, queued on the
+    // one data-parallel stream, held the next forward's or backward's gathers behind them: ZB-H2
+    // came out slower than ZB-H1 on 41 of 341 random ZeRO-3 plans (found by review, 2026-11-28;
+    // mixtral-8x7b-16xh100 at pp 5, tp 8, 7 micro-batches: 0.818 s against ZB-H1's 0.773 s;
+    // cli_simulate.ZbH2UnderZero3DoesNotFloodTheDataParallelStream). A marker on the compute stream
+    // closes the item after them, so the next pick sees a ready backward or forward first. Once
+    // every forward and backward of the stage is issued, the remaining weight passes run back to
+    // back: nothing waits behind their reduce-scatters but the step's end, which waits for all of
+    // them anyway.
+    if (!scatters.empty()) {
+      const int marker = add_segment(i, w, vs, mb, -1, TimeSplit{});
+      depend(marker, last_task);
+      for (int rs : scatters) depend(marker, rs);
+      last_task = marker;
+    }
   }
   std::vector<int> reductions;
   if (reduce && !overlap && zero.reduces_every_microbatch) {
