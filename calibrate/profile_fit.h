@@ -79,7 +79,10 @@ struct SamplesProfile {
 // fit of all their rows. Provenance: fitted, each file with what it gave, the sweeps' dates, fit
 // ranges and residuals. Throws std::invalid_argument naming the file and key when a document
 // lacks one the fits need.
+// `line_rates`: the network whose declared line rates bound the measured collectives (the
+// base's node.network when it embeds none; null: the base's own network).
 [[nodiscard]] SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs,
-                                                  const GpuProfile* base);
+                                                  const GpuProfile* base,
+                                                  const NetworkConfig* line_rates = nullptr);
 
 }  // namespace shardsim::calibrate

@@ -138,12 +138,15 @@ std::vector<MeasuredCollective> collective_rows(const nlohmann::json& samples,
   return out;
 }
 
-void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g) {
+void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g,
+                         const NetworkConfig* line_rates) {
   std::vector<CollectiveFit> fits;
   for (const auto& m : rows) fits.push_back(fit_collective(m));
   const NetworkConfig start = start_network(fits, g);
   for (const auto& m : rows)  // `lines` are 1-based item numbers here
-    if (const std::string e = line_rate_error(m, start); !e.empty()) throw std::invalid_argument(e);
+    if (const std::string e = line_rate_error(m, line_rates ? *line_rates : start, true);
+        !e.empty())
+      throw std::invalid_argument(e);
   const TopologyFit topo = fit_topology(rows, start);
   if (const std::string e = gain_limit_error(topo.net); !e.empty()) throw std::invalid_argument(e);
   NetworkConfig net = topo.net;

@@ -25,6 +25,9 @@ using CollectiveKey = std::tuple<std::string, int, int>;  // op, ranks, ranks_pe
 // Fits every measured collective (fit_collective) and the topology formula (fit_topology) onto
 // g.network: the base's segments of the measured keys give way, its others and their provenance
 // are kept, marked "base 'NAME'".
-void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g);
+// Rows faster than the line rates of `line_rates` (the base's resolved network; null: g.network's)
+// are refused (line_rate_error; `lines` are 1-based item numbers).
+void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g,
+                         const NetworkConfig* line_rates = nullptr);
 
 }  // namespace shardsim::calibrate

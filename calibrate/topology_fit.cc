@@ -232,7 +232,7 @@ TopologyFit fit_topology(const std::vector<MeasuredCollective>& logs, const Netw
   return fit;
 }
 
-std::string line_rate_error(const MeasuredCollective& m, const NetworkConfig& base) {
+std::string line_rate_error(const MeasuredCollective& m, const NetworkConfig& base, bool items) {
   constexpr double kBytesPerGB = 1e9, kBitsPerByte = 8;
   const bool one_node = m.ranks_per_node >= m.ranks;
   if (base.intra_node_line_GBps <= 0 || (!one_node && base.inter_node_line_Gbps <= 0)) return "";
@@ -245,11 +245,12 @@ std::string line_rate_error(const MeasuredCollective& m, const NetworkConfig& ba
     const double least = f * m.bytes[i] / line;
     if (m.seconds[i] * kLineRateTolerance >= least) continue;
     return fmt::format(
-        "{}:{}: {} of {:g} B on {} ranks ({} per node) in {:.4g} us moves at least {:g} B per "
+        "{}{}{}: {} of {:g} B on {} ranks ({} per node) in {:.4g} us moves at least {:g} B per "
         "rank at {:.4g} GB/s, above the base network's line rate of {:.4g} GB/s per GPU ({}); "
         "either the row is wrong or the base network is not this fabric",
-        m.file, m.lines[i], m.op, m.bytes[i], m.ranks, m.ranks_per_node, m.seconds[i] * 1e6,
-        f * m.bytes[i], f * m.bytes[i] / m.seconds[i] / kBytesPerGB, line / kBytesPerGB,
+        m.file, items ? " item " : ":", m.lines[i], m.op, m.bytes[i], m.ranks, m.ranks_per_node,
+        m.seconds[i] * 1e6, f * m.bytes[i], f * m.bytes[i] / m.seconds[i] / kBytesPerGB,
+        line / kBytesPerGB,
         one_node ? fmt::format("intra_node_line_GBps {:g}", base.intra_node_line_GBps)
                  : fmt::format("intra_node_line_GBps {:g} + inter_node_line_Gbps {:g} / 8",
                                base.intra_node_line_GBps, base.inter_node_line_Gbps));

@@ -64,7 +64,9 @@ struct TopologyFit {
 // kLineRateTolerance (timer granularity) is refused. Without a declared line rate (0) nothing is
 // checked at that level: a multi-node log needs both.
 inline constexpr double kLineRateTolerance = 1.05;
-[[nodiscard]] std::string line_rate_error(const MeasuredCollective& m, const NetworkConfig& base);
+// `items`: the rows' `lines` are a samples document's 1-based item numbers ("FILE item N").
+[[nodiscard]] std::string line_rate_error(const MeasuredCollective& m, const NetworkConfig& base,
+                                          bool items = false);
 
 // Errors of `net`'s formula (fitted collectives ignored) on each log.
 [[nodiscard]] std::vector<LogError> topology_errors(const std::vector<MeasuredCollective>& logs,

@@ -14,6 +14,7 @@
 #include "reports/output.h"
 #include "simulator/cli/calibrate_launch.h"
 #include "simulator/cli/fit_command.h"
+#include "simulator/cli/fit_network.h"
 #include "simulator/cli/progress.h"
 #include "simulator/core/diagnostics.h"
 
@@ -102,6 +103,9 @@ int run_calibrate(const CalibrateArgs& a) {
                  {"-o's in-progress samples file", samples_path(a.output) + ".partial"}},
                 {{"--base", a.base}});
   GpuProfile base = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
+  // The line rates that bound the measured collectives: resolved before the sweep, so a base
+  // naming an unknown network preset is refused before anything is measured.
+  const NetworkConfig lines = a.base.empty() ? NetworkConfig{} : base_network(base, "");
   // A CPU sweep onto a GPU profile (or the reverse) would mix two devices in one profile: the
   // CPU's peaks beside the GPU's attention rates and network (found by review, 2026-11-27).
   if (!a.base.empty() && calibrate::is_cpu_profile(base) != (a.backend == "cpu"))
@@ -134,7 +138,7 @@ int run_calibrate(const CalibrateArgs& a) {
   if (launcher_rank() != 0) return kExitOk;
   const double memory = calibrate::samples_memory_bytes(samples);
   const GpuProfile g = calibrate::profile_from_samples({{&samples, options.samples_path, memory}},
-                                                       a.base.empty() ? nullptr : &base)
+                                                       a.base.empty() ? nullptr : &base, &lines)
                            .profile;
   write_profile(g, a.output);
   std::cerr << fmt::format("calibrate: wrote {} (samples: {})\n", a.output, options.samples_path);

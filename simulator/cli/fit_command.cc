@@ -271,11 +271,11 @@ int run_fit(const FitArgs& a) {
   apply_gemm_aliases(a.gemm_aliases, g, notes);
   fit_bandwidth_tables(a.bandwidth_csvs, on, g, notes);
   const auto base_attention = g.compute.attention_points;
-  fit_attention_tables(a.attention_csvs, a.attention_relative, a.attention_device, on, g, notes);
-  if (!a.attention_csvs.empty()) {  // the base's points of kernels not measured here stay
-    const auto& now = g.compute.attention_points;
+  const auto written = fit_attention_tables(a.attention_csvs, a.attention_relative,
+                                            a.attention_device, on, g, notes);
+  if (!a.attention_csvs.empty()) {  // the base's points of kernels not written here stay
     const bool stay = std::ranges::any_of(base_attention, [&](const AttentionPoint& p) {
-      return std::ranges::find(now, p) != now.end();
+      return std::ranges::find(written, p.kernel) == written.end();
     });
     set_table_timing(g.compute.attention_points_timing, a.attention_timing, stay,
                      "--attention-timing", "attention_points");

@@ -316,10 +316,13 @@ void carry_over_attention(const std::string& path, const std::string& text,
 
 }  // namespace
 
-void fit_attention_tables(const std::vector<std::string>& files,
-                          const std::vector<std::string>& relative, const std::string& sibling,
-                          const MeasuredDevice& on, GpuProfile& g, FitNotes& notes) {
+std::vector<std::string> fit_attention_tables(const std::vector<std::string>& files,
+                                              const std::vector<std::string>& relative,
+                                              const std::string& sibling, const MeasuredDevice& on,
+                                              GpuProfile& g, FitNotes& notes) {
   const auto specs = parse_relative(relative);
+  std::vector<std::string> written;
+  for (const auto& spec : specs) written.push_back(spec.kernel);
   for (const auto& path : files) {
     const std::string text = read_input(path, "--attention");
     auto rows = cal::parse_attention_csv(text, path, sibling.empty() ? on.device : sibling);
@@ -343,6 +346,7 @@ void fit_attention_tables(const std::vector<std::string>& files,
     std::vector<std::string> kernels;
     for (const auto& r : m)
       if (std::ranges::find(kernels, r.kernel) == kernels.end()) kernels.push_back(r.kernel);
+    written.insert(written.end(), kernels.begin(), kernels.end());
     std::erase_if(g.compute.attention_points.edit(), [&](const AttentionPoint& p) {
       return std::ranges::find(kernels, p.kernel) != kernels.end();
     });
@@ -378,6 +382,7 @@ void fit_attention_tables(const std::vector<std::string>& files,
                           path, m.size(), lo.efficiency * 100, hi.efficiency * 100, mid, worst));
     carry_over_attention(path, text, specs, m, points, g, notes);
   }
+  return written;
 }
 
 }  // namespace shardsim::cli

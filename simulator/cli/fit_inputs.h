@@ -74,8 +74,11 @@ void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredD
 // --attention-device PARTS (`sibling`, "" = on.device): the table's rows of a sibling part with
 // the same tensor cores, SM count and clocks (H100 SXM for H200), when the table does not measure
 // this one; efficiencies are still against on.profile's peak, and the provenance names the part.
-void fit_attention_tables(const std::vector<std::string>& files,
-                          const std::vector<std::string>& relative, const std::string& sibling,
-                          const MeasuredDevice& on, GpuProfile& g, FitNotes& notes);
+// Returns the kernels whose points it wrote (measured or carried over); the base's points of
+// every other kernel stay.
+std::vector<std::string> fit_attention_tables(const std::vector<std::string>& files,
+                                              const std::vector<std::string>& relative,
+                                              const std::string& sibling, const MeasuredDevice& on,
+                                              GpuProfile& g, FitNotes& notes);
 
 }  // namespace shardsim::cli

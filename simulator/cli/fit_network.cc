@@ -72,6 +72,41 @@ void check_distinct_keys(const std::vector<cal::MeasuredCollective>& all) {
     }
 }
 
+// A fit of finite rows can still be 0/0 (times so large that 1/t^2 underflows): refuse it
+// before anything prints a NaN.
+void check_finite(const LogReport& r) {
+  bool ok = std::isfinite(r.fit.residual) && std::isfinite(r.held_out_pct);
+  for (const auto& s : r.fit.segments)
+    ok = ok && std::isfinite(s.entry.alpha_s) && std::isfinite(s.entry.busbw_bytes_per_second) &&
+         std::isfinite(s.residual);
+  if (!ok)
+    throw InputError("--nccl-tests",
+                     fmt::format("{}: lines {}-{}: the times ({:g} .. {:g} s) give no finite "
+                                 "latency/bandwidth fit; check the time column",
+                                 r.rows.file, r.rows.lines.front(), r.rows.lines.back(),
+                                 r.rows.seconds.front(), r.rows.seconds.back()));
+}
+
+void check_finite(const cal::TopologyFit& t, const std::vector<cal::MeasuredCollective>& logs) {
+  bool ok = std::isfinite(t.residual);
+  for (const auto& e : t.errors) ok = ok && std::isfinite(e.median_pct) && std::isfinite(e.max_pct);
+  std::set<std::string> files;
+  for (const auto& m : logs) files.insert(m.file);
+  if (!ok)
+    throw InputError("--nccl-tests",
+                     fmt::format("the times of {} give no finite topology fit; check their time "
+                                 "columns",
+                                 fmt::join(files, ", ")));
+}
+
+}  // namespace
+
+// "Fitted by shardsim fit (provenance says from what). <base description>", once.
+std::string fitted_description(const std::string& base) {
+  const std::string prefix = "Fitted by shardsim fit (provenance says from what). ";
+  return base.starts_with(prefix) ? base : prefix + base;
+}
+
 // --network-base (a cluster preset or a network JSON file), else the base profile's own network,
 // else its node.network preset.
 NetworkConfig base_network(const GpuProfile& g, const std::string& network_base) {
@@ -108,41 +143,6 @@ NetworkConfig base_network(const GpuProfile& g, const std::string& network_base)
     throw InputError("--base",
                      fmt::format("network preset \"{}\": {}", g.default_network, d.format()));
   return n;
-}
-
-// A fit of finite rows can still be 0/0 (times so large that 1/t^2 underflows): refuse it
-// before anything prints a NaN.
-void check_finite(const LogReport& r) {
-  bool ok = std::isfinite(r.fit.residual) && std::isfinite(r.held_out_pct);
-  for (const auto& s : r.fit.segments)
-    ok = ok && std::isfinite(s.entry.alpha_s) && std::isfinite(s.entry.busbw_bytes_per_second) &&
-         std::isfinite(s.residual);
-  if (!ok)
-    throw InputError("--nccl-tests",
-                     fmt::format("{}: lines {}-{}: the times ({:g} .. {:g} s) give no finite "
-                                 "latency/bandwidth fit; check the time column",
-                                 r.rows.file, r.rows.lines.front(), r.rows.lines.back(),
-                                 r.rows.seconds.front(), r.rows.seconds.back()));
-}
-
-void check_finite(const cal::TopologyFit& t, const std::vector<cal::MeasuredCollective>& logs) {
-  bool ok = std::isfinite(t.residual);
-  for (const auto& e : t.errors) ok = ok && std::isfinite(e.median_pct) && std::isfinite(e.max_pct);
-  std::set<std::string> files;
-  for (const auto& m : logs) files.insert(m.file);
-  if (!ok)
-    throw InputError("--nccl-tests",
-                     fmt::format("the times of {} give no finite topology fit; check their time "
-                                 "columns",
-                                 fmt::join(files, ", ")));
-}
-
-}  // namespace
-
-// "Fitted by shardsim fit (provenance says from what). <base description>", once.
-std::string fitted_description(const std::string& base) {
-  const std::string prefix = "Fitted by shardsim fit (provenance says from what). ";
-  return base.starts_with(prefix) ? base : prefix + base;
 }
 
 std::optional<NetworkFit> fit_network(const FitArgs& a, const GpuProfile& g) {

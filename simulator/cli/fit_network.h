@@ -24,6 +24,11 @@ struct NetworkFit {
 // InputError (exit 2) for unreadable or inconsistent logs and fits that are not finite.
 [[nodiscard]] std::optional<NetworkFit> fit_network(const FitArgs& a, const GpuProfile& g);
 
+// The network a fit starts from: --network-base (a cluster preset or a network JSON file; ""
+// when not given), else the base profile's own network, else its node.network preset, else the
+// defaults. InputError naming the flag when one cannot be read.
+[[nodiscard]] NetworkConfig base_network(const GpuProfile& g, const std::string& network_base);
+
 // "Fitted by shardsim fit (provenance says from what). <base description>", once (the fitted
 // network's and the fitted profile's description).
 [[nodiscard]] std::string fitted_description(const std::string& base);

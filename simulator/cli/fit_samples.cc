@@ -10,6 +10,7 @@
 #include "calibrate/profile_fit.h"
 #include "calibrate/samples_check.h"
 #include "simulator/cli/fit_inputs.h"
+#include "simulator/cli/fit_network.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
 
@@ -32,7 +33,11 @@ void fit_samples(const std::vector<std::string>& files, bool has_base, GpuProfil
       cal::check_samples(docs.back(), path);
       inputs.push_back({&docs.back(), path, cal::samples_memory_bytes(docs.back())});
     }
-    auto fitted = cal::profile_from_samples(inputs, has_base ? &g : nullptr);
+    // The base's line rates bound the measured collectives, from its node.network preset when
+    // it embeds no network (found by review, 2026-11-28: every GPU preset names one, so the
+    // check saw no line rate).
+    const NetworkConfig lines = has_base ? base_network(g, "") : NetworkConfig{};
+    auto fitted = cal::profile_from_samples(inputs, has_base ? &g : nullptr, &lines);
     g = std::move(fitted.profile);
     // A document that gave nothing would still mark the profile fitted (found by review,
     // 2026-11-28: an aborted run's `"items": []` wrote the base back as `fitted: true`).

@@ -357,11 +357,11 @@ std::vector<CostModelInfo> cost_models() {
       {"gemm",
        "GEMM roofline: 2mnk*batch FLOPs at the dtype's peak x peak efficiency x tile/wave "
        "quantization x k/(k+k_half) x alignment, vs operand bytes at HBM x memory-bound "
-       "efficiency, + launch overhead (priced from a measured table: at least one launch, none "
-       "added)"},
+       "efficiency, + launch overhead (priced from a measured table timed back to back: at "
+       "least one launch, none added; a kernel_only table adds it)"},
       {"memory_bound",
        "streaming kernel: bytes / (HBM bandwidth x memory_bound_efficiency) + launch (on a "
-       "measured curve: at least one launch, none added); the "
+       "measured curve timed back to back: at least one launch, none added); the "
        "efficiency is piecewise linear in log(bytes) when the profile has memory_bound_points"},
       {"cross_entropy",
        "loss over the vocabulary: logits (tokens x vocabulary / TP) x bytes per logit of the "

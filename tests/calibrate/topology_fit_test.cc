@@ -212,6 +212,21 @@ TEST(topology_fit, NoRowBeatsTheLineRate) {
   EXPECT_EQ(line_rate_error(m, base), "");
 }
 
+// A fitted all-reduce gain above kMaxAllReduceGain (16) is refused, naming the level's line rate.
+// Rows faster than the line rate no longer reach the fit (line_rate_error), so this is the last
+// guard: a network with an intra-node gain of 20 over a 15.75 GB/s line.
+TEST(topology_fit, AGainAboveTheLimitIsNamed) {
+  NetworkConfig n;
+  n.intra_node_line_GBps = 15.75;
+  n.intra_node_all_reduce_gain = 20;
+  EXPECT_NE(gain_limit_error(n).find("20.0 times what the base network's intra_node_line_GBps "
+                                     "(15.75) allows"),
+            std::string::npos)
+      << gain_limit_error(n);
+  n.intra_node_all_reduce_gain = 16;  // at the limit: accepted
+  EXPECT_EQ(gain_limit_error(n), "");
+}
+
 // Found by review (2026-11-27): the H100 10-node logs start at 33 MB, and the fit put the
 // inter-node start-up latency at 491 us (13x the datasheet's 38.6) and the hop latency at zero,
 // so a 2-node 8-byte all-reduce cost as much as a 1,024-rank one. Latencies (and the small-message

@@ -1,5 +1,6 @@
 // shardsim fit end to end: a profile from shared nccl-tests logs and a GEMM CSV, usable by
 // `shardsim collective`; malformed logs and rank mismatches exit 2 naming file, line, numbers.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
@@ -174,6 +175,13 @@ TEST(cli_fit, TableTimingIsRecordedAndOneTableHasOne) {
   const json c = json::parse(read_file(att))["compute"];
   EXPECT_EQ(c["attention_points_timing"], "kernel_only");
   EXPECT_EQ(c["attention_points"].size(), 2u);
+  // Refitting that profile from the same table, back to back: every point it has is replaced,
+  // though the new values equal the old, so no kernel-only point stays (found by review,
+  // 2026-11-28: points were matched by value and the fit refused).
+  const fs::path again = scratch_dir() / "back_to_back_attention.json";
+  r = shardsim({"fit", "--base", att.string(), "--attention", fa2.string(), "-o", again.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(json::parse(read_file(again))["compute"].contains("attention_points_timing"));
 }
 
 // A two-device attention table: device A measured FA2 (120 TFLOP/s) and Triton (60), device B
@@ -598,12 +606,11 @@ TEST(cli_fit, NetworkOutsideTheReaderRangesExitsTwoWithNetworkOutput) {
   EXPECT_FALSE(fs::exists(out));
 }
 
-// NVSwitch all-reduce logs onto a PCIe base: its declared 15.75 GB/s line rate leaves an
-// all-reduce gain of 32.5 (the fit's NVLink rate over 15.75 GB/s), beyond what a network
-// may carry (kMaxAllReduceGain, 16). Exit 2 naming the base's line rate, no file (found by
-// review, 2026-11-28: only the read-back check refused it, naming the gain's range). Since a
-// later review the same day the first row faster than that line rate is refused before the fit:
-// line 22, 524,288 B in 20.96 us, at least 524,288 B per rank at 25.0 GB/s > 15.75 GB/s.
+// NVSwitch all-reduce logs onto a PCIe base, whose declared NVLink line rate is 15.75 GB/s:
+// exit 2 naming the line rate, no file. The first row faster than that line rate is refused
+// before the fit: line 22, 524,288 B in 20.96 us, at least 524,288 B per rank at 25.0 GB/s.
+// (Until a later review the same day the fit ran and its all-reduce gain of 32.5 was refused;
+// that guard is topology_fit.AGainAboveTheLimitIsNamed.)
 TEST(cli_fit, AnAllReduceFarAboveTheBasesLineRateIsRefused) {
   const fs::path out = scratch_dir() / "never_gain.json";
   fs::remove(out);
@@ -725,6 +732,41 @@ TEST(cli_fit, SamplesWithNoItemsAreNothingToFit) {
   const auto twice = shardsim(
       {"fit", "--samples", first.string(), "--samples", again.string(), "-o", out.string()});
   EXPECT_EQ(twice.exit_code, 0) << twice.err;
+}
+
+// The line-rate rule on the samples path takes the base's node.network when the base embeds no
+// network, as every GPU preset does (found by review, 2026-11-28: the rule saw no line rate and
+// a 2-rank all-reduce at 2.3 TB/s was fitted). Item 1: 1 MiB in 0.4597 us on 2 ranks moves at
+// least 1 MiB per rank, 2,281 GB/s, over h100-sxm-datasheet's dgx-h100-datasheet NVLink line
+// of 450 GB/s. Item 2 (4 MiB in 100 us, 42 GB/s) is possible.
+TEST(cli_fit, SamplesFasterThanTheBasesLineRateAreRefused) {
+  using test_samples::samples_item;
+  json items = json::array();
+  for (const auto& [bytes, seconds] : {std::pair{1048576.0, 0.4597e-6}, {4194304.0, 100e-6}})
+    items.push_back(samples_item(
+        "collective", fmt::format("collective/nccl/all_reduce/g2/{}", bytes),
+        {{"op", "all_reduce"},
+         {"ranks", 2},
+         {"ranks_per_node", 2},
+         {"nodes", 1},
+         {"groups", 1},
+         {"bytes", bytes},
+         {"library", "nccl"},
+         {"dtype", "fp32"},
+         {"count", bytes / 4}},
+        {{"bytes", bytes}, {"busbw_factor", 1.0}},
+        {{"algbw_bytes_per_second", bytes / seconds}, {"busbw_bytes_per_second", bytes / seconds}},
+        seconds));
+  const fs::path samples = scratch_dir() / "too_fast.samples.json";
+  std::ofstream(samples) << test_samples::samples_document(items, "cuda", 2).dump(2);
+  const fs::path out = scratch_dir() / "never_too_fast.json";
+  const auto r = shardsim(
+      {"fit", "--samples", samples.string(), "--base", "h100-sxm-datasheet", "-o", out.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "too_fast.samples.json item 1: all_reduce of 1.04858e+06 B"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "(intra_node_line_GBps 450)")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
 }
 
 TEST(cli_fit, SamplesAreReportedAndNotMixedWithAGpuBase) {
