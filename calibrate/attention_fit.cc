@@ -33,7 +33,6 @@ std::optional<Columns> find_columns(const std::vector<std::string>& h) {
   return c;
 }
 
-// One data row, or an error message (without the file:line prefix).
 // "" when row `f` holds every column `c` names; else the error (without the file:line prefix).
 std::string short_row(const std::vector<std::string>& f, const Columns& c) {
   const int need = std::max(
@@ -43,9 +42,9 @@ std::string short_row(const std::vector<std::string>& f, const Columns& c) {
   return "";
 }
 
+// One data row that short_row accepted, or an error message (without the file:line prefix).
 std::variant<AttentionMeasurement, std::string> parse_row(const std::vector<std::string>& f,
                                                           const Columns& c) {
-  if (std::string e = short_row(f, c); !e.empty()) return e;
   AttentionMeasurement m;
   m.device = f[c.device];
   m.kernel = f[c.kernel];

@@ -74,12 +74,17 @@ std::variant<Columns, std::string> find_columns(const std::vector<std::string>& 
   return c;
 }
 
-// One data row, or an error message (without the file:line prefix).
-std::variant<GemmMeasurement, std::string> parse_row(const std::vector<std::string>& f,
-                                                     const Columns& c) {
+// "" when row `f` holds every column `c` names; else the error (without the file:line prefix).
+std::string short_row(const std::vector<std::string>& f, const Columns& c) {
   const int need = std::max({c.m, c.n, c.k, c.tflops, c.dtype, c.batch, c.device});
   if (int(f.size()) <= need)
     return fmt::format("expected at least {} fields, got {}", need + 1, f.size());
+  return "";
+}
+
+// One data row that short_row accepted, or an error message (without the file:line prefix).
+std::variant<GemmMeasurement, std::string> parse_row(const std::vector<std::string>& f,
+                                                     const Columns& c) {
   const auto dtype = canonical_dtype(f[c.dtype]);
   if (!dtype) return fmt::format("unknown dtype \"{}\" (fp32, tf32, fp16, bf16, fp8)", f[c.dtype]);
   const auto m = parse_number(f[c.m]), n = parse_number(f[c.n]), k = parse_number(f[c.k]);
@@ -124,11 +129,8 @@ std::variant<std::vector<GemmMeasurement>, std::string> parse_gemm_csv(std::stri
       return fmt::format("{}:{}: {}", file, line_no, *e);
     // A short row is an error whichever device it names (found by review, 2026-11-28: a bare
     // "garbage" line was skipped as another device's row).
-    if (const int need = std::max(
-            {cols->m, cols->n, cols->k, cols->tflops, cols->dtype, cols->batch, cols->device});
-        int(fields.size()) <= need)
-      return fmt::format("{}:{}: expected at least {} fields, got {}", file, line_no, need + 1,
-                         fields.size());
+    if (std::string e = short_row(fields, *cols); !e.empty())
+      return fmt::format("{}:{}: {}", file, line_no, e);
     if (cols->device >= 0) {
       if (!device_matches(fields[cols->device], device)) continue;
       devices.insert(fields[cols->device]);

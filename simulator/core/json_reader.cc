@@ -128,11 +128,23 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source,
   return {};  // not reached: fail() throws
 }
 
-bool path_exists(const std::string& path, const std::string& flag) {
-  std::error_code ec;
+namespace {
+
+// The status of `path`, symbolic links followed; a loop of them is an InputError naming `flag`.
+// `ec` is set when the status cannot be read (a missing file among others).
+std::filesystem::file_status followed_status(const std::string& path, const std::string& flag,
+                                             std::error_code& ec) {
   const auto st = std::filesystem::status(path, ec);
   if (ec == std::errc::too_many_symbolic_link_levels)
     throw InputError(flag, fmt::format("cannot open \"{}\": a loop of symbolic links", path));
+  return st;
+}
+
+}  // namespace
+
+bool path_exists(const std::string& path, const std::string& flag) {
+  std::error_code ec;
+  const auto st = followed_status(path, flag, ec);
   return !ec && std::filesystem::exists(st);
 }
 
@@ -140,9 +152,7 @@ std::string read_text_file(const std::string& path, std::uintmax_t max_bytes,
                            const std::string& flag) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!path_exists(path, flag))
-    throw InputError(flag, fmt::format("cannot open \"{}\": no such file", path));
-  const fs::file_status st = fs::status(path, ec);
+  const fs::file_status st = followed_status(path, flag, ec);
   if (ec || !fs::exists(st))
     throw InputError(flag, fmt::format("cannot open \"{}\": no such file", path));
   if (fs::is_directory(st))

@@ -79,7 +79,8 @@ struct GemmEfficiency {
 //   bytes = (m*k + k*n) * batch * dtype_bytes + m*n * batch * out_bytes, where out_bytes is
 //           dtype_bytes except for fp8, whose GEMMs write bf16 (2 B) as Transformer Engine does
 //   time  = max(flops / (gemm_peak_flops * gemm_efficiency.total()), bytes / (hbm * mem_eff))
-//           + launch overhead; with the measured table max(those two, launch overhead).
+//           + launch overhead; with a measured table timed back to back max(those two, launch
+//           overhead).
 // A zero dimension costs 0 s.
 [[nodiscard]] OpCost gemm_cost(double m, double n, double k, double batch, Dtype dtype,
                                const GpuProfile& gpu);
