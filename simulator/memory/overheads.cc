@@ -65,21 +65,25 @@ OverheadTerms overhead_terms(const Scenario& s, const Plan& plan, const RankFoot
           elems);
     });
   }
-  if (zero.gathers_params_per_layer) {
+  if (zero.gathers_params_per_layer && data_parallel) {
     // Ahead of the unit computing: DeepSpeed's prefetch bucket, or the parallel.zero3_prefetch
     // units the step-time model gathers ahead (FSDP's default 1), whichever is more (found by
     // review, 2026-11-28: the timing held d + 1 units gathered while memory counted one and the
     // bucket, 1.9 GiB short per GPU on llama3-70b-fsdp-64xh100, whose largest unit is its
-    // embedding).
+    // embedding). What runs ahead is the rank's other units: a stage never holds more gathered
+    // than all its parameters, and with one sharding rank nothing is gathered at all (PyTorch's
+    // FSDP falls back to NO_SHARD on one rank), as for the ZeRO-1/2 buckets above (found by a
+    // metamorphic review, 2026-11-29: a stage of one GPT-3 layer counted that layer twice,
+    // 1.2 GiB more under ZeRO-3 than under ZeRO-2).
     const int depth = s.strategy.zero3_prefetch;
-    const double prefetch =
-        std::min(std::max(o.zero3_prefetch_elements, depth * f.largest_layer), f.local_params);
+    const double prefetch = std::min(std::max(o.zero3_prefetch_elements, depth * f.largest_layer),
+                                     f.local_params - f.largest_layer);
     const double gathered = (f.largest_layer + prefetch) * b.params + f.largest_layer * b.grads;
     add("overhead.zero3_buffers", gathered, [&] {
       return fmt::format(
           "largest unit gathered ({:.3g} params) + prefetched ({:.3g}: the larger of "
-          "overheads.zero3_prefetch_elements and parallel.zero3_prefetch = {} unit(s)) + its "
-          "gradient reduce-scatter buffer",
+          "overheads.zero3_prefetch_elements and parallel.zero3_prefetch = {} unit(s), at most "
+          "the rank's other units) + its gradient reduce-scatter buffer",
           f.largest_layer, prefetch, depth);
     });
   }

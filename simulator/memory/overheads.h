@@ -35,8 +35,9 @@ struct RankFootprint {
 
 // Terms: cuda_context, gemm_workspace, nccl (one buffer set per communicator of size > 1: TP,
 // CP, DP x CP, EP, PP), ddp_bucket (ZeRO-0 with DP > 1), zero_buckets (ZeRO-1/2: DeepSpeed's
-// reduce and all-gather buckets, capped at the rank's parameters), zero3_buffers (ZeRO-3: the
-// largest unit gathered plus the prefetch bucket, and its gradient reduce-scatter buffer),
+// reduce and all-gather buckets, capped at the rank's parameters), zero3_buffers (ZeRO-3 with
+// DP > 1: the largest unit gathered plus what is prefetched, at most the rank's other units, and
+// its gradient reduce-scatter buffer),
 // moe_dispatch (EP > 1: all-to-all send and receive buffers of one micro-batch's routed tokens),
 // fragmentation (fraction of activations). `notes`: also write each term's note (reports).
 [[nodiscard]] OverheadTerms overhead_terms(const Scenario& s, const Plan& plan,

@@ -221,5 +221,44 @@ TEST(stage_memory, Zero3BuffersHoldThePrefetchedUnits) {
   }
 }
 
+// What runs ahead is the rank's other units: a stage that holds one block and nothing else
+// gathers that block once (found by a metamorphic review, 2026-11-29: it was counted again as
+// its own prefetch, which made ZeRO-3 use more memory than ZeRO-2). gpt-1.7b cut to 4 layers on
+// pp 4: stages 1 and 2 hold one block each, L = 31,872,384 parameters per TP rank (the hand
+// derivation above). Prefetch = min(max(5e7, 1 x L), L - L) = 0, so the buffers are the
+// gathered block and its gradient buffer: L x 2 + L x 2 = 4L = 127,489,536 B.
+TEST(stage_memory, Zero3PrefetchesOnlyTheRanksOtherUnits) {
+  Scenario s = gpt_1_7b_scenario();
+  s.model.layers = 4;
+  s.strategy.pp = 4;
+  s.strategy.zero = 3;
+  s.cluster.nodes = 2;  // tp 2 x pp 4 x dp 2 = 16 GPUs
+  const MemoryEstimate e = estimate_memory(s, make_plan(s));
+  ASSERT_EQ(e.ranks.size(), 4u);
+  for (int i : {1, 2}) {
+    EXPECT_DOUBLE_EQ(e.ranks[std::size_t(i)].local_params, 31872384.0) << i;
+    EXPECT_DOUBLE_EQ(term_bytes(e.ranks[std::size_t(i)], "overhead.zero3_buffers"), 4 * 31872384.0)
+        << i;
+  }
+}
+
+// With one data-parallel rank ZeRO-3 shards nothing and gathers nothing (PyTorch's FSDP runs
+// NO_SHARD on one rank), like the ZeRO-1/2 buckets: every stage's total equals ZeRO-0's, and
+// there is no zero3_buffers term.
+TEST(stage_memory, Zero3WithOneDataParallelRankHoldsWhatZero0Holds) {
+  Scenario s = gpt_1_7b_scenario();
+  s.strategy.dp = 1;
+  s.training.global_batch = 4;
+  s.strategy.zero = 0;
+  const MemoryEstimate none = estimate_memory(s, make_plan(s));
+  s.strategy.zero = 3;
+  const MemoryEstimate z3 = estimate_memory(s, make_plan(s));
+  ASSERT_EQ(z3.ranks.size(), none.ranks.size());
+  for (std::size_t i = 0; i < z3.ranks.size(); ++i) {
+    EXPECT_EQ(find_term(z3.ranks[i], "overhead.zero3_buffers"), nullptr) << i;
+    EXPECT_DOUBLE_EQ(z3.ranks[i].total_bytes, none.ranks[i].total_bytes) << i;
+  }
+}
+
 }  // namespace
 }  // namespace shardsim
