@@ -37,16 +37,18 @@ struct PipelinePath {
 // Each stage's forward, backward-input and backward-weight item (non-ZB schedules fold the weight
 // pass into the backward), and its backward as its neighbours wait for it.
 struct PassTimes {
-  std::vector<double> f, b, w, chain;
+  std::vector<double> f, b, w, chain, last;
 };
 
-PassTimes pass_times(const std::vector<StageWork>& work, bool zb) {
+PassTimes pass_times(const std::vector<StageWork>& work, bool zb, double m) {
   PassTimes pt;
   for (const auto& sw : work) {
     pt.f.push_back(sw.f.total());
     pt.b.push_back(sw.b.total() + (zb ? 0 : sw.w.total()));
     pt.w.push_back(zb ? sw.w.total() : 0);
-    pt.chain.push_back(pt.b.back() - sw.zero3_trail);
+    pt.last.push_back(pt.b.back() - sw.zero3_trail - sw.sync_reduce);
+    // ZeRO-2's synchronous reduction holds every backward but the last micro-batch's
+    pt.chain.push_back(m > 1 ? pt.last.back() + sw.sync_reduce : pt.last.back());
   }
   return pt;
 }
@@ -54,7 +56,7 @@ PassTimes pass_times(const std::vector<StageWork>& work, bool zb) {
 // Stage k's path (pipeline_paths.h): 1F1B's, ZB-H1's, or ZB-H2's span.
 double stage_path(const ScheduleTraits& facts, const PassTimes& pt, std::size_t k, double m,
                   double t) {
-  if (!facts.split_weight_grad) return one_f_one_b_path(pt.f, pt.b, pt.chain, k, m, t);
+  if (!facts.split_weight_grad) return one_f_one_b_path(pt.f, pt.b, pt.chain, pt.last, k, m, t);
   return facts.greedy ? zb_h2_span(pt.f, pt.b, pt.w, pt.chain, k, m, t)
                       : zb_h1_path(pt.f, pt.b, pt.w, pt.chain, k, m, t);
 }
@@ -62,7 +64,7 @@ double stage_path(const ScheduleTraits& facts, const PassTimes& pt, std::size_t 
 // The longest stage path of 1F1B, ZB-H1 or ZB-H2 (pipeline_paths.h).
 PipelinePath stage_paths(const ScheduleTraits& facts, const std::vector<StageWork>& work, double m,
                          double t) {
-  const PassTimes pt = pass_times(work, facts.split_weight_grad);
+  const PassTimes pt = pass_times(work, facts.split_weight_grad, m);
   PipelinePath best;
   double longest = -1;
   for (std::size_t k = 0; k < work.size(); ++k) {
@@ -127,10 +129,15 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   } else {
     // GPipe and interleaved (or one stage): the bottleneck runs all m micro-batches, every other
     // stage adds its fill/drain (its backward as the pipeline waits for it: without ZeRO-3's
-    // trailing reduce-scatters).
-    for (const auto& o : work) {
-      if (&o == &work[std::size_t(r.bottleneck_stage)]) continue;
-      bubble += fill_drain(o.f.total(), o.b.total() + o.w.total() - chain_trail(plan, o), plan.vpp);
+    // trailing reduce-scatters). Each stage runs its backwards in micro-batch order, so the
+    // backward that crosses the pipeline is the first, which waits for ZeRO-2's synchronous
+    // reduction unless it is also the last (m = 1).
+    for (std::size_t k = 0; k < work.size(); ++k) {
+      const StageWork& o = work[k];
+      if (k == std::size_t(r.bottleneck_stage)) continue;
+      const double sync = plan.micro_batches == 1 ? o.sync_reduce : 0.0;
+      bubble += fill_drain(o.f.total(), o.b.total() + o.w.total() - chain_trail(plan, o) - sync,
+                           plan.vpp);
     }
     transfers = p > 1 ? pipeline_transfers(plan.schedule, p, plan.vpp, c.p2p_seconds) : 0;
   }

@@ -59,13 +59,14 @@ double first_backward_arrival(const std::vector<double>& f, const std::vector<do
 }  // namespace
 
 double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b,
-                        const std::vector<double>& chain, std::size_t k, double m, double t) {
+                        const std::vector<double>& chain, const std::vector<double>& last,
+                        std::size_t k, double m, double t) {
   const std::size_t p = f.size();
   // U (the earlier stages' fill and drain) and D, transfers first
   double fill = double(k) * t, drain = double(k) * t, down = 2 * double(p - 1 - k) * t;
   for (std::size_t i = 0; i < k; ++i) {
     fill += f[i];
-    drain += chain[i];
+    drain += last[i];
   }
   for (std::size_t i = k + 1; i < p; ++i) down += f[i] + chain[i];
   const double a = std::min(double(p - k), m), warm = a - 1;
@@ -78,8 +79,9 @@ double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>&
     wait = first + std::max(0.0, down - warm * b[k]) +
            steady * std::max(0.0, down - warm * (f[k] + b[k]));
   }
-  // the drain starts at the stage's last compute, beside its own trailing reduce-scatters
-  const double trail = b[k] - chain[k];
+  // the drain starts at the stage's last compute, beside its own trailing reduce-scatters (or its
+  // last micro-batch's reduction)
+  const double trail = b[k] - last[k];
   return fill + m * (f[k] + b[k]) + wait - trail + std::max(trail, drain);
 }
 

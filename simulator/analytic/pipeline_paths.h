@@ -62,9 +62,12 @@ struct Zero3Item {
 // every term being a lower bound.
 //
 // f, b: each stage's forward and backward item; chain: its backward as its neighbours wait for it
-// (b less ZeRO-3's trailing reduce-scatters, analytic.cc StageWork::zero3_trail).
+// (b less ZeRO-3's trailing reduce-scatters, analytic.cc StageWork::zero3_trail); last: the same
+// for the last micro-batch, whose backward ends at its compute (chain less ZeRO-2's synchronous
+// reduction, StageWork::sync_reduce), which the drain follows.
 [[nodiscard]] double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b,
-                                      const std::vector<double>& chain, std::size_t k, double m,
+                                      const std::vector<double>& chain,
+                                      const std::vector<double>& last, std::size_t k, double m,
                                       double t);
 
 // ZB-H1 with unequal stages, the same bound over its fixed program (plan/schedule.h: a - 1

@@ -103,10 +103,14 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
     const auto [whole_x, whole_c] = hidden(covers.whole, item);
     const auto [paced_x, paced_c] = hidden(covers.paced, paced);
     const auto [tight_x, tight_c] = hidden(covers.tight, bwd);
+    // without overlap: the backward items hold them (StageWork::sync_reduce), except under the
+    // zero-bubble schedules, whose weight items are off the chain
+    const bool held = !plan.schedule_facts().split_weight_grad;
     exposed = s.strategy.overlap_grad_reduce
                   ? std::max(last, r - bwd + whole_x + paced_x + tight_x) + whole_c + paced_c +
                         tight_c + contention_seconds(bwd, r - last, slow)
-                  : m * total;
+              : held ? 0.0
+                     : m * total;
   } else {
     exposed = s.strategy.overlap_grad_reduce ? std::max(last, total - backward) +
                                                    contention_seconds(backward, total - last, slow)
@@ -152,7 +156,8 @@ StageTail stage_tail(const Scenario& s, const Plan& plan, const StepCosts& c,
     for (std::size_t k = 1; k < work.size(); ++k) {
       const StageWork& o = work[k - 1];
       leads[k] = leads[k - 1] +
-                 (o.b.total() + o.w.total() - chain_trail(plan, o)) / std::max(1, plan.vpp) +
+                 (o.b.total() + o.w.total() - chain_trail(plan, o) - o.sync_reduce) /
+                     std::max(1, plan.vpp) +
                  c.p2p_seconds;
     }
   } else if (is_zb_h1(plan.schedule_facts())) {

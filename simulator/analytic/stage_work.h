@@ -18,6 +18,11 @@ struct StageWork {
   // ZeRO-3: the part of b that is reduce-scatters still running after the backward items' last
   // compute. It delays the stage's own next item, not the transfer to the next stage.
   double zero3_trail = 0;
+  // ZeRO-2 without overlapped reduction under GPipe, 1F1B and interleaved 1F1B: the gradient
+  // reduce-scatter every backward item waits for before it ends (and before its transfer), part
+  // of b as data-parallel time. The last micro-batch's item ends at its compute and its reduction
+  // runs after it, beside the other stages' drain (des/step_program.cc start_item).
+  double sync_reduce = 0;
 };
 
 // What of a stage's backward its neighbours do not wait for: ZeRO-3's trailing reduce-scatters,

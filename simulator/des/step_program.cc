@@ -205,9 +205,18 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
       add_buckets(i, -1, last_task);
     }
   }
-  // Parameters outside the blocks (embedding, output) reduce after the stage's final chunk.
-  if (reduce && (overlap || zero.reduces_every_microbatch) && vs / p_ == 0)
-    add_buckets(i, -1, last_task);
+  // Parameters outside the blocks (embedding, output) reduce after the stage's final chunk;
+  // ZeRO-2's synchronous reduction holds them like the blocks' (until 2026-11-29 it held only
+  // the blocks' buckets, so a stage whose parameters all fit one bucket, keyed to its embedding
+  // or output, held nothing; found while fixing the closed form's ZeRO-2 without overlap).
+  if (reduce && (overlap || zero.reduces_every_microbatch) && vs / p_ == 0) {
+    if (overlap) {
+      add_buckets(i, -1, last_task);
+    } else {
+      const std::vector<int> outside = add_buckets_after_item(i, -1, -1, last_task);
+      reductions.insert(reductions.end(), outside.begin(), outside.end());
+    }
+  }
   // Without overlap, ZeRO-2's per-micro-batch reduction is synchronous: the stage's next item
   // waits for it (a marker on the compute stream closes the item).
   if (zero.reduces_every_microbatch && !reductions.empty() && mb < m_ - 1) {

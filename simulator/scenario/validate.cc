@@ -1,6 +1,7 @@
 #include "simulator/scenario/validate.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "simulator/core/diagnostics.h"
 
@@ -351,6 +352,26 @@ void check_world(const Scenario& s, Diagnostics& d) {
                       p.tp, p.pp, p.cp, p.dp, gpus, s.cluster.nodes, s.cluster.gpus_per_node));
 }
 
+// Expert keys beside model.moe.experts = 0 describe nothing: the model is dense (found by a
+// metamorphic review, 2026-11-29: {"experts": 0, "top_k": 1} ran silently as a dense model). A
+// warning, not an error, so that --set model.moe.experts=0 still turns a MoE preset dense.
+void check_dense_moe_keys(const Scenario& s, StrategyCheck& c) {
+  const MoeConfig& moe = s.model.moe;
+  if (moe.enabled()) return;
+  std::vector<std::string> set;
+  if (moe.top_k != 0) set.push_back(fmt::format("top_k = {}", moe.top_k));
+  if (moe.expert_ffn_hidden != 0)
+    set.push_back(fmt::format("expert_ffn_hidden = {}", moe.expert_ffn_hidden));
+  if (moe.shared_experts != 0)
+    set.push_back(fmt::format("shared_experts = {}", moe.shared_experts));
+  if (moe.first_dense_layers != 0)
+    set.push_back(fmt::format("first_dense_layers = {}", moe.first_dense_layers));
+  if (set.empty()) return;
+  c.warnings.push_back(
+      fmt::format("model.moe.experts = 0: the model is dense and model.moe's {} {} ignored",
+                  fmt::join(set, ", "), set.size() == 1 ? "is" : "are"));
+}
+
 }  // namespace
 
 StrategyCheck check_strategy(const Scenario& s) {
@@ -358,6 +379,7 @@ StrategyCheck check_strategy(const Scenario& s) {
   check_world(s, c.errors);
   if (!c.errors.empty()) return c;  // the other checks divide by the degrees
   check_model(s, c.errors);
+  check_dense_moe_keys(s, c);
   check_parallel(s, c);
   check_layers(s, c.errors);
   check_positions(s, c.errors);

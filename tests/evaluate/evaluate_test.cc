@@ -244,6 +244,21 @@ TEST(evaluate, UselessChoicesAndMfuAbove100PercentWarn) {
   ASSERT_TRUE(em.ok());
   ASSERT_GT(em->time->throughput.mfu, 1);
   EXPECT_TRUE(has(*em, "exceeds 100 %"));
+  // Expert keys beside experts = 0 describe nothing: the model runs dense, with a warning that
+  // names them (found by a metamorphic review, 2026-11-29: accepted silently).
+  const Scenario dense =
+      llama8b({R"(model.moe={"experts": 0, "top_k": 1, "expert_ffn_hidden": 1})"});
+  const auto ed = evaluate(dense, {Mode::kMemory});
+  ASSERT_TRUE(ed.ok());
+  EXPECT_TRUE(has(*ed,
+                  "model.moe.experts = 0: the model is dense and model.moe's top_k = 1, "
+                  "expert_ffn_hidden = 1 are ignored"));
+  // Turning a MoE preset dense with experts = 0 warns about its remaining top_k (2).
+  const Scenario mixtral =
+      load_scenario("mixtral-8x7b-16xh100", {"model.moe.experts=0", "parallel.ep=1"});
+  const auto ex = evaluate(mixtral, {Mode::kMemory});
+  ASSERT_TRUE(ex.ok());
+  EXPECT_TRUE(has(*ex, "top_k = 2"));
 }
 
 }  // namespace
