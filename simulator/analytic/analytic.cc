@@ -37,7 +37,7 @@ struct PipelinePath {
 // Each stage's forward, backward-input and backward-weight item (non-ZB schedules fold the weight
 // pass into the backward), and its backward as its neighbours wait for it.
 struct PassTimes {
-  std::vector<double> f, b, w, chain, last;
+  std::vector<double> f, b, w, chain, last, own;
 };
 
 PassTimes pass_times(const std::vector<StageWork>& work, bool zb, double m) {
@@ -49,6 +49,7 @@ PassTimes pass_times(const std::vector<StageWork>& work, bool zb, double m) {
     pt.last.push_back(pt.b.back() - sw.zero3_trail - sw.sync_reduce);
     // ZeRO-2's synchronous reduction holds every backward but the last micro-batch's
     pt.chain.push_back(m > 1 ? pt.last.back() + sw.sync_reduce : pt.last.back());
+    pt.own.push_back(sw.zero3_trail);
   }
   return pt;
 }
@@ -56,7 +57,8 @@ PassTimes pass_times(const std::vector<StageWork>& work, bool zb, double m) {
 // Stage k's path (pipeline_paths.h): 1F1B's, ZB-H1's, or ZB-H2's span.
 double stage_path(const ScheduleTraits& facts, const PassTimes& pt, std::size_t k, double m,
                   double t) {
-  if (!facts.split_weight_grad) return one_f_one_b_path(pt.f, pt.b, pt.chain, pt.last, k, m, t);
+  if (!facts.split_weight_grad)
+    return one_f_one_b_path(pt.f, pt.b, pt.chain, pt.last, pt.own, k, m, t);
   return facts.greedy ? zb_h2_span(pt.f, pt.b, pt.w, pt.chain, k, m, t)
                       : zb_h1_path(pt.f, pt.b, pt.w, pt.chain, k, m, t);
 }

@@ -60,7 +60,7 @@ double first_backward_arrival(const std::vector<double>& f, const std::vector<do
 
 double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b,
                         const std::vector<double>& chain, const std::vector<double>& last,
-                        std::size_t k, double m, double t) {
+                        const std::vector<double>& own, std::size_t k, double m, double t) {
   const std::size_t p = f.size();
   // U (the earlier stages' fill and drain) and D, transfers first
   double fill = double(k) * t, drain = double(k) * t, down = 2 * double(p - 1 - k) * t;
@@ -79,10 +79,8 @@ double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>&
     wait = first + std::max(0.0, down - warm * b[k]) +
            steady * std::max(0.0, down - warm * (f[k] + b[k]));
   }
-  // the drain starts at the stage's last compute, beside its own trailing reduce-scatters (or its
-  // last micro-batch's reduction)
-  const double trail = b[k] - last[k];
-  return fill + m * (f[k] + b[k]) + wait - trail + std::max(trail, drain);
+  // the drain starts at the stage's last compute, beside its own trailing reduce-scatters
+  return fill + m * (f[k] + b[k]) + wait - (b[k] - last[k]) + std::max(own[k], drain);
 }
 
 double zb_h1_path(const std::vector<double>& f, const std::vector<double>& b,

@@ -62,12 +62,15 @@ struct Zero3Item {
 // every term being a lower bound.
 //
 // f, b: each stage's forward and backward item; chain: its backward as its neighbours wait for it
-// (b less ZeRO-3's trailing reduce-scatters, analytic.cc StageWork::zero3_trail); last: the same
-// for the last micro-batch, whose backward ends at its compute (chain less ZeRO-2's synchronous
-// reduction, StageWork::sync_reduce), which the drain follows.
+// (b less ZeRO-3's trailing reduce-scatters, analytic.cc StageWork::zero3_trail); last: the
+// last micro-batch's backward up to its last compute, which the drain follows (b less those
+// reduce-scatters and ZeRO-2's synchronous reduction, StageWork::sync_reduce, which that
+// micro-batch does not wait for; the stage tail takes it); own: what of it still holds the
+// stage after that compute (ZeRO-3's trailing reduce-scatters).
 [[nodiscard]] double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b,
                                       const std::vector<double>& chain,
-                                      const std::vector<double>& last, std::size_t k, double m,
+                                      const std::vector<double>& last,
+                                      const std::vector<double>& own, std::size_t k, double m,
                                       double t);
 
 // ZB-H1 with unequal stages, the same bound over its fixed program (plan/schedule.h: a - 1

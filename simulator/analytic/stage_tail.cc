@@ -103,14 +103,17 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
     const auto [whole_x, whole_c] = hidden(covers.whole, item);
     const auto [paced_x, paced_c] = hidden(covers.paced, paced);
     const auto [tight_x, tight_c] = hidden(covers.tight, bwd);
-    // without overlap: the backward items hold them (StageWork::sync_reduce), except under the
-    // zero-bubble schedules, whose weight items are off the chain
-    const bool held = !plan.schedule_facts().split_weight_grad;
+    // without overlap the backward items hold them (StageWork::sync_reduce): all m in the
+    // GPipe and interleaved sums, all but the last micro-batch's on the 1F1B stage paths, whose
+    // last one follows here; the zero-bubble schedules' weight items, off the chain, hold none
+    const ScheduleTraits& facts = plan.schedule_facts();
+    const double held = facts.split_weight_grad                ? 0.0
+                        : is_one_f_one_b(facts) && plan.pp > 1 ? m - 1
+                                                               : m;
     exposed = s.strategy.overlap_grad_reduce
                   ? std::max(last, r - bwd + whole_x + paced_x + tight_x) + whole_c + paced_c +
                         tight_c + contention_seconds(bwd, r - last, slow)
-              : held ? 0.0
-                     : m * total;
+                  : (m - held) * total;
   } else {
     exposed = s.strategy.overlap_grad_reduce ? std::max(last, total - backward) +
                                                    contention_seconds(backward, total - last, slow)

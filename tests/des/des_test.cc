@@ -400,6 +400,24 @@ TEST(DataParallel, ZeroTwoWithoutOverlapHoldsEachBackwardButTheLast) {
     EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, step) << schedule;
     EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, step) << schedule;
   }
+  // A heavier last stage sets the path, and the first stage's last reduction follows the drain.
+  // 1F1B, layers 1 + 2 (stage 1: f = 2, backward 4), r = 0.5 on each stage. Events: stage 1 F0
+  // 1-3, B0 3-7, r 7-7.5, F1 7.5-9.5, B1 9.5-13.5; stage 0 B0 7.5-9.5, r 9.5-10, B1 13.5-15.5,
+  // r 15.5-16: step 16. Closed form: stage 1's path f0 + 2 (f1 + b1 + r1) less its last r, then
+  // stage 0's last backward: 1 + 13 - 0.5 + 2 = 15.5; stage 0's tail, its last r: 16. (The
+  // first version of this fix ended the path at stage 1's own last reduction and dropped stage
+  // 0's: 15.5.)
+  const Scenario s = split_pipeline(2, 2, "1f1b", 3, 1, 2);
+  nlohmann::json raw = s.resolved;
+  raw["parallel"]["zero"] = 2;
+  raw["parallel"]["overlap_grad_reduce"] = false;
+  const Scenario z = scenario_from_json(raw, "");
+  const Plan plan = make_plan(z);
+  StepCosts c = uniform(plan, 3, 1, 1, 1);
+  c.stages[0].buckets.push_back({0, 1e6, 0.5});
+  c.stages[1].buckets.push_back({1, 1e6, 0.5});
+  EXPECT_DOUBLE_EQ(simulate_step(z, plan, c).step_seconds, 16);
+  EXPECT_DOUBLE_EQ(analytic_step(z, plan, c).step_seconds, 16);
 }
 
 // cost/contention.h: compute of c seconds overlapped from its start by a collective of g
