@@ -53,6 +53,15 @@ StepCosts uniform(const Plan& plan, int layers, double f, double b, double w) {
   return c;
 }
 
+// Two stages of uniform layers (f = b = w = 1) with one gradient bucket of `seconds` per stage and
+// micro-batch: layer 0's on stage 0, layer 1's on stage 1 (each stage's first block).
+StepCosts one_bucket_per_stage(const Plan& plan, int layers, double seconds) {
+  StepCosts c = uniform(plan, layers, 1, 1, 1);
+  c.stages[0].buckets.push_back({0, 1e6, seconds});
+  c.stages[1].buckets.push_back({1, 1e6, seconds});
+  return c;
+}
+
 struct Outcome {
   StepResult des;
   AnalyticResult analytic;
@@ -365,9 +374,7 @@ TEST(DataParallel, ZeroTwoUnderZbH1ExposesTheDeferredWeightPassesReductions) {
   const Scenario s =
       edited_pipeline(2, 4, "zb-h1", [](nlohmann::json& raw) { raw["parallel"]["zero"] = 2; });
   const Plan plan = make_plan(s);
-  StepCosts c = uniform(plan, 2, 1, 1, 1);
-  c.stages[0].buckets.push_back({0, 1e6, 2.5});
-  c.stages[1].buckets.push_back({1, 1e6, 2.5});
+  const StepCosts c = one_bucket_per_stage(plan, 2, 2.5);
   EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 17);
   EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, 16);
 }
@@ -394,9 +401,7 @@ TEST(DataParallel, ZeroTwoWithoutOverlapHoldsEachBackwardButTheLast) {
       raw["parallel"]["overlap_grad_reduce"] = false;
     });
     const Plan plan = make_plan(s);
-    StepCosts c = uniform(plan, 2, 1, 1, 1);
-    c.stages[0].buckets.push_back({0, 1e6, 1.5});
-    c.stages[1].buckets.push_back({1, 1e6, 1.5});
+    const StepCosts c = one_bucket_per_stage(plan, 2, 1.5);
     EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, step) << schedule;
     EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, step) << schedule;
   }
@@ -413,9 +418,7 @@ TEST(DataParallel, ZeroTwoWithoutOverlapHoldsEachBackwardButTheLast) {
   raw["parallel"]["overlap_grad_reduce"] = false;
   const Scenario z = scenario_from_json(raw, "");
   const Plan plan = make_plan(z);
-  StepCosts c = uniform(plan, 3, 1, 1, 1);
-  c.stages[0].buckets.push_back({0, 1e6, 0.5});
-  c.stages[1].buckets.push_back({1, 1e6, 0.5});
+  const StepCosts c = one_bucket_per_stage(plan, 3, 0.5);
   EXPECT_DOUBLE_EQ(simulate_step(z, plan, c).step_seconds, 16);
   EXPECT_DOUBLE_EQ(analytic_step(z, plan, c).step_seconds, 16);
 }
