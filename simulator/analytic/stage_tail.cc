@@ -73,8 +73,13 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
                   double backward, double micro_batch, const ReductionCovers& covers, double pace) {
   const StageCost& sc = c.stages[std::size_t(stage)];
   const double m = double(plan.micro_batches);
-  double total = 0, last = 0;
+  const bool every = s.strategy.zero_facts().reduces_every_microbatch;
+  double total = 0, last = 0, once = 0;  // once: ZeRO-2's once-per-step buckets, apart
   for (const auto& b : sc.buckets) {
+    if (every && b.once_per_step) {
+      once += b.seconds;
+      continue;
+    }
     total += b.seconds;
     last = b.seconds;
   }
@@ -92,8 +97,8 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
   // adding every other stage's whole fill/drain.) Without overlap the stage waits for all m of
   // them.
   const double slow = c.overlap_slowdown;
-  double exposed = 0;
-  if (s.strategy.zero_facts().reduces_every_microbatch) {
+  double exposed = once;  // after the last micro-batch's reductions, nothing behind it
+  if (every) {
     // interleaved: each chunk's item reduces its chunk's share, a v-th of each
     const double v = plan.schedule_facts().virtual_stages ? plan.vpp : 1;
     const double r = total / v, item = micro_batch / v, bwd = backward / v, paced = pace / v;
@@ -103,21 +108,18 @@ double exposed_dp(const Scenario& s, const Plan& plan, const StepCosts& c, int s
     const auto [whole_x, whole_c] = hidden(covers.whole, item);
     const auto [paced_x, paced_c] = hidden(covers.paced, paced);
     const auto [tight_x, tight_c] = hidden(covers.tight, bwd);
-    // without overlap the backward items hold them (StageWork::sync_reduce): all m in the
-    // GPipe and interleaved sums, all but the last micro-batch's on the 1F1B stage paths, whose
-    // last one follows here; the zero-bubble schedules' weight items, off the chain, hold none
-    const ScheduleTraits& facts = plan.schedule_facts();
-    const double held = facts.split_weight_grad                ? 0.0
-                        : is_one_f_one_b(facts) && plan.pp > 1 ? m - 1
-                                                               : m;
-    exposed = s.strategy.overlap_grad_reduce
-                  ? std::max(last, r - bwd + whole_x + paced_x + tight_x) + whole_c + paced_c +
-                        tight_c + contention_seconds(bwd, r - last, slow)
-                  : (m - held) * total;
+    // without overlap the backward items hold all but the last micro-batch's
+    // (StageWork::sync_reduce), which follows here, beside the other stages' drain; the
+    // zero-bubble schedules' weight items, off the chain, hold none
+    const double held = plan.schedule_facts().split_weight_grad ? 0.0 : m - 1;
+    exposed += s.strategy.overlap_grad_reduce
+                   ? std::max(last, r - bwd + whole_x + paced_x + tight_x) + whole_c + paced_c +
+                         tight_c + contention_seconds(bwd, r - last, slow)
+                   : (m - held) * total;
   } else {
-    exposed = s.strategy.overlap_grad_reduce ? std::max(last, total - backward) +
-                                                   contention_seconds(backward, total - last, slow)
-                                             : total;
+    exposed += s.strategy.overlap_grad_reduce ? std::max(last, total - backward) +
+                                                    contention_seconds(backward, total - last, slow)
+                                              : total;
   }
   exposed += s.strategy.overlap_param_gather
                  ? std::max(0.0, sc.param_gather_seconds - sc.forward_seconds) +

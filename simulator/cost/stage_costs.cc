@@ -112,13 +112,14 @@ StageCost stage_cost(const Ctx& c, const PipelineStage& st, const StepCosts& cos
   // its gradient between the two (_allreduce_embedding_grads), after the data-parallel
   // reduction: V_padded / TP x hidden gradient elements over a group of 2, on one node when the
   // whole pipeline is (found by review, 2026-11-28: the step charged nothing for it). Queued as
-  // the stage's last bucket.
+  // the stage's last bucket, once per step also under ZeRO-2 (until 2026-11-29 every micro-batch,
+  // found by a review of that day's ZeRO-2 work).
   if (!zero3 && c.plan.pp > 1 && c.s.model.tied_embeddings && (st.has_embedding || st.has_output)) {
     const double elements =
         padded_vocab(c.s.model.vocab, c.plan.tp) / c.plan.tp * double(c.s.model.hidden);
     const GroupPlacement pair{2, c.pp.ranks_per_node >= c.plan.pp ? 2 : 1};
     sc.buckets.push_back({-1, elements * c.grad_bytes,
-                          coll(c, CollectiveOp::kAllReduce, elements * c.grad_bytes, pair)});
+                          coll(c, CollectiveOp::kAllReduce, elements * c.grad_bytes, pair), true});
   }
   sc.dp_wire_bytes = dp_wire_bytes(c, dense, expert);
   if (zero.gathers_params_after_step)

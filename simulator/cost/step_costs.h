@@ -29,6 +29,9 @@ struct Bucket {
   int trigger_layer = 0;  // -1: after the whole stage (embedding/output parameters)
   double bytes = 0;
   double seconds = 0;
+  // Reduced once per step even where ZeRO-2 reduces every micro-batch's gradients: the tied
+  // embedding's all-reduce between the first and last stage (Megatron's finalize_model_grads).
+  bool once_per_step = false;
 };
 
 struct StageCost {

@@ -109,6 +109,7 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
   // Gradient buckets are reduced after the last micro-batch's backward (ZeRO-2: after every
   // micro-batch's, since its gradients are sharded), layer by layer when overlapped.
   const bool reduce = produces_grads(w) && (mb == m_ - 1 || zero.reduces_every_microbatch);
+  last_mb_ = mb == m_ - 1;
   const bool overlap = s_.strategy.overlap_grad_reduce;
   const bool per_unit = zero3 || (reduce && overlap);
   int last_task = -1;
@@ -235,7 +236,8 @@ void StepSimulation::add_buckets(int i, int layer, int after) {
   // Sorted by (layer, bucket order): a layer's buckets are one run, in bucket order.
   for (auto it = std::lower_bound(index.begin(), index.end(), std::pair<int, int>(layer, -1));
        it != index.end() && it->first == layer; ++it)
-    add_bucket(i, buckets[std::size_t(it->second)], after);
+    if (last_mb_ || !buckets[std::size_t(it->second)].once_per_step)
+      add_bucket(i, buckets[std::size_t(it->second)], after);
 }
 
 std::vector<int> StepSimulation::add_buckets_after_item(int i, int first, int last, int after) {
@@ -244,7 +246,7 @@ std::vector<int> StepSimulation::add_buckets_after_item(int i, int first, int la
   std::vector<int> order;  // the buckets of layers first..last, in bucket (backward) order
   for (auto it = std::lower_bound(index.begin(), index.end(), std::pair<int, int>(first, -1));
        it != index.end() && it->first <= last; ++it)
-    order.push_back(it->second);
+    if (last_mb_ || !buckets[std::size_t(it->second)].once_per_step) order.push_back(it->second);
   std::sort(order.begin(), order.end());
   std::vector<int> ids;
   for (int b : order) ids.push_back(add_bucket(i, buckets[std::size_t(b)], after));

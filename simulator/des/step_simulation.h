@@ -194,6 +194,9 @@ class StepSimulation {
   SimOptions opt_;
   int p_, v_, m_, V_ = 1;
   bool zb_ = false;
+  // start_item's micro-batch is the step's last: once-per-step buckets (Bucket::once_per_step)
+  // reduce only after it
+  bool last_mb_ = false;
   // Zero-bubble schedules defer weight gradients; no stage may then hold more micro-batches
   // than the schedule's first stage (Qi et al.: ZB-H1 peaks at 1F1B's p, ZB-H2 at about 2p).
   int hold_cap_ = 1;
