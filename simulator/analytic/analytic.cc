@@ -83,32 +83,35 @@ PipelinePath stage_paths(const ScheduleTraits& facts, const std::vector<StageWor
   return best;
 }
 
-// GPipe and interleaved: whether stage k's backward on the path of stage `path` waits for its
-// ZeRO-2 synchronous reduction (a later stage's first backward, when it is not also the last).
-bool held_on_path(std::size_t k, std::size_t path, double m) {
-  return k > path && m > 1;
-}
+// GPipe and interleaved with ZeRO-2's synchronous reductions (StageWork::sync_reduce): the stage
+// whose path is longest, and the other stages' fill/drain on it. A later stage's first backward
+// comes before that stage's and waits for its reduction unless it is also the last (m = 1); an
+// earlier stage drains the last micro-batch, which does not wait (its reduction is the stage
+// tail's). The first micro-batch's held reductions cross every later stage, so the stage with
+// the most work need not set the path. One pass over prefix sums of either kind of fill/drain.
+struct GpipePath {
+  std::size_t stage = 0;
+  double bubble = 0;
+};
 
-// The stage whose path is longest under GPipe and interleaved: its m micro-batches (less its
-// last one's reduction, the tail's) plus every other stage's fill/drain as held_on_path counts it.
-std::size_t gpipe_path_stage(const Plan& plan, const std::vector<StageWork>& work, double m) {
+GpipePath gpipe_path(const Plan& plan, const std::vector<StageWork>& work, double m) {
   const std::size_t p = work.size();
-  std::vector<double> drained(p + 1, 0.0), held(p + 1, 0.0);  // prefix sums of either kind
+  std::vector<double> drained(p + 1, 0.0), held(p + 1, 0.0);
   for (std::size_t j = 0; j < p; ++j) {
     const StageWork& o = work[j];
     const double b = o.b.total() + o.w.total() - chain_trail(plan, o);
     drained[j + 1] = drained[j] + fill_drain(o.f.total(), b - o.sync_reduce, plan.vpp);
     held[j + 1] = held[j] + fill_drain(o.f.total(), m > 1 ? b : b - o.sync_reduce, plan.vpp);
   }
-  std::size_t best = 0;
+  GpipePath best;
   double longest = -1;
   for (std::size_t k = 0; k < p; ++k) {
     const StageWork& o = work[k];
-    const double length = m * (o.f.total() + o.b.total() + o.w.total()) - o.sync_reduce +
-                          drained[k] + (held[p] - held[k + 1]);
+    const double others = drained[k] + (held[p] - held[k + 1]);
+    const double length = m * (o.f.total() + o.b.total() + o.w.total()) - o.sync_reduce + others;
     if (length > longest) {
       longest = length;
-      best = k;
+      best = {k, others};
     }
   }
   return best;
@@ -152,7 +155,8 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   const int p = plan.pp;
   double bubble = 0, transfers = 0;
   std::vector<double> spans;  // ZB-H2's stage spans, for the tails' leads
-  if (p > 1 && (is_one_f_one_b(facts) || zb)) {
+  const bool paths = p > 1 && (is_one_f_one_b(facts) || zb);
+  if (paths) {
     // 1F1B and the zero-bubble schedules: the longest stage path (stage_paths above).
     const PipelinePath path = stage_paths(facts, work, m, c.p2p_seconds);
     r.bottleneck_stage = int(path.stage);
@@ -162,20 +166,18 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   } else {
     // GPipe and interleaved (or one stage): the bottleneck runs all m micro-batches, every other
     // stage adds its fill/drain (its backward as the pipeline waits for it: without ZeRO-3's
-    // trailing reduce-scatters). A later stage's first backward comes before the bottleneck's,
-    // and waits for ZeRO-2's synchronous reduction unless it is also the last (m = 1); an
-    // earlier stage drains the last micro-batch, which does not wait (its reduction is the stage
-    // tail's). With those reductions the stage that sets the path need not be the one with the
-    // most work (the first micro-batch's held reductions cross every later stage): the longest
-    // of the stage paths is taken, in one pass over prefix sums.
-    if (std::any_of(work.begin(), work.end(), [](const StageWork& o) { return o.sync_reduce > 0; }))
-      r.bottleneck_stage = int(gpipe_path_stage(plan, work, m));
-    for (std::size_t k = 0; k < work.size(); ++k) {
-      const StageWork& o = work[k];
-      if (k == std::size_t(r.bottleneck_stage)) continue;
-      const double sync = held_on_path(k, std::size_t(r.bottleneck_stage), m) ? 0.0 : o.sync_reduce;
-      bubble += fill_drain(o.f.total(), o.b.total() + o.w.total() - chain_trail(plan, o) - sync,
-                           plan.vpp);
+    // trailing reduce-scatters); with ZeRO-2's synchronous reductions, gpipe_path.
+    if (std::any_of(work.begin(), work.end(),
+                    [](const StageWork& o) { return o.sync_reduce > 0; })) {
+      const GpipePath path = gpipe_path(plan, work, m);
+      r.bottleneck_stage = int(path.stage);
+      bubble = path.bubble;
+    } else {
+      for (const auto& o : work) {
+        if (&o == &work[std::size_t(r.bottleneck_stage)]) continue;
+        bubble +=
+            fill_drain(o.f.total(), o.b.total() + o.w.total() - chain_trail(plan, o), plan.vpp);
+      }
     }
     transfers = p > 1 ? pipeline_transfers(plan.schedule, p, plan.vpp, c.p2p_seconds) : 0;
   }
@@ -186,8 +188,7 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   r.breakdown = per_mb.scaled(m);
   // The last micro-batch's synchronous ZeRO-2 reduction does not hold its item; the stage tail
   // takes it, beside the drain (the 1F1B stage paths leave it out of their bubble already).
-  if (!(p > 1 && (is_one_f_one_b(facts) || zb)))
-    r.breakdown.add(TimeCategory::kDpComm, -sw.sync_reduce);
+  if (!paths) r.breakdown.add(TimeCategory::kDpComm, -sw.sync_reduce);
   r.breakdown.add(TimeCategory::kBubble, bubble);
   r.breakdown.add(TimeCategory::kPpComm, transfers);
   const StageTail tail = stage_tail(s, plan, c, work, spans);
