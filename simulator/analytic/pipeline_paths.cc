@@ -2,18 +2,48 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace shardsim {
 
 Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t depth, bool gathers,
-                             bool reduces) {
+                             bool reduces, double slowdown, double lead) {
   const std::size_t n = units.size();
   std::vector<double> gather_end(n, 0), compute_end(n, 0);
-  std::size_t computed = 0, gathered = gathers ? 0 : n;
-  double compute = 0, stream = 0, work = 0, copied = 0;
+  // the stream's collectives in order, [start, end): disjoint and sorted, one stream
+  std::vector<std::pair<double, double>> busy;
+  if (lead > 0) busy.emplace_back(0.0, lead);
+  std::size_t computed = 0, gathered = gathers ? 0 : n, next_busy = 0;
+  double compute = 0, stream = lead, work = 0, copied = 0;
+  auto run_on_stream = [&](double start, double seconds) {
+    stream = start + seconds;
+    if (seconds > 0) busy.emplace_back(start, stream);
+  };
+  // Compute of `seconds` from `start`, at 1 / (1 + slowdown) of its speed while a collective runs
+  // (contention.h, instant by instant as des/step_sim.cc). Every collective it can overlap is
+  // known: a later one waits for this compute or queues behind one that does.
+  auto finish = [&](double start, double seconds) {
+    double t = start, left = seconds;
+    while (next_busy < busy.size() && busy[next_busy].second <= t) ++next_busy;
+    for (std::size_t i = next_busy; i < busy.size() && left > 0; ++i) {
+      const auto [a, b] = busy[i];
+      if (a > t) {
+        if (left <= a - t) return t + left;
+        left -= a - t;
+        t = a;
+      }
+      const double slowed = (b - t) / (1 + slowdown);  // the work done by b
+      if (left <= slowed) return t + left * (1 + slowdown);
+      left -= slowed;
+      t = b;
+    }
+    return t + left;
+  };
   auto compute_through = [&](std::size_t k) {  // the compute ends of units 0..k
     for (; computed <= k; ++computed) {
-      compute = std::max(compute, gathers ? gather_end[computed] : 0.0) + units[computed].compute;
+      const double start = std::max(compute, gathers ? gather_end[computed] : 0.0);
+      compute =
+          slowdown > 0 ? finish(start, units[computed].compute) : start + units[computed].compute;
       compute_end[computed] = compute;
       work += units[computed].compute;
     }
@@ -23,13 +53,13 @@ Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t de
     for (; gathered < n && gathered <= k; ++gathered) {
       if (gathered > depth) stream = std::max(stream, compute_through(gathered - depth - 1));
       copied += units[gathered].h2d;
-      stream = std::max(stream, copied) + units[gathered].gather;
+      run_on_stream(std::max(stream, copied), units[gathered].gather);
       gather_end[gathered] = stream;
     }
   };
   for (std::size_t k = 0; k < n; ++k) {
     gather_through(k + depth);
-    if (reduces) stream = std::max(stream, compute_through(k)) + units[k].reduce;
+    if (reduces) run_on_stream(std::max(stream, compute_through(k)), units[k].reduce);
   }
   if (n > 0) compute_through(n - 1);
   return {std::max(compute, stream) - work, std::max(0.0, stream - compute)};

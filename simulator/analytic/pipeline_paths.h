@@ -30,8 +30,17 @@ struct Zero3Item {
 // after its compute by the trailing reduce-scatters, which the stage's next item's first gather
 // waits for. With depth 0 no gather overlaps compute. A two-machine flow shop in a fixed order,
 // so one pass over the units gives it.
+// While a collective of the stream runs, compute progresses at 1 / (1 + slowdown) (contention.h,
+// instant by instant as the DES applies it), and what that adds is part of `exposed`: a unit
+// waiting for its gather is not slowed by it. (Until 2026-11-29 contention was charged on the
+// item's whole traffic as if it overlapped compute from the start: +5 to +13 % against the DES on
+// offloaded-parameter plans, whose copy-bound gathers run while compute waits.)
+// `lead`: the stream is still busy for that long from the item's start with the stage's previous
+// item's trailing reduce-scatters; the host-to-device copies start at once beside them, as the
+// DES issues an item's tasks when the stage picks it. The exposure then includes the lead.
 [[nodiscard]] Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t depth,
-                                           bool gathers, bool reduces);
+                                           bool gathers, bool reduces, double slowdown = 0,
+                                           double lead = 0);
 
 // 1F1B with unequal stages (the bottleneck plus every other stage's whole fill/drain, as
 // fill_drain gives it, overstates a plan whose heavy stage's warm-up hides the others: +24 %

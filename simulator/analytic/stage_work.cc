@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "simulator/analytic/pipeline_paths.h"
-#include "simulator/cost/contention.h"
 #include "simulator/cost/host_dispatch.h"
+#include "simulator/plan/schedule.h"
 
 namespace shardsim {
 
@@ -35,24 +35,30 @@ void add_host_bound(bool zb, double sync, StageWork& sw) {
 // traffic is, and the reduce-scatters still running after its last compute (kept apart as
 // StageWork::zero3_trail: they hold the stage's next item, not its neighbours). Under the
 // zero-bubble schedules the backward-input item gathers and the weight item reduce-scatters. The
-// traffic that overlaps compute slows it (contention.h), charged to the data-parallel
-// communication too. (Until 2026-11-27 an item exposed its first gather on top of the traffic
-// its compute could not cover, every chunk's first gather was taken to be the stage's first
+// traffic slows the compute it overlaps (contention.h), inside the item: charged to the
+// data-parallel communication too. (Until 2026-11-27 an item exposed its first gather on top of the
+// traffic its compute could not cover, every chunk's first gather was taken to be the stage's first
 // unit's, and parameter offload's copies were left out: +25 and +32 % against the DES on GPT-3
 // with ZeRO-3 at vpp 3 and 6, -60 to -82 % with offloaded parameters; found by review.)
-void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int prefetch, bool zb,
-                        StageWork& sw) {
+void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStage& st, int prefetch,
+                        bool zb, StageWork& sw) {
   const std::size_t depth = std::size_t(std::max(0, prefetch));
-  double gather = 0, reduce = 0, exposed_f = 0, exposed_b = 0, exposed_w = 0, trail_w = 0;
+  double exposed_f = 0, exposed_b = 0, exposed_w = 0;
+  bool copies = false;
+  std::vector<std::vector<Zero3Unit>> forward_units(st.chunks.size());
+  std::vector<double> trail(st.chunks.size(), 0);  // of each chunk's reduce-scatter item
   std::vector<const LayerCost*> chunk;
-  std::vector<Zero3Unit> units;
   // one item over the chunk's units in their current order, each computing compute_of(its work)
-  auto pass = [&](auto compute_of, bool gathers, bool reduces) {
-    units.clear();
+  auto units_of = [&](auto compute_of) {
+    std::vector<Zero3Unit> units;
     for (const LayerCost* lc : chunk)
       units.push_back({lc->zero3_gather_seconds, lc->zero3_reduce_seconds, compute_of(lc->work),
                        lc->zero3_h2d_seconds});
-    return zero3_item_exposed(units, depth, gathers, reduces);
+    return units;
+  };
+  auto item = [&](const std::vector<Zero3Unit>& units, bool gathers, bool reduces,
+                  double lead = 0) {
+    return zero3_item_exposed(units, depth, gathers, reduces, c.overlap_slowdown, lead);
   };
   const auto fwd = [](const WorkCost& w) { return w.fwd.total(); };
   const auto input = [](const WorkCost& w) { return w.bwd_input.total(); };
@@ -66,35 +72,58 @@ void add_zero3_exposure(const StepCosts& c, const PipelineStage& st, int prefetc
     const StageChunk& ch = st.chunks[ci];
     for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) chunk.push_back(&c.layer(l));
     if (ci + 1 == st.chunks.size() && st.has_output) chunk.push_back(&c.output);
-    for (const LayerCost* lc : chunk) {
-      gather += lc->zero3_gather_seconds;
-      reduce += lc->zero3_reduce_seconds;
-    }
-    exposed_f += pass(fwd, true, false).exposed;
+    forward_units[ci] = units_of(fwd);
+    for (const Zero3Unit& u : forward_units[ci]) copies = copies || u.h2d > 0;
+    exposed_f += item(forward_units[ci], true, false).exposed;
     std::reverse(chunk.begin(), chunk.end());  // the backward passes run the units backwards
     if (zb) {
-      exposed_b += pass(input, true, false).exposed;
-      const Zero3Item item = pass(weight, false, true);
-      exposed_w += item.exposed;
-      trail_w += item.trail;  // after the last compute: no contention
+      exposed_b += item(units_of(input), true, false).exposed;
+      const Zero3Item w = item(units_of(weight), false, true);
+      exposed_w += w.exposed;
+      trail[ci] = w.trail;
     } else {
-      const Zero3Item item = pass(backward, true, true);  // input and weight gradients
-      exposed_b += item.exposed;
-      sw.zero3_trail += item.trail;
+      const Zero3Item b = item(units_of(backward), true, true);  // input and weight gradients
+      exposed_b += b.exposed;
+      trail[ci] = b.trail;
+      sw.zero3_trail += b.trail;
     }
   }
-  // What overlaps compute slows it. Without prefetch no gather overlaps compute; the zero-bubble
-  // weight items' reduce-scatters still overlap the next unit's.
-  const double s = depth > 0 ? c.overlap_slowdown : 0;
-  const double f = sw.f.total(), b = sw.b.total(), w = sw.w.total();
-  sw.f.add(TimeCategory::kDpComm, exposed_f + contention_seconds(f, gather, s));
-  if (zb) {
-    sw.b.add(TimeCategory::kDpComm, exposed_b + contention_seconds(b, gather, s));
-    sw.w.add(TimeCategory::kDpComm,
-             exposed_w + contention_seconds(w, reduce - trail_w, c.overlap_slowdown));
-  } else {
-    sw.b.add(TimeCategory::kDpComm, exposed_b + contention_seconds(b + w, gather + reduce, s));
+  // Parameter offload: a forward that follows a reduce-scatter item in the stage's program (the
+  // backward; under ZB-H1 the weight pass) starts its copies beside that item's trailing
+  // reduce-scatters, which the item already counts; the forward adds what it exposes beyond them.
+  // Averaged over the stage's forwards, as f is one micro-batch's. ZB-H2 has no fixed program
+  // (the DES schedules it greedily): its forwards are taken as following no such item.
+  if (copies && plan.micro_batches > 0) {
+    const std::vector<ProgramItem> program =
+        stage_program(plan.schedule, st.index, plan.pp, plan.vpp, plan.micro_batches);
+    const Pass reducer = zb ? Pass::kBackwardWeight : Pass::kBackwardInput;
+    const std::size_t v = st.chunks.size();
+    std::vector<double> saved(v * v, 0);  // [forward's chunk][previous item's chunk]
+    std::vector<bool> known(v * v, false);
+    double sum = 0;
+    int prev_chunk = -1;  // the chunk of the item just before, when it reduce-scatters
+    for (const ProgramItem& it : program) {
+      const std::size_t chunk_of = std::size_t(
+          order_position(st.index, it.k, it.pass != Pass::kForward, plan.pp, plan.vpp).first /
+          plan.pp);
+      if (it.pass == Pass::kForward && prev_chunk >= 0) {
+        const std::size_t key = chunk_of * v + std::size_t(prev_chunk);
+        double& d = saved[key];
+        if (!known[key]) {
+          known[key] = true;
+          const double lead = trail[std::size_t(prev_chunk)];
+          const std::vector<Zero3Unit>& units = forward_units[chunk_of];
+          d = item(units, true, false).exposed - (item(units, true, false, lead).exposed - lead);
+        }
+        sum += d;
+      }
+      prev_chunk = it.pass == reducer ? int(chunk_of) : -1;
+    }
+    exposed_f -= sum / double(plan.micro_batches);
   }
+  sw.f.add(TimeCategory::kDpComm, exposed_f);
+  sw.b.add(TimeCategory::kDpComm, exposed_b);
+  if (zb) sw.w.add(TimeCategory::kDpComm, exposed_w);
 }
 
 // Calls fn with one micro-batch's work of every unit of stage `st`, in one fixed order (the
@@ -123,7 +152,7 @@ StageWork stage_work(const Scenario& s, const Plan& plan, const StepCosts& c,
     sw.host_w += wc.host_bwd_weight;
   });
   const bool zb = plan.schedule_facts().split_weight_grad;
-  if (zero3) add_zero3_exposure(c, st, s.strategy.zero3_prefetch, zb, sw);
+  if (zero3) add_zero3_exposure(c, plan, st, s.strategy.zero3_prefetch, zb, sw);
   add_host_bound(zb, s.framework.host_sync_fraction, sw);
   // ZeRO-2 without overlap: each backward item ends after its micro-batch's reduction (the
   // zero-bubble schedules' weight items, off the chain, keep it in the stage tail). Until

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "simulator/analytic/analytic.h"
+#include "simulator/analytic/pipeline_paths.h"
 #include "simulator/cost/contention.h"
 #include "simulator/des/step_sim.h"
 #include "simulator/scenario/load.h"
@@ -628,6 +629,53 @@ TEST(Zero3Prefetch, TrailingReduceScattersHoldTheStageNotItsNeighbour) {
   c.set_layers(std::move(layers));
   EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 14);
   EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, 14);
+}
+
+// Contention inside a ZeRO-3 item (pipeline_paths.h zero3_item_exposed): compute slows to
+// 1 / (1 + s) only while a collective runs beside it. Two units, 1 s gathers, 2 s compute,
+// prefetch 1, s = 0.5: gather 0 runs 0-1 while nothing computes; unit 0 computes from 1 beside
+// gather 1 (1-2), doing 1 / 1.5 s of its work by 2 and the remaining 4/3 s alone, to 10/3; unit
+// 1 computes 10/3-16/3. Exposed: 16/3 - 4 = 4/3 (the first gather, 1, plus 1/3 of contention).
+// The rule before 2026-11-29 charged the whole traffic as overlapping: 1 + (2 x 0.5 / 1.5) = 5/3.
+// Copy-bound (3 s host-to-device copies, 1 s gathers, 1 s compute): copies 0-3 and 3-6, gathers
+// 3-4 and 6-7, computes 4-5 and 7-8, never beside a gather: exposed 8 - 2 = 6, no contention
+// (the old rule added 2 x 0.5 / 1.5 = 2/3).
+TEST(Zero3Prefetch, ContentionSlowsOnlyTheComputeACollectiveRunsBeside) {
+  const std::vector<Zero3Unit> compute_bound = {{1, 0, 2, 0}, {1, 0, 2, 0}};
+  EXPECT_DOUBLE_EQ(zero3_item_exposed(compute_bound, 1, true, false, 0.5).exposed, 4.0 / 3);
+  EXPECT_DOUBLE_EQ(zero3_item_exposed(compute_bound, 1, true, false).exposed, 1);
+  const std::vector<Zero3Unit> copy_bound = {{1, 0, 1, 3}, {1, 0, 1, 3}};
+  EXPECT_DOUBLE_EQ(zero3_item_exposed(copy_bound, 1, true, false, 0.5).exposed, 6);
+  // The same copy-bound item behind 4 s of the previous item's reduce-scatters: the copies run
+  // 0-3 and 3-6 beside them, the gathers 4-5 and 6-7, the computes 5-6 and 7-8: 8 - 2 = 6
+  // exposed including the 4 s lead, 2 beyond it (the lead and the item in series: 4 + 6).
+  EXPECT_DOUBLE_EQ(zero3_item_exposed(copy_bound, 1, true, false, 0.5, 4).exposed, 6);
+}
+
+// Parameter offload under 1F1B: a forward's copies start beside the previous backward's trailing
+// reduce-scatters. One layer (f = 1, b + w = 2; 0.5 s gather, 2 s reduce-scatter, 2 s copy),
+// prefetch 1, two micro-batches on one stage: F0 B0 F1 B1. F0: copy 0-2, gather 2-2.5, compute
+// 2.5-3.5. B0: copy 3.5-5.5, gather 5.5-6, compute 6-8, reduce-scatter 8-10. F1 starts at 8: copy
+// 8-10 beside that reduce-scatter, gather 10-10.5, compute 10.5-11.5. B1: copy 11.5-13.5, gather
+// 13.5-14, compute 14-16, reduce-scatter 16-18. Step 18. The closed form before 2026-11-29 put F1's
+// copy after the reduce-scatter, 2.5 s exposed per forward: 2 x (1 + 2.5 + 2 + 4.5) = 20; now F1
+// exposes 0.5 beyond the 2 s lead and the forwards average (2.5 + 0.5) / 2 = 1.5: 2 x (1 + 1.5) +
+// 2 x (2 + 4.5) = 18 (found against the DES: +13.2 % on mixtral-8x7b-16xh100 at pp 2, ZB-H1).
+TEST(Zero3Prefetch, AForwardsCopiesRunBesideThePreviousBackwardsTrail) {
+  nlohmann::json raw = pipeline(1, 1, 2, "1f1b").resolved;
+  raw["model"]["layers"] = 1;
+  raw["parallel"]["zero"] = 3;
+  raw["parallel"]["zero3_prefetch"] = 1;
+  const Scenario s = scenario_from_json(raw, "");
+  const Plan plan = make_plan(s);
+  StepCosts c = uniform(plan, 1, 1, 1, 1);
+  std::vector<LayerCost> layers(1, c.layer(0));
+  layers[0].zero3_gather_seconds = 0.5;
+  layers[0].zero3_reduce_seconds = 2;
+  layers[0].zero3_h2d_seconds = 2;
+  c.set_layers(std::move(layers));
+  EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 18);
+  EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, 18);
 }
 
 TEST(Trace, HasOneSlicePerComputeItem) {
