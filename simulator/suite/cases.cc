@@ -18,6 +18,7 @@ constexpr std::string_view kMcoreFile = "published/mcore2024-h100-weak-scaling.c
 constexpr std::string_view kNarayananFile = "published/narayanan2021-table1.csv";
 constexpr std::string_view kMemoryFile = "published/memory-closed-form.csv";
 constexpr std::string_view kH100PytorchFile = "published/shardsim-h100-pytorch-gpt.csv";
+constexpr std::string_view kBloomFile = "published/bigscience2022-bloom176b.csv";
 
 struct GroupInfo {
   Group group;
@@ -54,6 +55,11 @@ constexpr GroupInfo kGroupInfo[] = {
      "by this project (2026-11-28; step seconds); the h100-sxm preset's GEMM tables come from "
      "the same run's kernel sweep on that GPU, but no preset or framework was fitted on these "
      "steps: a check of the kernels' sum against whole steps, nothing fitted on it"},
+    {Group::kBloom, "bloom",
+     "BigScience BLOOM 176B on 384 A100 80GB (Jean Zay, Omni-Path), Megatron-DeepSpeed with "
+     "DeepSpeed's pipeline engine, TP4 PP12 DP8, full recomputation (iteration seconds, the "
+     "run's own log); not among the measurements any profile or framework was fitted from: an "
+     "independent check, nothing fitted on it"},
     {Group::kMemory, "memory",
      "closed forms: ZeRO paper Fig. 1 / Tables 1-2, DeepSpeed estimator docs, Megatron "
      "distributed optimizer, Korthikanti Table 2 activations"}};
@@ -346,6 +352,85 @@ std::vector<Case> h100_pytorch_cases() {
   return out;
 }
 
+// BLOOM 176B's main run (the CSV header names the sources: the run's slurm script, README and
+// log). The scenario writes what the script ran; where it is silent, the choice and its reason:
+// - GPT blocks with GeLU MLP of 4h, LayerNorm, biases, tied embeddings, dropout (Megatron's
+//   default 0.1: the script sets none); no flash attention (Megatron's fused softmax, 2022).
+// - ALiBi adds a bias inside that fused softmax and has no table: shardsim has no such position
+//   type, and "learned" is taken (its 2048 x 14336 table is 0.02 % of the parameters; its add is
+//   one element-wise op). --embed-layernorm's one extra LayerNorm is left out.
+// - --pp-partition-method 'type:transformer|embedding' balances 72 layers, the two embedding
+//   layers counted as blocks, over 12 stages: the first and last hold 5 blocks besides the
+//   embedding and the (tied) output layer, the others 6 (first/last_stage_layers).
+// - bf16 with DeepSpeed's bf16 optimizer under ZeRO stage 0: it shards the optimizer states over
+//   the data-parallel ranks (ZeRO-1) and accumulates fp32 gradients (grad_dtype fp32). DeepSpeed's
+//   pipeline engine reduces the gradients after the last micro-batch, not overlapped; its
+//   schedule is 1F1B.
+// - The network (cluster.network, not fitted: the run published no collective measurement):
+//   NVLink through an HGX A100 board's NVSwitch, the DGX A100 datasheet's 300 GB/s per GPU per
+//   direction and 15 us start-up (dgx-a100-datasheet); 4 x 100 Gb/s Omni-Path per node, 50 Gb/s
+//   per GPU, with InfiniBand's 38.6 us two-node start-up as the prior (no Omni-Path figure).
+// The framework is the default megatron-eager (Megatron-DeepSpeed is Megatron's eager stack).
+std::vector<Case> bloom_cases() {
+  const CsvTable t = published_table(kBloomFile);
+  std::vector<Case> out;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    Case c = row_case(t, r, Group::kBloom,
+                      "bigscience-workshop/bigscience train/tr11-176B-ml @ ed196cd266 "
+                      "(tr11-176B-ml.slurm, README.md, chronicles.md)",
+                      Quantity::kStepSeconds, "s", "iteration_s");
+    const int tp = t.integer(r, "tp"), pp = t.integer(r, "pp"), dp = t.integer(r, "dp");
+    c.description = fmt::format(
+        "BLOOM 176B on {} A100 80GB, TP{} PP{} DP{}, gb{} mb{}, full "
+        "recompute, DeepSpeed pipeline",
+        t.integer(r, "gpus"), tp, pp, dp, t.integer(r, "global_batch"),
+        t.integer(r, "micro_batch"));
+    c.scenario = {{"name", c.id},
+                  {"model",
+                   {{"layers", t.integer(r, "layers")},
+                    {"hidden", t.integer(r, "hidden")},
+                    {"heads", t.integer(r, "heads")},
+                    {"vocab", t.integer(r, "vocab_padded")},
+                    {"ffn_type", "gelu"},
+                    {"norm", "layernorm"},
+                    {"position", "learned"},
+                    {"bias", true},
+                    {"dropout", true},
+                    {"tied_embeddings", true}}},
+                  {"training",
+                   {{"seq_len", t.integer(r, "seq_len")},
+                    {"global_batch", t.integer(r, "global_batch")},
+                    {"micro_batch", t.integer(r, "micro_batch")},
+                    {"precision", "bf16"},
+                    {"grad_dtype", "fp32"},
+                    {"optimizer", "adam"},
+                    {"recompute", "full"},
+                    {"flash_attention", false}}},
+                  {"parallel",
+                   {{"tp", tp},
+                    {"pp", pp},
+                    {"dp", dp},
+                    {"zero", 1},
+                    {"schedule", "1f1b"},
+                    {"overlap_grad_reduce", false},
+                    {"first_stage_layers", t.integer(r, "first_stage_layers")},
+                    {"last_stage_layers", t.integer(r, "last_stage_layers")}}},
+                  {"cluster",
+                   {{"gpu", "a100-sxm-80gb"},
+                    {"gpus_per_node", 8},
+                    {"nodes", t.integer(r, "gpus") / 8},
+                    {"network",
+                     {{"intra_node_GBps", 300},
+                      {"intra_node_latency_us", 15.0},
+                      {"intra_node_line_GBps", 300},
+                      {"inter_node_Gbps", 50},
+                      {"inter_node_latency_us", 38.6},
+                      {"inter_node_line_Gbps", 50}}}}}};
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::vector<Case> memory_cases() {
   const CsvTable t = published_table(kMemoryFile);
   std::vector<Case> out;
@@ -377,6 +462,8 @@ std::vector<Case> cases_of(Group g) {
       return mosaicml_more_cases();
     case Group::kH100Pytorch:
       return h100_pytorch_cases();
+    case Group::kBloom:
+      return bloom_cases();
     case Group::kMemory:
       return memory_cases();
   }

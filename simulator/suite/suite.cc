@@ -90,6 +90,7 @@ Target target_of(Group g) {
     case Group::kMosaicmlMore:
     case Group::kH100Pytorch:
     case Group::kNarayanan:
+    case Group::kBloom:
       return {"none (independent check, reported only)", -1, -1, false};
     case Group::kKorthikanti:
     case Group::kMcore:

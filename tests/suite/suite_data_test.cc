@@ -15,6 +15,7 @@
 #include "simulator/evaluate/evaluate.h"
 #include "simulator/hardware/hardware.h"
 #include "simulator/model/params.h"
+#include "simulator/plan/plan.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
 #include "simulator/suite/closed_form.h"
@@ -280,6 +281,51 @@ TEST(suite_data, NarayananHardwareFlopsAreTheirEquation3) {
                      (1 + 2048.0 / (6 * 2304) + 51200.0 / (16 * 24 * 2304));
   EXPECT_NEAR(per_step / eq3, 1.0, 1e-9);
   EXPECT_NEAR(eq3, 1.54668e16, 1e11);
+}
+
+// BLOOM 176B (bigscience2022-bloom176b.csv): the log's TFLOPs are eq. 3 with the recomputation
+// factor 4 and the padded vocabulary, 24 x 4 B s l h^2 (1 + s/(6h) + V/(16 l h)) per step: B 2048,
+// s 2048, l 70, h 14336, V 250880 give 6.02119e18 FLOP, 149.02 TFLOP/s per GPU over the logged
+// 105.22 s on 384 GPUs (the logged figure). shardsim's hardware FLOPs per step must be the same
+// count.
+TEST(suite_data, BloomHardwareFlopsAreTheLogsCount) {
+  const auto cases = bloom_cases();
+  ASSERT_EQ(cases.size(), 1u);
+  const Scenario s = case_scenario(cases.front());
+  const Expected<Estimate> e = evaluate(s);
+  ASSERT_TRUE(e.ok());
+  const double per_step =
+      e->time->throughput.hardware_tflops_per_gpu * 1e12 * e->time->step_seconds * 384;
+  const double eq3 = 96.0 * 2048 * 2048 * 70 * 14336.0 * 14336 *
+                     (1 + 2048.0 / (6 * 14336) + 250880.0 / (16 * 70 * 14336));
+  EXPECT_NEAR(per_step / eq3, 1.0, 1e-9);
+  EXPECT_NEAR(eq3 / (105.22 * 384) / 1e12, 149.02, 0.005);
+}
+
+// The script's settings reach the scenario (tr11-176B-ml.slurm @ ed196cd266): 384 GPUs / (TP 4 x
+// PP 12) = DP 8; 2048 sequences / (DP 8 x micro-batch 2) = 128 micro-batches; 72 layers with the
+// two embeddings counted over 12 stages: 5 blocks on the first and last stage, 6 on the ten
+// others (5 + 10 x 6 + 5 = 70). Parameters: BLOOM's 176,247,271,424 (70 x (12h^2 + 13h) =
+// 172,650,598,400, + 250880 x 14336 = 3,596,615,680 embedding, + 2h final and 2h embedding
+// LayerNorm, h = 14336), less the embedding LayerNorm the scenario leaves out (28,672), plus the
+// learned position table it takes for ALiBi (2048 x 14336 = 29,360,128): 176,276,602,880.
+TEST(suite_data, BloomRowCarriesTheRunScriptsSettings) {
+  const Case c = bloom_cases().front();
+  EXPECT_EQ(c.quantity, Quantity::kStepSeconds);
+  EXPECT_DOUBLE_EQ(c.published, 105.22);
+  const Scenario s = case_scenario(c);
+  EXPECT_EQ(s.strategy.dp, 8);
+  EXPECT_EQ(s.strategy.zero, 1);
+  EXPECT_FALSE(s.strategy.overlap_grad_reduce);
+  EXPECT_EQ(s.strategy.recompute, Recompute::kFull);
+  EXPECT_EQ(s.training.precision, Dtype::kBf16);
+  const Plan plan = make_plan(s);
+  EXPECT_EQ(plan.micro_batches, 128);
+  ASSERT_EQ(plan.stages.size(), 12u);
+  EXPECT_EQ(plan.stages.front().layers(), 5);
+  EXPECT_EQ(plan.stages.back().layers(), 5);
+  for (std::size_t i = 1; i + 1 < plan.stages.size(); ++i) EXPECT_EQ(plan.stages[i].layers(), 6);
+  EXPECT_DOUBLE_EQ(count_parameters(s.model, s.training.seq_len).total, 176276602880.0);
 }
 
 // mosaicml-more: the 202 rows, each with the published NumParams (the table's own column) as the
