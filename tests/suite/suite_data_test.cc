@@ -305,9 +305,10 @@ TEST(suite_data, BloomHardwareFlopsAreTheLogsCount) {
 // The script's settings reach the scenario (tr11-176B-ml.slurm @ ed196cd266): 384 GPUs / (TP 4 x
 // PP 12) = DP 8; 2048 sequences / (DP 8 x micro-batch 2) = 128 micro-batches; 72 layers with the
 // two embeddings counted over 12 stages: 5 blocks on the first and last stage, 6 on the ten
-// others (5 + 10 x 6 + 5 = 70). Parameters: BLOOM's 176,247,271,424 (70 x (12h^2 + 13h) =
+// others (5 + 10 x 6 + 5 = 70). Parameters: BLOOM's architecture has 70 x (12h^2 + 13h) =
 // 172,650,598,400, + 250880 x 14336 = 3,596,615,680 embedding, + 2h final and 2h embedding
-// LayerNorm, h = 14336), less the embedding LayerNorm the scenario leaves out (28,672), plus the
+// LayerNorm (h = 14336) = 176,247,271,424 (the paper's "176,247M"); the scenario has that, less
+// the embedding LayerNorm it leaves out (28,672), plus the
 // learned position table it takes for ALiBi (2048 x 14336 = 29,360,128): 176,276,602,880.
 TEST(suite_data, BloomRowCarriesTheRunScriptsSettings) {
   const Case c = bloom_cases().front();
