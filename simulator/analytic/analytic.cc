@@ -117,6 +117,72 @@ GpipePath gpipe_path(const Plan& plan, const std::vector<StageWork>& work, doubl
   return best;
 }
 
+// Interleaved 1F1B with chunks of unequal work (a layer count that the virtual stages do not
+// divide): stage k starts once the first micro-batch's forward has crossed chunk 0 of every
+// earlier stage and ends once the last backward, chunk 0's, has crossed them back; between, it
+// waits for the round trips through the later stages' last chunk, which its warm-up forwards
+// cover as far as they would with equal chunks. So the other stages' fill/drain on stage k is at
+// least the earlier stages' chunk 0 and the later stages' chunk v - 1; and at least, as with
+// equal chunks, a v-th of each other stage (fill_drain): unequal chunks also stall the steady
+// state, which neither counts (mixtral-8x7b-16xh100 at pp 2, vpp 3, chunks of 4, 6, 6 and 6, 6, 4
+// layers: the first bound is 2.0 % below the DES, the second 0.3 % above). The step is the
+// longest such path. A chunk's share of its stage's items is its share of the stage's compute
+// (its units' work), so each stage's exposures (ZeRO-3, the host) divide as its compute does.
+// (Until 2026-11-29 every stage took the second bound alone: -7.2 % against the DES on
+// mixtral-8x7b-16xh100 at pp 8, vpp 3, whose 32 layers put 2 in chunk 0 of seven stages and 1 in
+// the others; now -0.5 %.) With equal chunks the two bounds are equal.
+GpipePath interleaved_path(const Plan& plan, const StepCosts& c, const std::vector<StageWork>& work,
+                           double m) {
+  const std::size_t p = work.size();
+  const double v = plan.vpp;
+  std::vector<double> first(p), last(p), even_share(p);
+  for (std::size_t i = 0; i < p; ++i) {
+    const PipelineStage& st = plan.stages[i];
+    const std::size_t chunks = st.chunks.size();
+    double f_all = 0, b_all = 0, f_first = 0, b_first = 0, f_last = 0, b_last = 0;
+    for (std::size_t ci = 0; ci < chunks; ++ci) {
+      double f = 0, b = 0;
+      auto add = [&](const LayerCost& lc) {
+        f += lc.work.fwd.total();
+        b += lc.work.bwd_input.total() + lc.work.bwd_weight.total();
+      };
+      if (ci == 0 && st.has_embedding) add(c.embedding);
+      const StageChunk& ch = st.chunks[ci];
+      for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) add(c.layer(l));
+      if (ci + 1 == chunks && st.has_output) add(c.output);
+      f_all += f;
+      b_all += b;
+      if (ci == 0) f_first = f, b_first = b;
+      if (ci + 1 == chunks) f_last = f, b_last = b;
+    }
+    const StageWork& o = work[i];
+    const double f = o.f.total(), b = o.b.total() + o.w.total() - chain_trail(plan, o);
+    auto share = [v](double part, double all) { return all > 0 ? part / all : 1 / v; };
+    even_share[i] = fill_drain(f, b, plan.vpp);
+    first[i] = f * share(f_first, f_all) + b * share(b_first, b_all);
+    last[i] = f * share(f_last, f_all) + b * share(b_last, b_all);
+  }
+  std::vector<double> before(p + 1, 0.0), after(p + 1, 0.0);  // prefix sums
+  double even = 0;
+  for (std::size_t j = 0; j < p; ++j) {
+    even += even_share[j];
+    before[j + 1] = before[j] + first[j];
+    after[j + 1] = after[j] + last[j];
+  }
+  GpipePath best;
+  double longest = -1;
+  for (std::size_t k = 0; k < p; ++k) {
+    const StageWork& o = work[k];
+    const double others = std::max(even - even_share[k], before[k] + (after[p] - after[k + 1]));
+    const double length = m * (o.f.total() + o.b.total() + o.w.total()) + others;
+    if (length > longest) {
+      longest = length;
+      best = {k, others};
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCosts& c) {
@@ -170,6 +236,10 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
     if (std::any_of(work.begin(), work.end(),
                     [](const StageWork& o) { return o.sync_reduce > 0; })) {
       const GpipePath path = gpipe_path(plan, work, m);
+      r.bottleneck_stage = int(path.stage);
+      bubble = path.bubble;
+    } else if (plan.vpp > 1) {
+      const GpipePath path = interleaved_path(plan, c, work, m);
       r.bottleneck_stage = int(path.stage);
       bubble = path.bubble;
     } else {

@@ -105,6 +105,25 @@ TEST(Schedules, InterleavedBubbleIsPMinusOneOverVmOfIdeal) {
   EXPECT_DOUBLE_EQ(r.analytic.step_seconds, 57);
 }
 
+// Interleaved with unequal chunks: 8 layers over p 3 x v 2 virtual stages split 1, 2, 2, 1, 1, 1
+// (plan.cc split_layers), so stage 0 holds 1 + 1 layers, stages 1 and 2 hold 2 + 1; f = 1 and
+// b + w = 2 per layer, m = 3. Stage 2 starts once micro-batch 0 has crossed chunk 0 of stages 0
+// and 1 (1 + 2 s), runs its 3 x 9 s without a stall, and ends when the last backward has crossed
+// those chunks back (2 + 4 s): 3 + 27 + 6 = 36, what the DES gives. The closed form before
+// 2026-11-29 took a v-th of every other stage on the bottleneck (stage 1, the first of the two
+// 9 s stages): 27 + (6 + 9) / 2 = 34.5; that bound stays in (analytic.cc interleaved_path).
+TEST(Schedules, InterleavedUnequalChunksTakeTheLongerBound) {
+  nlohmann::json raw = pipeline(3, 2, 3, "interleaved").resolved;
+  raw["model"]["layers"] = 8;
+  const Scenario s = scenario_from_json(raw, "");
+  const Plan plan = make_plan(s);
+  ASSERT_EQ(plan.stages[1].chunks[0].layers, 2);
+  ASSERT_EQ(plan.stages[2].chunks[0].layers, 2);
+  const StepCosts c = uniform(plan, 8, 1, 1, 1);
+  EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 36);
+  EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, 36);
+}
+
 TEST(Schedules, ZbH1BubbleIsOneThirdOfOneFOneB) {
   // Qi et al.: ZB-H1 bubble = (p - 1)(f + b - w) = 3 x 1 = 3, a third of 1F1B's 9 when f = b = w.
   const Outcome r = run(4, 1, 8, "zb-h1");
