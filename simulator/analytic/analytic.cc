@@ -131,54 +131,34 @@ GpipePath gpipe_path(const Plan& plan, const std::vector<StageWork>& work, doubl
 // (Until 2026-11-29 every stage took the second bound alone: -7.2 % against the DES on
 // mixtral-8x7b-16xh100 at pp 8, vpp 3, whose 32 layers put 2 in chunk 0 of seven stages and 1 in
 // the others; now -0.5 %.) With equal chunks the two bounds are equal.
-GpipePath interleaved_path(const Plan& plan, const StepCosts& c, const std::vector<StageWork>& work,
-                           double m) {
-  const std::size_t p = work.size();
-  const double v = plan.vpp;
-  std::vector<double> first(p), last(p), even_share(p);
-  for (std::size_t i = 0; i < p; ++i) {
-    const PipelineStage& st = plan.stages[i];
-    const std::size_t chunks = st.chunks.size();
-    double f_all = 0, b_all = 0, f_first = 0, b_first = 0, f_last = 0, b_last = 0;
-    for (std::size_t ci = 0; ci < chunks; ++ci) {
-      double f = 0, b = 0;
-      auto add = [&](const LayerCost& lc) {
-        f += lc.work.fwd.total();
-        b += lc.work.bwd_input.total() + lc.work.bwd_weight.total();
-      };
-      if (ci == 0 && st.has_embedding) add(c.embedding);
-      const StageChunk& ch = st.chunks[ci];
-      for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) add(c.layer(l));
-      if (ci + 1 == chunks && st.has_output) add(c.output);
-      f_all += f;
-      b_all += b;
-      if (ci == 0) f_first = f, b_first = b;
-      if (ci + 1 == chunks) f_last = f, b_last = b;
-    }
-    const StageWork& o = work[i];
+GpipePath interleaved_path(const Plan& plan, const std::vector<StageWork>& work, double m) {
+  struct Shares {
+    double first, last, even;
+  };
+  auto shares = [&](const StageWork& o) {
     const double f = o.f.total(), b = o.b.total() + o.w.total() - chain_trail(plan, o);
-    auto share = [v](double part, double all) { return all > 0 ? part / all : 1 / v; };
-    even_share[i] = fill_drain(f, b, plan.vpp);
-    first[i] = f * share(f_first, f_all) + b * share(b_first, b_all);
-    last[i] = f * share(f_last, f_all) + b * share(b_last, b_all);
-  }
-  std::vector<double> before(p + 1, 0.0), after(p + 1, 0.0);  // prefix sums
-  double even = 0;
-  for (std::size_t j = 0; j < p; ++j) {
-    even += even_share[j];
-    before[j + 1] = before[j] + first[j];
-    after[j + 1] = after[j] + last[j];
+    return Shares{f * o.first_chunk_f + b * o.first_chunk_b,
+                  f * o.last_chunk_f + b * o.last_chunk_b, fill_drain(f, b, plan.vpp)};
+  };
+  double even = 0, after = 0;  // over every stage, then the later stages' as k advances
+  for (const StageWork& o : work) {
+    const Shares sh = shares(o);
+    even += sh.even;
+    after += sh.last;
   }
   GpipePath best;
-  double longest = -1;
-  for (std::size_t k = 0; k < p; ++k) {
+  double longest = -1, before = 0;
+  for (std::size_t k = 0; k < work.size(); ++k) {
     const StageWork& o = work[k];
-    const double others = std::max(even - even_share[k], before[k] + (after[p] - after[k + 1]));
+    const Shares sh = shares(o);
+    after -= sh.last;
+    const double others = std::max(even - sh.even, before + after);
     const double length = m * (o.f.total() + o.b.total() + o.w.total()) + others;
     if (length > longest) {
       longest = length;
       best = {k, others};
     }
+    before += sh.first;
   }
   return best;
 }
@@ -239,7 +219,7 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
       r.bottleneck_stage = int(path.stage);
       bubble = path.bubble;
     } else if (plan.vpp > 1) {
-      const GpipePath path = interleaved_path(plan, c, work, m);
+      const GpipePath path = interleaved_path(plan, work, m);
       r.bottleneck_stage = int(path.stage);
       bubble = path.bubble;
     } else {

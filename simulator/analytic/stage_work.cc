@@ -136,6 +136,52 @@ void for_each_unit_work(const StepCosts& c, const PipelineStage& st, Fn&& fn) {
   if (st.has_output) fn(c.output.work);
 }
 
+// The first and last chunk's shares of the stage's forward and backward compute.
+void chunk_shares(const StepCosts& c, const PipelineStage& st, StageWork& sw) {
+  const std::size_t chunks = st.chunks.size();
+  const double v = double(chunks);
+  // Chunks of as many blocks of one cost each, without the embedding or output: a v-th each.
+  bool even = !st.has_embedding && !st.has_output;
+  const LayerCost* one = &c.layer(st.chunks[0].first_layer);
+  for (const StageChunk& ch : st.chunks) {
+    even = even && ch.layers == st.chunks[0].layers;
+    for (int l = ch.first_layer; even && l < ch.first_layer + ch.layers; ++l)
+      even = &c.layer(l) == one;
+  }
+  if (even) {
+    sw.first_chunk_f = sw.first_chunk_b = sw.last_chunk_f = sw.last_chunk_b = 1 / v;
+    return;
+  }
+  double f_all = 0, b_all = 0;
+  const LayerCost* seen = nullptr;  // consecutive blocks mostly share their kind's costs
+  double seen_f = 0, seen_b = 0;
+  for (std::size_t ci = 0; ci < chunks; ++ci) {
+    double f = 0, b = 0;
+    auto add = [&](const LayerCost& lc) {
+      if (&lc != seen) {
+        seen = &lc;
+        seen_f = lc.work.fwd.total();
+        seen_b = lc.work.bwd_input.total() + lc.work.bwd_weight.total();
+      }
+      f += seen_f;
+      b += seen_b;
+    };
+    if (ci == 0 && st.has_embedding) add(c.embedding);
+    const StageChunk& ch = st.chunks[ci];
+    for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) add(c.layer(l));
+    if (ci + 1 == chunks && st.has_output) add(c.output);
+    f_all += f;
+    b_all += b;
+    if (ci == 0) sw.first_chunk_f = f, sw.first_chunk_b = b;
+    if (ci + 1 == chunks) sw.last_chunk_f = f, sw.last_chunk_b = b;
+  }
+  auto share = [v](double part, double all) { return all > 0 ? part / all : 1 / v; };
+  sw.first_chunk_f = share(sw.first_chunk_f, f_all);
+  sw.first_chunk_b = share(sw.first_chunk_b, b_all);
+  sw.last_chunk_f = share(sw.last_chunk_f, f_all);
+  sw.last_chunk_b = share(sw.last_chunk_b, b_all);
+}
+
 }  // namespace
 
 StageWork stage_work(const Scenario& s, const Plan& plan, const StepCosts& c,
@@ -151,6 +197,7 @@ StageWork stage_work(const Scenario& s, const Plan& plan, const StepCosts& c,
     sw.host_b += wc.host_bwd_input;
     sw.host_w += wc.host_bwd_weight;
   });
+  if (st.chunks.size() > 1) chunk_shares(c, st, sw);
   const bool zb = plan.schedule_facts().split_weight_grad;
   if (zero3) add_zero3_exposure(c, plan, st, s.strategy.zero3_prefetch, zb, sw);
   add_host_bound(zb, s.framework.host_sync_fraction, sw);

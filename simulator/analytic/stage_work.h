@@ -23,6 +23,9 @@ struct StageWork {
   // of b as data-parallel time. The last micro-batch's item ends at its compute and its reduction
   // runs after it, beside the other stages' drain (des/step_program.cc start_item).
   double sync_reduce = 0;
+  // Interleaved 1F1B: the first and the last chunk's shares of the stage's forward and backward
+  // compute (its units' work), which its items divide by (analytic.cc interleaved_path).
+  double first_chunk_f = 1, first_chunk_b = 1, last_chunk_f = 1, last_chunk_b = 1;
 };
 
 // What of a stage's backward its neighbours do not wait for: ZeRO-3's trailing reduce-scatters,
