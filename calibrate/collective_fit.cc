@@ -55,12 +55,15 @@ std::variant<int, std::string> resolve_ranks(const NcclTest& test, const std::st
 // The log's own busbw / algbw (the median over its fastest rows, see below) against the bus
 // factor of `ranks` ranks: a log fitted under another rank count (a file renamed _16.log, a wrong
 // --ranks, a "# Rank" line deleted) had its busbw rescaled silently (found by review, 2026-11-28).
-// Collectives whose factor does not depend on the rank count (send/recv, broadcast) say nothing.
+// Collectives whose factor does not depend on the rank count (send/recv, broadcast) say nothing
+// about it, but their ratio must still be that factor: a log of another collective under their
+// name (all_reduce relabelled broadcast_perf: 1.75) was fitted silently (found by review,
+// 2026-11-29).
 std::optional<std::string> bus_factor_mismatch(const NcclTest& test, int ranks,
                                                const std::string& file) {
   const CollectiveOp op = collective_from_name(test.op).value_or(CollectiveOp::kAllReduce);
   const double expected = bus_factor(op, ranks);
-  if (bus_factor(op, 2) == bus_factor(op, 1024)) return std::nullopt;
+  const bool any_ranks = bus_factor(op, 2) == bus_factor(op, 1024);
   // Rows of at least 10 GB/s print the ratio to 0.1 %; without any, rows of at least 1 GB/s to
   // about 1 % (1.00 / 0.96 for 33 ranks is 1.0003 % off), hence a 1.5 % tolerance there. 8
   // against 16 ranks differ by 7 %.
@@ -77,6 +80,11 @@ std::optional<std::string> bus_factor_mismatch(const NcclTest& test, int ranks,
   std::ranges::sort(ratios);
   const double ratio = ratios[ratios.size() / 2];
   if (std::abs(ratio - expected) <= tolerance * expected) return std::nullopt;
+  if (any_ranks)
+    return fmt::format(
+        "{}:{}: busbw / algbw is {:.4f}, but {} has bus factor {:.4f} on any rank count; the "
+        "log is not of {} (check the file name and the test's name)",
+        file, test.first_line, ratio, test.op, expected, test.op);
   return fmt::format(
       "{}:{}: busbw / algbw is {:.4f}, but {} on {} ranks has bus factor {:.4f}; the log ran on "
       "another rank count (check the file name's _<N>.log, --ranks and the \"# Rank\" lines)",

@@ -33,6 +33,14 @@ int run_deepspeed_estimate(const Scenario& s, const MemoryArgs& a) {
       p.zero == 2 ? deepspeed_zero2_estimate(totals.total, gpn, nodes, p.offload_optimizer)
                   : deepspeed_zero3_estimate(totals.total, totals.largest_layer, gpn, nodes,
                                              p.offload_params, p.offload_optimizer, true);
+  // The formula assumes pure data parallelism: a scenario with model-parallel degrees gets the
+  // caveat in both outputs (the JSON had none: found by review, 2026-11-29).
+  std::vector<std::string> warnings;
+  if (p.tp * p.pp * p.ep * p.cp > 1)
+    warnings.push_back(fmt::format(
+        "DeepSpeed's formula assumes pure data parallelism; this scenario's tp {}, pp {}, cp {} "
+        "and ep {} are not reflected",
+        p.tp, p.pp, p.cp, p.ep));
   if (a.common.json) {
     nlohmann::json j = {
         {"schema_version", kReportSchemaVersion},
@@ -41,16 +49,12 @@ int run_deepspeed_estimate(const Scenario& s, const MemoryArgs& a) {
         {"estimator", "deepspeed"},
         {"model",
          {{"parameters", totals.total}, {"largest_layer_parameters", totals.largest_layer}}},
-        {"deepspeed", {{"gpu_bytes_per_gpu", e.gpu_bytes}, {"cpu_bytes_per_node", e.cpu_bytes}}}};
+        {"deepspeed", {{"gpu_bytes_per_gpu", e.gpu_bytes}, {"cpu_bytes_per_node", e.cpu_bytes}}},
+        {"warnings", warnings}};
     write_output(a.common.output, json_text(j, 2) + "\n");
     return kExitOk;
   }
-  const std::string note = p.tp * p.pp > 1
-                               ? fmt::format(
-                                     "note: DeepSpeed's formula assumes pure data parallelism; "
-                                     "this scenario's tp*pp = {} is not reflected\n",
-                                     p.tp * p.pp)
-                               : std::string();
+  const std::string note = warnings.empty() ? std::string() : "note: " + warnings.front() + "\n";
   write_output(
       a.common.output,
       note + fmt::format("DeepSpeed ZeRO-{} closed-form model-state estimate (no activations or "

@@ -1,10 +1,13 @@
 #include "simulator/cli/compare_command.h"
 
+#include <cstdio>
+#include <functional>
 #include <thread>
 
 #include "reports/compare_report.h"
 #include "reports/html_report.h"
 #include "reports/output.h"
+#include "simulator/cli/progress.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
 #include "simulator/evaluate/variants.h"
@@ -17,8 +20,17 @@ int run_compare(const CompareArgs& a) {
   for (const auto& v : a.vary) axes.push_back(parse_vary(v));
   const int threads =
       a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
-  const Comparison c = compare_variants(a.common.scenario, a.common.overrides, std::move(axes),
-                                        a.mode == "des" ? Mode::kDes : Mode::kAnalytic, threads);
+  // Progress on stderr when it is a terminal, as search shows it: a comparison of thousands of
+  // DES variants of a large plan runs for minutes (found by review, 2026-11-29: 559 s, silent).
+  std::function<void(std::size_t, std::size_t)> progress;
+  if (progress_wanted())
+    progress = [](std::size_t done, std::size_t total) {
+      std::fprintf(stderr, "\rcompare: %zu of %zu variants evaluated", done, total);
+      if (done == total) std::fprintf(stderr, "\n");
+    };
+  const Comparison c =
+      compare_variants(a.common.scenario, a.common.overrides, std::move(axes),
+                       a.mode == "des" ? Mode::kDes : Mode::kAnalytic, threads, progress);
   for (const Variant& v : c.variants)
     if (v.scenario)
       check_outputs_not_inputs(outputs_of(a.common, {{"--csv", a.csv}}), v.scenario->files_read);

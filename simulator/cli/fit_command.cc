@@ -80,6 +80,33 @@ void check_args(const FitArgs& a) {
     throw InputError("--network-base",
                      "or --base is required with --network-output (the network "
                      "the fit starts from)");
+  // Flags of tables and collective fits given without any were ignored too (found by review,
+  // 2026-11-29: --device with only --nccl-tests, --network-name with only --gemm, exit 0).
+  if (!a.device.empty() && a.gemm_csvs.empty() && a.gemm_best.empty() && a.bandwidth_csvs.empty() &&
+      a.attention_csvs.empty() && a.collective_tables.empty())
+    throw InputError("--device",
+                     "(alias --gemm-device) selects rows of --gemm, --gemm-best, --hbm, --attention "
+                     "and --collective-table tables, and none is given");
+  const bool collectives = tables || !a.samples.empty();
+  if (!collectives && !a.network_name.empty())
+    throw InputError("--network-name",
+                     "names the network fitted from --nccl-tests, --collective-table or "
+                     "--samples, and none is given");
+  if (!collectives && !a.network_base.empty() && a.network_output.empty())
+    throw InputError("--network-base",
+                     "is where the fit of --nccl-tests, --collective-table or --samples starts, "
+                     "and none is given");
+  // Names are printed in reports: a control character was refused only after the fit, blamed on
+  // the measurements (found by review, 2026-11-29).
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--name", &a.name},
+                                    {"--network-name", &a.network_name}})
+    for (std::size_t i = 0; i < value->size(); ++i) {
+      const auto c = static_cast<unsigned char>((*value)[i]);
+      if (c < 0x20 || c == 0x7f)
+        throw InputError(flag, fmt::format("contains the control character 0x{:02x} at byte {}: "
+                                           "names are printed in reports",
+                                           c, i));
+    }
   if (a.ranks < 0 || a.ranks == 1)
     throw InputError("--ranks",
                      fmt::format("must be >= 2 (a collective spans ranks), got {}", a.ranks));

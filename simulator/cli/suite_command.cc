@@ -70,7 +70,22 @@ int run_suite(const SuiteArgs& a) {
                  {"--csv", a.csv},
                  {"--html", a.html},
                  {"--fit-framework", a.fit_framework}});
-  if (!a.fit_framework.empty()) return run_framework_fit(a);
+  if (!a.fit_framework.empty()) {
+    // The fit writes its preset and prints a summary; the suite's reports, groups and targets do
+    // not apply, and were ignored with exit 0 (found by review, 2026-11-29).
+    for (const auto& [flag, given] : {std::pair<const char*, bool>{"-o", !a.output.empty()},
+                                      {"--csv", !a.csv.empty()},
+                                      {"--html", !a.html.empty()},
+                                      {"--json", a.json},
+                                      {"--group", !a.groups.empty()},
+                                      {"--check-targets", a.check_targets}})
+      if (given)
+        throw InputError(flag,
+                         "does not apply to --fit-framework, which fits on the vTrain calibration "
+                         "rows and writes only the framework preset (run the suite without "
+                         "--fit-framework for its reports)");
+    return run_framework_fit(a);
+  }
   suite::SuiteOptions options;
   options.groups = chosen_groups(a.groups);
   options.mode = a.mode == "analytic" ? Mode::kAnalytic : Mode::kDes;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <chrono>
 #include <set>
 
 #include "simulator/core/parallel.h"
@@ -114,7 +115,8 @@ VaryAxis parse_vary(const std::string& arg) {
 }
 
 Comparison compare_variants(const std::string& scenario, const std::vector<std::string>& overrides,
-                            std::vector<VaryAxis> axes, Mode mode, int threads) {
+                            std::vector<VaryAxis> axes, Mode mode, int threads,
+                            const std::function<void(std::size_t, std::size_t)>& progress) {
   if (axes.empty()) throw InputError("", "compare needs at least one --vary KEY=V1,V2,...");
   // The values apply in order, the --set ones first, then each --vary's: a key followed by its
   // own section ("parallel.zero", then "parallel") would lose its value in every variant (found
@@ -166,9 +168,20 @@ Comparison compare_variants(const std::string& scenario, const std::vector<std::
   }
   // Each worker takes the next variant; every variant's result depends only on its own input.
   std::vector<EvaluateCache> caches(static_cast<std::size_t>(worker_count(n, threads)));
+  std::atomic<std::size_t> done{0};
+  auto last = std::chrono::steady_clock::now();
   parallel_for(n, threads, [&](std::size_t i, int worker) {
     evaluate_variant(scenario, overrides, axes, mode, caches[std::size_t(worker)], c.variants[i]);
+    done.fetch_add(1);
+    if (worker == 0 && progress) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last > std::chrono::milliseconds(200)) {
+        progress(done.load(), n);
+        last = now;
+      }
+    }
   });
+  if (progress) progress(n, n);
   bool any_valid = false;
   for (const auto& v : c.variants) any_valid |= !v.invalid();
   if (!any_valid) {

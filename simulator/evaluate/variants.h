@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,8 +51,11 @@ struct Comparison {
 // the result does not depend on the thread count. Throws InputError for no axes, a key varied
 // twice, more than kMaxVariants variants, or when every variant is invalid (the comparison then
 // has nothing to show: the first variant's diagnostics are reported).
-[[nodiscard]] Comparison compare_variants(const std::string& scenario,
-                                          const std::vector<std::string>& overrides,
-                                          std::vector<VaryAxis> axes, Mode mode, int threads);
+// `progress`, when set, is called with (variants done, variants) from one worker about every
+// 0.2 s, and once at the end.
+[[nodiscard]] Comparison compare_variants(
+    const std::string& scenario, const std::vector<std::string>& overrides,
+    std::vector<VaryAxis> axes, Mode mode, int threads,
+    const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 }  // namespace shardsim

@@ -288,6 +288,22 @@ struct Parser {
       close_test();  // a collective named after data rows belongs to the next test
       current.op = op;
     }
+    // nccl-tests' own verdict on the values it checked ("# Out of bounds values : 0 OK"): a run
+    // that failed it timed wrong results. Old-format logs carry no per-row #wrong count, so the
+    // verdict is their only check (found by review, 2026-11-29: a FAILED run was fitted).
+    if (const auto at = line.find("Out of bounds values"); at != std::string::npos) {
+      const auto colon = line.find(':', at);
+      const auto after = colon == std::string::npos ? std::vector<std::string>{}
+                                                    : fields_of(line.substr(colon + 1));
+      const std::optional<double> wrong = after.empty() ? std::nullopt : shardsim::number(after[0]);
+      if (line.find("FAILED") != std::string::npos || (wrong && *wrong > 0)) {
+        error = {file, number,
+                 fmt::format("the run's own check failed (\"{}\"): its times are of wrong "
+                             "results; rerun the test",
+                             line.substr(at))};
+        return;
+      }
+    }
     if (const auto v = nccl_version(line); !v.empty()) current.nccl_version = v;
     // "#  Rank  0 Group  0 Pid  25 on HOST device 0 ...": fields 1 "Rank", 7 "on", 8 the host
     if (f.size() > 8 && f[1] == "Rank" && f[7] == "on") {
@@ -308,6 +324,18 @@ struct Parser {
     if (raw.find("NCCL INFO") != std::string::npos || raw.find("NCCL WARN") != std::string::npos)
       return;
     const std::string text = visible_controls(strip_srun(strip_tag_output(raw)));
+    // nccl-tests reports a failed call ("HOST: Test NCCL failure common.cu:1005 '...'", "Test
+    // CUDA failure", "Test failure") and stops: the sizes after it were never measured (found by
+    // review, 2026-11-29: an aborted run's first rows were fitted as the whole sweep).
+    for (const char* failure : {"Test NCCL failure", "Test CUDA failure", "Test failure"})
+      if (text.find(failure) != std::string::npos) {
+        error = {file, number,
+                 fmt::format("the run aborted here (\"{}\"): its sweep is incomplete; rerun "
+                             "the test, or cut the log before this line to fit the sizes it "
+                             "measured",
+                             failure)};
+        return;
+      }
     const auto f = fields_of(text);
     if (f.empty()) return;
     if (f[0][0] == '#') return comment(text, number);

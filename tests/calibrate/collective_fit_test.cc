@@ -104,6 +104,15 @@ TEST(collective_fit, ALogsBusFactorMustMatchItsRankCount) {
               std::string::npos)
         << std::get<std::string>(got);
   }
+  // Broadcast's factor is 1 at any rank count: the same rows named broadcast (1.7500) are an
+  // all-reduce log under another name (found by review, 2026-11-29: fitted, exit 0).
+  const auto relabelled = as("x_broadcast_8.log", 0);
+  ASSERT_TRUE(std::holds_alternative<std::string>(relabelled));
+  EXPECT_NE(std::get<std::string>(relabelled)
+                .find("busbw / algbw is 1.7500, but broadcast has bus factor 1.0000 on any rank "
+                      "count; the log is not of broadcast"),
+            std::string::npos)
+      << std::get<std::string>(relabelled);
 }
 
 // A row over 3x slower than a larger message is left out as a stalled run (found by review,

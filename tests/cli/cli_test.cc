@@ -483,6 +483,23 @@ TEST(cli_usage, DeepSpeedEstimatorNeedsZeroTwoOrThree) {
   EXPECT_EQ(page.exit_code, 2);
   EXPECT_TRUE(contains(page.err, "--html apply to shardsim's own memory report")) << page.err;
   EXPECT_FALSE(fs::exists(html));
+  // The example runs TP 2, which DeepSpeed's pure data-parallel formula does not reflect: the
+  // text's note is in the JSON's warnings too (the JSON had no caveat until 2026-11-29).
+  const Result j = shardsim(
+      {"memory", kExample, "--estimator", "deepspeed", "--set", "parallel.zero=3", "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const json warnings = json::parse(j.out)["warnings"];
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(contains(warnings[0].get<std::string>(),
+                       "tp 2, pp 1, cp 1 and ep 1 are not "
+                       "reflected"))
+      << warnings[0];
+  EXPECT_TRUE(ok.out.starts_with("note: DeepSpeed's formula assumes pure data parallelism"))
+      << ok.out;
+  const Result pure = shardsim({"memory", kExample, "--estimator", "deepspeed", "--set",
+                                "parallel.zero=3", "--set", "parallel.tp=1", "--json"});
+  ASSERT_EQ(pure.exit_code, 0) << pure.err;
+  EXPECT_TRUE(json::parse(pure.out)["warnings"].empty());
 }
 
 }  // namespace

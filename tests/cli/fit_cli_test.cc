@@ -119,7 +119,21 @@ TEST(cli_fit, FlagsWithoutTheInputsTheyApplyToAreRefused) {
            {{"--nccl-tests", log, "--table-fit-sizes", "ladder"}, "--table-fit-sizes"},
            {{"--nccl-tests", log, "--measured-on", "a100-sxm-80gb-datasheet"}, "--measured-on"},
            {{"--nccl-tests", log, "--gemm-timing", "kernel_only"}, "--gemm-timing"},
-           {{"--nccl-tests", log, "--attention-timing", "kernel_only"}, "--attention-timing"}}) {
+           {{"--nccl-tests", log, "--attention-timing", "kernel_only"}, "--attention-timing"},
+           // 2026-11-29 (review): table and network flags without their inputs
+           {{"--nccl-tests", log, "--device", "H100"}, "--device"},
+           {{"--nccl-tests", log, "--gemm-device", "H100"}, "--device"},
+           {{"--gemm", gemm, "--device", "H100", "--network-base", "dgx-h100"}, "--network-base"},
+           {{"--gemm", gemm, "--device", "H100", "--network-name", "n"}, "--network-name"},
+           // a control character in a name, blamed on the log until 2026-11-29
+           {{"--nccl-tests", log, "--name",
+             "a\x1b"
+             "b"},
+            "--name"},
+           {{"--nccl-tests", log, "--network-name",
+             "a\x1b"
+             "b"},
+            "--network-name"}}) {
     std::vector<std::string> cmd = {"fit", "--base", "h100-sxm-datasheet", "-o", out.string()};
     cmd.insert(cmd.end(), args.begin(), args.end());
     const auto r = shardsim(cmd);

@@ -273,6 +273,34 @@ TEST(nccl_tests_log, NegativeZeroTimeAndWrongResultsAreErrors) {
 // Found by review (2026-11-27): a time that disagrees with its own algbw column (size / time,
 // GB/s) was fitted (1e-30 us gave a 1e5 GB/s segment); ranks spread unevenly over the hosts
 // (3 + 3 + 2) were fitted as "3 per node"; a rank listed twice was counted twice.
+// nccl-tests' own verdict and its abort lines: a FAILED check (old-format logs have no per-row
+// #wrong, so the trailer is their only check) and an aborted sweep are errors at their line.
+TEST(nccl_tests_log, AFailedCheckOrAnAbortedRunIsRefused) {
+  const std::string header =
+      "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";
+  // 1048576 B in 10.00 us: 104.86 GB/s, as TimesAgreeWithTheirBandwidthAndRanksWithTheirHosts.
+  const std::string row =
+      " 1048576 262144 float sum -1 10.00 104.86 183.50 0 10.00 104.86 183.50 0\n";
+  const auto text_of = [](const auto& parsed) {
+    return std::holds_alternative<NcclTestsError>(parsed) ? std::get<NcclTestsError>(parsed).text()
+                                                          : std::string("parsed");
+  };
+  const std::string ok = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 183.5\n";
+  EXPECT_TRUE(std::holds_alternative<NcclTestsLog>(parse_nccl_tests_log(header + row + ok, "o")));
+  const auto failed =
+      parse_nccl_tests_log(header + row + "# Out of bounds values : 48 FAILED\n", "f.log");
+  EXPECT_NE(text_of(failed).find("f.log:3: the run's own check failed (\"Out of bounds values : "
+                                 "48 FAILED\")"),
+            std::string::npos)
+      << text_of(failed);
+  const auto aborted = parse_nccl_tests_log(
+      header + row + " cnode3-002: Test NCCL failure common.cu:1005 'unhandled cuda error'\n",
+      "a.log");
+  EXPECT_NE(text_of(aborted).find("a.log:3: the run aborted here (\"Test NCCL failure\")"),
+            std::string::npos)
+      << text_of(aborted);
+}
+
 TEST(nccl_tests_log, TimesAgreeWithTheirBandwidthAndRanksWithTheirHosts) {
   // 1048576 B in 10.00 us is 104.86 GB/s (algbw = size / time / 1e3 with time in us).
   const std::string header =

@@ -52,6 +52,23 @@ TEST(cli_suite, BadFlagsExit2) {
   const Result r = shardsim({"suite", "--group", "memory", "-o", "/nonexistent-dir/x.txt"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.err, "/nonexistent-dir/x.txt")) << r.err;
+  // --fit-framework writes only the preset: the suite's report options beside it were ignored
+  // with exit 0 (found by review, 2026-11-29). Refused before the fit, so nothing is written.
+  const fs::path preset = scratch_dir() / "never_framework.json";
+  const fs::path csv = scratch_dir() / "never_framework.csv";
+  for (const std::vector<std::string>& extra : {std::vector<std::string>{"--csv", csv.string()},
+                                                {"--json"},
+                                                {"--group", "memory"},
+                                                {"--check-targets"}}) {
+    std::vector<std::string> cmd = {"suite", "--fit-framework", preset.string()};
+    cmd.insert(cmd.end(), extra.begin(), extra.end());
+    const Result f = shardsim(cmd);
+    EXPECT_EQ(f.exit_code, 2) << extra.front();
+    EXPECT_TRUE(contains(f.err, "error: " + extra.front() + ": does not apply to --fit-framework"))
+        << f.err;
+  }
+  EXPECT_FALSE(fs::exists(preset));
+  EXPECT_FALSE(fs::exists(csv));
 }
 
 TEST(cli_suite, CsvAndOutputFiles) {
