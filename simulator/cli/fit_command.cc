@@ -84,9 +84,10 @@ void check_args(const FitArgs& a) {
   // 2026-11-29: --device with only --nccl-tests, --network-name with only --gemm, exit 0).
   if (!a.device.empty() && a.gemm_csvs.empty() && a.gemm_best.empty() && a.bandwidth_csvs.empty() &&
       a.attention_csvs.empty() && a.collective_tables.empty())
-    throw InputError("--device",
-                     "(alias --gemm-device) selects rows of --gemm, --gemm-best, --hbm, --attention "
-                     "and --collective-table tables, and none is given");
+    throw InputError(
+        "--device",
+        "(alias --gemm-device) selects rows of --gemm, --gemm-best, --hbm, --attention "
+        "and --collective-table tables, and none is given");
   const bool collectives = tables || !a.samples.empty();
   if (!collectives && !a.network_name.empty())
     throw InputError("--network-name",
