@@ -10,8 +10,10 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "reports/build_info.h"
 #include "simulator/cli/commands.h"
 #include "simulator/cli/compare_command.h"
 #include "simulator/cli/fit_command.h"
@@ -112,6 +114,14 @@ std::string cost_model_table() {
 int run_command(int argc, char** argv) {
   CLI::App app{"shardsim: memory and step-time simulator for distributed LLM training"};
   app.require_subcommand(1);
+  // What the reports' tool_version and build say, on the command line (there was no --version:
+  // found by review, 2026-11-29).
+  const nlohmann::json build = shardsim::build_json();
+  app.set_version_flag(
+      "--version",
+      fmt::format("shardsim {} (git {}, {}, {})", shardsim::tool_version(),
+                  build.value("git_revision", "unknown"), build.value("build_type", "unknown"),
+                  build.value("compiler", "unknown")));
 
   shardsim::cli::MemoryArgs mem;
   auto* memory = app.add_subcommand("memory", "per-GPU memory of every pipeline stage");
@@ -235,11 +245,21 @@ int run_command(int argc, char** argv) {
       return shardsim::kExitBadInput;
     }
   }
+  // The same for import's kind ("import bogus" said "A subcommand is required").
+  if (argc > 2 && std::string_view(argv[1]) == "import" && argv[2][0] != '-' &&
+      std::string_view(argv[2]) != "deepspeed" && std::string_view(argv[2]) != "megatron") {
+    std::cerr << "error: \"" << argv[2]
+              << "\" is not an import kind; the kinds are deepspeed, megatron (import --help "
+                 "says what each reads)\n";
+    return shardsim::kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);

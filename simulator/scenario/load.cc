@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "simulator/core/json_reader.h"
@@ -132,8 +133,13 @@ nlohmann::json parse_value(const std::string& key, const std::string& pointer,
     }
   }
   auto v = nlohmann::json::parse(text, nullptr, false);
-  if (v.is_discarded()) return text;
-  return v;
+  if (!v.is_discarded()) return v;
+  // A number JSON cannot hold as a double (1e400) was taken as a bare string, so the field said
+  // "got string" (found by review, 2026-11-29); files say it is out of range.
+  static const std::regex kNumber(R"([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)");
+  if (std::regex_match(text, kNumber))
+    throw InputError(pointer, fmt::format("--set {}={}: a number a double cannot hold", key, text));
+  return text;
 }
 
 // Removes the dotted `key` from `root` (after apply_override created it as null).

@@ -77,6 +77,10 @@ TEST(cli_limits, NumberOverflowExitsTwoNamingTheField) {
   Result r = shardsim({"memory", s.string()});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(has_error_line(r.err, "/training/seq_len", "out of range")) << r.err;
+  // The same through --set: it said "got string" (found by review, 2026-11-29).
+  r = shardsim({"memory", kExample, "--set", "parallel.tp=1e400"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "/parallel/tp", "a number a double cannot hold")) << r.err;
   // The same in a Hugging Face config: the scenario's hf_config field, the config's key in the
   // message.
   const fs::path hf = write("hf_overflow.json", R"({"model_type": "llama", "hidden_size": 1e400})");

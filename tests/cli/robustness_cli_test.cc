@@ -124,6 +124,28 @@ TEST(cli_robustness, AnUnknownCommandIsNamed) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.err, "\"frobnicate\" is not a command")) << r.err;
   EXPECT_TRUE(contains(r.err, "simulate")) << r.err;
+  // import's kind likewise (it said "A subcommand is required"; found by review, 2026-11-29).
+  const Result kind = shardsim({"import", "bogus"});
+  EXPECT_EQ(kind.exit_code, 2);
+  EXPECT_TRUE(contains(kind.err,
+                       "\"bogus\" is not an import kind; the kinds are deepspeed, "
+                       "megatron"))
+      << kind.err;
+}
+
+// --version prints what the reports' tool_version and build say (there was none until
+// 2026-11-29).
+TEST(cli_robustness, VersionNamesTheBuild) {
+  const Result r = shardsim({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("shardsim ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "(git ")) << r.out;
+  const Result report = shardsim({"memory", kExample, "--json"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const auto j = nlohmann::json::parse(report.out);
+  EXPECT_TRUE(contains(r.out, "shardsim " + j["tool_version"].get<std::string>() + " (git " +
+                                  j["build"]["git_revision"].get<std::string>()))
+      << r.out;
 }
 
 // Found by review (2026-11-28): a loop of symbolic links given as an input was an internal
