@@ -36,8 +36,16 @@ std::variant<int, std::string> resolve_ranks(const NcclTest& test, const std::st
                                              const PlacementHints& hints) {
   int ranks = test.ranks.value_or(0);
   const char* how = "\"# Rank\" lines";
+  const int named = ranks_from_file_name(file);
+  // The file name and the "# Rank" lines disagreeing: one of them is wrong, and the lines won
+  // silently (found by review, 2026-11-29: an 8-rank log named _16.log fitted as 8 ranks).
+  if (ranks > 0 && named > 0 && ranks != named)
+    return fmt::format(
+        "{}: the file name's _<N>.log suffix says {} ranks but its \"# Rank\" lines list {}; "
+        "rename the file or check the log",
+        file, named, ranks);
   if (ranks == 0) {
-    ranks = ranks_from_file_name(file);
+    ranks = named;
     how = "the file name's _<N>.log suffix";
   }
   if (ranks > 0 && hints.ranks > 0 && ranks != hints.ranks)

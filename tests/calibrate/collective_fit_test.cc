@@ -3,6 +3,7 @@
 // target: fit on every other size, predict the rest, median |error| <= 5% per log.
 #include "calibrate/collective_fit.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -113,6 +114,31 @@ TEST(collective_fit, ALogsBusFactorMustMatchItsRankCount) {
                       "count; the log is not of broadcast"),
             std::string::npos)
       << std::get<std::string>(relabelled);
+}
+
+// The file name's _<N>.log and the "# Rank" lines disagreeing is an error: the lines won
+// silently (found by review, 2026-11-29). 8 rank lines in a log named _16.log; the same log named
+// _8.log fits (the rows of ALogsBusFactorMustMatchItsRankCount: 8 ranks, 1.7500).
+TEST(collective_fit, AFileNameAndRankLinesThatDisagreeAreAnError) {
+  std::string text;
+  for (int r = 0; r < 8; ++r)
+    text += fmt::format("#  Rank {} Group  0 Pid  1 on h0 device  {} [0x00] NVIDIA H100\n", r, r);
+  text +=
+      "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+      " 1048576 262144 float sum -1 10.00 104.86 183.50 0 10.00 104.86 183.50 0\n"
+      " 2097152 524288 float sum -1 20.00 104.86 183.50 0 20.00 104.86 183.50 0\n";
+  const auto as = [&](const std::string& file) {
+    return measured_collectives(std::get<NcclTestsLog>(parse_nccl_tests_log(text, file)), {});
+  };
+  const auto right = as("x_all_reduce_8.log");
+  EXPECT_TRUE(std::holds_alternative<std::vector<MeasuredCollective>>(right))
+      << std::get<std::string>(right);
+  const auto wrong = as("x_all_reduce_16.log");
+  ASSERT_TRUE(std::holds_alternative<std::string>(wrong));
+  EXPECT_NE(std::get<std::string>(wrong).find("the file name's _<N>.log suffix says 16 ranks but "
+                                              "its \"# Rank\" lines list 8"),
+            std::string::npos)
+      << std::get<std::string>(wrong);
 }
 
 // A row over 3x slower than a larger message is left out as a stalled run (found by review,
