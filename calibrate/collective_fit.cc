@@ -38,8 +38,13 @@ std::variant<int, std::string> resolve_ranks(const NcclTest& test, const std::st
   const char* how = "\"# Rank\" lines";
   const int named = ranks_from_file_name(file);
   // The file name and the "# Rank" lines disagreeing: one of them is wrong, and the lines won
-  // silently (found by review, 2026-11-29: an 8-rank log named _16.log fitted as 8 ranks).
-  if (ranks > 0 && named > 0 && ranks != named)
+  // silently (found by review, 2026-11-29: an 8-rank log named _16.log fitted as 8 ranks). Only
+  // a name of the form <...><op>_<N>.log states a rank count; "allreduce_job_4812345.log" (a
+  // Slurm job id) does not.
+  const std::string stem =
+      file.substr(0, file.find_last_of('_') == std::string::npos ? 0 : file.find_last_of('_'));
+  const bool states_ranks = !test.op.empty() && stem.ends_with(test.op);
+  if (ranks > 0 && named > 0 && ranks != named && states_ranks)
     return fmt::format(
         "{}: the file name's _<N>.log suffix says {} ranks but its \"# Rank\" lines list {}; "
         "rename the file or check the log",

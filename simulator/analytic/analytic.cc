@@ -130,7 +130,10 @@ GpipePath gpipe_path(const Plan& plan, const std::vector<StageWork>& work, doubl
 // (its units' work), so each stage's exposures (ZeRO-3, the host) divide as its compute does.
 // (Until 2026-11-29 every stage took the second bound alone: -7.2 % against the DES on
 // mixtral-8x7b-16xh100 at pp 8, vpp 3, whose 32 layers put 2 in chunk 0 of seven stages and 1 in
-// the others; now -0.5 %.) With equal chunks the two bounds are equal.
+// the others; now -0.5 %.) With equal chunks and no embedding or output layer the two bounds are
+// equal; the embedding and the output layer (logits, loss) sit in one chunk each, which the first
+// bound counts whole where the v-th spreads them, so it can exceed the v-th on a plan whose
+// layers divide evenly too. ZeRO-2 without overlapped reduction takes gpipe_path, the v-th alone.
 GpipePath interleaved_path(const Plan& plan, const std::vector<StageWork>& work, double m) {
   struct Shares {
     double first, last, even;
@@ -140,25 +143,27 @@ GpipePath interleaved_path(const Plan& plan, const std::vector<StageWork>& work,
     return Shares{f * o.first_chunk_f + b * o.first_chunk_b,
                   f * o.last_chunk_f + b * o.last_chunk_b, fill_drain(f, b, plan.vpp)};
   };
-  double even = 0, after = 0;  // over every stage, then the later stages' as k advances
-  for (const StageWork& o : work) {
-    const Shares sh = shares(o);
-    even += sh.even;
-    after += sh.last;
+  const std::size_t p = work.size();
+  std::vector<Shares> sh(p);
+  for (std::size_t i = 0; i < p; ++i) sh[i] = shares(work[i]);
+  // the later stages' last chunks, summed from the last stage down (exact zero at k = p - 1)
+  std::vector<double> after(p + 1, 0.0);
+  double even = 0;
+  for (std::size_t i = p; i-- > 0;) {
+    after[i] = after[i + 1] + sh[i].last;
+    even += sh[i].even;
   }
   GpipePath best;
   double longest = -1, before = 0;
-  for (std::size_t k = 0; k < work.size(); ++k) {
+  for (std::size_t k = 0; k < p; ++k) {
     const StageWork& o = work[k];
-    const Shares sh = shares(o);
-    after -= sh.last;
-    const double others = std::max(even - sh.even, before + after);
+    const double others = std::max(even - sh[k].even, before + after[k + 1]);
     const double length = m * (o.f.total() + o.b.total() + o.w.total()) + others;
     if (length > longest) {
       longest = length;
       best = {k, others};
     }
-    before += sh.first;
+    before += sh[k].first;
   }
   return best;
 }
@@ -173,10 +178,14 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
   costed.reserve(plan.stages.size());
   double worst = -1;
   const bool zero3 = s.strategy.zero_facts().gathers_params_per_layer;
+  // Under parameter offload a stage's work depends on its place in the program too (which items
+  // follow a reduce-scatter: stage_work.cc offload_lead_counts), so no stage stands for another
+  // (found by review, 2026-11-29).
+  const bool by_place = zero3 && s.strategy.offload_params;
   for (const auto& st : plan.stages) {
     std::size_t twin = work.size();
     for (std::size_t a : costed)
-      if (same_work(c, plan.stages[a], st)) {
+      if (!by_place && same_work(c, plan.stages[a], st)) {
         twin = a;
         break;
       }

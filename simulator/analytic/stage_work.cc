@@ -29,6 +29,47 @@ void add_host_bound(bool zb, double sync, StageWork& sw) {
   }
 }
 
+// Parameter offload under a fixed program (plan/schedule.h stage_program): how many of stage
+// `stage`'s gathering items follow an item that reduce-scatters, by kind (0: forward, 1: backward
+// input), the item's chunk and the chunk of the item before it: counts[(kind v + chunk) v +
+// before]. In closed form, not by walking the m v items (found by review, 2026-11-29: the walk
+// made the analytic model O(m)). After `warmup` forwards the program pairs forward warmup + j
+// with backward j, then runs the remaining backwards; non-ZB backwards reduce-scatter, ZB-H1's
+// weight pass does, after backward k >= stage (v = 1). The chunks of the pairs repeat every p v
+// entries (order_position), so one period with its multiplicity gives the counts.
+std::vector<std::int64_t> offload_lead_counts(const Plan& plan, int stage, bool zb) {
+  const std::size_t v = std::size_t(plan.vpp);
+  std::vector<std::int64_t> counts(2 * v * v, 0);
+  const std::int64_t total = plan.micro_batches * plan.vpp;
+  const std::int64_t warmup = warmup_forwards(plan.schedule, stage, plan.pp, plan.vpp, total);
+  const std::int64_t pairs = total - warmup;
+  const std::int64_t span = std::int64_t(plan.pp) * plan.vpp;
+  auto chunk_of = [&](std::int64_t k, bool backward) {
+    return std::size_t(order_position(stage, k, backward, plan.pp, plan.vpp).first / plan.pp);
+  };
+  // Each x in [lo, hi) with its key; x and x + span have the same key.
+  auto over = [&](std::int64_t lo, std::int64_t hi, auto&& add) {
+    for (std::int64_t x = lo; x < std::min(hi, lo + span); ++x) add(x, (hi - 1 - x) / span + 1);
+  };
+  if (zb) {
+    // F of pair j >= 1 follows pair j - 1's weight pass when j - 1 >= stage; backward k of the
+    // rest follows backward k - 1's when k - 1 >= stage (k = pairs: the last pair's).
+    counts[0] = std::max<std::int64_t>(0, pairs - 1 - std::max<std::int64_t>(0, stage));
+    counts[1] = std::max<std::int64_t>(
+        0, total - std::max({pairs, std::int64_t(1), std::int64_t(stage) + 1}));
+    return counts;
+  }
+  // Forward warmup + j follows backward j - 1 (j >= 1).
+  over(1, pairs, [&](std::int64_t j, std::int64_t n) {
+    counts[(0 * v + chunk_of(warmup + j, false)) * v + chunk_of(j - 1, true)] += n;
+  });
+  // Backward k follows backward k - 1 once the forwards have run out.
+  over(std::max<std::int64_t>(pairs, 1), total, [&](std::int64_t k, std::int64_t n) {
+    counts[(1 * v + chunk_of(k, true)) * v + chunk_of(k - 1, true)] += n;
+  });
+  return counts;
+}
+
 // ZeRO-3: gathers (forward: each unit's parameters; backward: again, plus each unit's gradient
 // reduce-scatter) share one stream. Each item exposes what zero3_item_exposed gives: its first
 // gather when the compute is the bottleneck, the stream's excess over the compute when the
@@ -45,8 +86,10 @@ void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStag
   const std::size_t depth = std::size_t(std::max(0, prefetch));
   double exposed_f = 0, exposed_b = 0, exposed_w = 0;
   bool copies = false;
-  std::vector<std::vector<Zero3Unit>> forward_units(st.chunks.size());
-  std::vector<double> trail(st.chunks.size(), 0);  // of each chunk's reduce-scatter item
+  const std::size_t chunks = st.chunks.size();
+  std::vector<std::vector<Zero3Unit>> forward_units(chunks), backward_units(chunks);
+  std::vector<double> forward_alone(chunks), backward_alone(chunks);  // each item's exposure
+  std::vector<double> trail(chunks, 0);  // of each chunk's reduce-scatter item
   std::vector<const LayerCost*> chunk;
   // one item over the chunk's units in their current order, each computing compute_of(its work)
   auto units_of = [&](auto compute_of) {
@@ -74,52 +117,50 @@ void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStag
     if (ci + 1 == st.chunks.size() && st.has_output) chunk.push_back(&c.output);
     forward_units[ci] = units_of(fwd);
     for (const Zero3Unit& u : forward_units[ci]) copies = copies || u.h2d > 0;
-    exposed_f += item(forward_units[ci], true, false).exposed;
+    forward_alone[ci] = item(forward_units[ci], true, false).exposed;
+    exposed_f += forward_alone[ci];
     std::reverse(chunk.begin(), chunk.end());  // the backward passes run the units backwards
     if (zb) {
-      exposed_b += item(units_of(input), true, false).exposed;
+      backward_units[ci] = units_of(input);
+      backward_alone[ci] = item(backward_units[ci], true, false).exposed;
+      exposed_b += backward_alone[ci];
       const Zero3Item w = item(units_of(weight), false, true);
       exposed_w += w.exposed;
       trail[ci] = w.trail;
     } else {
-      const Zero3Item b = item(units_of(backward), true, true);  // input and weight gradients
+      backward_units[ci] = units_of(backward);  // input and weight gradients
+      const Zero3Item b = item(backward_units[ci], true, true);
+      backward_alone[ci] = b.exposed;
       exposed_b += b.exposed;
       trail[ci] = b.trail;
       sw.zero3_trail += b.trail;
     }
   }
-  // Parameter offload: a forward that follows a reduce-scatter item in the stage's program (the
-  // backward; under ZB-H1 the weight pass) starts its copies beside that item's trailing
-  // reduce-scatters, which the item already counts; the forward adds what it exposes beyond them.
-  // Averaged over the stage's forwards, as f is one micro-batch's. ZB-H2 has no fixed program
-  // (the DES schedules it greedily): its forwards are taken as following no such item.
-  if (copies && plan.micro_batches > 0) {
-    const std::vector<ProgramItem> program =
-        stage_program(plan.schedule, st.index, plan.pp, plan.vpp, plan.micro_batches);
-    const Pass reducer = zb ? Pass::kBackwardWeight : Pass::kBackwardInput;
+  // Parameter offload: an item that gathers (a forward, a backward) and follows one that
+  // reduce-scatters (non-ZB: a backward; ZB-H1: a weight pass) starts its copies beside that
+  // item's trailing reduce-scatters, which the earlier item already counts; it adds what it
+  // exposes beyond them. Averaged over the stage's items, as f and b are one micro-batch's.
+  // ZB-H2 has no fixed program (the DES schedules it greedily): nothing follows such an item.
+  if (copies && !plan.schedule_facts().greedy) {
+    const std::vector<std::int64_t> counts = offload_lead_counts(plan, st.index, zb);
     const std::size_t v = st.chunks.size();
-    std::vector<double> saved(v * v, 0);  // [forward's chunk][previous item's chunk]
-    std::vector<bool> known(v * v, false);
-    double sum = 0;
-    int prev_chunk = -1;  // the chunk of the item just before, when it reduce-scatters
-    for (const ProgramItem& it : program) {
-      const std::size_t chunk_of = std::size_t(
-          order_position(st.index, it.k, it.pass != Pass::kForward, plan.pp, plan.vpp).first /
-          plan.pp);
-      if (it.pass == Pass::kForward && prev_chunk >= 0) {
-        const std::size_t key = chunk_of * v + std::size_t(prev_chunk);
-        double& d = saved[key];
-        if (!known[key]) {
-          known[key] = true;
-          const double lead = trail[std::size_t(prev_chunk)];
-          const std::vector<Zero3Unit>& units = forward_units[chunk_of];
-          d = item(units, true, false).exposed - (item(units, true, false, lead).exposed - lead);
-        }
-        sum += d;
+    double saved_f = 0, saved_b = 0;
+    for (std::size_t later = 0; later < v; ++later)
+      for (std::size_t before = 0; before < v; ++before) {
+        const double lead = trail[before];
+        const std::int64_t nf = counts[(0 * v + later) * v + before];
+        const std::int64_t nb = counts[(1 * v + later) * v + before];
+        if (lead <= 0 || (nf == 0 && nb == 0)) continue;
+        // saved = exposed alone - (exposed behind the lead - the lead)
+        if (nf > 0)
+          saved_f += double(nf) * (forward_alone[later] -
+                                   (item(forward_units[later], true, false, lead).exposed - lead));
+        if (nb > 0)
+          saved_b += double(nb) * (backward_alone[later] -
+                                   (item(backward_units[later], true, !zb, lead).exposed - lead));
       }
-      prev_chunk = it.pass == reducer ? int(chunk_of) : -1;
-    }
-    exposed_f -= sum / double(plan.micro_batches);
+    exposed_f -= saved_f / double(plan.micro_batches);
+    exposed_b -= saved_b / double(plan.micro_batches);
   }
   sw.f.add(TimeCategory::kDpComm, exposed_f);
   sw.b.add(TimeCategory::kDpComm, exposed_b);

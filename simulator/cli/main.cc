@@ -246,12 +246,15 @@ int run_command(int argc, char** argv) {
     }
   }
   // The same for import's kind ("import bogus" said "A subcommand is required").
-  if (argc > 2 && std::string_view(argv[1]) == "import" && argv[2][0] != '-' &&
-      std::string_view(argv[2]) != "deepspeed" && std::string_view(argv[2]) != "megatron") {
-    std::cerr << "error: \"" << argv[2]
-              << "\" is not an import kind; the kinds are deepspeed, megatron (import --help "
-                 "says what each reads)\n";
-    return shardsim::kExitBadInput;
+  if (argc > 2 && std::string_view(argv[1]) == "import" && argv[2][0] != '-') {
+    std::vector<std::string> kinds;
+    for (const CLI::App* sub : import_cmd->get_subcommands({})) kinds.push_back(sub->get_name());
+    if (std::ranges::find(kinds, std::string(argv[2])) == kinds.end()) {
+      std::cerr << "error: \"" << argv[2] << "\" is not an import kind; the kinds are "
+                << fmt::format("{}", fmt::join(kinds, ", ")) << " (import --help says what each "
+                << "reads)\n";
+      return shardsim::kExitBadInput;
+    }
   }
   try {
     app.parse(argc, argv);

@@ -175,7 +175,7 @@ Comparison compare_variants(const std::string& scenario, const std::vector<std::
     done.fetch_add(1);
     if (worker == 0 && progress) {
       const auto now = std::chrono::steady_clock::now();
-      if (now - last > std::chrono::milliseconds(200)) {
+      if (now - last > std::chrono::milliseconds(200) && done.load() < n) {
         progress(done.load(), n);
         last = now;
       }

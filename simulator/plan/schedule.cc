@@ -4,7 +4,6 @@
 #include <cmath>
 
 namespace shardsim {
-namespace {
 
 std::int64_t warmup_forwards(Schedule s, int i, int p, int v, std::int64_t total) {
   std::int64_t w = 0;
@@ -21,8 +20,6 @@ std::int64_t warmup_forwards(Schedule s, int i, int p, int v, std::int64_t total
   }
   return std::min(w, total);
 }
-
-}  // namespace
 
 std::vector<ProgramItem> stage_program(Schedule schedule, int stage, int pp, int vpp,
                                        std::int64_t micro_batches, std::size_t max_items) {

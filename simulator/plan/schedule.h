@@ -24,6 +24,11 @@ struct ProgramItem {
 // then one W after each B, the rest at the tail). Non-ZB programs fold W into B. ZB-H2 is not a
 // fixed program (the event simulation schedules it greedily): empty.
 // `max_items` bounds the program's length (the memory model needs only its beginning).
+// The forwards stage i's fixed program runs before its first backward (stage_program), of
+// `total` = m v forward items: GPipe all, interleaved 2(p - i - 1) + (v - 1) p, the others p - i
+// - 1.
+[[nodiscard]] std::int64_t warmup_forwards(Schedule s, int i, int p, int v, std::int64_t total);
+
 [[nodiscard]] std::vector<ProgramItem> stage_program(Schedule schedule, int stage, int pp, int vpp,
                                                      std::int64_t micro_batches,
                                                      std::size_t max_items = SIZE_MAX);

@@ -269,17 +269,24 @@ TEST(suite_data, NarayananRowsCarryTheRunScriptsSettings) {
 // hardware_tflops_per_gpu with it: the two counts must be the same. 1.7B row: B 512, s 2048,
 // l 24, h 2304, V 51200: 96 x 512 x 2048 x 24 x 2304^2 = 12,824,703,626,379,264, times
 // (1 + 2048/13824 + 51200/884736) = 1.2060185185 -> 1.54668e16 FLOP per step.
+// Eq. 3 with recomputation: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) FLOP per step.
+double equation3(double b, double s, double l, double h, double v) {
+  return 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
+}
+
+// The hardware FLOPs per step a case's prediction counts, over all its GPUs (0 if it fails).
+double hardware_flops_per_step(const Case& c, int gpus) {
+  const Scenario s = case_scenario(c);
+  const Expected<Estimate> e = evaluate(s);
+  if (!e.ok() || !e->time) return 0;
+  return e->time->throughput.hardware_tflops_per_gpu * 1e12 * e->time->step_seconds * gpus;
+}
+
 TEST(suite_data, NarayananHardwareFlopsAreTheirEquation3) {
   const Case c = narayanan_cases().front();
   ASSERT_EQ(c.quantity, Quantity::kHardwareTflopsPerGpu);
-  const Scenario s = case_scenario(c);
-  const Expected<Estimate> e = evaluate(s);
-  ASSERT_TRUE(e.ok());
-  const double per_step =
-      e->time->throughput.hardware_tflops_per_gpu * 1e12 * e->time->step_seconds * 32;
-  const double eq3 = 96.0 * 512 * 2048 * 24 * 2304.0 * 2304 *
-                     (1 + 2048.0 / (6 * 2304) + 51200.0 / (16 * 24 * 2304));
-  EXPECT_NEAR(per_step / eq3, 1.0, 1e-9);
+  const double eq3 = equation3(512, 2048, 24, 2304, 51200);
+  EXPECT_NEAR(hardware_flops_per_step(c, 32) / eq3, 1.0, 1e-9);
   EXPECT_NEAR(eq3, 1.54668e16, 1e11);
 }
 
@@ -291,14 +298,8 @@ TEST(suite_data, NarayananHardwareFlopsAreTheirEquation3) {
 TEST(suite_data, BloomHardwareFlopsAreTheLogsCount) {
   const auto cases = bloom_cases();
   ASSERT_EQ(cases.size(), 1u);
-  const Scenario s = case_scenario(cases.front());
-  const Expected<Estimate> e = evaluate(s);
-  ASSERT_TRUE(e.ok());
-  const double per_step =
-      e->time->throughput.hardware_tflops_per_gpu * 1e12 * e->time->step_seconds * 384;
-  const double eq3 = 96.0 * 2048 * 2048 * 70 * 14336.0 * 14336 *
-                     (1 + 2048.0 / (6 * 14336) + 250880.0 / (16 * 70 * 14336));
-  EXPECT_NEAR(per_step / eq3, 1.0, 1e-9);
+  const double eq3 = equation3(2048, 2048, 70, 14336, 250880);
+  EXPECT_NEAR(hardware_flops_per_step(cases.front(), 384) / eq3, 1.0, 1e-9);
   EXPECT_NEAR(eq3 / (105.22 * 384) / 1e12, 149.02, 0.005);
 }
 
