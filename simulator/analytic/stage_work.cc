@@ -13,22 +13,6 @@ double chain_trail(const Plan& plan, const StageWork& sw) {
   return plan.schedule_facts().virtual_stages ? 0 : sw.zero3_trail;
 }
 
-namespace {
-
-// The host bound (cost/host_dispatch.h): each pass takes at least the time the host needs to issue
-// it; what exceeds the GPU's time is the GPU waiting for the host. Non-ZB schedules run the weight
-// gradients inside the backward item, so b and w are one item there.
-void add_host_bound(bool zb, double sync, StageWork& sw) {
-  sw.f.add(TimeCategory::kHostDispatch, host_exposed(sw.host_f, sw.f.total(), sync));
-  if (zb) {
-    sw.b.add(TimeCategory::kHostDispatch, host_exposed(sw.host_b, sw.b.total(), sync));
-    sw.w.add(TimeCategory::kHostDispatch, host_exposed(sw.host_w, sw.w.total(), sync));
-  } else {
-    sw.b.add(TimeCategory::kHostDispatch,
-             host_exposed(sw.host_b + sw.host_w, sw.b.total() + sw.w.total(), sync));
-  }
-}
-
 // Parameter offload under a fixed program (plan/schedule.h stage_program): how many of stage
 // `stage`'s gathering items follow an item that reduce-scatters, by kind (0: forward, 1: backward
 // input), the item's chunk and the chunk of the item before it: counts[(kind v + chunk) v +
@@ -68,6 +52,22 @@ std::vector<std::int64_t> offload_lead_counts(const Plan& plan, int stage, bool 
     counts[(1 * v + chunk_of(k, true)) * v + chunk_of(k - 1, true)] += n;
   });
   return counts;
+}
+
+namespace {
+
+// The host bound (cost/host_dispatch.h): each pass takes at least the time the host needs to issue
+// it; what exceeds the GPU's time is the GPU waiting for the host. Non-ZB schedules run the weight
+// gradients inside the backward item, so b and w are one item there.
+void add_host_bound(bool zb, double sync, StageWork& sw) {
+  sw.f.add(TimeCategory::kHostDispatch, host_exposed(sw.host_f, sw.f.total(), sync));
+  if (zb) {
+    sw.b.add(TimeCategory::kHostDispatch, host_exposed(sw.host_b, sw.b.total(), sync));
+    sw.w.add(TimeCategory::kHostDispatch, host_exposed(sw.host_w, sw.w.total(), sync));
+  } else {
+    sw.b.add(TimeCategory::kHostDispatch,
+             host_exposed(sw.host_b + sw.host_w, sw.b.total() + sw.w.total(), sync));
+  }
 }
 
 // ZeRO-3: gathers (forward: each unit's parameters; backward: again, plus each unit's gradient

@@ -3,6 +3,9 @@
 // the host bound folded in. Also the schedule predicates the analytic files share.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "simulator/cost/step_costs.h"
 #include "simulator/cost/time_split.h"
 #include "simulator/plan/plan.h"
@@ -31,6 +34,12 @@ struct StageWork {
 // What of a stage's backward its neighbours do not wait for: ZeRO-3's trailing reduce-scatters,
 // except under interleaving, where the stage's next chunk item, on the same drain path, waits.
 [[nodiscard]] double chain_trail(const Plan& plan, const StageWork& sw);
+
+// Parameter offload under a fixed program: how many of stage `stage`'s items that gather follow
+// an item that reduce-scatters (non-ZB: a backward; ZB-H1: a weight pass), by kind (0: forward,
+// 1: backward input), the item's chunk c and the previous item's chunk b: counts[(kind v + c) v
+// + b]. Closed form of a walk over stage_program (plan/schedule.h); ZB-H2 (no program): zeros.
+[[nodiscard]] std::vector<std::int64_t> offload_lead_counts(const Plan& plan, int stage, bool zb);
 
 // Stage st's work over one micro-batch of every chunk (zero3: ZeRO-3's gathers and reduce-scatters
 // as each item exposes them).

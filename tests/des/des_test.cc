@@ -8,8 +8,10 @@
 
 #include "simulator/analytic/analytic.h"
 #include "simulator/analytic/pipeline_paths.h"
+#include "simulator/analytic/stage_work.h"
 #include "simulator/cost/contention.h"
 #include "simulator/des/step_sim.h"
+#include "simulator/plan/schedule.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
 
@@ -648,6 +650,42 @@ TEST(Zero3Prefetch, TrailingReduceScattersHoldTheStageNotItsNeighbour) {
   c.set_layers(std::move(layers));
   EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 14);
   EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, 14);
+}
+
+// offload_lead_counts is the closed form of a walk over each stage's program: for every fixed
+// schedule, pipeline depth, chunk count and micro-batch count here, the items that gather and
+// follow a reduce-scatter item, counted by walking stage_program, are its counts.
+TEST(Zero3Prefetch, OffloadLeadCountsAreTheProgramsPairs) {
+  for (const Schedule sched :
+       {Schedule::kGpipe, Schedule::k1F1B, Schedule::kInterleaved, Schedule::kZbH1})
+    for (int pp = 1; pp <= 4; ++pp)
+      for (int vpp : {1, 2, 3}) {
+        if ((sched == Schedule::kInterleaved) != (vpp > 1)) continue;
+        for (std::int64_t m = 1; m <= 9; ++m) {
+          Plan plan;
+          plan.pp = pp;
+          plan.vpp = vpp;
+          plan.micro_batches = m;
+          plan.schedule = sched;
+          const bool zb = sched == Schedule::kZbH1;
+          const Pass reducer = zb ? Pass::kBackwardWeight : Pass::kBackwardInput;
+          const std::size_t v = std::size_t(vpp);
+          for (int stage = 0; stage < pp; ++stage) {
+            std::vector<std::int64_t> walked(2 * v * v, 0);
+            int prev = -1;  // the previous item's chunk when it reduce-scatters
+            for (const ProgramItem& it : stage_program(sched, stage, pp, vpp, m)) {
+              const bool backward = it.pass != Pass::kForward;
+              const int chunk = order_position(stage, it.k, backward, pp, vpp).first / pp;
+              if (it.pass != Pass::kBackwardWeight && prev >= 0)
+                ++walked[(std::size_t(backward) * v + std::size_t(chunk)) * v + std::size_t(prev)];
+              prev = it.pass == reducer ? chunk : -1;
+            }
+            EXPECT_EQ(offload_lead_counts(plan, stage, zb), walked)
+                << "schedule " << int(sched) << " pp " << pp << " vpp " << vpp << " m " << m
+                << " stage " << stage;
+          }
+        }
+      }
 }
 
 // Contention inside a ZeRO-3 item (pipeline_paths.h zero3_item_exposed): compute slows to
