@@ -288,9 +288,8 @@ struct Parser {
       close_test();  // a collective named after data rows belongs to the next test
       current.op = op;
     }
-    // nccl-tests' own verdict on the values it checked ("# Out of bounds values : 0 OK"): a run
-    // that failed it timed wrong results. Old-format logs carry no per-row #wrong count, so the
-    // verdict is their only check (found by review, 2026-11-29: a FAILED run was fitted).
+    // nccl-tests' own verdict ("# Out of bounds values : 0 OK"), old-format logs' only check: a
+    // FAILED run timed wrong results (found by review, 2026-11-29: one was fitted).
     if (const auto at = line.find("Out of bounds values"); at != std::string::npos) {
       const auto colon = line.find(':', at);
       const auto after = colon == std::string::npos ? std::vector<std::string>{}

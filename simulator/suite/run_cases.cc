@@ -1,0 +1,146 @@
+// Cases of single measured runs that are not a published table: shardsim's own PyTorch GPT steps
+// on one H100 and BLOOM 176B's logged iteration. Every modelling choice made for a source is
+// written next to its scenario builder, with the reason; the README says the same.
+#include <fmt/format.h>
+
+#include "simulator/suite/cases.h"
+#include "simulator/suite/csv.h"
+
+namespace shardsim::suite {
+namespace {
+
+constexpr std::string_view kH100PytorchFile = "published/shardsim-h100-pytorch-gpt.csv";
+constexpr std::string_view kBloomFile = "published/bigscience2022-bloom176b.csv";
+
+}  // namespace
+
+// The PyTorch GPT steps measured on one H100 (the data file's header and
+// scenarios/measurements/calibrate/h100-sxm-2026-11-28/README.md say how). The scenario writes what
+// the script ran: Korthikanti's GPT layer (GeLU MLP of 4h, LayerNorm, learned positions, biases,
+// dropout, tied embeddings), vocabulary 51200, flash attention (SDPA's FlashAttention-2 backend,
+// the profile's "flash-attention-2" kernel), bf16 with fp32 gradient buffers (grad_dtype fp32:
+// the script adds each bf16 gradient into an fp32 buffer and frees it, Megatron's main_grad),
+// AdamW, no recomputation, one GPU. The loss is the default "vocab-parallel" one: at TP 1 that is
+// an unfused fp32 cross-entropy, as the script's F.cross_entropy on .float() logits is. The
+// framework is the default (megatron-eager): no framework preset is fitted on plain PyTorch, and
+// none is fitted on these steps.
+std::vector<Case> h100_pytorch_cases() {
+  const CsvTable t = published_table(kH100PytorchFile);
+  std::vector<Case> out;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    Case c = row_case(t, r, Group::kH100Pytorch,
+                      "shardsim's own H100 run, scenarios/measurements/calibrate/"
+                      "h100-sxm-2026-11-28 (torch-gpt.py)",
+                      Quantity::kStepSeconds, "s", "step_s");
+    const int hidden = t.integer(r, "hidden"), seq = t.integer(r, "seq_len");
+    const int mb = t.integer(r, "micro_batch");
+    c.description = fmt::format("GPT h{} {} layers, seq {}, mb {} on 1 H100, PyTorch eager", hidden,
+                                t.integer(r, "layers"), seq, mb);
+    c.scenario = {{"name", c.id},
+                  {"model",
+                   {{"layers", t.integer(r, "layers")},
+                    {"hidden", hidden},
+                    {"heads", t.integer(r, "heads")},
+                    {"vocab", 51200},
+                    {"ffn_type", "gelu"},
+                    {"norm", "layernorm"},
+                    {"position", "learned"},
+                    {"bias", true},
+                    {"dropout", true},
+                    {"tied_embeddings", true}}},
+                  {"training",
+                   {{"seq_len", seq},
+                    {"global_batch", mb},
+                    {"micro_batch", mb},
+                    {"precision", "bf16"},
+                    {"grad_dtype", "fp32"},
+                    {"optimizer", "adamw"},
+                    {"recompute", "none"},
+                    {"flash_attention", true}}},
+                  {"parallel", {{"tp", 1}, {"pp", 1}, {"zero", 0}}},
+                  {"cluster", {{"gpu", "h100-sxm"}, {"gpus_per_node", 1}, {"nodes", 1}}}};
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// BLOOM 176B's main run (the CSV header names the sources: the run's slurm script, README and
+// log). The scenario writes what the script ran; where it is silent, the choice and its reason:
+// - GPT blocks with GeLU MLP of 4h, LayerNorm, biases, tied embeddings, dropout (Megatron's
+//   default 0.1: the script sets none); no flash attention (Megatron's fused softmax, 2022).
+// - ALiBi adds a bias inside that fused softmax and has no table: shardsim has no such position
+//   type, and "learned" is taken (its 2048 x 14336 table is 0.02 % of the parameters; its add is
+//   one element-wise op). --embed-layernorm's one extra LayerNorm is left out.
+// - --pp-partition-method 'type:transformer|embedding' balances 72 layers, the two embedding
+//   layers counted as blocks, over 12 stages: the first and last hold 5 blocks besides the
+//   embedding and the (tied) output layer, the others 6 (first/last_stage_layers).
+// - bf16 with DeepSpeed's bf16 optimizer under ZeRO stage 0: it shards the optimizer states over
+//   the data-parallel ranks (ZeRO-1) and accumulates fp32 gradients (grad_dtype fp32). DeepSpeed's
+//   pipeline engine reduces the gradients after the last micro-batch, not overlapped; its
+//   schedule is 1F1B.
+// - The network (cluster.network, not fitted: the run published no collective measurement):
+//   NVLink through an HGX A100 board's NVSwitch, the DGX A100 datasheet's 300 GB/s per GPU per
+//   direction and 15 us start-up (dgx-a100-datasheet); 4 x 100 Gb/s Omni-Path per node, 50 Gb/s
+//   per GPU, with InfiniBand's 38.6 us two-node start-up as the prior (no Omni-Path figure).
+// The framework is the default megatron-eager (Megatron-DeepSpeed is Megatron's eager stack).
+std::vector<Case> bloom_cases() {
+  const CsvTable t = published_table(kBloomFile);
+  std::vector<Case> out;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    Case c = row_case(t, r, Group::kBloom,
+                      "bigscience-workshop/bigscience train/tr11-176B-ml @ ed196cd266 "
+                      "(tr11-176B-ml.slurm, README.md, chronicles.md)",
+                      Quantity::kStepSeconds, "s", "iteration_s");
+    const int tp = t.integer(r, "tp"), pp = t.integer(r, "pp"), dp = t.integer(r, "dp");
+    c.description = fmt::format(
+        "BLOOM 176B on {} A100 80GB, TP{} PP{} DP{}, gb{} mb{}, full "
+        "recompute, DeepSpeed pipeline",
+        t.integer(r, "gpus"), tp, pp, dp, t.integer(r, "global_batch"),
+        t.integer(r, "micro_batch"));
+    c.scenario = {{"name", c.id},
+                  {"model",
+                   {{"layers", t.integer(r, "layers")},
+                    {"hidden", t.integer(r, "hidden")},
+                    {"heads", t.integer(r, "heads")},
+                    {"vocab", t.integer(r, "vocab_padded")},
+                    {"ffn_type", "gelu"},
+                    {"norm", "layernorm"},
+                    {"position", "learned"},
+                    {"bias", true},
+                    {"dropout", true},
+                    {"tied_embeddings", true}}},
+                  {"training",
+                   {{"seq_len", t.integer(r, "seq_len")},
+                    {"global_batch", t.integer(r, "global_batch")},
+                    {"micro_batch", t.integer(r, "micro_batch")},
+                    {"precision", "bf16"},
+                    {"grad_dtype", "fp32"},
+                    {"optimizer", "adam"},
+                    {"recompute", "full"},
+                    {"flash_attention", false}}},
+                  {"parallel",
+                   {{"tp", tp},
+                    {"pp", pp},
+                    {"dp", dp},
+                    {"zero", 1},
+                    {"schedule", "1f1b"},
+                    {"overlap_grad_reduce", false},
+                    {"first_stage_layers", t.integer(r, "first_stage_layers")},
+                    {"last_stage_layers", t.integer(r, "last_stage_layers")}}},
+                  {"cluster",
+                   {{"gpu", "a100-sxm-80gb"},
+                    {"gpus_per_node", 8},
+                    {"nodes", t.integer(r, "gpus") / 8},
+                    {"network",
+                     {{"intra_node_GBps", 300},
+                      {"intra_node_latency_us", 15.0},
+                      {"intra_node_line_GBps", 300},
+                      {"inter_node_Gbps", 50},
+                      {"inter_node_latency_us", 38.6},
+                      {"inter_node_line_Gbps", 50}}}}}};
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace shardsim::suite
