@@ -291,9 +291,7 @@ struct Parser {
     // nccl-tests' own verdict ("# Out of bounds values : 0 OK"), old-format logs' only check: a
     // FAILED run timed wrong results (found by review, 2026-11-29: one was fitted).
     if (const auto at = line.find("Out of bounds values"); at != std::string::npos) {
-      const auto colon = line.find(':', at);
-      const auto after = colon == std::string::npos ? std::vector<std::string>{}
-                                                    : fields_of(line.substr(colon + 1));
+      const auto after = fields_of(line.substr(std::min(line.find(':', at), line.size() - 1) + 1));
       const std::optional<double> wrong = after.empty() ? std::nullopt : shardsim::number(after[0]);
       if (line.find("FAILED") != std::string::npos || (wrong && *wrong > 0)) {
         error = {file, number,
@@ -323,15 +321,13 @@ struct Parser {
     if (raw.find("NCCL INFO") != std::string::npos || raw.find("NCCL WARN") != std::string::npos)
       return;
     const std::string text = visible_controls(strip_srun(strip_tag_output(raw)));
-    // nccl-tests reports a failed call ("HOST: Test NCCL failure common.cu:1005 '...'", "Test
-    // CUDA failure", "Test failure") and stops: the sizes after it were never measured (found by
-    // review, 2026-11-29: an aborted run's first rows were fitted as the whole sweep).
+    // A failed call ("HOST: Test NCCL failure common.cu:1005 '...'") ends the run: the sizes
+    // after it were never measured (found by review, 2026-11-29: such a run was fitted).
     for (const char* failure : {"Test NCCL failure", "Test CUDA failure", "Test failure"})
       if (text.find(failure) != std::string::npos) {
         error = {file, number,
-                 fmt::format("the run aborted here (\"{}\"): its sweep is incomplete; rerun "
-                             "the test, or cut the log before this line to fit the sizes it "
-                             "measured",
+                 fmt::format("the run aborted here (\"{}\"): its sweep is incomplete; rerun the "
+                             "test, or cut the log before this line to fit what it measured",
                              failure)};
         return;
       }
@@ -391,9 +387,12 @@ std::variant<NcclTestsLog, NcclTestsError> parse_nccl_tests_log(std::string_view
   if (p.error) return *p.error;
   p.close_test();
   if (p.error) return *p.error;  // the last test's placement
-  if (p.log.tests.empty())
-    return NcclTestsError{file, std::max(number, 1),
-                          number == 0 ? "the file is empty" : "no nccl-tests data rows found"};
+  if (p.log.tests.empty()) {
+    std::string why = number == 0 ? "the file is empty" : "no nccl-tests data rows found";
+    if (number == 1 && text.find('\r') != std::string_view::npos)  // one line: bare CRs (review)
+      why += ": its lines end in a bare carriage return (CR); convert them to line feeds";
+    return NcclTestsError{file, std::max(number, 1), why};
+  }
   return std::move(p.log);
 }
 

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -299,6 +301,15 @@ TEST(nccl_tests_log, AFailedCheckOrAnAbortedRunIsRefused) {
   EXPECT_NE(text_of(aborted).find("a.log:3: the run aborted here (\"Test NCCL failure\")"),
             std::string::npos)
       << text_of(aborted);
+  // Lines ended by a bare CR are one line to the parser: the error says why no row was found.
+  std::string cr = header + row;
+  std::ranges::replace(cr, '\n', '\r');
+  EXPECT_NE(text_of(parse_nccl_tests_log(cr, "c.log"))
+                .find("c.log:1: no nccl-tests data rows "
+                      "found: its lines end in a bare "
+                      "carriage return"),
+            std::string::npos)
+      << text_of(parse_nccl_tests_log(cr, "c.log"));
 }
 
 TEST(nccl_tests_log, TimesAgreeWithTheirBandwidthAndRanksWithTheirHosts) {
