@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 #include "calibrate/linear_fit.h"
 #include "simulator/cost/collective.h"
@@ -41,9 +42,9 @@ std::variant<int, std::string> resolve_ranks(const NcclTest& test, const std::st
   // silently (found by review, 2026-11-29: an 8-rank log named _16.log fitted as 8 ranks). Only
   // a name of the form <...><op>_<N>.log states a rank count; "allreduce_job_4812345.log" (a
   // Slurm job id) does not.
-  const std::string stem =
-      file.substr(0, file.find_last_of('_') == std::string::npos ? 0 : file.find_last_of('_'));
-  const bool states_ranks = !test.op.empty() && stem.ends_with(test.op);
+  const std::size_t underscore = file.find_last_of('_');
+  const bool states_ranks = !test.op.empty() && underscore != std::string::npos &&
+                            std::string_view(file).substr(0, underscore).ends_with(test.op);
   if (ranks > 0 && named > 0 && ranks != named && states_ranks)
     return fmt::format(
         "{}: the file name's _<N>.log suffix says {} ranks but its \"# Rank\" lines list {}; "

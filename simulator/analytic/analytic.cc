@@ -94,6 +94,23 @@ struct GpipePath {
   double bubble = 0;
 };
 
+// The stage k whose m items, less the last micro-batch's synchronous reduction (StageWork::
+// sync_reduce, the tail's), plus others[k], the other stages' fill/drain on it, take longest.
+GpipePath longest_stage(const std::vector<StageWork>& work, double m,
+                        const std::vector<double>& others) {
+  GpipePath best;
+  double longest = -1;
+  for (std::size_t k = 0; k < work.size(); ++k) {
+    const StageWork& o = work[k];
+    const double length = m * (o.f.total() + o.b.total() + o.w.total()) - o.sync_reduce + others[k];
+    if (length > longest) {
+      longest = length;
+      best = {k, others[k]};
+    }
+  }
+  return best;
+}
+
 GpipePath gpipe_path(const Plan& plan, const std::vector<StageWork>& work, double m) {
   const std::size_t p = work.size();
   std::vector<double> drained(p + 1, 0.0), held(p + 1, 0.0);
@@ -103,18 +120,9 @@ GpipePath gpipe_path(const Plan& plan, const std::vector<StageWork>& work, doubl
     drained[j + 1] = drained[j] + fill_drain(o.f.total(), b - o.sync_reduce, plan.vpp);
     held[j + 1] = held[j] + fill_drain(o.f.total(), m > 1 ? b : b - o.sync_reduce, plan.vpp);
   }
-  GpipePath best;
-  double longest = -1;
-  for (std::size_t k = 0; k < p; ++k) {
-    const StageWork& o = work[k];
-    const double others = drained[k] + (held[p] - held[k + 1]);
-    const double length = m * (o.f.total() + o.b.total() + o.w.total()) - o.sync_reduce + others;
-    if (length > longest) {
-      longest = length;
-      best = {k, others};
-    }
-  }
-  return best;
+  std::vector<double> others(p);
+  for (std::size_t k = 0; k < p; ++k) others[k] = drained[k] + (held[p] - held[k + 1]);
+  return longest_stage(work, m, others);
 }
 
 // Interleaved 1F1B with chunks of unequal work (a layer count that the virtual stages do not
@@ -153,19 +161,13 @@ GpipePath interleaved_path(const Plan& plan, const std::vector<StageWork>& work,
     after[i] = after[i + 1] + sh[i].last;
     even += sh[i].even;
   }
-  GpipePath best;
-  double longest = -1, before = 0;
+  std::vector<double> others(p);
+  double before = 0;
   for (std::size_t k = 0; k < p; ++k) {
-    const StageWork& o = work[k];
-    const double others = std::max(even - sh[k].even, before + after[k + 1]);
-    const double length = m * (o.f.total() + o.b.total() + o.w.total()) + others;
-    if (length > longest) {
-      longest = length;
-      best = {k, others};
-    }
+    others[k] = std::max(even - sh[k].even, before + after[k + 1]);
     before += sh[k].first;
   }
-  return best;
+  return longest_stage(work, m, others);  // no synchronous reductions here: sync_reduce is 0
 }
 
 }  // namespace

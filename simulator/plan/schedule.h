@@ -18,17 +18,17 @@ struct ProgramItem {
   std::int64_t k = 0;  // position in the stage's forward (F) or backward (B, W) order
 };
 
+// The forwards stage i's fixed program (stage_program) runs before its first backward, of `total`
+// = m v forward items: GPipe all of them, interleaved 2(p - i - 1) + (v - 1) p, the others
+// p - i - 1 (at most `total`).
+[[nodiscard]] std::int64_t warmup_forwards(Schedule s, int i, int p, int v, std::int64_t total);
+
 // Stage i's program for GPipe, 1F1B, interleaved 1F1B (Megatron-LM's order: warm-up
 // 2(p-i-1) + (v-1)p forwards, then one forward and one backward at a time, then the remaining
 // backwards) and ZB-H1 (Qi et al. §2.1: the 1F1B order, stage i delaying its first W by i steps,
 // then one W after each B, the rest at the tail). Non-ZB programs fold W into B. ZB-H2 is not a
 // fixed program (the event simulation schedules it greedily): empty.
 // `max_items` bounds the program's length (the memory model needs only its beginning).
-// The forwards stage i's fixed program runs before its first backward (stage_program), of
-// `total` = m v forward items: GPipe all, interleaved 2(p - i - 1) + (v - 1) p, the others p - i
-// - 1.
-[[nodiscard]] std::int64_t warmup_forwards(Schedule s, int i, int p, int v, std::int64_t total);
-
 [[nodiscard]] std::vector<ProgramItem> stage_program(Schedule schedule, int stage, int pp, int vpp,
                                                      std::int64_t micro_batches,
                                                      std::size_t max_items = SIZE_MAX);

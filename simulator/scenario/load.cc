@@ -136,10 +136,9 @@ nlohmann::json parse_value(const std::string& key, const std::string& pointer,
   }
   auto v = nlohmann::json::parse(text, nullptr, false);
   if (!v.is_discarded()) return v;
-  // A number JSON cannot hold as a double (1e400) was taken as a bare string, so the field said
-  // "got string" (found by review, 2026-11-29); files say it is out of range.
-  // Only a JSON number whose magnitude overflows: "+32", "032", ".5" stay bare strings as before
-  // (found by review, 2026-11-29).
+  // A JSON number a double cannot hold (1e400) was taken as a bare string, so the field said "got
+  // string" (found by review, 2026-11-29); files say it is out of range. Other text ("+32",
+  // "032", ".5") stays a bare string.
   static const std::regex kNumber(R"(-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)");
   if (std::regex_match(text, kNumber) && std::isinf(std::strtod(text.c_str(), nullptr)))
     throw InputError(pointer, fmt::format("--set {}={}: a number a double cannot hold", key, text));
