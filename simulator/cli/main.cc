@@ -25,6 +25,7 @@
 #include "simulator/cli/validate_command.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/cost/compute.h"
+#include "simulator/suite/cases.h"
 
 namespace {
 
@@ -86,10 +87,10 @@ void add_collective_options(CLI::App* cmd, shardsim::cli::CollectiveArgs& a) {
 }
 
 void add_suite_options(CLI::App* cmd, shardsim::cli::SuiteArgs& a) {
+  // The names come from the suite's own list, so a new group cannot be left out of the help.
   cmd->add_option("--group", a.groups,
-                  "vtrain|vtrain-multi|korthikanti|narayanan|mcore|mosaicml|mosaicml-more|h100-"
-                  "pytorch|memory "
-                  "(repeatable; default: all)")
+                  fmt::format("{} (repeatable; default: all)",
+                              fmt::join(shardsim::suite::group_names(), "|")))
       ->allow_extra_args(false);
   cmd->add_option("--mode", a.mode, "des (discrete-event, default) or analytic")
       ->check(CLI::IsMember({"des", "analytic"}));

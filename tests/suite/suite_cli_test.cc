@@ -46,6 +46,17 @@ TEST(cli_suite, UnknownGroupExits2NamingItAndTheKnownOnes) {
   EXPECT_TRUE(r.out.empty());
 }
 
+TEST(cli_suite, HelpListsEveryGroup) {
+  // The --group help was a hand-written list that missed `bloom` when the group was added
+  // (found 2026-11-29); it now comes from the suite's own table.
+  const Result r = shardsim({"suite", "--help"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out,
+                       "vtrain|vtrain-multi|korthikanti|narayanan|mcore|mosaicml|mosaicml-more|"
+                       "h100-pytorch|bloom|memory"))
+      << r.out;
+}
+
 TEST(cli_suite, BadFlagsExit2) {
   EXPECT_EQ(shardsim({"suite", "--mode", "fast"}).exit_code, 2);
   EXPECT_EQ(shardsim({"suite", "--no-such-flag"}).exit_code, 2);
