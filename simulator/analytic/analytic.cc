@@ -35,38 +35,56 @@ struct PipelinePath {
 };
 
 // Each stage's forward, backward-input and backward-weight item (non-ZB schedules fold the weight
-// pass into the backward), and its backward as its neighbours wait for it.
+// pass into the backward), and its backward as its neighbours wait for it. Taken without the
+// parameter-offload lead credit (StageWork::credit_f/b): another stage's item on a stage's path
+// waited for its input, so the lead it was credited with has run by then (its time from its
+// start is at least its time alone; exact for the items no reduce-scatter precedes). The stage's
+// own items, back to back, keep it (stage_path).
 struct PassTimes {
-  std::vector<double> f, b, w, chain, last, own;
+  std::vector<double> f, b, w, chain, last, own, credit_f, credit_b;
 };
 
 PassTimes pass_times(const std::vector<StageWork>& work, bool zb, double m) {
   PassTimes pt;
   for (const auto& sw : work) {
-    pt.f.push_back(sw.f.total());
-    pt.b.push_back(sw.b.total() + (zb ? 0 : sw.w.total()));
+    pt.f.push_back(sw.f.total() + sw.credit_f);
+    pt.b.push_back(sw.b.total() + sw.credit_b + (zb ? 0 : sw.w.total()));
     pt.w.push_back(zb ? sw.w.total() : 0);
     pt.last.push_back(pt.b.back() - sw.zero3_trail - sw.sync_reduce);
     // ZeRO-2's synchronous reduction holds every backward but the last micro-batch's
     pt.chain.push_back(m > 1 ? pt.last.back() + sw.sync_reduce : pt.last.back());
     pt.own.push_back(sw.zero3_trail);
+    pt.credit_f.push_back(sw.credit_f);
+    pt.credit_b.push_back(sw.credit_b);
   }
   return pt;
 }
 
-// Stage k's path (pipeline_paths.h): 1F1B's, ZB-H1's, or ZB-H2's span.
-double stage_path(const ScheduleTraits& facts, const PassTimes& pt, std::size_t k, double m,
-                  double t) {
+// Stage k's path (pipeline_paths.h): 1F1B's, ZB-H1's, or ZB-H2's span, with stage k's own items
+// credited (pt is restored, bit for bit, before it returns).
+double stage_path(const ScheduleTraits& facts, PassTimes& pt, std::size_t k, double m, double t) {
+  const double f = pt.f[k], b = pt.b[k], chain = pt.chain[k], last = pt.last[k];
+  pt.f[k] -= pt.credit_f[k];
+  pt.b[k] -= pt.credit_b[k];
+  pt.chain[k] -= pt.credit_b[k];
+  pt.last[k] -= pt.credit_b[k];
+  double length = 0;
   if (!facts.split_weight_grad)
-    return one_f_one_b_path(pt.f, pt.b, pt.chain, pt.last, pt.own, k, m, t);
-  return facts.greedy ? zb_h2_span(pt.f, pt.b, pt.w, pt.chain, k, m, t)
-                      : zb_h1_path(pt.f, pt.b, pt.w, pt.chain, k, m, t);
+    length = one_f_one_b_path(pt.f, pt.b, pt.chain, pt.last, pt.own, k, m, t);
+  else
+    length = facts.greedy ? zb_h2_span(pt.f, pt.b, pt.w, pt.chain, k, m, t)
+                          : zb_h1_path(pt.f, pt.b, pt.w, pt.chain, k, m, t);
+  pt.f[k] = f;
+  pt.b[k] = b;
+  pt.chain[k] = chain;
+  pt.last[k] = last;
+  return length;
 }
 
 // The longest stage path of 1F1B, ZB-H1 or ZB-H2 (pipeline_paths.h).
 PipelinePath stage_paths(const ScheduleTraits& facts, const std::vector<StageWork>& work, double m,
                          double t) {
-  const PassTimes pt = pass_times(work, facts.split_weight_grad, m);
+  PassTimes pt = pass_times(work, facts.split_weight_grad, m);
   PipelinePath best;
   double longest = -1;
   for (std::size_t k = 0; k < work.size(); ++k) {
@@ -78,7 +96,8 @@ PipelinePath stage_paths(const ScheduleTraits& facts, const std::vector<StageWor
     }
   }
   const double idle = stage_path(facts, pt, best.stage, m, 0);
-  best.bubble = idle - m * (pt.f[best.stage] + pt.b[best.stage] + pt.w[best.stage]);
+  const std::size_t k = best.stage;
+  best.bubble = idle - m * ((pt.f[k] - pt.credit_f[k]) + (pt.b[k] - pt.credit_b[k]) + pt.w[k]);
   best.transfers = longest - idle;
   return best;
 }
@@ -170,6 +189,21 @@ GpipePath interleaved_path(const Plan& plan, const std::vector<StageWork>& work,
   return longest_stage(work, m, others);  // no synchronous reductions here: sync_reduce is 0
 }
 
+// GPipe: the stages before the bottleneck k drain its last micro-batch from k's last compute,
+// beside k's own trailing ZeRO-3 reduce-scatters, and each stage's trail runs after its own last
+// compute; fill_drain counts neither, and k's items hold its trail. What the latest of them adds
+// beyond k's trail and the drain's backwards (0 when k = 0 or without ZeRO-3; until 2026-11-29 the
+// step ended at stage 0's last compute when a later stage was the bottleneck).
+double drain_trails(const std::vector<StageWork>& work, std::size_t k) {
+  double drained = 0, end = work[k].zero3_trail;
+  for (std::size_t i = k; i-- > 0;) {
+    const StageWork& o = work[i];
+    drained += o.b.total() + o.credit_b + o.w.total() - o.zero3_trail;
+    end = std::max(end, drained + o.zero3_trail);
+  }
+  return end - work[k].zero3_trail - drained;
+}
+
 }  // namespace
 
 AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCosts& c) {
@@ -234,11 +268,14 @@ AnalyticResult analytic_step(const Scenario& s, const Plan& plan, const StepCost
       r.bottleneck_stage = int(path.stage);
       bubble = path.bubble;
     } else {
+      const std::size_t k = std::size_t(r.bottleneck_stage);
       for (const auto& o : work) {
-        if (&o == &work[std::size_t(r.bottleneck_stage)]) continue;
+        if (&o == &work[k]) continue;
         bubble +=
-            fill_drain(o.f.total(), o.b.total() + o.w.total() - chain_trail(plan, o), plan.vpp);
+            fill_drain(o.f.total() + o.credit_f,
+                       o.b.total() + o.credit_b + o.w.total() - chain_trail(plan, o), plan.vpp);
       }
+      bubble += drain_trails(work, k);
     }
     transfers = p > 1 ? pipeline_transfers(plan.schedule, p, plan.vpp, c.p2p_seconds) : 0;
   }

@@ -75,7 +75,8 @@ struct Zero3Item {
 // last micro-batch's backward up to its last compute, which the drain follows (b less those
 // reduce-scatters and ZeRO-2's synchronous reduction, StageWork::sync_reduce, which that
 // micro-batch does not wait for; the stage tail takes it); own: what of it still holds the
-// stage after that compute (ZeRO-3's trailing reduce-scatters).
+// stage after that compute (ZeRO-3's trailing reduce-scatters); the drain through the earlier
+// stages ends with the latest of their own, each after its last compute.
 [[nodiscard]] double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>& b,
                                       const std::vector<double>& chain,
                                       const std::vector<double>& last,

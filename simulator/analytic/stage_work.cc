@@ -159,8 +159,10 @@ void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStag
           saved_b += double(nb) * (backward_alone[later] -
                                    (item(backward_units[later], true, !zb, lead).exposed - lead));
       }
-    exposed_f -= saved_f / double(plan.micro_batches);
-    exposed_b -= saved_b / double(plan.micro_batches);
+    sw.credit_f = saved_f / double(plan.micro_batches);
+    sw.credit_b = saved_b / double(plan.micro_batches);
+    exposed_f -= sw.credit_f;
+    exposed_b -= sw.credit_b;
   }
   sw.f.add(TimeCategory::kDpComm, exposed_f);
   sw.b.add(TimeCategory::kDpComm, exposed_b);

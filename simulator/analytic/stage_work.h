@@ -26,6 +26,11 @@ struct StageWork {
   // of b as data-parallel time. The last micro-batch's item ends at its compute and its reduction
   // runs after it, beside the other stages' drain (des/step_program.cc start_item).
   double sync_reduce = 0;
+  // Parameter offload: how much the lead credit (stage_work.cc add_zero3_exposure) lowered f and b,
+  // each the average over the stage's items. Another stage's item on this stage's path waited
+  // for its input, so the lead it was credited with has run (partly) by then: the paths take
+  // the other stages' items without it (a lower bound, as their other terms).
+  double credit_f = 0, credit_b = 0;
   // Interleaved 1F1B: the first and the last chunk's shares of the stage's forward and backward
   // compute (its units' work), which its items divide by (analytic.cc interleaved_path).
   double first_chunk_f = 1, first_chunk_b = 1, last_chunk_f = 1, last_chunk_b = 1;
