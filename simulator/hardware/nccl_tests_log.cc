@@ -159,6 +159,17 @@ struct Parser {
                            spread)};
       return;
     }
+    // nccl-tests numbers its ranks 0 to n - 1 (rank 0 prints every rank's line): an id past the
+    // count means lines are missing or come from another run (found by audit, 2026-11-29:
+    // "# Rank 100" in an 8-rank log was fitted as 8 ranks).
+    if (!rank_ids.empty() && *rank_ids.rbegin() >= current.ranks.value_or(0)) {
+      error = {file, rank_line,
+               fmt::format("the \"# Rank\" lines list rank {} but only {} ranks; nccl-tests "
+                           "numbers them 0 to {}: lines are missing or from another run",
+                           *rank_ids.rbegin(), current.ranks.value_or(0),
+                           current.ranks.value_or(0) - 1)};
+      return;
+    }
     if (current.op.empty()) current.op = op_from_file(file);
     log.tests.push_back(std::move(current));
     current = {};
@@ -305,7 +316,11 @@ struct Parser {
     // "#  Rank  0 Group  0 Pid  25 on HOST device 0 ...": fields 1 "Rank", 7 "on", 8 the host
     if (f.size() > 8 && f[1] == "Rank" && f[7] == "on") {
       const std::optional<double> id = shardsim::number(f[2]);  // `number` is the line here
-      if (id && *id >= 0 && *id < 1e9 && !rank_ids.insert(int(*id)).second) {
+      if (!id || *id < 0 || *id >= 1e9 || *id != std::floor(*id)) {
+        error = {file, number, fmt::format("\"{}\" is not a rank number (0, 1, ...)", f[2])};
+        return;
+      }
+      if (!rank_ids.insert(int(*id)).second) {
         error = {file, number, fmt::format("rank {} is listed twice", f[2])};
         return;
       }
