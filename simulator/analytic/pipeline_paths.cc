@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace shardsim {
@@ -39,9 +40,37 @@ Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t de
     }
     return t + left;
   };
+  // Parameter offload: unit j's host-to-device copy runs [copy_end[j - 1], copy_end[j]).
+  std::vector<double> copy_end(n, 0);
+  for (std::size_t j = 0; j < n; ++j) copy_end[j] = (j > 0 ? copy_end[j - 1] : 0) + units[j].h2d;
+  double offload = 0;
+  std::size_t seen_busy = 0, seen_copy = 0;
+  // The compute stream idles over [a, b): the part the DES charges to a copy, as it charges each
+  // idle instant to the side-stream task that started first among those running
+  // (des/step_sim.cc charge_side_streams; the lead started before the item, so before its
+  // copies). Gaps come in time order, so both cursors only advance.
+  auto charge_gap = [&](double a, double b) {
+    for (double x = a; x < b;) {
+      while (seen_busy < busy.size() && busy[seen_busy].second <= x) ++seen_busy;
+      while (seen_copy < n && copy_end[seen_copy] <= x) ++seen_copy;
+      double next = b, busy_start = std::numeric_limits<double>::infinity();
+      if (seen_busy < busy.size()) {
+        const auto [from, to] = busy[seen_busy];
+        if (from <= x) busy_start = seen_busy == 0 && lead > 0 ? -1.0 : from;
+        next = std::min(next, from <= x ? to : from);
+      }
+      if (seen_copy < n) {
+        const double from = seen_copy > 0 ? copy_end[seen_copy - 1] : 0.0;
+        next = std::min(next, copy_end[seen_copy]);
+        if (from < busy_start) offload += next - x;
+      }
+      x = next;
+    }
+  };
   auto compute_through = [&](std::size_t k) {  // the compute ends of units 0..k
     for (; computed <= k; ++computed) {
       const double start = std::max(compute, gathers ? gather_end[computed] : 0.0);
+      if (start > compute && copy_end[n - 1] > compute) charge_gap(compute, start);
       compute =
           slowdown > 0 ? finish(start, units[computed].compute) : start + units[computed].compute;
       compute_end[computed] = compute;
@@ -62,7 +91,7 @@ Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t de
     if (reduces) run_on_stream(std::max(stream, compute_through(k)), units[k].reduce);
   }
   if (n > 0) compute_through(n - 1);
-  return {std::max(compute, stream) - work, std::max(0.0, stream - compute)};
+  return {std::max(compute, stream) - work, std::max(0.0, stream - compute), offload};
 }
 
 namespace {

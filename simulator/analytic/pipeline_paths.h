@@ -18,6 +18,9 @@ struct Zero3Unit {
 struct Zero3Item {
   double exposed = 0;  // what the item adds to its compute
   double trail = 0;    // of which reduce-scatters after its last compute
+  // of which the compute waits while a host-to-device copy runs that started before any
+  // collective then running (parameter offload; the DES charges that time to `offload`)
+  double offload = 0;
 };
 
 // The time one ZeRO-3 item (a chunk's pass over one micro-batch) adds to its compute, taken in

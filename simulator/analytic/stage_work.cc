@@ -84,11 +84,12 @@ void add_host_bound(bool zb, double sync, StageWork& sw) {
 void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStage& st, int prefetch,
                         bool zb, StageWork& sw) {
   const std::size_t depth = std::size_t(std::max(0, prefetch));
-  double exposed_f = 0, exposed_b = 0, exposed_w = 0;
+  // exposed time, and of it the waits the DES charges to the copies (Zero3Item::offload)
+  double exposed_f = 0, exposed_b = 0, exposed_w = 0, offload_f = 0, offload_b = 0;
   bool copies = false;
   const std::size_t chunks = st.chunks.size();
   std::vector<std::vector<Zero3Unit>> forward_units(chunks), backward_units(chunks);
-  std::vector<double> forward_alone(chunks), backward_alone(chunks);  // each item's exposure
+  std::vector<Zero3Item> forward_alone(chunks), backward_alone(chunks);  // each item alone
   std::vector<double> trail(chunks, 0);  // of each chunk's reduce-scatter item
   std::vector<const LayerCost*> chunk;
   // one item over the chunk's units in their current order, each computing compute_of(its work)
@@ -117,23 +118,25 @@ void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStag
     if (ci + 1 == st.chunks.size() && st.has_output) chunk.push_back(&c.output);
     forward_units[ci] = units_of(fwd);
     for (const Zero3Unit& u : forward_units[ci]) copies = copies || u.h2d > 0;
-    forward_alone[ci] = item(forward_units[ci], true, false).exposed;
-    exposed_f += forward_alone[ci];
+    forward_alone[ci] = item(forward_units[ci], true, false);
+    exposed_f += forward_alone[ci].exposed;
+    offload_f += forward_alone[ci].offload;
     std::reverse(chunk.begin(), chunk.end());  // the backward passes run the units backwards
     if (zb) {
       backward_units[ci] = units_of(input);
-      backward_alone[ci] = item(backward_units[ci], true, false).exposed;
-      exposed_b += backward_alone[ci];
+      backward_alone[ci] = item(backward_units[ci], true, false);
+      exposed_b += backward_alone[ci].exposed;
+      offload_b += backward_alone[ci].offload;
       const Zero3Item w = item(units_of(weight), false, true);
       exposed_w += w.exposed;
       trail[ci] = w.trail;
     } else {
       backward_units[ci] = units_of(backward);  // input and weight gradients
-      const Zero3Item b = item(backward_units[ci], true, true);
-      backward_alone[ci] = b.exposed;
-      exposed_b += b.exposed;
-      trail[ci] = b.trail;
-      sw.zero3_trail += b.trail;
+      backward_alone[ci] = item(backward_units[ci], true, true);
+      exposed_b += backward_alone[ci].exposed;
+      offload_b += backward_alone[ci].offload;
+      trail[ci] = backward_alone[ci].trail;
+      sw.zero3_trail += backward_alone[ci].trail;
     }
   }
   // Parameter offload: an item that gathers (a forward, a backward) and follows one that
@@ -144,28 +147,41 @@ void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStag
   if (copies && !plan.schedule_facts().greedy) {
     const std::vector<std::int64_t> counts = offload_lead_counts(plan, st.index, zb);
     const std::size_t v = st.chunks.size();
-    double saved_f = 0, saved_b = 0;
+    double saved_f = 0, saved_b = 0, saved_offload_f = 0, saved_offload_b = 0;
     for (std::size_t later = 0; later < v; ++later)
       for (std::size_t before = 0; before < v; ++before) {
         const double lead = trail[before];
         const std::int64_t nf = counts[(0 * v + later) * v + before];
         const std::int64_t nb = counts[(1 * v + later) * v + before];
         if (lead <= 0 || (nf == 0 && nb == 0)) continue;
-        // saved = exposed alone - (exposed behind the lead - the lead)
-        if (nf > 0)
-          saved_f += double(nf) * (forward_alone[later] -
-                                   (item(forward_units[later], true, false, lead).exposed - lead));
-        if (nb > 0)
-          saved_b += double(nb) * (backward_alone[later] -
-                                   (item(backward_units[later], true, !zb, lead).exposed - lead));
+        // saved = exposed alone - (exposed behind the lead - the lead); the copies' share of it
+        // is what they stop charging (the lead is data-parallel time, started before them)
+        if (nf > 0) {
+          const Zero3Item behind = item(forward_units[later], true, false, lead);
+          saved_f += double(nf) * (forward_alone[later].exposed - (behind.exposed - lead));
+          saved_offload_f += double(nf) * (forward_alone[later].offload - behind.offload);
+        }
+        if (nb > 0) {
+          const Zero3Item behind = item(backward_units[later], true, !zb, lead);
+          saved_b += double(nb) * (backward_alone[later].exposed - (behind.exposed - lead));
+          saved_offload_b += double(nb) * (backward_alone[later].offload - behind.offload);
+        }
       }
-    sw.credit_f = saved_f / double(plan.micro_batches);
-    sw.credit_b = saved_b / double(plan.micro_batches);
+    const double m = double(plan.micro_batches);
+    sw.credit_f = saved_f / m;
+    sw.credit_b = saved_b / m;
     exposed_f -= sw.credit_f;
     exposed_b -= sw.credit_b;
+    offload_f -= saved_offload_f / m;
+    offload_b -= saved_offload_b / m;
   }
-  sw.f.add(TimeCategory::kDpComm, exposed_f);
-  sw.b.add(TimeCategory::kDpComm, exposed_b);
+  // The copies' waits under `offload`, as the DES charges them; the rest is data-parallel.
+  offload_f = std::clamp(offload_f, 0.0, std::max(0.0, exposed_f));
+  offload_b = std::clamp(offload_b, 0.0, std::max(0.0, exposed_b));
+  sw.f.add(TimeCategory::kDpComm, exposed_f - offload_f);
+  sw.f.add(TimeCategory::kOffload, offload_f);
+  sw.b.add(TimeCategory::kDpComm, exposed_b - offload_b);
+  sw.b.add(TimeCategory::kOffload, offload_b);
   if (zb) sw.w.add(TimeCategory::kDpComm, exposed_w);
 }
 

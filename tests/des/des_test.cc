@@ -617,8 +617,19 @@ TEST(Zero3Prefetch, OffloadedParametersWaitForTheirCopy) {
   std::vector<LayerCost> layers(4, f.costs.layer(0));
   for (auto& l : layers) l.zero3_h2d_seconds = 1;
   f.costs.set_layers(std::move(layers));
-  EXPECT_DOUBLE_EQ(simulate_step(f.scenario, f.plan, f.costs).step_seconds, 15);
-  EXPECT_DOUBLE_EQ(analytic_step(f.scenario, f.plan, f.costs).step_seconds, 15);
+  const StepResult des = simulate_step(f.scenario, f.plan, f.costs);
+  const AnalyticResult analytic = analytic_step(f.scenario, f.plan, f.costs);
+  EXPECT_DOUBLE_EQ(des.step_seconds, 15);
+  EXPECT_DOUBLE_EQ(analytic.step_seconds, 15);
+  // Each pass idles 1.5 s before its first compute: 0-1 while only the first copy runs
+  // (offload), 1-1.5 on the first gather, which starts with the second copy (the DES charges an
+  // idle instant to the side task that started first; a tie goes to the gather): 2 s offload
+  // and 1 s dp_comm in the step, in both models (until 2026-11-29 the closed form put all 3 s
+  // under dp_comm).
+  for (const TimeSplit& split : {des.breakdown, analytic.breakdown}) {
+    EXPECT_DOUBLE_EQ(split[TimeCategory::kOffload], 2);
+    EXPECT_DOUBLE_EQ(split[TimeCategory::kDpComm], 1);
+  }
 }
 
 // ZeRO-3's trailing reduce-scatters hold the stage's next item, not its neighbour. 1F1B, 2 stages
@@ -703,11 +714,19 @@ TEST(Zero3Prefetch, ContentionSlowsOnlyTheComputeACollectiveRunsBeside) {
   EXPECT_DOUBLE_EQ(zero3_item_exposed(compute_bound, 1, true, false, 0.5).exposed, 4.0 / 3);
   EXPECT_DOUBLE_EQ(zero3_item_exposed(compute_bound, 1, true, false).exposed, 1);
   const std::vector<Zero3Unit> copy_bound = {{1, 0, 1, 3}, {1, 0, 1, 3}};
-  EXPECT_DOUBLE_EQ(zero3_item_exposed(copy_bound, 1, true, false, 0.5).exposed, 6);
+  const Zero3Item alone = zero3_item_exposed(copy_bound, 1, true, false, 0.5);
+  EXPECT_DOUBLE_EQ(alone.exposed, 6);
+  // Of it the compute waits on a copy (the first-started side task) over 0-3 and 5-6: 4 s
+  // offload; over 3-4 and 6-7 on a gather (3-4 a tie with the second copy, given to the gather).
+  EXPECT_DOUBLE_EQ(alone.offload, 4);
   // The same copy-bound item behind 4 s of the previous item's reduce-scatters: the copies run
   // 0-3 and 3-6 beside them, the gathers 4-5 and 6-7, the computes 5-6 and 7-8: 8 - 2 = 6
   // exposed including the 4 s lead, 2 beyond it (the lead and the item in series: 4 + 6).
-  EXPECT_DOUBLE_EQ(zero3_item_exposed(copy_bound, 1, true, false, 0.5, 4).exposed, 6);
+  // Offload: 4-5 only, when the second copy (from 3) runs beside the first gather (from 4); the
+  // lead, started before the item, takes 0-4.
+  const Zero3Item behind = zero3_item_exposed(copy_bound, 1, true, false, 0.5, 4);
+  EXPECT_DOUBLE_EQ(behind.exposed, 6);
+  EXPECT_DOUBLE_EQ(behind.offload, 1);
 }
 
 // Parameter offload under 1F1B: a forward's copies start beside the previous backward's trailing
