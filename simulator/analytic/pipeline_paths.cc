@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <utility>
 
 namespace shardsim {
@@ -45,26 +44,33 @@ Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t de
   for (std::size_t j = 0; j < n; ++j) copy_end[j] = (j > 0 ? copy_end[j - 1] : 0) + units[j].h2d;
   double offload = 0;
   std::size_t seen_busy = 0, seen_copy = 0;
-  // The compute stream idles over [a, b): the part the DES charges to a copy, as it charges each
-  // idle instant to the side-stream task that started first among those running
-  // (des/step_sim.cc charge_side_streams; the lead started before the item, so before its
-  // copies). Gaps come in time order, so both cursors only advance.
+  struct Span {
+    double start, end;
+    bool copy;
+  };
+  std::vector<Span> spans;
+  // The compute stream idles over [a, b): the part the DES charges to a copy. It charges the
+  // side-stream tasks running in the gap in the order of their starts clipped to a, the stream's
+  // collectives before the copies on a tie (so whatever runs at a is taken first, a collective
+  // before a copy), each instant once (des/step_sim.cc charge_side_streams). Gaps come in time
+  // order, so both cursors only advance.
   auto charge_gap = [&](double a, double b) {
-    for (double x = a; x < b;) {
-      while (seen_busy < busy.size() && busy[seen_busy].second <= x) ++seen_busy;
-      while (seen_copy < n && copy_end[seen_copy] <= x) ++seen_copy;
-      double next = b, busy_start = std::numeric_limits<double>::infinity();
-      if (seen_busy < busy.size()) {
-        const auto [from, to] = busy[seen_busy];
-        if (from <= x) busy_start = seen_busy == 0 && lead > 0 ? -1.0 : from;
-        next = std::min(next, from <= x ? to : from);
-      }
-      if (seen_copy < n) {
-        const double from = seen_copy > 0 ? copy_end[seen_copy - 1] : 0.0;
-        next = std::min(next, copy_end[seen_copy]);
-        if (from < busy_start) offload += next - x;
-      }
-      x = next;
+    while (seen_busy < busy.size() && busy[seen_busy].second <= a) ++seen_busy;
+    while (seen_copy < n && copy_end[seen_copy] <= a) ++seen_copy;
+    spans.clear();
+    for (std::size_t i = seen_busy; i < busy.size() && busy[i].first < b; ++i)
+      spans.push_back({std::max(a, busy[i].first), std::min(b, busy[i].second), false});
+    for (std::size_t j = seen_copy; j < n && (j > 0 ? copy_end[j - 1] : 0.0) < b; ++j)
+      if (copy_end[j] > (j > 0 ? copy_end[j - 1] : 0.0))
+        spans.push_back(
+            {std::max(a, j > 0 ? copy_end[j - 1] : 0.0), std::min(b, copy_end[j]), true});
+    std::ranges::stable_sort(spans, {}, &Span::start);
+    double cursor = a;
+    for (const Span& sp : spans) {
+      const double from = std::max(cursor, sp.start);
+      if (sp.end <= from) continue;
+      if (sp.copy) offload += sp.end - from;
+      cursor = sp.end;
     }
   };
   auto compute_through = [&](std::size_t k) {  // the compute ends of units 0..k

@@ -82,8 +82,14 @@ void add_host_bound(bool zb, double sync, StageWork& sw) {
 // unit's, and parameter offload's copies were left out: +25 and +32 % against the DES on GPT-3
 // with ZeRO-3 at vpp 3 and 6, -60 to -82 % with offloaded parameters; found by review.)
 void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStage& st, int prefetch,
-                        bool zb, StageWork& sw) {
+                        bool zb, double sync, StageWork& sw) {
   const std::size_t depth = std::size_t(std::max(0, prefetch));
+  // The host bound per unit, as the DES prices a ZeRO-3 item's segments (des/step_program.cc
+  // start_item): each unit's compute holds the time its GPU waits for the host to issue it, so
+  // an item waiting on its gathers or copies hides the host of all but the units it waits
+  // after. (Until 2026-11-29 the host bound was added to the whole pass afterwards: +2.6 ms on
+  // each 120 ms copy-bound forward of mixtral-8x7b-16xh100 with offloaded parameters.)
+  double host_f = 0, host_b = 0, host_w = 0;
   // exposed time, and of it the waits the DES charges to the copies (Zero3Item::offload)
   double exposed_f = 0, exposed_b = 0, exposed_w = 0, offload_f = 0, offload_b = 0;
   bool copies = false;
@@ -93,11 +99,16 @@ void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStag
   std::vector<double> trail(chunks, 0);  // of each chunk's reduce-scatter item
   std::vector<const LayerCost*> chunk;
   // one item over the chunk's units in their current order, each computing compute_of(its work)
-  auto units_of = [&](auto compute_of) {
+  // plus the host time it exposes (host_of: the pass's dispatch seconds), summed into `host`
+  auto units_of = [&](auto compute_of, auto host_of, double& host) {
     std::vector<Zero3Unit> units;
-    for (const LayerCost* lc : chunk)
-      units.push_back({lc->zero3_gather_seconds, lc->zero3_reduce_seconds, compute_of(lc->work),
-                       lc->zero3_h2d_seconds});
+    for (const LayerCost* lc : chunk) {
+      const double gpu = compute_of(lc->work);
+      const double waits = host_exposed(host_of(lc->work), gpu, sync);
+      host += waits;
+      units.push_back(
+          {lc->zero3_gather_seconds, lc->zero3_reduce_seconds, gpu + waits, lc->zero3_h2d_seconds});
+    }
     return units;
   };
   auto item = [&](const std::vector<Zero3Unit>& units, bool gathers, bool reduces,
@@ -110,28 +121,32 @@ void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStag
   const auto backward = [](const WorkCost& w) {
     return w.bwd_input.total() + w.bwd_weight.total();
   };
+  const auto host_fwd = [](const WorkCost& w) { return w.host_fwd; };
+  const auto host_input = [](const WorkCost& w) { return w.host_bwd_input; };
+  const auto host_weight = [](const WorkCost& w) { return w.host_bwd_weight; };
+  const auto host_backward = [](const WorkCost& w) { return w.host_bwd_input + w.host_bwd_weight; };
   for (std::size_t ci = 0; ci < st.chunks.size(); ++ci) {
     chunk.clear();  // forward order, as des/step_program.cc item_units
     if (ci == 0 && st.has_embedding) chunk.push_back(&c.embedding);
     const StageChunk& ch = st.chunks[ci];
     for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) chunk.push_back(&c.layer(l));
     if (ci + 1 == st.chunks.size() && st.has_output) chunk.push_back(&c.output);
-    forward_units[ci] = units_of(fwd);
+    forward_units[ci] = units_of(fwd, host_fwd, host_f);
     for (const Zero3Unit& u : forward_units[ci]) copies = copies || u.h2d > 0;
     forward_alone[ci] = item(forward_units[ci], true, false);
     exposed_f += forward_alone[ci].exposed;
     offload_f += forward_alone[ci].offload;
     std::reverse(chunk.begin(), chunk.end());  // the backward passes run the units backwards
     if (zb) {
-      backward_units[ci] = units_of(input);
+      backward_units[ci] = units_of(input, host_input, host_b);
       backward_alone[ci] = item(backward_units[ci], true, false);
       exposed_b += backward_alone[ci].exposed;
       offload_b += backward_alone[ci].offload;
-      const Zero3Item w = item(units_of(weight), false, true);
+      const Zero3Item w = item(units_of(weight, host_weight, host_w), false, true);
       exposed_w += w.exposed;
       trail[ci] = w.trail;
     } else {
-      backward_units[ci] = units_of(backward);  // input and weight gradients
+      backward_units[ci] = units_of(backward, host_backward, host_b);  // input and weight
       backward_alone[ci] = item(backward_units[ci], true, true);
       exposed_b += backward_alone[ci].exposed;
       offload_b += backward_alone[ci].offload;
@@ -183,6 +198,9 @@ void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStag
   sw.b.add(TimeCategory::kDpComm, exposed_b - offload_b);
   sw.b.add(TimeCategory::kOffload, offload_b);
   if (zb) sw.w.add(TimeCategory::kDpComm, exposed_w);
+  sw.f.add(TimeCategory::kHostDispatch, host_f);
+  sw.b.add(TimeCategory::kHostDispatch, host_b);
+  sw.w.add(TimeCategory::kHostDispatch, host_w);
 }
 
 // Calls fn with one micro-batch's work of every unit of stage `st`, in one fixed order (the
@@ -258,8 +276,11 @@ StageWork stage_work(const Scenario& s, const Plan& plan, const StepCosts& c,
   });
   if (st.chunks.size() > 1) chunk_shares(c, st, sw);
   const bool zb = plan.schedule_facts().split_weight_grad;
-  if (zero3) add_zero3_exposure(c, plan, st, s.strategy.zero3_prefetch, zb, sw);
-  add_host_bound(zb, s.framework.host_sync_fraction, sw);
+  if (zero3)
+    add_zero3_exposure(c, plan, st, s.strategy.zero3_prefetch, zb, s.framework.host_sync_fraction,
+                       sw);
+  else
+    add_host_bound(zb, s.framework.host_sync_fraction, sw);
   // ZeRO-2 without overlap: each backward item ends after its micro-batch's reduction (the
   // zero-bubble schedules' weight items, off the chain, keep it in the stage tail). Until
   // 2026-11-29 it was all counted in the tail, beside the drain, so no stage waited for another's:

@@ -203,7 +203,11 @@ void StepSimulation::attribute_gap(int i, double a, double b, int release) {
 }
 
 // Charges the part of [a, b) during which the data-parallel or host streams of stage i were
-// busy to their tasks' categories (each instant once, to the earliest-started task covering it).
+// busy to their tasks' categories, each instant once: the tasks in the order of their starts
+// clipped to a (so what already runs at a comes first), on a tie the gather stream's, then the
+// reduce stream's, then the host's, each task taking what is left up to its end. (The analytic
+// model's ZeRO-3 items apply the same rule, pipeline_paths.cc zero3_item_exposed; the sort is
+// stable so the tie order is the rule's, not the library's.)
 double StepSimulation::charge_side_streams(int i, double a, double b, TimeSplit& split) {
   struct Span {
     double start, end;
@@ -220,8 +224,8 @@ double StepSimulation::charge_side_streams(int i, double a, double b, TimeSplit&
         spans.push_back({std::max(a, t.start), std::min(b, end), t.category});
     }
   }
-  std::sort(spans.begin(), spans.end(),
-            [](const Span& x, const Span& y) { return x.start < y.start; });
+  std::stable_sort(spans.begin(), spans.end(),
+                   [](const Span& x, const Span& y) { return x.start < y.start; });
   double cursor = a, covered = 0;
   for (const auto& sp : spans) {
     const double from = std::max(cursor, sp.start);

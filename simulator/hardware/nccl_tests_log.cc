@@ -128,7 +128,8 @@ struct Parser {
   std::set<std::string> hosts;
   std::map<std::string, int> ranks_on;  // "# Rank" lines per host of the current test
   std::set<int> rank_ids;
-  int rank_line = 0;  // the last "# Rank" line
+  int top_rank_line = 0;  // the line of the largest rank id
+  int rank_line = 0;      // the last "# Rank" line
   std::optional<NcclTestsError> error;
   // The last column header's layout ("#  size  count  type  redop  root  time ..."): whether it
   // has the root column, and whether the check columns are `#wrong` counts or old `error`
@@ -163,7 +164,7 @@ struct Parser {
     // count means lines are missing or come from another run (found by audit, 2026-11-29:
     // "# Rank 100" in an 8-rank log was fitted as 8 ranks).
     if (!rank_ids.empty() && *rank_ids.rbegin() >= current.ranks.value_or(0)) {
-      error = {file, rank_line,
+      error = {file, top_rank_line,
                fmt::format("the \"# Rank\" lines list rank {} but only {} ranks; nccl-tests "
                            "numbers them 0 to {}: lines are missing or from another run",
                            *rank_ids.rbegin(), current.ranks.value_or(0),
@@ -320,6 +321,7 @@ struct Parser {
         error = {file, number, fmt::format("\"{}\" is not a rank number (0, 1, ...)", f[2])};
         return;
       }
+      if (rank_ids.empty() || int(*id) > *rank_ids.rbegin()) top_rank_line = number;
       if (!rank_ids.insert(int(*id)).second) {
         error = {file, number, fmt::format("rank {} is listed twice", f[2])};
         return;
@@ -388,7 +390,7 @@ std::string NcclTestsError::text() const {
 
 std::variant<NcclTestsLog, NcclTestsError> parse_nccl_tests_log(std::string_view text,
                                                                 const std::string& file) {
-  Parser p{file, {file, {}}, {}, {}, {}, {}, 0, {}, {}};
+  Parser p{file, {file, {}}, {}, {}, {}, {}, 0, 0, {}, {}};
   int number = 0;
   std::size_t start = 0;
   while (start < text.size() && !p.error) {

@@ -116,6 +116,77 @@ TEST(Zero3Prefetch, OffloadedParametersWaitForTheirCopy) {
   }
 }
 
+// The host bound prices each unit of a ZeRO-3 item, as the DES does: two layers, one
+// micro-batch, prefetch 1, f = 1 and b + w = 2 per layer, 0.5 s gathers, no reduce-scatter, 2 s
+// copies, 1 s of host dispatch per layer in the forward pass, host_sync_fraction 0.5: each
+// forward unit computes 1 + 0.5 x min(1, 1) = 1.5 s (cost/host_dispatch.h host_exposed).
+// Forward: copies 0-2 and 2-4, gathers 2-2.5 and 4-4.5, computes 2.5-4 and 4.5-6. Backward
+// from 6: copies 6-8 and 8-10, gathers 8-8.5 and 10-10.5, computes 8.5-10.5 and 10.5-12.5.
+// Step 12.5: compute 6, host_dispatch 1, offload 4 (0-2 and 6-8, only a copy running), dp_comm
+// 1.5 (the gathers at 2, 4 and 8; at 2 and 8 a copy starts with the gather, and the tie goes to
+// the gather). The closed form before 2026-11-29 walked the items without the host (forward
+// 5.5 s) and added the pass's host bound after: 5.5 + 0.5 x 2 = 6.5, a 13 s step; the copy
+// waits hid the host time of the first unit, which it counted.
+TEST(Zero3Prefetch, TheHostBoundPricesEachUnitOfAnItem) {
+  nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
+  raw["model"]["layers"] = 2;
+  raw["parallel"]["zero"] = 3;
+  raw["parallel"]["zero3_prefetch"] = 1;
+  raw["framework"]["host_sync_fraction"] = 0.5;
+  const Scenario s = scenario_from_json(raw, "");
+  ASSERT_EQ(s.framework.host_sync_fraction, 0.5);
+  const Plan plan = make_plan(s);
+  StepCosts c = uniform(plan, 2, 1, 1, 1);
+  std::vector<LayerCost> layers(2, c.layer(0));
+  for (auto& l : layers) {
+    l.zero3_gather_seconds = 0.5;
+    l.zero3_h2d_seconds = 2;
+    l.work.host_fwd = 1;
+  }
+  c.set_layers(std::move(layers));
+  const StepResult des = simulate_step(s, plan, c);
+  const AnalyticResult analytic = analytic_step(s, plan, c);
+  for (const TimeSplit& split : {des.breakdown, analytic.breakdown}) {
+    EXPECT_DOUBLE_EQ(split.total(), 12.5);
+    EXPECT_DOUBLE_EQ(split[TimeCategory::kCompute], 6);
+    EXPECT_DOUBLE_EQ(split[TimeCategory::kHostDispatch], 1);
+    EXPECT_DOUBLE_EQ(split[TimeCategory::kOffload], 4);
+    EXPECT_DOUBLE_EQ(split[TimeCategory::kDpComm], 1.5);
+  }
+}
+
+// Which idle time is the copies': three layers, one micro-batch, prefetch 0, f = 1 and b + w =
+// 1 per layer, 1 s gathers, no reduce-scatter, 1.5 s copies. Each pass: copies 0-1.5, 1.5-3,
+// 3-4.5; gather 0 1.5-2.5, compute 2.5-3.5; gather 1 waits for that compute, 3.5-4.5, compute
+// 4.5-5.5; gather 2 5.5-6.5, compute 6.5-7.5. Idle 0-2.5: 0-1.5 only the first copy runs
+// (offload), 1.5-2.5 the first gather, which starts with the second copy (the tie goes to the
+// gather); idle 3.5-4.5: the third copy, running since 3, and gather 1, starting at 3.5: the DES
+// clips the copy's start to the idle's, 3.5, so the gather takes it (found by review,
+// 2026-11-29: the closed form compared the tasks' own starts and called it offload); idle
+// 5.5-6.5: gather 2. Per pass 7.5 s, offload 1.5, dp_comm 3; the step twice that.
+TEST(Zero3Prefetch, WhatRunsWhenComputeIdlesTakesTheIdleTime) {
+  nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
+  raw["model"]["layers"] = 3;
+  raw["parallel"]["zero"] = 3;
+  raw["parallel"]["zero3_prefetch"] = 0;
+  const Scenario s = scenario_from_json(raw, "");
+  const Plan plan = make_plan(s);
+  StepCosts c = uniform(plan, 3, 1, 0.5, 0.5);
+  std::vector<LayerCost> layers(3, c.layer(0));
+  for (auto& l : layers) {
+    l.zero3_gather_seconds = 1;
+    l.zero3_h2d_seconds = 1.5;
+  }
+  c.set_layers(std::move(layers));
+  const StepResult des = simulate_step(s, plan, c);
+  const AnalyticResult analytic = analytic_step(s, plan, c);
+  for (const TimeSplit& split : {des.breakdown, analytic.breakdown}) {
+    EXPECT_DOUBLE_EQ(split.total(), 15);
+    EXPECT_DOUBLE_EQ(split[TimeCategory::kOffload], 3);
+    EXPECT_DOUBLE_EQ(split[TimeCategory::kDpComm], 6);
+  }
+}
+
 // ZeRO-3's trailing reduce-scatters hold the stage's next item, not its neighbour. 1F1B, 2 stages
 // of 2 layers, one micro-batch, f = b = w = 1, 0.5 s gathers and reduce-scatters, prefetch 1.
 // Stage 0's forward 0-2.5 (its first gather exposed), stage 1's 2.5-5; stage 1's backward

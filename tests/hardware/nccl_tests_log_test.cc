@@ -348,13 +348,14 @@ TEST(nccl_tests_log, TimesAgreeWithTheirBandwidthAndRanksWithTheirHosts) {
   EXPECT_EQ(std::get<NcclTestsError>(dup).text(), "d.log:2: rank 0 is listed twice");
   // Found by audit (2026-11-29): a rank id past the count (ranks 0 and 100 of two lines) or one
   // that is no rank number was taken as it came.
+  // The error names the line of the rank past the count, not the last "# Rank" line.
   const std::string past =
-      "#  Rank 0 Group  0 Pid  1 on h0 device  0 [0x00] NVIDIA H100\n"
-      "#  Rank 100 Group  0 Pid  2 on h0 device  1 [0x00] NVIDIA H100\n";
+      "#  Rank 100 Group  0 Pid  2 on h0 device  1 [0x00] NVIDIA H100\n"
+      "#  Rank 0 Group  0 Pid  1 on h0 device  0 [0x00] NVIDIA H100\n";
   const auto gap = parse_nccl_tests_log(past + header + good, "p.log");
   ASSERT_TRUE(std::holds_alternative<NcclTestsError>(gap));
   EXPECT_EQ(std::get<NcclTestsError>(gap).text(),
-            "p.log:2: the \"# Rank\" lines list rank 100 but only 2 ranks; nccl-tests numbers "
+            "p.log:1: the \"# Rank\" lines list rank 100 but only 2 ranks; nccl-tests numbers "
             "them 0 to 1: lines are missing or from another run");
   const auto minus = parse_nccl_tests_log(
       "#  Rank -1 Group  0 Pid  1 on h0 device  0 [0x00] NVIDIA H100\n" + header + good, "m.log");
