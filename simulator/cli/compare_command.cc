@@ -34,9 +34,17 @@ int run_compare(const CompareArgs& a) {
   for (const Variant& v : c.variants)
     if (v.scenario)
       check_outputs_not_inputs(outputs_of(a.common, {{"--csv", a.csv}}), v.scenario->files_read);
+  // The text names the scenario by its `name`, as the other commands' reports do (found by
+  // README audit, 2026-11-29: it printed the argument, `my.json`); the JSON keeps the argument.
+  std::string title = a.common.scenario;
+  for (const Variant& v : c.variants)
+    if (v.scenario) {
+      title = v.scenario->name;
+      break;
+    }
   return write_report_with_gates(
       a.common, "compare", compare_report_json(c, a.common.scenario, a.common.overrides),
-      compare_report_text(c, a.common.scenario), [&] { return compare_html(c, a.common.scenario); },
+      compare_report_text(c, title), [&] { return compare_html(c, a.common.scenario); },
       [&] {
         return a.csv.empty() ? OutputList{} : OutputList{{a.csv, compare_report_csv(c)}};
       });

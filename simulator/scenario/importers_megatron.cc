@@ -151,8 +151,14 @@ nlohmann::json megatron_training(MegatronArgs& a, const ImportTarget& t, const W
   if (seq <= 0) throw InputError("", "--seq-length is required");
   training["seq_len"] = seq;
   const std::int64_t gbs = a.integer("--global-batch-size"), mbs = a.integer("--micro-batch-size");
-  if (gbs <= 0) throw InputError("", "--global-batch-size is required");
-  training["global_batch"] = gbs;
+  // Megatron asserts a micro-batch size and defaults the global batch to micro-batch x
+  // data-parallel size (arguments.py), which import_megatron fills in once the parallel
+  // section gives the data-parallel size.
+  if (gbs <= 0 && mbs <= 0)
+    throw InputError("",
+                     "--micro-batch-size is required (and --global-batch-size, which "
+                     "Megatron defaults to micro-batch x data-parallel size)");
+  if (gbs > 0) training["global_batch"] = gbs;
   if (mbs) training["micro_batch"] = mbs;
   const bool bf16 = a.flag("--bf16"), fp16 = a.flag("--fp16");
   if (bf16 && fp16) throw InputError("", "--bf16 and --fp16 are both given (Megatron asserts not)");
@@ -323,6 +329,9 @@ ImportResult import_megatron(const std::vector<std::string>& args, const ImportT
   nlohmann::json model = megatron_model(a, t, warn);
   nlohmann::json training = megatron_training(a, t, warn);
   nlohmann::json parallel = megatron_parallel(a, t);
+  if (!training.contains("global_batch"))
+    training["global_batch"] =
+        training["micro_batch"].get<std::int64_t>() * parallel.value("dp", std::int64_t(1));
   a.warn_unread();
   r.scenario = {
       {"name", "megatron-import"},       {"description", "imported from Megatron-LM arguments"},

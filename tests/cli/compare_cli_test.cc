@@ -2,6 +2,7 @@
 // --set` of its values, determinism over thread counts, CSV, and bad input. Helpers: cli_runner.h.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,23 @@ TEST(cli_compare, TextTableAndCsvHaveOneRowPerVariant) {
   EXPECT_TRUE(rows[1].rfind("\"0\",\"1\",", 0) == 0) << rows[1];
   EXPECT_TRUE(contains(rows[3], ",invalid,,,,,,,,")) << rows[3];  // zero 0, tp 3
   EXPECT_FALSE(has_nan_or_inf(read_file(csv)));
+}
+
+// The text names the scenario by its `name` (default: the file name without .json), as the
+// other reports do; it printed the argument, a path (found by README audit, 2026-11-29).
+TEST(cli_compare, TheTextNamesTheScenario) {
+  const fs::path file = scratch_dir() / "unnamed_compare.json";
+  {
+    std::ofstream out(file);
+    out << R"({"model": {"preset": "llama3-8b"}, "training": {"seq_len": 1024, "global_batch": 8},
+               "cluster": {"gpu": "h100-sxm"}})";
+  }
+  const Result r = shardsim({"compare", file.string(), "--vary", "parallel.zero=0,1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("compare  unnamed_compare: 2 variant(s)")) << r.out;
+  const Result named =
+      shardsim({"compare", file.string(), "--vary", "parallel.zero=0,1", "--set", "name=my-run"});
+  EXPECT_TRUE(named.out.starts_with("compare  my-run: 2 variant(s)")) << named.out;
 }
 
 TEST(cli_compare, BadVaryArgumentsExitTwoNamingTheProblem) {

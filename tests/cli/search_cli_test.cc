@@ -115,6 +115,24 @@ TEST(cli_search, PinsAndTheSearchSectionConstrainTheSpace) {
   }
 }
 
+// `--set KEY=null` puts the key back to its default, so under search it is free again, not
+// pinned at the default (found by README audit, 2026-11-29: parallel.zero=null searched ZeRO 0
+// only). Same space, same report, as without it; a later null unpins an earlier pin.
+TEST(cli_search, ANullSetFreesTheKey) {
+  const Result free = shardsim({"search", kExample, "--json", "--top", "1"});
+  const Result nulled =
+      shardsim({"search", kExample, "--json", "--top", "1", "--set", "parallel.zero=null"});
+  const Result unpinned = shardsim({"search", kExample, "--json", "--top", "1", "--set",
+                                    "parallel.zero=2", "--set", "parallel.zero=null"});
+  ASSERT_EQ(free.exit_code, 0) << free.err;
+  ASSERT_EQ(nulled.exit_code, 0) << nulled.err;
+  ASSERT_EQ(unpinned.exit_code, 0) << unpinned.err;
+  const json f = parse_report(free), n = parse_report(nulled), u = parse_report(unpinned);
+  EXPECT_EQ(n["search"]["considered"], f["search"]["considered"]);
+  EXPECT_EQ(u["search"]["considered"], f["search"]["considered"]);
+  EXPECT_EQ(n["search"]["results"], f["search"]["results"]);
+}
+
 // Found by review (2026-11-27): a pin outside the search section's values won silently, a value
 // listed twice gave every plan with it twice, and a search section that left no plan was blamed
 // on --set pins that were not given.

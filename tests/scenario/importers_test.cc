@@ -261,6 +261,35 @@ TEST(import_megatron, BadArgumentsAreInputErrors) {
   EXPECT_THROW((void)import_megatron(no_batch, t), InputError);  // 8 % (2 x 3) != 0
 }
 
+// Megatron defaults --global-batch-size to micro-batch x data-parallel size (arguments.py:
+// "if args.global_batch_size is None: args.global_batch_size = args.micro_batch_size *
+// args.data_parallel_size"); the import stopped at "--global-batch-size is required" (found by
+// README audit, 2026-11-29). 8 GPUs at TP 2: dp 4, micro-batch 2, so 8 sequences.
+TEST(import_megatron, TheGlobalBatchDefaultsToMicroBatchTimesDataParallel) {
+  ImportTarget t;
+  t.gpu = "h100-sxm";
+  t.gpus = 8;
+  std::vector<std::string> args = {"--num-layers",
+                                   "8",
+                                   "--hidden-size",
+                                   "512",
+                                   "--num-attention-heads",
+                                   "8",
+                                   "--vocab-size",
+                                   "1000",
+                                   "--seq-length",
+                                   "128",
+                                   "--micro-batch-size",
+                                   "2",
+                                   "--tensor-model-parallel-size",
+                                   "2"};
+  const ImportResult r = import_megatron(args, t);
+  EXPECT_EQ(r.scenario["training"]["global_batch"], 8);
+  EXPECT_EQ(r.scenario["training"]["micro_batch"], 2);
+  args.insert(args.end(), {"--global-batch-size", "32"});  // given, it is kept
+  EXPECT_EQ(import_megatron(args, t).scenario["training"]["global_batch"], 32);
+}
+
 // Values outside argparse's choices stop Megatron-LM (arguments.py: --recompute-granularity
 // full|selective, --recompute-method uniform|block); they were a "not modelled" warning with exit
 // 0 (found by review, 2026-11-27).
