@@ -121,6 +121,21 @@ std::string compare_report_text(const Comparison& c, const std::string& scenario
   for (const Variant& v : c.variants) ok += variant_status(v) == "ok";
   out += fmt::format("\n{} of {} variant(s) run; the others give their reason\n", ok,
                      c.variants.size());
+  // The variants' scenario warnings (an unfitted profile or network), each once with how many
+  // variants it concerns, as simulate's text ends with them (found by README audit, 2026-11-29:
+  // they were in the JSON's variants only).
+  std::vector<std::pair<std::string, std::size_t>> warned;
+  for (const Variant& v : c.variants)
+    if (v.scenario)
+      for (const auto& w : v.scenario->warnings) {
+        auto it = std::ranges::find(warned, w, &std::pair<std::string, std::size_t>::first);
+        if (it == warned.end())
+          warned.emplace_back(w, 1);
+        else
+          ++it->second;
+      }
+  for (const auto& [w, n] : warned)
+    out += fmt::format("warning ({} of {} variant(s)): {}\n", n, c.variants.size(), w);
   return out;
 }
 

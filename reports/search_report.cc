@@ -103,6 +103,9 @@ std::string search_report_text(const SearchResult& r, const Scenario& s) {
   out += fmt::format("\nthe scenario's own plan ({}): ", describe(r.baseline));
   out += r.baseline_rank > 0 ? fmt::format("analytic rank {} of {}\n", r.baseline_rank, r.feasible)
                              : "outside the searched space, or it cannot run\n";
+  // The scenario's warnings (an unfitted profile or network), as simulate's text ends with them
+  // (found by README audit, 2026-11-29: they were in the JSON's results only).
+  for (const auto& w : s.warnings) out += "warning: " + w + "\n";
   return out;
 }
 

@@ -110,6 +110,23 @@ TEST(cli_compare, TheTextNamesTheScenario) {
   EXPECT_TRUE(named.out.starts_with("compare  my-run: 2 variant(s)")) << named.out;
 }
 
+// An unfitted profile or network is named in the text too, once, with the variants it concerns
+// (found by README audit, 2026-11-29: only each variant's JSON said so). b200 and its dgx-b200
+// network are datasheet presets (`presets`: not "Fitted by shardsim fit").
+TEST(cli_compare, TheTextWarnsOfUnfittedProfiles) {
+  const Result r =
+      shardsim({"compare", kExample, "--mode", "analytic", "--vary", "cluster.gpu=h100-sxm,b200"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "warning (1 of 2 variant(s)): hardware profile 'b200' is not fitted"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "warning (1 of 2 variant(s)): network 'dgx-b200' is not fitted"))
+      << r.out;
+  const Result search = shardsim({"search", kExample, "--top", "1", "--set", "cluster.gpu=b200"});
+  ASSERT_EQ(search.exit_code, 0) << search.err;
+  EXPECT_TRUE(contains(search.out, "\nwarning: hardware profile 'b200' is not fitted"))
+      << search.out;
+}
+
 TEST(cli_compare, BadVaryArgumentsExitTwoNamingTheProblem) {
   const Result no_eq = shardsim({"compare", kExample, "--vary", "parallel.zero"});
   EXPECT_EQ(no_eq.exit_code, 2);
