@@ -1,5 +1,6 @@
 #include "simulator/cli/compare_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <thread>
@@ -36,15 +37,18 @@ int run_compare(const CompareArgs& a) {
       check_outputs_not_inputs(outputs_of(a.common, {{"--csv", a.csv}}), v.scenario->files_read);
   // The text names the scenario by its `name`, as the other commands' reports do (found by
   // README audit, 2026-11-29: it printed the argument, `my.json`); the JSON keeps the argument.
+  // (When `name` itself is varied, the argument.)
   std::string title = a.common.scenario;
+  const bool name_varied =
+      std::ranges::any_of(c.axes, [](const VaryAxis& x) { return x.key == "name"; });
   for (const Variant& v : c.variants)
-    if (v.scenario) {
+    if (v.scenario && !name_varied) {
       title = v.scenario->name;
       break;
     }
   return write_report_with_gates(
       a.common, "compare", compare_report_json(c, a.common.scenario, a.common.overrides),
-      compare_report_text(c, title), [&] { return compare_html(c, a.common.scenario); },
+      compare_report_text(c, title), [&] { return compare_html(c, title); },
       [&] {
         return a.csv.empty() ? OutputList{} : OutputList{{a.csv, compare_report_csv(c)}};
       });

@@ -32,8 +32,8 @@ int run_search(const SearchArgs& a) {
   o.threads = a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
   o.top_k = a.top;
   o.points = !a.common.html.empty();  // the page's scatter shows every plan that runs
-  // A key set with --set is pinned; set to null it is back to the scenario's default and free
-  // again, as `null` reads everywhere (found by README audit, 2026-11-29: it was pinned at the
+  // A key set with --set is pinned; set to null it is removed from the scenario (back to
+  // shardsim's default) and free again (found by README audit, 2026-11-29: it was pinned at the
   // default, 1,960 of 10,540 plans for llama3-8b-8xh100 with parallel.zero=null).
   for (const auto& set : a.common.overrides) {
     const std::size_t eq = set.find('=');

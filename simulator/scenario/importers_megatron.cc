@@ -159,7 +159,10 @@ nlohmann::json megatron_training(MegatronArgs& a, const ImportTarget& t, const W
                      "--micro-batch-size is required (and --global-batch-size, which "
                      "Megatron defaults to micro-batch x data-parallel size)");
   if (gbs > 0) training["global_batch"] = gbs;
-  if (mbs) training["micro_batch"] = mbs;
+  if (mbs)
+    training["micro_batch"] = mbs;
+  else
+    warn("--micro-batch-size absent (Megatron requires it): read as 1");
   const bool bf16 = a.flag("--bf16"), fp16 = a.flag("--fp16");
   if (bf16 && fp16) throw InputError("", "--bf16 and --fp16 are both given (Megatron asserts not)");
   training["precision"] = bf16 ? "bf16" : fp16 ? "fp16" : "fp32";

@@ -108,6 +108,9 @@ TEST(cli_compare, TheTextNamesTheScenario) {
   const Result named =
       shardsim({"compare", file.string(), "--vary", "parallel.zero=0,1", "--set", "name=my-run"});
   EXPECT_TRUE(named.out.starts_with("compare  my-run: 2 variant(s)")) << named.out;
+  // Varying the name itself: no one name stands for the scenario, so the argument does.
+  const Result varied = shardsim({"compare", file.string(), "--vary", "name=a,b"});
+  EXPECT_TRUE(varied.out.starts_with("compare  " + file.string() + ": 2 variant(s)")) << varied.out;
 }
 
 // An unfitted profile or network is named in the text too, once, with the variants it concerns

@@ -380,6 +380,31 @@ TEST(DataParallel, ZeroTwoUnderZbH1ExposesTheDeferredWeightPassesReductions) {
 // Until 2026-11-29 the closed form put all the reductions after the stage's last backward,
 // beside the drain (12 s under both schedules), so no stage waited for another's: down to -35 %
 // against the event model on a real plan (found by a metamorphic review).
+// The host bound of an item that reduces gradients overlapped is priced unit by unit, as the
+// DES issues it (a segment per unit). One stage of two layers, one micro-batch, f = 1, b = w = 1,
+// host_sync_fraction 0.5, layer 0's backward taking 3 s of host dispatch, nothing else on the
+// host. Overlapped (the last micro-batch's backward reduces overlapped): layer 1's backward waits
+// for no host, layer 0's for max(0, 3 - 2) + 0.5 x 2 = 2 s: step 2 + 4 + 2 = 8. Not overlapped,
+// the backward is one item: max(0, 3 - 4) + 0.5 x min(3, 4) = 1.5 s, step 7.5. The closed form
+// priced both as one item until 2026-11-29 (7.5 for the first; found by review).
+TEST(DataParallel, AnOverlappedReducingItemsHostBoundIsPricedPerUnit) {
+  for (const bool overlap : {true, false}) {
+    nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
+    raw["model"]["layers"] = 2;
+    raw["parallel"]["overlap_grad_reduce"] = overlap;
+    raw["framework"]["host_sync_fraction"] = 0.5;
+    const Scenario s = scenario_from_json(raw, "");
+    const Plan plan = make_plan(s);
+    StepCosts c = uniform(plan, 2, 1, 1, 1);
+    std::vector<LayerCost> layers(2, c.layer(0));
+    layers[0].work.host_bwd_input = 3;
+    c.set_layers(std::move(layers));
+    const double step = overlap ? 8 : 7.5;
+    EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, step) << overlap;
+    EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, step) << overlap;
+  }
+}
+
 TEST(DataParallel, ZeroTwoWithoutOverlapHoldsEachBackwardButTheLast) {
   for (const auto& [schedule, step] : {std::pair{"1f1b", 12.5}, {"gpipe", 13.5}}) {
     const Scenario s = edited_pipeline(2, 2, schedule, [](nlohmann::json& raw) {

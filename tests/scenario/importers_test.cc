@@ -288,6 +288,14 @@ TEST(import_megatron, TheGlobalBatchDefaultsToMicroBatchTimesDataParallel) {
   EXPECT_EQ(r.scenario["training"]["micro_batch"], 2);
   args.insert(args.end(), {"--global-batch-size", "32"});  // given, it is kept
   EXPECT_EQ(import_megatron(args, t).scenario["training"]["global_batch"], 32);
+  // Without --micro-batch-size, which Megatron requires: read as 1 (the scenario's default), with
+  // a warning.
+  const std::vector<std::string> no_micro = {
+      "--num-layers", "8",    "--hidden-size", "512", "--num-attention-heads", "8",
+      "--vocab-size", "1000", "--seq-length",  "128", "--global-batch-size",   "16"};
+  const ImportResult r2 = import_megatron(no_micro, t);
+  EXPECT_FALSE(r2.scenario["training"].contains("micro_batch"));
+  EXPECT_TRUE(warns(r2, "--micro-batch-size absent")) << r2.warnings.size();
 }
 
 // Values outside argparse's choices stop Megatron-LM (arguments.py: --recompute-granularity
