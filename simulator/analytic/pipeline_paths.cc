@@ -40,8 +40,13 @@ Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t de
     return t + left;
   };
   // Parameter offload: unit j's host-to-device copy runs [copy_end[j - 1], copy_end[j]).
-  std::vector<double> copy_end(n, 0);
-  for (std::size_t j = 0; j < n; ++j) copy_end[j] = (j > 0 ? copy_end[j - 1] : 0) + units[j].h2d;
+  // (Left empty without offload: no gap is charged to a copy, and the analytic model's hot
+  // loop allocates nothing for it.)
+  std::vector<double> copy_end;
+  if (std::ranges::any_of(units, [](const Zero3Unit& u) { return u.h2d > 0; })) {
+    copy_end.resize(n);
+    for (std::size_t j = 0; j < n; ++j) copy_end[j] = (j > 0 ? copy_end[j - 1] : 0) + units[j].h2d;
+  }
   double offload = 0;
   std::size_t seen_busy = 0, seen_copy = 0;
   struct Span {
@@ -76,7 +81,8 @@ Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t de
   auto compute_through = [&](std::size_t k) {  // the compute ends of units 0..k
     for (; computed <= k; ++computed) {
       const double start = std::max(compute, gathers ? gather_end[computed] : 0.0);
-      if (start > compute && copy_end[n - 1] > compute) charge_gap(compute, start);
+      if (start > compute && !copy_end.empty() && copy_end[n - 1] > compute)
+        charge_gap(compute, start);
       compute =
           slowdown > 0 ? finish(start, units[computed].compute) : start + units[computed].compute;
       compute_end[computed] = compute;

@@ -66,7 +66,7 @@ namespace {
 // -0.86 % against the DES on a host-bound ZeRO-2 plan, found by review.)
 void add_host_bound(bool zb, double sync, double per_unit, double by_unit, StageWork& sw) {
   auto mixed = [&](double whole) {
-    return per_unit > 0 ? per_unit * by_unit + (1 - per_unit) * whole : whole;
+    return per_unit > 0 && by_unit != whole ? per_unit * by_unit + (1 - per_unit) * whole : whole;
   };
   sw.f.add(TimeCategory::kHostDispatch, host_exposed(sw.host_f, sw.f.total(), sync));
   if (zb) {
@@ -267,6 +267,33 @@ void chunk_shares(const StepCosts& c, const PipelineStage& st, StageWork& sw) {
   sw.last_chunk_b = share(sw.last_chunk_b, b_all);
 }
 
+// The host bound of the pass that reduces gradients (non-ZB: the backward; ZB: the weight pass),
+// unit by unit over stage st (add_host_bound). A unit whose GPU time covers its host time waits
+// sync x its host time, so when no layer kind, embedding or output layer is host-bound the sum
+// is sync x the pass's host time (`host`), without a walk over the layers.
+double reducing_host_by_unit(const StepCosts& c, const PipelineStage& st, bool zb, double sync,
+                             double host) {
+  auto host_of = [&](const WorkCost& wc) {
+    return zb ? wc.host_bwd_weight : wc.host_bwd_input + wc.host_bwd_weight;
+  };
+  auto gpu_of = [&](const WorkCost& wc) {
+    return zb ? wc.bwd_weight.total() : wc.bwd_input.total() + wc.bwd_weight.total();
+  };
+  auto bound = [&](const WorkCost& wc) { return host_exposed(host_of(wc), gpu_of(wc), sync); };
+  const bool host_bound =
+      std::ranges::any_of(c.kinds,
+                          [&](const LayerCost& k) { return host_of(k.work) > gpu_of(k.work); }) ||
+      (st.has_embedding && host_of(c.embedding.work) > gpu_of(c.embedding.work)) ||
+      (st.has_output && host_of(c.output.work) > gpu_of(c.output.work));
+  if (!host_bound) return sync * host;
+  double sum = 0;
+  for (const auto& ch : st.chunks)
+    for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l) sum += bound(c.layer(l).work);
+  if (st.has_embedding) sum += bound(c.embedding.work);
+  if (st.has_output) sum += bound(c.output.work);
+  return sum;
+}
+
 }  // namespace
 
 StageWork stage_work(const Scenario& s, const Plan& plan, const StepCosts& c,
@@ -274,11 +301,13 @@ StageWork stage_work(const Scenario& s, const Plan& plan, const StepCosts& c,
   StageWork sw;
   const bool zb = plan.schedule_facts().split_weight_grad;
   const double sync = s.framework.host_sync_fraction;
-  double by_unit = 0;  // the reducing pass's host bound, unit by unit (add_host_bound)
-  for_each_unit_work(c, st, [&](const WorkCost& wc) {
-    by_unit += zb ? host_exposed(wc.host_bwd_weight, wc.bwd_weight.total(), sync)
-                  : host_exposed(wc.host_bwd_input + wc.host_bwd_weight,
-                                 wc.bwd_input.total() + wc.bwd_weight.total(), sync);
+  // The DES's items that reduce overlapped, priced unit by unit (add_host_bound): every
+  // micro-batch's under ZeRO-2, else the last's; ZeRO-3 prices every item so (its exposure).
+  const double per_unit = zero3 || !s.strategy.overlap_grad_reduce ? 0
+                          : s.strategy.zero_facts().reduces_every_microbatch
+                              ? 1
+                              : 1 / double(plan.micro_batches);
+  for_each_unit_work(c, st, [&sw](const WorkCost& wc) {
     sw.f += wc.fwd;
     sw.b += wc.bwd_input;
     sw.w += wc.bwd_weight;
@@ -292,11 +321,10 @@ StageWork stage_work(const Scenario& s, const Plan& plan, const StepCosts& c,
   if (zero3) {
     add_zero3_exposure(c, plan, st, s.strategy.zero3_prefetch, zb, sync, sw);
   } else {
-    // The DES's items that reduce overlapped: every micro-batch's under ZeRO-2, else the last's.
-    const double per_unit = !s.strategy.overlap_grad_reduce ? 0
-                            : s.strategy.zero_facts().reduces_every_microbatch
-                                ? 1
-                                : 1 / double(plan.micro_batches);
+    const double by_unit =
+        per_unit > 0
+            ? reducing_host_by_unit(c, st, zb, sync, zb ? sw.host_w : sw.host_b + sw.host_w)
+            : 0;
     add_host_bound(zb, sync, per_unit, by_unit, sw);
   }
   // ZeRO-2 without overlap: each backward item ends after its micro-batch's reduction (the
