@@ -142,7 +142,7 @@ double one_f_one_b_path(const std::vector<double>& f, const std::vector<double>&
   // The drain runs from stage k's last compute through each earlier stage's last backward and a
   // transfer; stage i's own trailing reduce-scatters run after its last compute, and the step
   // ends with the latest (until 2026-11-29 it ended at stage 0's last compute: 21.5 s against
-  // the DES's 24 s in tests/des/des_test.cc Zero3Prefetch.TheDrainEndsWithTheEarlierStagesTrail).
+  // the DES's 24 s in tests/des/zero3_test.cc Zero3Prefetch.TheDrainEndsWithTheEarlierStagesTrail).
   double drained = 0;
   for (std::size_t i = k; i-- > 0;) {
     drained += last[i] + t;

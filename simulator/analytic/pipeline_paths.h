@@ -18,8 +18,9 @@ struct Zero3Unit {
 struct Zero3Item {
   double exposed = 0;  // what the item adds to its compute
   double trail = 0;    // of which reduce-scatters after its last compute
-  // of which the compute waits while a host-to-device copy runs that started before any
-  // collective then running (parameter offload; the DES charges that time to `offload`)
+  // of which the DES charges to host-to-device copies (parameter offload): the idle time of the
+  // compute, taken by the tasks running in it in the order of their starts clipped to its start,
+  // a collective before a copy on a tie (des/step_sim.cc charge_side_streams)
   double offload = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,16 +33,26 @@ int run_search(const SearchArgs& a) {
   o.threads = a.threads > 0 ? a.threads : std::max(1, int(std::thread::hardware_concurrency()));
   o.top_k = a.top;
   o.points = !a.common.html.empty();  // the page's scatter shows every plan that runs
-  // A key set with --set is pinned; set to null it is removed from the scenario (back to
-  // shardsim's default) and free again (found by README audit, 2026-11-29: it was pinned at the
-  // default, 1,960 of 10,540 plans for llama3-8b-8xh100 with parallel.zero=null).
+  // A key set with --set is pinned, and so is each key of a section set whole (`--set
+  // 'parallel={"zero":3}'` pins parallel.zero); set to null a key is removed from the scenario
+  // (back to shardsim's default) and free again (found by README audit and review, 2026-11-29:
+  // parallel.zero=null pinned the default, 1,960 of 10,540 plans for llama3-8b-8xh100, and a
+  // section set whole pinned nothing).
+  const std::function<void(const std::string&, const nlohmann::json&)> pin =
+      [&](const std::string& key, const nlohmann::json& value) {
+        std::erase_if(o.pinned,
+                      [&](const std::string& p) { return p == key || p.starts_with(key + "."); });
+        if (value.is_object())
+          for (const auto& [k, v] : value.items()) pin(key + "." + k, v);
+        else if (!value.is_null())
+          o.pinned.push_back(key);
+      };
   for (const auto& set : a.common.overrides) {
     const std::size_t eq = set.find('=');
-    const std::string key = set.substr(0, eq);
-    std::erase(o.pinned, key);
     const auto value = nlohmann::json::parse(
         eq == std::string::npos ? std::string() : set.substr(eq + 1), nullptr, false);
-    if (value.is_discarded() || !value.is_null()) o.pinned.push_back(key);
+    // A bare word (a string --set accepts) does not parse: pinned as it is.
+    pin(set.substr(0, eq), value.is_discarded() ? nlohmann::json("") : value);
   }
   // Progress on stderr only when it is a terminal (CI logs and pipes stay clean).
   // Under mpirun/srun: this rank's share of the space; rank 0 ranks and writes (search_mpi.h).

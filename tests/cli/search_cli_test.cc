@@ -131,6 +131,16 @@ TEST(cli_search, ANullSetFreesTheKey) {
   EXPECT_EQ(n["search"]["considered"], f["search"]["considered"]);
   EXPECT_EQ(u["search"]["considered"], f["search"]["considered"]);
   EXPECT_EQ(n["search"]["results"], f["search"]["results"]);
+  // A section set whole pins its keys, as the same keys set one by one do.
+  const Result whole = shardsim(
+      {"search", kExample, "--json", "--top", "1", "--set", "parallel={\"zero\":3,\"tp\":2}"});
+  const Result dotted = shardsim({"search", kExample, "--json", "--top", "1", "--set",
+                                  "parallel.zero=3", "--set", "parallel.tp=2"});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  ASSERT_EQ(dotted.exit_code, 0) << dotted.err;
+  const json w = parse_report(whole), d = parse_report(dotted);
+  EXPECT_EQ(w["search"]["considered"], d["search"]["considered"]);
+  EXPECT_LT(w["search"]["considered"].get<int>(), f["search"]["considered"].get<int>());
 }
 
 // Found by review (2026-11-27): a pin outside the search section's values won silently, a value
