@@ -18,23 +18,39 @@
 namespace shardsim {
 namespace {
 
+// One stage of `layers` layers under ZeRO-3 with prefetch `prefetch`, m micro-batches under
+// `schedule`; `sync` >= 0 sets framework.host_sync_fraction.
+Scenario zero3_stage(int layers, int m, const std::string& schedule, int prefetch,
+                     double sync = -1) {
+  nlohmann::json raw = pipeline(1, 1, m, schedule).resolved;
+  raw["model"]["layers"] = layers;
+  raw["parallel"]["zero"] = 3;
+  raw["parallel"]["zero3_prefetch"] = prefetch;
+  if (sync >= 0) raw["framework"]["host_sync_fraction"] = sync;
+  return scenario_from_json(raw, "");
+}
+
+// Every layer of c gathering for `gather`, reduce-scattering for `reduce` and copying its
+// parameters to the device for `h2d` seconds.
+void set_zero3_traffic(StepCosts& c, double gather, double reduce, double h2d) {
+  std::vector<LayerCost> layers;
+  for (int l = 0; l < c.layer_count(); ++l) {
+    layers.push_back(c.layer(l));
+    layers.back().zero3_gather_seconds = gather;
+    layers.back().zero3_reduce_seconds = reduce;
+    layers.back().zero3_h2d_seconds = h2d;
+  }
+  c.set_layers(std::move(layers));
+}
+
 // One stage of 4 layers under ZeRO-3, one micro-batch, f = b = w = 1 (backward item: b + w = 2
 // per layer), each layer gathering for 0.5 s and reduce-scattering for 0.5 s; embedding and output
 // layer cost nothing; no contention.
 FourLayers zero3_layers(int prefetch, double gather = 0.5, double reduce = 0.5) {
-  nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
-  raw["model"]["layers"] = 4;
-  raw["parallel"]["zero"] = 3;
-  raw["parallel"]["zero3_prefetch"] = prefetch;
-  FourLayers f{scenario_from_json(raw, ""), {}, {}};
+  FourLayers f{zero3_stage(4, 1, "1f1b", prefetch), {}, {}};
   f.plan = make_plan(f.scenario);
   f.costs = uniform(f.plan, 4, 1, 1, 1);
-  std::vector<LayerCost> layers(4, f.costs.layer(0));
-  for (auto& l : layers) {
-    l.zero3_gather_seconds = gather;
-    l.zero3_reduce_seconds = reduce;
-  }
-  f.costs.set_layers(std::move(layers));
+  set_zero3_traffic(f.costs, gather, reduce, 0);
   return f;
 }
 
@@ -98,9 +114,7 @@ TEST(Zero3Prefetch, TrafficBoundItemsExposeTheStreamsExcessAndTheLastReduceScatt
 // one, exposed nothing: 12; found by review, -60 to -82 % against the DES on offloaded plans.)
 TEST(Zero3Prefetch, OffloadedParametersWaitForTheirCopy) {
   FourLayers f = zero3_layers(1, 0.5, 0);
-  std::vector<LayerCost> layers(4, f.costs.layer(0));
-  for (auto& l : layers) l.zero3_h2d_seconds = 1;
-  f.costs.set_layers(std::move(layers));
+  set_zero3_traffic(f.costs, 0.5, 0, 1);
   const StepResult des = simulate_step(f.scenario, f.plan, f.costs);
   const AnalyticResult analytic = analytic_step(f.scenario, f.plan, f.costs);
   EXPECT_DOUBLE_EQ(des.step_seconds, 15);
@@ -128,21 +142,13 @@ TEST(Zero3Prefetch, OffloadedParametersWaitForTheirCopy) {
 // 5.5 s) and added the pass's host bound after: 5.5 + 0.5 x 2 = 6.5, a 13 s step; the copy
 // waits hid the host time of the first unit, which it counted.
 TEST(Zero3Prefetch, TheHostBoundPricesEachUnitOfAnItem) {
-  nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
-  raw["model"]["layers"] = 2;
-  raw["parallel"]["zero"] = 3;
-  raw["parallel"]["zero3_prefetch"] = 1;
-  raw["framework"]["host_sync_fraction"] = 0.5;
-  const Scenario s = scenario_from_json(raw, "");
+  const Scenario s = zero3_stage(2, 1, "1f1b", 1, 0.5);
   ASSERT_EQ(s.framework.host_sync_fraction, 0.5);
   const Plan plan = make_plan(s);
   StepCosts c = uniform(plan, 2, 1, 1, 1);
+  set_zero3_traffic(c, 0.5, 0, 2);
   std::vector<LayerCost> layers(2, c.layer(0));
-  for (auto& l : layers) {
-    l.zero3_gather_seconds = 0.5;
-    l.zero3_h2d_seconds = 2;
-    l.work.host_fwd = 1;
-  }
+  for (auto& l : layers) l.work.host_fwd = 1;
   c.set_layers(std::move(layers));
   const StepResult des = simulate_step(s, plan, c);
   const AnalyticResult analytic = analytic_step(s, plan, c);
@@ -165,19 +171,10 @@ TEST(Zero3Prefetch, TheHostBoundPricesEachUnitOfAnItem) {
 // 2026-11-29: the closed form compared the tasks' own starts and called it offload); idle
 // 5.5-6.5: gather 2. Per pass 7.5 s, offload 1.5, dp_comm 3; the step twice that.
 TEST(Zero3Prefetch, WhatRunsWhenComputeIdlesTakesTheIdleTime) {
-  nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
-  raw["model"]["layers"] = 3;
-  raw["parallel"]["zero"] = 3;
-  raw["parallel"]["zero3_prefetch"] = 0;
-  const Scenario s = scenario_from_json(raw, "");
+  const Scenario s = zero3_stage(3, 1, "1f1b", 0);
   const Plan plan = make_plan(s);
   StepCosts c = uniform(plan, 3, 1, 0.5, 0.5);
-  std::vector<LayerCost> layers(3, c.layer(0));
-  for (auto& l : layers) {
-    l.zero3_gather_seconds = 1;
-    l.zero3_h2d_seconds = 1.5;
-  }
-  c.set_layers(std::move(layers));
+  set_zero3_traffic(c, 1, 0, 1.5);
   const StepResult des = simulate_step(s, plan, c);
   const AnalyticResult analytic = analytic_step(s, plan, c);
   for (const TimeSplit& split : {des.breakdown, analytic.breakdown}) {
@@ -284,6 +281,16 @@ TEST(Zero3Prefetch, ContentionSlowsOnlyTheComputeACollectiveRunsBeside) {
   EXPECT_DOUBLE_EQ(behind.offload, 1);
 }
 
+// One layer (f = 1, b + w = 2; 0.5 s gather, 2 s reduce-scatter, 2 s copy), prefetch 1, two
+// micro-batches on one stage under `schedule`: the step in the DES or, `analytic`, the closed form.
+double one_offloaded_layer_step(const std::string& schedule, bool analytic) {
+  const Scenario s = zero3_stage(1, 2, schedule, 1);
+  const Plan plan = make_plan(s);
+  StepCosts c = uniform(plan, 1, 1, 1, 1);
+  set_zero3_traffic(c, 0.5, 2, 2);
+  return analytic ? analytic_step(s, plan, c).step_seconds : simulate_step(s, plan, c).step_seconds;
+}
+
 // Parameter offload under 1F1B: a forward's copies start beside the previous backward's trailing
 // reduce-scatters. One layer (f = 1, b + w = 2; 0.5 s gather, 2 s reduce-scatter, 2 s copy),
 // prefetch 1, two micro-batches on one stage: F0 B0 F1 B1. F0: copy 0-2, gather 2-2.5, compute
@@ -294,20 +301,8 @@ TEST(Zero3Prefetch, ContentionSlowsOnlyTheComputeACollectiveRunsBeside) {
 // exposes 0.5 beyond the 2 s lead and the forwards average (2.5 + 0.5) / 2 = 1.5: 2 x (1 + 1.5) +
 // 2 x (2 + 4.5) = 18 (found against the DES: +13.2 % on mixtral-8x7b-16xh100 at pp 2, ZB-H1).
 TEST(Zero3Prefetch, AForwardsCopiesRunBesideThePreviousBackwardsTrail) {
-  nlohmann::json raw = pipeline(1, 1, 2, "1f1b").resolved;
-  raw["model"]["layers"] = 1;
-  raw["parallel"]["zero"] = 3;
-  raw["parallel"]["zero3_prefetch"] = 1;
-  const Scenario s = scenario_from_json(raw, "");
-  const Plan plan = make_plan(s);
-  StepCosts c = uniform(plan, 1, 1, 1, 1);
-  std::vector<LayerCost> layers(1, c.layer(0));
-  layers[0].zero3_gather_seconds = 0.5;
-  layers[0].zero3_reduce_seconds = 2;
-  layers[0].zero3_h2d_seconds = 2;
-  c.set_layers(std::move(layers));
-  EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 18);
-  EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, 18);
+  EXPECT_DOUBLE_EQ(one_offloaded_layer_step("1f1b", false), 18);
+  EXPECT_DOUBLE_EQ(one_offloaded_layer_step("1f1b", true), 18);
 }
 
 // The same layer, two micro-batches on one stage under GPipe: F0 F1 B0 B1, so a backward follows
@@ -318,20 +313,8 @@ TEST(Zero3Prefetch, AForwardsCopiesRunBesideThePreviousBackwardsTrail) {
 // behind the 2 s lead takes max(2, 2) + 0.5 + 2 = 4.5, 2.5 beyond it, and its trail: 7 + 6.5 +
 // 4.5 = 18.
 TEST(Zero3Prefetch, ABackwardsCopiesRunBesideThePreviousBackwardsTrail) {
-  nlohmann::json raw = pipeline(1, 1, 2, "gpipe").resolved;
-  raw["model"]["layers"] = 1;
-  raw["parallel"]["zero"] = 3;
-  raw["parallel"]["zero3_prefetch"] = 1;
-  const Scenario s = scenario_from_json(raw, "");
-  const Plan plan = make_plan(s);
-  StepCosts c = uniform(plan, 1, 1, 1, 1);
-  std::vector<LayerCost> layers(1, c.layer(0));
-  layers[0].zero3_gather_seconds = 0.5;
-  layers[0].zero3_reduce_seconds = 2;
-  layers[0].zero3_h2d_seconds = 2;
-  c.set_layers(std::move(layers));
-  EXPECT_DOUBLE_EQ(simulate_step(s, plan, c).step_seconds, 18);
-  EXPECT_DOUBLE_EQ(analytic_step(s, plan, c).step_seconds, 18);
+  EXPECT_DOUBLE_EQ(one_offloaded_layer_step("gpipe", false), 18);
+  EXPECT_DOUBLE_EQ(one_offloaded_layer_step("gpipe", true), 18);
 }
 
 // Two stages of one layer each under ZeRO-3 with prefetch 1, two micro-batches, layer i with

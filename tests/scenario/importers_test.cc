@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -242,6 +243,16 @@ TEST(import_megatron, MapsTheArgumentsAndWarnsOnTheRest) {
   EXPECT_EQ(loaded.strategy.dp, 16);
 }
 
+// A tiny GPT's Megatron arguments (8 layers, hidden 512, 8 heads, vocabulary 1000, sequence
+// 128), then `more`.
+std::vector<std::string> tiny_megatron(std::initializer_list<std::string> more = {}) {
+  std::vector<std::string> args = {"--num-layers",          "8",  "--hidden-size", "512",
+                                   "--num-attention-heads", "8",  "--vocab-size",  "1000",
+                                   "--seq-length",          "128"};
+  args.insert(args.end(), more);
+  return args;
+}
+
 TEST(import_megatron, BadArgumentsAreInputErrors) {
   ImportTarget t;
   t.gpu = "h100-sxm";
@@ -252,9 +263,7 @@ TEST(import_megatron, BadArgumentsAreInputErrors) {
       (void)import_megatron(
           {"--num-layers", "x32", "--hidden-size", "4096", "--num-attention-heads", "32"}, t),
       InputError);
-  std::vector<std::string> no_batch = {"--num-layers",          "8",  "--hidden-size", "512",
-                                       "--num-attention-heads", "8",  "--vocab-size",  "1000",
-                                       "--seq-length",          "128"};
+  std::vector<std::string> no_batch = tiny_megatron();
   EXPECT_THROW((void)import_megatron(no_batch, t), InputError);
   no_batch.insert(no_batch.end(), {"--global-batch-size", "16", "--pipeline-model-parallel-size",
                                    "2", "--num-layers-per-virtual-pipeline-stage", "3"});
@@ -269,20 +278,8 @@ TEST(import_megatron, TheGlobalBatchDefaultsToMicroBatchTimesDataParallel) {
   ImportTarget t;
   t.gpu = "h100-sxm";
   t.gpus = 8;
-  std::vector<std::string> args = {"--num-layers",
-                                   "8",
-                                   "--hidden-size",
-                                   "512",
-                                   "--num-attention-heads",
-                                   "8",
-                                   "--vocab-size",
-                                   "1000",
-                                   "--seq-length",
-                                   "128",
-                                   "--micro-batch-size",
-                                   "2",
-                                   "--tensor-model-parallel-size",
-                                   "2"};
+  std::vector<std::string> args =
+      tiny_megatron({"--micro-batch-size", "2", "--tensor-model-parallel-size", "2"});
   const ImportResult r = import_megatron(args, t);
   EXPECT_EQ(r.scenario["training"]["global_batch"], 8);
   EXPECT_EQ(r.scenario["training"]["micro_batch"], 2);
@@ -290,10 +287,7 @@ TEST(import_megatron, TheGlobalBatchDefaultsToMicroBatchTimesDataParallel) {
   EXPECT_EQ(import_megatron(args, t).scenario["training"]["global_batch"], 32);
   // Without --micro-batch-size, which Megatron requires: read as 1 (the scenario's default), with
   // a warning.
-  const std::vector<std::string> no_micro = {
-      "--num-layers", "8",    "--hidden-size", "512", "--num-attention-heads", "8",
-      "--vocab-size", "1000", "--seq-length",  "128", "--global-batch-size",   "16"};
-  const ImportResult r2 = import_megatron(no_micro, t);
+  const ImportResult r2 = import_megatron(tiny_megatron({"--global-batch-size", "16"}), t);
   EXPECT_FALSE(r2.scenario["training"].contains("micro_batch"));
   EXPECT_TRUE(warns(r2, "--micro-batch-size absent")) << r2.warnings.size();
 }
@@ -620,22 +614,9 @@ TEST(import_megatron, HugeParallelSizesAreInputErrors) {
   ImportTarget t;
   t.gpu = "h100-sxm";
   t.gpus = 8;
-  std::vector<std::string> args = {"--num-layers",
-                                   "8",
-                                   "--hidden-size",
-                                   "512",
-                                   "--num-attention-heads",
-                                   "8",
-                                   "--vocab-size",
-                                   "1000",
-                                   "--seq-length",
-                                   "128",
-                                   "--global-batch-size",
-                                   "16",
-                                   "--tensor-model-parallel-size",
-                                   "4294967296",
-                                   "--pipeline-model-parallel-size",
-                                   "4294967296"};
+  std::vector<std::string> args =
+      tiny_megatron({"--global-batch-size", "16", "--tensor-model-parallel-size", "4294967296",
+                     "--pipeline-model-parallel-size", "4294967296"});
   EXPECT_THROW((void)import_megatron(args, t), InputError);
   args.back() = "2";
   args[args.size() - 3] = "1";
