@@ -10,16 +10,25 @@ namespace shardsim::kernels {
 
 namespace {
 volatile std::sig_atomic_t g_termination_signal = 0;
+// What the functions below read and write: this copy's variable, or, in the CUDA backend module
+// (which links its own copy of this file), the host's (share_termination_signal).
+volatile std::sig_atomic_t* g_signal_slot = &g_termination_signal;
 }  // namespace
 
 int termination_signal() {
-  return g_termination_signal;
+  return *g_signal_slot;
 }
 void note_termination_signal(int signal) {
-  g_termination_signal = signal;
+  *g_signal_slot = signal;
 }
 void clear_termination_signal() {
-  g_termination_signal = 0;
+  *g_signal_slot = 0;
+}
+volatile std::sig_atomic_t* termination_signal_slot() {
+  return g_signal_slot;
+}
+void share_termination_signal(volatile std::sig_atomic_t* slot) {
+  g_signal_slot = slot != nullptr ? slot : &g_termination_signal;
 }
 
 const char* signal_name(int signal) {

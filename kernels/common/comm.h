@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <csignal>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,6 +79,13 @@ class Comm {
 [[nodiscard]] int termination_signal();
 void note_termination_signal(int signal);  // async-signal-safe
 void clear_termination_signal();
+// The variable the three functions above use. The CUDA backend module (kernels/cuda/module.cc)
+// links its own copy of this file; the host hands it termination_signal_slot() when loading it,
+// and the module's share_termination_signal() makes its copy use the host's variable, so the
+// module's waits see a signal the host's handler recorded. Called once, when the module is loaded
+// (nullptr: back to this copy's own variable).
+[[nodiscard]] volatile std::sig_atomic_t* termination_signal_slot();
+void share_termination_signal(volatile std::sig_atomic_t* slot);
 // "SIGTERM", "SIGSEGV", ... for the signals the harness handles; "a signal" for others.
 // Async-signal-safe (returns a literal).
 [[nodiscard]] const char* signal_name(int signal);

@@ -10,6 +10,7 @@
 // Plain C++ header: callable from code compiled without nvcc.
 #pragma once
 
+#include <csignal>
 #include <memory>
 #include <string>
 
@@ -26,5 +27,21 @@ namespace shardsim::kernels::cuda {
 // Collective over `world` (creates one NCCL communicator per group size; the NCCL unique id is
 // broadcast with MPI). Throws CallError naming the failing CUDA / cuBLAS / NCCL / MPI call.
 [[nodiscard]] std::unique_ptr<Backend> make_cuda_backend(const Comm& world);
+
+// The backend is built as a loadable module, libshardsim_cuda_backend.so beside the shardsim
+// binary (kernels/cuda/module.cc), so that commands which never touch a GPU do not load cuBLAS:
+// linked in, it made every process start in ~70 ms with ~230 MB resident (cuBLASLt's load), against
+// ~5 ms and ~10 MB without (README, "Calibrating a cluster"). The module's one exported C function,
+// kModuleSymbol, returns this table; kernels/sweep/cuda_module.h loads it.
+inline constexpr int kModuleAbi = 1;  // raise when this table or Backend/Comm change shape
+inline constexpr const char* kModuleSymbol = "shardsim_cuda_backend_module";
+inline constexpr const char* kModuleFile = "libshardsim_cuda_backend.so";
+struct ModuleEntry {
+  int abi;
+  std::string (*select_device)(int local_rank);
+  std::unique_ptr<Backend> (*make_backend)(const Comm& world);
+  void (*share_termination_signal)(volatile std::sig_atomic_t* slot);  // comm.h
+  int (*termination_signal)();  // the module's comm.h copy: what its waits see
+};
 
 }  // namespace shardsim::kernels::cuda

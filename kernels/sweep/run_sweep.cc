@@ -15,7 +15,7 @@
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/sweep/sweep_steps.h"
 #ifdef SHARDSIM_HAVE_CUDA
-#include "kernels/cuda/cuda_backend.h"
+#include "kernels/sweep/cuda_module.h"
 #endif
 
 namespace shardsim::kernels {
@@ -33,12 +33,14 @@ int local_rank(const Comm& world) {
 std::unique_ptr<Backend> make_backend(BackendKind kind, const Comm& world, std::string& error) {
   if (kind == BackendKind::kCpu) return cpu::make_cpu_backend(world);
 #ifdef SHARDSIM_HAVE_CUDA
-  const std::string mine = cuda::select_device(local_rank(world));
+  std::string mine;
+  const cuda::ModuleEntry* module = load_cuda_module(mine);
+  if (module != nullptr) mine = module->select_device(local_rank(world));
   if (!world.all(mine.empty())) {
     error = mine.empty() ? "another rank has no usable CUDA device" : mine;
     return nullptr;
   }
-  return cuda::make_cuda_backend(world);
+  return module->make_backend(world);
 #else
   (void)local_rank;
   error =

@@ -54,7 +54,8 @@ struct SweepOptions {
 // rank selects the device of its index on its node, and when any rank has no usable device every
 // rank gets nullptr (error "no CUDA device ..." or "another rank has no usable CUDA device"), so
 // all fail the same way without a hang. A build without CUDA: "no CUDA device: this shardsim was
-// built without CUDA ...".
+// built without CUDA ..."; a module that cannot be loaded: "no CUDA device: cannot load the CUDA
+// backend ..." (kernels/sweep/cuda_module.h).
 [[nodiscard]] std::unique_ptr<Backend> make_backend(BackendKind kind, const Comm& world,
                                                     std::string& error);
 

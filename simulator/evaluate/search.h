@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,8 +65,10 @@ void apply(const Candidate& c, Scenario& s);
 
 struct RankedPlan {
   Candidate plan;
-  std::unique_ptr<Scenario> scenario;  // the scenario with `plan` applied; the estimate's input
-  Estimate estimate;  // discrete-event (analytic when the simulation would be too large)
+  // Discrete-event (analytic when the simulation would be too large). Its `scenario` is the one
+  // search_plans was given, whose strategy is not `plan`'s: the estimate holds the plan's strategy
+  // and micro-batch by value (see Estimate), so writers read those.
+  Estimate estimate;
   double analytic_step_seconds = 0;
   double analytic_tokens_per_second = 0;
   std::size_t analytic_rank = 0;  // 1-based, among the feasible plans
@@ -101,8 +102,9 @@ struct SearchResult {
 [[nodiscard]] std::vector<Candidate> enumerate_candidates(const Scenario& s,
                                                           const std::vector<std::string>& pinned);
 
-// REQUIRES: `s` came from load_scenario. A pinned key that is not a search dimension (a model or
-// training key given with --set) changes nothing here: its value is already in `s`.
+// REQUIRES: `s` came from load_scenario and outlives the result (its estimates point at it). A
+// pinned key that is not a search dimension (a model or training key given with --set) changes
+// nothing here: its value is already in `s`.
 [[nodiscard]] SearchResult search_plans(const Scenario& s, const SearchOptions& o);
 
 }  // namespace shardsim

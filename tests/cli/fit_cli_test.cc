@@ -856,4 +856,23 @@ TEST(cli_calibrate, CudaWithoutDeviceExitsThree) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// The cuda backend is a module loaded on demand (kernels/cuda/cuda_backend.h); one that cannot be
+// loaded is the same exit 3, naming the file and the loader's reason. In a build without CUDA the
+// module is never looked for, and the message says the build has no CUDA.
+TEST(cli_calibrate, CudaBackendModuleThatCannotLoadExitsThree) {
+  const fs::path out = cli_test::scratch_dir() / "no-module.json";
+  const fs::path missing = cli_test::scratch_dir() / "no-such-module.so";
+  ASSERT_EQ(setenv("SHARDSIM_CUDA_BACKEND", missing.c_str(), 1), 0);
+  const auto r =
+      cli_test::shardsim({"calibrate", "--backend", "cuda", "--quick", "-o", out.string()});
+  unsetenv("SHARDSIM_CUDA_BACKEND");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(cli_test::contains(r.err, "no CUDA device")) << r.err;
+#ifdef SHARDSIM_HAVE_CUDA
+  EXPECT_TRUE(cli_test::contains(r.err, "cannot load the CUDA backend " + missing.string()))
+      << r.err;
+#endif
+  EXPECT_FALSE(fs::exists(out));
+}
+
 }  // namespace

@@ -1,0 +1,63 @@
+#include "kernels/sweep/cuda_module.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "kernels/common/comm.h"
+
+namespace shardsim::kernels {
+
+std::string cuda_module_path() {
+  if (const char* env = std::getenv("SHARDSIM_CUDA_BACKEND"); env != nullptr && *env != '\0')
+    return env;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  // Without /proc, the bare name: dlopen then searches LD_LIBRARY_PATH and the system's paths.
+  if (ec) return cuda::kModuleFile;
+  return (exe.parent_path() / cuda::kModuleFile).string();
+}
+
+namespace {
+
+struct Loaded {
+  const cuda::ModuleEntry* entry = nullptr;
+  std::string error;
+};
+
+Loaded load() {
+  const std::string path = cuda_module_path();
+  const auto fail = [&](const std::string& why) {
+    return Loaded{nullptr, "no CUDA device: cannot load the CUDA backend " + path + " (" + why +
+                               ")"};
+  };
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    return fail(why != nullptr ? why : "dlopen failed");
+  }
+  using EntryFn = const cuda::ModuleEntry* (*)();
+  // POSIX dlsym returns an object pointer; converting it to a function pointer is how it is used.
+  const auto fn = reinterpret_cast<EntryFn>(dlsym(handle, cuda::kModuleSymbol));
+  if (fn == nullptr) return fail(std::string("no symbol ") + cuda::kModuleSymbol);
+  const cuda::ModuleEntry* entry = fn();
+  if (entry == nullptr || entry->abi != cuda::kModuleAbi) {
+    return fail("built by another shardsim: module interface " +
+                (entry == nullptr ? std::string("unknown") : std::to_string(entry->abi)) +
+                ", this binary expects " + std::to_string(cuda::kModuleAbi) + "; rebuild both");
+  }
+  entry->share_termination_signal(termination_signal_slot());
+  return {entry, ""};
+}
+
+}  // namespace
+
+const cuda::ModuleEntry* load_cuda_module(std::string& error) {
+  static const Loaded loaded = load();  // once per process (thread-safe initialisation)
+  if (loaded.entry == nullptr) error = loaded.error;
+  return loaded.entry;
+}
+
+}  // namespace shardsim::kernels
