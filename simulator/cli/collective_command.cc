@@ -117,11 +117,54 @@ struct Prediction {
   std::vector<CollectiveCost> alternatives;  // every supported algorithm, for comparison
 };
 
-Prediction predict(const CollectiveArgs& a, const GpuProfile& gpu, const NetworkConfig& net) {
+// Where the group's members sit: member i on node i * stride / gpus_per_node. The model prices a
+// group with the same number of ranks on every node it uses (GroupPlacement); for a group that
+// puts different numbers on its nodes (12 ranks on nodes of 8: 8 and 4), `uneven` says so and
+// names the counts. Until 2026-11-29 such a group was priced as if every node held the larger
+// share ("2 node(s), 8 per node") while `fit` refuses such a log, and place_group's rule for a
+// stride that does not divide the node (3 ranks at stride 3 on nodes of 8: 2 per node) put an
+// even group that fits one node on two.
+GroupPlacement placement_of(long long ranks, long long stride, long long gpus_per_node,
+                            std::string& uneven) {
+  long long node = 0, run = 0, nodes = 0, fewest = ranks, most = 0;
+  const auto close_run = [&] {
+    ++nodes;
+    fewest = std::min(fewest, run);
+    most = std::max(most, run);
+  };
+  for (long long i = 0; i < ranks; ++i) {  // nodes never decrease with i: count the runs
+    const long long n = i * stride / gpus_per_node;
+    if (i > 0 && n != node) {
+      close_run();
+      run = 0;
+    }
+    node = n;
+    ++run;
+  }
+  close_run();
+  if (fewest != most) {
+    uneven = fmt::format(
+        "{} ranks at --stride {} on nodes of {} GPUs put between {} and {} ranks on each of "
+        "their {} nodes; the model prices groups with the same number of ranks on every node, as "
+        "fit requires of logs: choose a group that fills its nodes evenly (at stride 1: at most {} "
+        "ranks, or a multiple of {}), or set --gpus-per-node",
+        ranks, stride, gpus_per_node, fewest, most, nodes, gpus_per_node, gpus_per_node);
+  }
+  return {static_cast<int>(ranks), static_cast<int>(most)};
+}
+
+// An uneven group (placement_of) is an error on `d`, and nothing is priced.
+Prediction predict(const CollectiveArgs& a, const GpuProfile& gpu, const NetworkConfig& net,
+                   Diagnostics& d) {
   Prediction p;
   p.op = *collective_from_name(a.op);
   p.gpus_per_node = a.gpus_per_node_given ? a.gpus_per_node : gpu.default_gpus_per_node;
-  p.group = place_group(a.ranks, a.stride, p.gpus_per_node);
+  std::string uneven;
+  p.group = placement_of(a.ranks, a.stride, p.gpus_per_node, uneven);
+  if (!uneven.empty()) {
+    d.error("--ranks", uneven);
+    return p;
+  }
   p.chosen = collective_cost(p.op, a.bytes, p.group, net, *algorithm_from_name(a.algorithm));
   for (const auto alg : supported_algorithms(p.op))
     p.alternatives.push_back(collective_cost(p.op, a.bytes, p.group, net, alg));
@@ -274,7 +317,8 @@ int run_collective(const CollectiveArgs& a) {
   d.throw_if_any();
   const GpuProfile gpu = load_gpu(a.gpu);
   const NetworkConfig net = load_network(a.network, gpu);
-  const Prediction p = predict(a, gpu, net);
+  const Prediction p = predict(a, gpu, net, d);
+  d.throw_if_any();
   write_output(a.output, a.json ? json_text(json_report(a, gpu, net, p), 2) + "\n"
                                 : text_report(a, gpu, net, p));
   return kExitOk;

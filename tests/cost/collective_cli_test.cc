@@ -124,6 +124,36 @@ TEST(collective_cli, BadInputNamesTheFlagAndExitsWith2) {
   }
 }
 
+// Member i of a group sits on node i * stride / gpus_per_node. 12 ranks at stride 1 on nodes of
+// 8 put 8 and 4 (nodes 0 and 1); 4 at stride 3 put 3 (members 0, 3, 6) and 1 (member 9); 6 on
+// nodes of 4 put 4 and 2. The model prices only groups with the same count on every node (fit
+// refuses such logs too), so these are exit 2 naming --ranks and the counts. 3 ranks at stride 3
+// (members 0, 3, 6) are one node of 3, and 4 at stride 12 (0, 12, 24, 36: nodes 0, 1, 3, 4) four
+// nodes of 1; until 2026-11-29 the first was priced as 2 nodes of 2 (8 / 3 = 2 per node).
+TEST(collective_cli, AGroupMustPutTheSameNumberOfRanksOnEachNode) {
+  const std::vector<std::pair<std::string, std::string>> uneven = {
+      {"--ranks 12", "12 ranks at --stride 1 on nodes of 8 GPUs put between 4 and 8 ranks on each "
+                     "of their 2 nodes"},
+      {"--ranks 4 --stride 3", "between 1 and 3 ranks on each of their 2 nodes"},
+      {"--ranks 6 --gpus-per-node 4", "on nodes of 4 GPUs put between 2 and 4 ranks"}};
+  for (const auto& [args, fragment] : uneven) {
+    const CliRun r = shardsim_collective("--gpu h100-sxm --op all_reduce --bytes 1e6 " + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_TRUE(contains(r.output, "error: --ranks: ")) << args << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, fragment)) << args << "\n" << r.output;
+  }
+  const std::vector<std::tuple<std::string, int, int>> even = {
+      {"--ranks 3 --stride 3", 1, 3}, {"--ranks 4 --stride 12", 4, 1}, {"--ranks 16", 2, 8}};
+  for (const auto& [args, nodes, per_node] : even) {
+    const CliRun r = shardsim_collective(
+        "--gpu h100-sxm --op all_reduce --bytes 1e6 --json " + args, false);
+    ASSERT_EQ(r.exit_code, 0) << args;
+    const auto j = nlohmann::json::parse(r.output)["collective"];
+    EXPECT_EQ(j["nodes"], nodes) << args;
+    EXPECT_EQ(j["ranks_per_node"], per_node) << args;
+  }
+}
+
 // A profile file whose own network section carries a fitted all_reduce for 8 ranks on one node:
 // with no --network, that section is the network, and the report says the time is fitted:
 // 1e-5 + 1.75 x 1e9 / 4e11 = 4.385e-3 s.
