@@ -6,8 +6,7 @@ extern "C" __attribute__((visibility("default"))) const shardsim::kernels::cuda:
 shardsim_cuda_backend_module() {
   namespace k = shardsim::kernels;
   static const k::cuda::ModuleEntry entry{k::cuda::kModuleAbi, &k::cuda::select_device,
-                                          &k::cuda::make_cuda_backend,
-                                          &k::share_termination_signal,
+                                          &k::cuda::make_cuda_backend, &k::share_termination_signal,
                                           &k::termination_signal};
   return &entry;
 }

@@ -30,8 +30,8 @@ struct Loaded {
 Loaded load() {
   const std::string path = cuda_module_path();
   const auto fail = [&](const std::string& why) {
-    return Loaded{nullptr, "no CUDA device: cannot load the CUDA backend " + path + " (" + why +
-                               ")"};
+    return Loaded{nullptr,
+                  "no CUDA device: cannot load the CUDA backend " + path + " (" + why + ")"};
   };
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {

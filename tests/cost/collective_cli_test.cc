@@ -132,8 +132,9 @@ TEST(collective_cli, BadInputNamesTheFlagAndExitsWith2) {
 // nodes of 1; until 2026-11-29 the first was priced as 2 nodes of 2 (8 / 3 = 2 per node).
 TEST(collective_cli, AGroupMustPutTheSameNumberOfRanksOnEachNode) {
   const std::vector<std::pair<std::string, std::string>> uneven = {
-      {"--ranks 12", "12 ranks at --stride 1 on nodes of 8 GPUs put between 4 and 8 ranks on each "
-                     "of their 2 nodes"},
+      {"--ranks 12",
+       "12 ranks at --stride 1 on nodes of 8 GPUs put between 4 and 8 ranks on each "
+       "of their 2 nodes"},
       {"--ranks 4 --stride 3", "between 1 and 3 ranks on each of their 2 nodes"},
       {"--ranks 6 --gpus-per-node 4", "on nodes of 4 GPUs put between 2 and 4 ranks"}};
   for (const auto& [args, fragment] : uneven) {
@@ -145,8 +146,8 @@ TEST(collective_cli, AGroupMustPutTheSameNumberOfRanksOnEachNode) {
   const std::vector<std::tuple<std::string, int, int>> even = {
       {"--ranks 3 --stride 3", 1, 3}, {"--ranks 4 --stride 12", 4, 1}, {"--ranks 16", 2, 8}};
   for (const auto& [args, nodes, per_node] : even) {
-    const CliRun r = shardsim_collective(
-        "--gpu h100-sxm --op all_reduce --bytes 1e6 --json " + args, false);
+    const CliRun r =
+        shardsim_collective("--gpu h100-sxm --op all_reduce --bytes 1e6 --json " + args, false);
     ASSERT_EQ(r.exit_code, 0) << args;
     const auto j = nlohmann::json::parse(r.output)["collective"];
     EXPECT_EQ(j["nodes"], nodes) << args;
