@@ -267,4 +267,32 @@ DeviceFits fit_device(const nlohmann::json& samples) {
   return f;
 }
 
+std::vector<std::string> implausible_gemm_points(const std::vector<GemmPoint>& points,
+                                                 const std::string& device) {
+  // Per dtype, the fastest large point (std::map: dtypes in name order, for stable output).
+  std::map<std::string, const GemmPoint*> best;
+  for (const auto& p : points) {
+    if (2 * p.m * p.n * p.k < kPlausibleGemmFlop) continue;
+    const GemmPoint*& b = best[p.dtype];
+    if (b == nullptr || p.efficiency > b->efficiency) b = &p;
+  }
+  std::vector<std::string> out;
+  for (const auto& [dtype, p] : best) {
+    if (p->efficiency >= kImplausibleEfficiency) continue;
+    out.push_back(fmt::format(
+        "{} GEMMs: the fastest measured product of at least 2 x 1024^3 FLOP ({:g} x {:g} x {:g}) "
+        "runs at {:.3g} % of {}'s {} peak, where GPUs reach 14-90 %: check the table's FLOP/s unit "
+        "(tflops is 1e12 FLOP/s) and that it was measured on this device",
+        dtype, p->m, p->n, p->k, 100 * p->efficiency, device, dtype));
+  }
+  return out;
+}
+
+std::optional<std::string> implausible_efficiency(double efficiency, const std::string& what,
+                                                  const std::string& unit_hint) {
+  if (efficiency >= kImplausibleEfficiency) return std::nullopt;
+  return fmt::format("{} {:.3g} %: no GPU runs so far below its datasheet; check {}", what,
+                     100 * efficiency, unit_hint);
+}
+
 }  // namespace shardsim::calibrate

@@ -328,6 +328,7 @@ int run_fit(const FitArgs& a) {
   files.emplace_back("-", a.json ? fit_report_json(notes, logs, t).dump(2) + "\n"
                                  : fit_report_text(notes, logs, t));
   write_outputs(files);
+  for (const auto& w : notes.warnings) std::cerr << "warning: " << w << "\n";
   // A profile with no network of its own and no node.network preset prices no collective: say
   // so now, not when a scenario first uses it (found by review, 2026-11-27: samples of a
   // one-rank sweep gave such a profile silently).

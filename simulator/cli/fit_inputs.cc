@@ -63,6 +63,13 @@ void FitNotes::add(json item, const std::string& line) {
   text += line + "\n";
 }
 
+void FitNotes::warn(json& item, const std::string& file, const std::vector<std::string>& found) {
+  for (const auto& w : found) {
+    item["warnings"].push_back(w);
+    warnings.push_back(file + ": " + w);
+  }
+}
+
 std::string read_input(const std::string& path, const std::string& flag) {
   // read_text_file names a missing file, a directory (found by review: a directory read as an
   // empty log, "dir:0: no nccl-tests data rows found") and an unreadable one. 64 MiB at most:
@@ -88,15 +95,16 @@ void fit_gemm_tables(const std::vector<std::string>& files, const MeasuredDevice
     const double mid = loo.empty() ? 0 : cal::median(loo);
     const double worst = loo.empty() ? 0 : *std::ranges::max_element(loo);
     if (!loo.empty()) g.provenance.residuals["gemm leave-one-out median " + path] = mid / 100;
-    notes.add({{"input", "gemm"},
-               {"file", path},
-               {"rows", rows.size()},
-               {"points", point_summary(points)},
-               {"leave_one_out_median_abs_pct_error", loo.empty() ? json(nullptr) : json(mid)},
-               {"leave_one_out_max_abs_pct_error", loo.empty() ? json(nullptr) : json(worst)}},
-              fmt::format("{}: GEMM table, {} rows ({}); leave-one-out error median {:.1f}%, "
-                          "max {:.1f}%",
-                          path, rows.size(), point_summary(points), mid, worst));
+    json item = {{"input", "gemm"},
+                 {"file", path},
+                 {"rows", rows.size()},
+                 {"points", point_summary(points)},
+                 {"leave_one_out_median_abs_pct_error", loo.empty() ? json(nullptr) : json(mid)},
+                 {"leave_one_out_max_abs_pct_error", loo.empty() ? json(nullptr) : json(worst)}};
+    notes.warn(item, path, cal::implausible_gemm_points(points, on.profile.name));
+    notes.add(item, fmt::format("{}: GEMM table, {} rows ({}); leave-one-out error median {:.1f}%, "
+                                "max {:.1f}%",
+                                path, rows.size(), point_summary(points), mid, worst));
   }
 }
 
@@ -130,6 +138,10 @@ void fit_gemm_best(const std::vector<std::string>& files, const MeasuredDevice& 
                        efficiency, best->dtype, best->m, best->n, best->k,
                        best->flops_per_second / 1e12, on.profile.name)});
       item["gemm_peak_efficiency"] = efficiency;
+      if (const auto w = cal::implausible_efficiency(
+              efficiency, "compute.gemm_peak_efficiency (the best-shape GEMM's share of the peak)",
+              "the table's FLOP/s unit (tflops is 1e12 FLOP/s) and device"))
+        notes.warn(item, path, {*w});
       line += fmt::format(" -> compute.gemm_peak_efficiency {:.4f} ({} row, line {})", efficiency,
                           best->dtype, best->line);
     } else {
@@ -205,6 +217,11 @@ void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredD
                        f.memory_bound_efficiency, f.triad_bytes_per_second / 1e12,
                        on.profile.hbm_bytes_per_second / 1e12, on.profile.name)});
       item["memory_bound_efficiency"] = f.memory_bound_efficiency;
+      if (const auto w = cal::implausible_efficiency(
+              f.memory_bound_efficiency,
+              "compute.memory_bound_efficiency (the triad's share of the HBM bandwidth)",
+              "the table's bandwidth unit (GB/s is 1e9 B/s) and device"))
+        notes.warn(item, path, {*w});
       line += fmt::format(" -> memory_bound_efficiency {:.4f} (triad {:.3g} TB/s)",
                           f.memory_bound_efficiency, f.triad_bytes_per_second / 1e12);
     }

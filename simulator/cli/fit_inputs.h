@@ -16,7 +16,11 @@ namespace shardsim::cli {
 struct FitNotes {
   nlohmann::json items = nlohmann::json::array();
   std::string text;
+  std::vector<std::string> warnings;  // "FILE: ..." lines fit prints on stderr
   void add(nlohmann::json item, const std::string& line);
+  // Adds `found` (calibrate::implausible_*) to `item["warnings"]` and to `warnings`, each
+  // prefixed with `file`.
+  void warn(nlohmann::json& item, const std::string& file, const std::vector<std::string>& found);
 };
 
 // Where the tables were measured: efficiencies are taken against this device's peaks and HBM

@@ -14,6 +14,12 @@
 namespace {
 
 using namespace cli_test;
+
+int count_warning_lines(const std::string& err) {
+  int n = 0;
+  for (const auto& line : lines_of(err)) n += line.rfind("warning: ", 0) == 0;
+  return n;
+}
 const fs::path kNccl = fs::path(SHARDSIM_MEASUREMENTS_DIR) / "nccl-tests";
 const fs::path kGemm = fs::path(SHARDSIM_MEASUREMENTS_DIR) / "gemm";
 
@@ -409,6 +415,59 @@ TEST(cli_fit, GemmBestTakesTheFastestRow) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json profile = json::parse(read_file(out));
   EXPECT_NEAR(profile["compute"]["gemm_peak_efficiency"].get<double>(), 270.0 / 312.0, 1e-4);
+}
+
+// Figures no GPU reaches are warned about, and the profile is still written (a slow device is no
+// error). On the A100 datasheet base (312 TFLOP/s dense FP16 and BF16, 2.039 TB/s HBM,
+// scenarios/gpus/a100-sxm-80gb-datasheet.json):
+// - a GEMM table in GFLOP/s read as TFLOP/s: 8192^3 at 0.2537 "TFLOP/s" is 0.2537 / 312 =
+//   0.0813 % of the peak, its fastest product of at least 2 x 1024^3 FLOP, below the 5 % floor;
+//   the 64^3 row (0.5 MFLOP, under that size) does not count: its 0.1 TFLOP/s (0.032 %) is what
+//   a GPU gives such a small product;
+// - a best-shape row of 5 TFLOP/s: 5 / 312 = 1.6 %;
+// - a triad of 0.05 TB/s (MB/s read as GB/s, say): 0.05 / 2.039 = 2.45 %.
+// The Azure table's A100 rows (119-257 TFLOP/s, at least 38 % of the peak) give no warning.
+TEST(cli_fit, ImplausiblySlowFitsAreWarnedAbout) {
+  const fs::path gemm = scratch_dir() / "gflops.csv";
+  std::ofstream(gemm) << "gpu,dtype,m,n,k,tflops\nA100,fp16,64,64,64,0.1\n"
+                         "A100,fp16,4096,4096,4096,0.228\nA100,fp16,8192,8192,8192,0.2537\n";
+  const fs::path best = scratch_dir() / "slow_best.csv";
+  std::ofstream(best) << "gpu,dtype,m,n,k,tflops\nA100,bf16,4096,4096,4096,5\n";
+  const fs::path hbm = scratch_dir() / "slow_hbm.csv";
+  std::ofstream(hbm) << "gpu,test,value,unit\nA100,babelstream_triad,0.05,TB/s\n";
+  const fs::path out = scratch_dir() / "slow.json";
+  const auto r =
+      shardsim({"fit", "--gemm", gemm.string(), "--gemm-best", best.string(), "--hbm", hbm.string(),
+                "--base", "a100-sxm-80gb-datasheet", "-o", out.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_TRUE(contains(r.err, "warning: " + gemm.string() +
+                                  ": fp16 GEMMs: the fastest measured product of at least 2 x "
+                                  "1024^3 FLOP (8192 x 8192 x 8192) runs at 0.0813 % of"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: " + best.string() +
+                                  ": compute.gemm_peak_efficiency (the best-shape GEMM's share of "
+                                  "the peak) 1.6 %"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: " + hbm.string() +
+                                  ": compute.memory_bound_efficiency (the triad's share of the "
+                                  "HBM bandwidth) 2.45 %"))
+      << r.err;
+  EXPECT_EQ(count_warning_lines(r.err), 3) << r.err;
+  // The JSON report carries each warning on its input.
+  const json report = json::parse(r.out);
+  int warned = 0;
+  for (const auto& in : report["inputs"]) warned += in.contains("warnings");
+  EXPECT_EQ(warned, 3) << report.dump(1);
+
+  const auto azure = shardsim(
+      {"fit", "--gemm",
+       (fs::path(SHARDSIM_MEASUREMENTS_DIR) / "gemm/azure_cublaslt_gemm_a100_h100_h200.csv")
+           .string(),
+       "--device", "A100", "--base", "a100-sxm-80gb-datasheet", "-o",
+       (scratch_dir() / "azure.json").string()});
+  ASSERT_EQ(azure.exit_code, 0) << azure.err;
+  EXPECT_FALSE(contains(azure.err, "warning")) << azure.err;
 }
 
 // A UTF-8 byte-order mark and spaces around the commas are not part of the column names (found
