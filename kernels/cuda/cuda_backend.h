@@ -33,11 +33,16 @@ namespace shardsim::kernels::cuda {
 // linked in, it made every process start in ~70 ms with ~230 MB resident (cuBLASLt's load), against
 // ~5 ms and ~10 MB without (README, "Calibrating a cluster"). The module's one exported C function,
 // kModuleSymbol, returns this table; kernels/sweep/cuda_module.h loads it.
-inline constexpr int kModuleAbi = 1;  // raise when this table or Backend/Comm change shape
+// A module is used only by the build that made it: `abi` (raise it when this table changes
+// shape) and then `build`, SHARDSIM_MODULE_BUILD_ID (kernels/CMakeLists.txt: the git revision
+// when CMake configured, and the build folder), must both match the loading binary's. A binary
+// and a module of two builds would otherwise disagree on Backend's or Comm's layout silently.
+inline constexpr int kModuleAbi = 2;
 inline constexpr const char* kModuleSymbol = "shardsim_cuda_backend_module";
 inline constexpr const char* kModuleFile = "libshardsim_cuda_backend.so";
 struct ModuleEntry {
   int abi;
+  const char* build;
   std::string (*select_device)(int local_rank);
   std::unique_ptr<Backend> (*make_backend)(const Comm& world);
   void (*share_termination_signal)(volatile std::sig_atomic_t* slot);  // comm.h

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 #include <system_error>
 
 #include "kernels/common/comm.h"
@@ -27,11 +28,12 @@ struct Loaded {
   std::string error;
 };
 
-Loaded load() {
-  const std::string path = cuda_module_path();
+Loaded load(const std::string& path) {
   const auto fail = [&](const std::string& why) {
     return Loaded{nullptr,
-                  "no CUDA device: cannot load the CUDA backend " + path + " (" + why + ")"};
+                  "CUDA backend unavailable: cannot load " + path + " (" + why +
+                      "); it is built beside shardsim when nvcc is found, and is found there or at "
+                      "$SHARDSIM_CUDA_BACKEND"};
   };
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -43,10 +45,17 @@ Loaded load() {
   const auto fn = reinterpret_cast<EntryFn>(dlsym(handle, cuda::kModuleSymbol));
   if (fn == nullptr) return fail(std::string("no symbol ") + cuda::kModuleSymbol);
   const cuda::ModuleEntry* entry = fn();
+  // The interface number first: only when it matches is the rest of the table laid out as here.
   if (entry == nullptr || entry->abi != cuda::kModuleAbi) {
     return fail("built by another shardsim: module interface " +
                 (entry == nullptr ? std::string("unknown") : std::to_string(entry->abi)) +
-                ", this binary expects " + std::to_string(cuda::kModuleAbi) + "; rebuild both");
+                ", this binary's " + std::to_string(cuda::kModuleAbi) +
+                "; use the module of this binary's build");
+  }
+  if (std::string_view(entry->build) != SHARDSIM_MODULE_BUILD_ID) {
+    return fail(std::string("built by another shardsim build: module of \"") + entry->build +
+                "\", this binary of \"" + SHARDSIM_MODULE_BUILD_ID +
+                "\" (revision and build folder); use the module of this binary's build");
   }
   entry->share_termination_signal(termination_signal_slot());
   return {entry, ""};
@@ -54,8 +63,15 @@ Loaded load() {
 
 }  // namespace
 
+const cuda::ModuleEntry* load_cuda_module_from(const std::string& path, std::string& error) {
+  const Loaded loaded = load(path);
+  if (loaded.entry == nullptr) error = loaded.error;
+  return loaded.entry;
+}
+
 const cuda::ModuleEntry* load_cuda_module(std::string& error) {
-  static const Loaded loaded = load();  // once per process (thread-safe initialisation)
+  // Once per process (thread-safe initialisation).
+  static const Loaded loaded = load(cuda_module_path());
   if (loaded.entry == nullptr) error = loaded.error;
   return loaded.entry;
 }

@@ -33,9 +33,13 @@ int local_rank(const Comm& world) {
 std::unique_ptr<Backend> make_backend(BackendKind kind, const Comm& world, std::string& error) {
   if (kind == BackendKind::kCpu) return cpu::make_cpu_backend(world);
 #ifdef SHARDSIM_HAVE_CUDA
+  // Every rank takes part in local_rank's collectives, whether or not its module loads: a rank
+  // that skipped them would leave the others waiting in a different collective until the sync
+  // timeout (found by review, 2026-11-29: a module missing on one node hung the job for 120 s).
+  const int local = local_rank(world);
   std::string mine;
   const cuda::ModuleEntry* module = load_cuda_module(mine);
-  if (module != nullptr) mine = module->select_device(local_rank(world));
+  if (module != nullptr) mine = module->select_device(local);
   if (!world.all(mine.empty())) {
     error = mine.empty() ? "another rank has no usable CUDA device" : mine;
     return nullptr;

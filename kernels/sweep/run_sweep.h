@@ -54,8 +54,9 @@ struct SweepOptions {
 // rank selects the device of its index on its node, and when any rank has no usable device every
 // rank gets nullptr (error "no CUDA device ..." or "another rank has no usable CUDA device"), so
 // all fail the same way without a hang. A build without CUDA: "no CUDA device: this shardsim was
-// built without CUDA ..."; a module that cannot be loaded: "no CUDA device: cannot load the CUDA
-// backend ..." (kernels/sweep/cuda_module.h).
+// built without CUDA ..."; a module that cannot be loaded: "CUDA backend unavailable: cannot
+// load ..." (kernels/sweep/cuda_module.h). Every rank takes part in the same collectives either
+// way.
 [[nodiscard]] std::unique_ptr<Backend> make_backend(BackendKind kind, const Comm& world,
                                                     std::string& error);
 
@@ -64,8 +65,9 @@ struct SweepOptions {
 //   0 every item measured and verified;
 //   1 every item measured but some failed verification (`verified: false` in the document);
 //   2 refused: a Debug build, or invalid options (message names the option);
-//   3 runtime failure: no CUDA device, a shardsim built without CUDA, or a failed MPI / BLAS /
-//     CUDA / cuBLAS / NCCL call or cross-rank deadline; the message names the call, and
+//   3 runtime failure: no CUDA device, a shardsim built without CUDA, a CUDA backend module that
+//     cannot be loaded, or a failed MPI / BLAS / CUDA / cuBLAS / NCCL call or cross-rank
+//     deadline; the message names the call, and
 //     `samples_out` (and the .partial file) keeps the items measured before it, with `error` set
 //     on the failing rank; the failing rank's `.rank<N>.error` file names the call (see above).
 // MPI: initialised here unless the caller already did (then the caller finalises it). When this

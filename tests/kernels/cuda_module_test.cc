@@ -51,5 +51,24 @@ TEST(CudaModule, LoadsOnDemandAndSharesTheTerminationSignal) {
   unsetenv("SHARDSIM_CUDA_BACKEND");
 }
 
+// A module whose build id is not this binary's is refused before anything in it is called (its
+// function pointers are null: a call would crash), naming both builds; a missing file names the
+// path and the loader's reason.
+TEST(CudaModule, AModuleOfAnotherBuildOrNoneIsRefused) {
+  std::string error;
+  EXPECT_EQ(load_cuda_module_from(SHARDSIM_FAKE_CUDA_MODULE, error), nullptr);
+  EXPECT_NE(
+      error.find("CUDA backend unavailable: cannot load " + std::string(SHARDSIM_FAKE_CUDA_MODULE) +
+                 " (built by another shardsim build: module of \"another build\""),
+      std::string::npos)
+      << error;
+  error.clear();
+  EXPECT_EQ(load_cuda_module_from("/nonexistent/libshardsim_cuda_backend.so", error), nullptr);
+  EXPECT_NE(error.find("cannot load /nonexistent/libshardsim_cuda_backend.so (/nonexistent/"
+                       "libshardsim_cuda_backend.so: cannot open shared object file"),
+            std::string::npos)
+      << error;
+}
+
 }  // namespace
 }  // namespace shardsim::kernels

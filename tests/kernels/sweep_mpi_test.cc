@@ -149,4 +149,36 @@ TEST(CalibrationSweep, CudaWithoutDeviceExitsThree) {
   if (rc == 0) GTEST_SKIP() << "a CUDA device is present; the launch item ran";
   EXPECT_EQ(rc, 3) << err;
   EXPECT_NE(err.find("no CUDA device"), std::string::npos) << err;
+#ifdef SHARDSIM_HAVE_CUDA
+  // The module beside the binary was found and loaded; only the device is missing.
+  EXPECT_EQ(err.find("cannot load"), std::string::npos) << err;
+#endif
 }
+
+#ifdef SHARDSIM_HAVE_CUDA
+// One rank cannot load the cuda backend module (SHARDSIM_CUDA_BACKEND points nowhere on rank 0
+// only, as when the module is missing on one node), the other can. Both must still take part in
+// the same collectives and fail together at once with exit 3, rank 0 naming why. Found by review
+// (2026-11-29): the loading rank entered MPI_Comm_split_type while the other waited in the
+// deadline-bounded all-reduce, until the 120 s sync timeout ("no answer from every rank"), and
+// the reason was never printed. A 30 s timeout bounds the test if it comes back.
+TEST(CalibrationSweep, AModuleMissingOnOneRankFailsEveryRankAtOnce) {
+  const fs::path log = scratch("cuda-mpmd.log");
+  const std::string args = " --backend cuda --quick --filter launch/ --sync-timeout 30 -o " +
+                           scratch("cuda-mpmd.samples.json").string();
+  const std::string cmd = std::string(SHARDSIM_MPIEXEC) +
+                          " --allow-run-as-root --oversubscribe -np 1 -x "
+                          "SHARDSIM_CUDA_BACKEND=/nonexistent/libshardsim_cuda_backend.so " +
+                          SHARDSIM_SWEEP_BINARY + args + " : -np 1 " + SHARDSIM_SWEEP_BINARY +
+                          args + " 2> " + log.string();
+  const int rc = run(cmd);
+  const std::string err = slurp(log);
+  EXPECT_EQ(rc, 3) << err;
+  EXPECT_NE(err.find("CUDA backend unavailable: cannot load "
+                     "/nonexistent/libshardsim_cuda_backend.so"),
+            std::string::npos)
+      << err;
+  // The hang's signature: a deadline-bounded wait gave up.
+  EXPECT_EQ(err.find("no answer from every rank"), std::string::npos) << err;
+}
+#endif
