@@ -32,6 +32,16 @@ nlohmann::json llama3_405b_meta_plan() {
           {"cluster", {{"gpu", "h100-sxm"}, {"nodes", 2048}}}};
 }
 
+// Llama 3 8B on 32 GPUs (4 nodes), 32 sequences: a small space.
+Scenario small_llama3_8b() {
+  nlohmann::json j = llama3_405b_meta_plan();
+  j["cluster"]["nodes"] = 4;
+  j["training"]["global_batch"] = 32;
+  j["model"]["preset"] = "llama3-8b";
+  j["parallel"] = {{"tp", 1}, {"pp", 1}, {"dp", 32}, {"zero", 1}};
+  return scenario_from_json(j, "");
+}
+
 TEST(search, Llama3_405bBestPlanIsAtLeastAsFastAsMetas) {
   const Scenario s = scenario_from_json(llama3_405b_meta_plan(), "");
   // Meta's plan under shardsim's model, at each virtual-pipeline size that splits 126 layers
@@ -60,12 +70,7 @@ TEST(search, Llama3_405bBestPlanIsAtLeastAsFastAsMetas) {
 // exactly the plans i with i % 3 == shard, and shard 0, given the others' outcomes by its gather,
 // ranks exactly as one process does (same plans, same figures, same counts).
 TEST(search, ShardsFillTheirOwnPlansAndShardZeroRanksAsOneProcess) {
-  nlohmann::json j = llama3_405b_meta_plan();
-  j["cluster"]["nodes"] = 4;  // 32 GPUs, 32 sequences: a small space
-  j["training"]["global_batch"] = 32;
-  j["model"]["preset"] = "llama3-8b";
-  j["parallel"] = {{"tp", 1}, {"pp", 1}, {"dp", 32}, {"zero", 1}};
-  const Scenario s = scenario_from_json(j, "");
+  const Scenario s = small_llama3_8b();
   SearchOptions one;
   one.top_k = 3;
   one.points = true;
@@ -111,12 +116,7 @@ TEST(search, ShardsFillTheirOwnPlansAndShardZeroRanksAsOneProcess) {
 // mcore-177b): its estimate points at the scenario searched and keeps the plan it evaluated by
 // value, and its figures are exactly those of evaluating a copy with the plan applied.
 TEST(search, ResultsPointAtTheSearchedScenarioAndKeepTheirOwnPlan) {
-  nlohmann::json j = llama3_405b_meta_plan();
-  j["cluster"]["nodes"] = 4;
-  j["training"]["global_batch"] = 32;
-  j["model"]["preset"] = "llama3-8b";
-  j["parallel"] = {{"tp", 1}, {"pp", 1}, {"dp", 32}, {"zero", 1}};
-  const Scenario s = scenario_from_json(j, "");
+  const Scenario s = small_llama3_8b();
   SearchOptions o;
   o.top_k = 3;
   const SearchResult r = search_plans(s, o);
