@@ -272,7 +272,7 @@ std::vector<std::string> implausible_gemm_points(const std::vector<GemmPoint>& p
   // Per dtype, the fastest large point (std::map: dtypes in name order, for stable output).
   std::map<std::string, const GemmPoint*> best;
   for (const auto& p : points) {
-    if (2 * p.m * p.n * p.k < kPlausibleGemmFlop) continue;
+    if (std::min({p.m, p.n, p.k}) < kPlausibleGemmDim) continue;
     const GemmPoint*& b = best[p.dtype];
     if (b == nullptr || p.efficiency > b->efficiency) b = &p;
   }
@@ -280,9 +280,9 @@ std::vector<std::string> implausible_gemm_points(const std::vector<GemmPoint>& p
   for (const auto& [dtype, p] : best) {
     if (p->efficiency >= kImplausibleEfficiency) continue;
     out.push_back(fmt::format(
-        "{} GEMMs: the fastest measured product of at least 2 x 1024^3 FLOP ({:g} x {:g} x {:g}) "
-        "runs at {:.3g} % of {}'s {} peak, where GPUs reach 14-90 %: check the table's FLOP/s unit "
-        "(tflops is 1e12 FLOP/s) and that it was measured on this device",
+        "{} GEMMs: the fastest measured product with m, n and k of at least 2048 ({:g} x {:g} x "
+        "{:g}) runs at {:.3g} % of {}'s {} peak, where GPUs reach 50-90 %: check the table's "
+        "FLOP/s unit (tflops is 1e12 FLOP/s) and that it was measured on this device",
         dtype, p->m, p->n, p->k, 100 * p->efficiency, device, dtype));
   }
   return out;

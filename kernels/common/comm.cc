@@ -141,6 +141,20 @@ bool Comm::all(bool value) const {
   return out == 1;
 }
 
+std::string Comm::broadcast(const std::string& text, int root) const {
+  // The length first, then the characters: both deadline-bounded like the other syncs.
+  unsigned long long length = rank_ == root ? text.size() : 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibcast(&length, 1, MPI_UNSIGNED_LONG_LONG, root, comm_, &request), "MPI_Ibcast");
+  wait(request, "MPI_Ibcast");
+  std::string out = rank_ == root ? text : std::string(static_cast<std::size_t>(length), '\0');
+  if (length == 0) return out;
+  check_mpi(MPI_Ibcast(out.data(), static_cast<int>(length), MPI_CHAR, root, comm_, &request),
+            "MPI_Ibcast");
+  wait(request, "MPI_Ibcast");
+  return out;
+}
+
 std::optional<Comm> Comm::split(int color, int key) const {
   MPI_Comm out = MPI_COMM_NULL;
   check_mpi(MPI_Comm_split(comm_, color, key, &out), "MPI_Comm_split");

@@ -52,6 +52,8 @@ class Comm {
   void barrier() const;
   [[nodiscard]] double max(double value) const;  // maximum over ranks
   [[nodiscard]] bool all(bool value) const;      // logical and over ranks
+  // `root`'s `text` on every rank (the others' `text` is ignored). REQUIRES: 0 <= root < size().
+  [[nodiscard]] std::string broadcast(const std::string& text, int root) const;
 
   // MPI_Comm_split; std::nullopt for ranks passing color == MPI_UNDEFINED.
   [[nodiscard]] std::optional<Comm> split(int color, int key) const;

@@ -41,7 +41,16 @@ std::unique_ptr<Backend> make_backend(BackendKind kind, const Comm& world, std::
   const cuda::ModuleEntry* module = load_cuda_module(mine);
   if (module != nullptr) mine = module->select_device(local);
   if (!world.all(mine.empty())) {
-    error = mine.empty() ? "another rank has no usable CUDA device" : mine;
+    // Every rank reports one failing rank's reason, since only rank 0 prints (found by review,
+    // 2026-11-29: a module missing on another node said only "another rank has no usable CUDA
+    // device"): a rank whose module did not load first, as the setup error to fix before any
+    // device question, then the lowest rank. Key: failing ranks rank by (module?, -rank).
+    const double size = world.size();
+    const double key = mine.empty() ? -1 : (module == nullptr ? size : 0) + size - 1 - world.rank();
+    const double top = world.max(key);
+    const int first = static_cast<int>(size - 1 - (top >= size ? top - size : top));
+    const std::string why = world.broadcast(mine, first);
+    error = first == world.rank() ? why : "rank " + std::to_string(first) + ": " + why;
     return nullptr;
   }
   return module->make_backend(world);

@@ -51,12 +51,12 @@ struct SweepOptions {
 [[nodiscard]] BuildInfo this_build();
 
 // The backend of `kind` over `world` (collective), or nullptr with `error` set: for cuda, each
-// rank selects the device of its index on its node, and when any rank has no usable device every
-// rank gets nullptr (error "no CUDA device ..." or "another rank has no usable CUDA device"), so
-// all fail the same way without a hang. A build without CUDA: "no CUDA device: this shardsim was
-// built without CUDA ..."; a module that cannot be loaded: "CUDA backend unavailable: cannot
-// load ..." (kernels/sweep/cuda_module.h). Every rank takes part in the same collectives either
-// way.
+// rank loads the backend module and selects the device of its index on its node, and when any
+// rank cannot, every rank gets nullptr with one failing rank's reason: the lowest rank whose
+// module did not load ("CUDA backend unavailable: cannot load ...", kernels/sweep/cuda_module.h),
+// else the lowest failing rank ("no CUDA device ..."), prefixed "rank N: " on the other ranks.
+// So all fail the same way, at once, without a hang. A build
+// without CUDA: "no CUDA device: this shardsim was built without CUDA ...".
 [[nodiscard]] std::unique_ptr<Backend> make_backend(BackendKind kind, const Comm& world,
                                                     std::string& error);
 

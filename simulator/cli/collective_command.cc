@@ -117,54 +117,44 @@ struct Prediction {
   std::vector<CollectiveCost> alternatives;  // every supported algorithm, for comparison
 };
 
-// Where the group's members sit: member i on node i * stride / gpus_per_node. The model prices a
-// group with the same number of ranks on every node it uses (GroupPlacement); for a group that
-// puts different numbers on its nodes (12 ranks on nodes of 8: 8 and 4), `uneven` says so and
-// names the counts. Until 2026-11-29 such a group was priced as if every node held the larger
-// share ("2 node(s), 8 per node") while `fit` refuses such a log, and place_group's rule for a
-// stride that does not divide the node (3 ranks at stride 3 on nodes of 8: 2 per node) put an
-// even group that fits one node on two.
-GroupPlacement placement_of(long long ranks, long long stride, long long gpus_per_node,
-                            std::string& uneven) {
-  long long node = 0, run = 0, nodes = 0, fewest = ranks, most = 0;
-  const auto close_run = [&] {
-    ++nodes;
-    fewest = std::min(fewest, run);
-    most = std::max(most, run);
-  };
-  for (long long i = 0; i < ranks; ++i) {  // nodes never decrease with i: count the runs
-    const long long n = i * stride / gpus_per_node;
-    if (i > 0 && n != node) {
-      close_run();
-      run = 0;
-    }
-    node = n;
-    ++run;
-  }
-  close_run();
-  if (fewest != most) {
-    uneven = fmt::format(
-        "{} ranks at --stride {} on nodes of {} GPUs put between {} and {} ranks on each of "
-        "their {} nodes; the model prices groups with the same number of ranks on every node, as "
-        "fit requires of logs: choose a group that fills its nodes evenly (at stride 1: at most {} "
-        "ranks, or a multiple of {}), or set --gpus-per-node",
-        ranks, stride, gpus_per_node, fewest, most, nodes, gpus_per_node, gpus_per_node);
-  }
-  return {static_cast<int>(ranks), static_cast<int>(most)};
-}
-
-// An uneven group (placement_of) is an error on `d`, and nothing is priced.
+// The group is priced as every collective of a plan is, by place_group, and refused (an error on
+// `d`, nothing priced) where that rule is not exact, so that the placement the report states is
+// the real one. Member i sits on node i * stride / gpus_per_node, with
+// - a stride below the node size that does not divide it (3 on nodes of 8): groups of that stride
+//   sit differently from one another ({0, 3, 6} within a node, {2, 5, 8} across two), and
+//   place_group counts gpus_per_node / stride members per node, the smaller number;
+// - a group that puts different numbers of ranks on its nodes: with k = gpus_per_node / stride
+//   members per node, more than k ranks that are not a multiple of k (12 at stride 1 on nodes of
+//   8: 8 and 4). The model prices groups with the same number on every node, as fit requires of
+//   logs.
+// A stride of at least the node size puts one member per node. Until 2026-11-29 both refused
+// kinds were priced: 12 ranks as 2 nodes of 8, 3 at stride 3 as 2 nodes of 2.
 Prediction predict(const CollectiveArgs& a, const GpuProfile& gpu, const NetworkConfig& net,
                    Diagnostics& d) {
   Prediction p;
   p.op = *collective_from_name(a.op);
   p.gpus_per_node = a.gpus_per_node_given ? a.gpus_per_node : gpu.default_gpus_per_node;
-  std::string uneven;
-  p.group = placement_of(a.ranks, a.stride, p.gpus_per_node, uneven);
-  if (!uneven.empty()) {
-    d.error("--ranks", uneven);
+  const long long node = p.gpus_per_node, stride = a.stride, ranks = a.ranks;
+  const std::string on_nodes = fmt::format("on nodes of {} GPUs{}", node,
+                                           a.gpus_per_node_given ? "" : " (the profile's node)");
+  if (stride < node && node % stride != 0) {
+    d.error("--stride",
+            fmt::format("{} {} neither divides the node nor spans it: groups of this stride sit "
+                        "differently on the nodes, and the model prices one placement for all; "
+                        "use a divisor of {} or a multiple of it",
+                        stride, on_nodes, node));
     return p;
   }
+  const long long k = std::max(1LL, node / stride);  // members per node
+  if (ranks > k && ranks % k != 0) {
+    d.error("--ranks",
+            fmt::format("{} ranks at stride {} {} fill {} node(s) with {} ranks and put {} on "
+                        "another; the model prices groups with the same number of ranks on every "
+                        "node, as fit requires of logs: use at most {} ranks or a multiple of {}",
+                        ranks, stride, on_nodes, ranks / k, k, ranks % k, k, k));
+    return p;
+  }
+  p.group = place_group(a.ranks, a.stride, p.gpus_per_node);
   p.chosen = collective_cost(p.op, a.bytes, p.group, net, *algorithm_from_name(a.algorithm));
   for (const auto alg : supported_algorithms(p.op))
     p.alternatives.push_back(collective_cost(p.op, a.bytes, p.group, net, alg));

@@ -109,7 +109,7 @@ int measure_and_report(const ValidateArgs& a, const GpuProfile& g) {
     calibrate::check_composite_scenario(a.quick, kind, g, world);  // before minutes of measuring
     std::string no_backend;
     const auto backend = kernels::make_backend(kind, world, no_backend);
-    if (!backend) {  // every rank agrees (make_backend): no CUDA device, or a build without CUDA
+    if (!backend) {  // every rank agrees (make_backend): no CUDA device or module, or no CUDA build
       if (world.rank() == 0)
         std::cerr << "error: validate --backend " << a.backend << ": " << no_backend << "\n";
       return kExitRuntime;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -124,27 +125,37 @@ TEST(collective_cli, BadInputNamesTheFlagAndExitsWith2) {
   }
 }
 
-// Member i of a group sits on node i * stride / gpus_per_node. 12 ranks at stride 1 on nodes of
-// 8 put 8 and 4 (nodes 0 and 1); 4 at stride 3 put 3 (members 0, 3, 6) and 1 (member 9); 6 on
-// nodes of 4 put 4 and 2. The model prices only groups with the same count on every node (fit
-// refuses such logs too), so these are exit 2 naming --ranks and the counts. 3 ranks at stride 3
-// (members 0, 3, 6) are one node of 3, and 4 at stride 12 (0, 12, 24, 36: nodes 0, 1, 3, 4) four
-// nodes of 1; until 2026-11-29 the first was priced as 2 nodes of 2 (8 / 3 = 2 per node).
+// Member i of a group sits on node i * stride / gpus_per_node; `collective` prices the group by
+// place_group, as every collective of a plan is, and refuses what that rule would not price
+// exactly (exit 2 naming the flag):
+// - a stride below the node that does not divide it: at stride 3 on nodes of 8, {0, 3, 6} sit on
+//   one node and {2, 5, 8} on two, and place_group counts 8 / 3 = 2 per node for both;
+// - a group with different counts per node: 12 ranks at stride 1 on nodes of 8 fill 1 node with
+//   8 and put 4 on another; 6 on nodes of 4 fill 1 with 4 and put 2 on another; 6 at stride 2 on
+//   nodes of 8 (4 per node) fill 1 with 4 and put 2 on another.
+// Accepted and exact: 3 ranks at stride 2 (members 0, 2, 4: one node of 3), 4 at stride 12 (0, 12,
+// 24, 36: nodes 0, 1, 3, 4, four nodes of 1), 16 at stride 1 (two nodes of 8), 8 at stride 2 (two
+// nodes of 4). Until 2026-11-29 the refused ones were priced: 12 ranks as 2 nodes of 8.
 TEST(collective_cli, AGroupMustPutTheSameNumberOfRanksOnEachNode) {
-  const std::vector<std::pair<std::string, std::string>> uneven = {
-      {"--ranks 12",
-       "12 ranks at --stride 1 on nodes of 8 GPUs put between 4 and 8 ranks on each "
-       "of their 2 nodes"},
-      {"--ranks 4 --stride 3", "between 1 and 3 ranks on each of their 2 nodes"},
-      {"--ranks 6 --gpus-per-node 4", "on nodes of 4 GPUs put between 2 and 4 ranks"}};
-  for (const auto& [args, fragment] : uneven) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> refused = {
+      {"--ranks 3 --stride 3", "--stride",
+       "3 on nodes of 8 GPUs (the profile's node) neither divides the node nor spans it"},
+      {"--ranks 12", "--ranks",
+       "12 ranks at stride 1 on nodes of 8 GPUs (the profile's node) fill 1 node(s) with 8 ranks "
+       "and put 4 on another"},
+      {"--ranks 6 --gpus-per-node 4", "--ranks",
+       "6 ranks at stride 1 on nodes of 4 GPUs fill 1 node(s) with 4 ranks and put 2 on another"},
+      {"--ranks 6 --stride 2", "--ranks", "fill 1 node(s) with 4 ranks and put 2 on another"}};
+  for (const auto& [args, flag, fragment] : refused) {
     const CliRun r = shardsim_collective("--gpu h100-sxm --op all_reduce --bytes 1e6 " + args);
     EXPECT_EQ(r.exit_code, 2) << args;
-    EXPECT_TRUE(contains(r.output, "error: --ranks: ")) << args << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, "error: " + flag + ": ")) << args << "\n" << r.output;
     EXPECT_TRUE(contains(r.output, fragment)) << args << "\n" << r.output;
   }
-  const std::vector<std::tuple<std::string, int, int>> even = {
-      {"--ranks 3 --stride 3", 1, 3}, {"--ranks 4 --stride 12", 4, 1}, {"--ranks 16", 2, 8}};
+  const std::vector<std::tuple<std::string, int, int>> even = {{"--ranks 3 --stride 2", 1, 3},
+                                                               {"--ranks 4 --stride 12", 4, 1},
+                                                               {"--ranks 16", 2, 8},
+                                                               {"--ranks 8 --stride 2", 2, 4}};
   for (const auto& [args, nodes, per_node] : even) {
     const CliRun r =
         shardsim_collective("--gpu h100-sxm --op all_reduce --bytes 1e6 --json " + args, false);

@@ -156,29 +156,34 @@ TEST(CalibrationSweep, CudaWithoutDeviceExitsThree) {
 }
 
 #ifdef SHARDSIM_HAVE_CUDA
-// One rank cannot load the cuda backend module (SHARDSIM_CUDA_BACKEND points nowhere on rank 0
+// One rank cannot load the cuda backend module (SHARDSIM_CUDA_BACKEND points nowhere on that rank
 // only, as when the module is missing on one node), the other can. Both must still take part in
-// the same collectives and fail together at once with exit 3, rank 0 naming why. Found by review
-// (2026-11-29): the loading rank entered MPI_Comm_split_type while the other waited in the
-// deadline-bounded all-reduce, until the 120 s sync timeout ("no answer from every rank"), and
-// the reason was never printed. A 30 s timeout bounds the test if it comes back.
+// the same collectives and fail together at once with exit 3, and rank 0, which prints, names the
+// failing rank's reason. Found by review (2026-11-29): with rank 0 failing, rank 1 entered
+// MPI_Comm_split_type while rank 0 waited in the deadline-bounded all-reduce, until the sync
+// timeout ("no answer from every rank"), and the reason was never printed; with rank 1 failing,
+// rank 0 said only "another rank has no usable CUDA device". A 30 s timeout bounds the test.
 TEST(CalibrationSweep, AModuleMissingOnOneRankFailsEveryRankAtOnce) {
-  const fs::path log = scratch("cuda-mpmd.log");
-  const std::string args = " --backend cuda --quick --filter launch/ --sync-timeout 30 -o " +
-                           scratch("cuda-mpmd.samples.json").string();
-  const std::string cmd = std::string(SHARDSIM_MPIEXEC) +
-                          " --allow-run-as-root --oversubscribe -np 1 -x "
-                          "SHARDSIM_CUDA_BACKEND=/nonexistent/libshardsim_cuda_backend.so " +
-                          SHARDSIM_SWEEP_BINARY + args + " : -np 1 " + SHARDSIM_SWEEP_BINARY +
-                          args + " 2> " + log.string();
-  const int rc = run(cmd);
-  const std::string err = slurp(log);
-  EXPECT_EQ(rc, 3) << err;
-  EXPECT_NE(err.find("CUDA backend unavailable: cannot load "
-                     "/nonexistent/libshardsim_cuda_backend.so"),
-            std::string::npos)
-      << err;
-  // The hang's signature: a deadline-bounded wait gave up.
-  EXPECT_EQ(err.find("no answer from every rank"), std::string::npos) << err;
+  const std::string missing = "SHARDSIM_CUDA_BACKEND=/nonexistent/libshardsim_cuda_backend.so ";
+  for (const int failing : {0, 1}) {
+    const fs::path log = scratch("cuda-mpmd-" + std::to_string(failing) + ".log");
+    const std::string args = " --backend cuda --quick --filter launch/ --sync-timeout 30 -o " +
+                             scratch("cuda-mpmd.samples.json").string();
+    const std::string rank = std::string("-np 1 ") + SHARDSIM_SWEEP_BINARY + args;
+    const std::string cmd = std::string(SHARDSIM_MPIEXEC) +
+                            " --allow-run-as-root --oversubscribe " +
+                            (failing == 0 ? "-x " + missing : "") + rank + " : " +
+                            (failing == 1 ? "-x " + missing : "") + rank + " 2> " + log.string();
+    const int rc = run(cmd);
+    const std::string err = slurp(log);
+    EXPECT_EQ(rc, 3) << failing << ": " << err;
+    const std::string prefix = failing == 0 ? "" : "rank 1: ";
+    EXPECT_NE(err.find(prefix + "CUDA backend unavailable: cannot load "
+                                "/nonexistent/libshardsim_cuda_backend.so"),
+              std::string::npos)
+        << failing << ": " << err;
+    // The hang's signature: a deadline-bounded wait gave up.
+    EXPECT_EQ(err.find("no answer from every rank"), std::string::npos) << err;
+  }
 }
 #endif
