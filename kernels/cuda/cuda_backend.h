@@ -35,8 +35,10 @@ namespace shardsim::kernels::cuda {
 // kModuleSymbol, returns this table; kernels/sweep/cuda_module.h loads it.
 // A module is used only by the build that made it: `abi` (raise it when this table changes
 // shape) and then `build`, SHARDSIM_MODULE_BUILD_ID (kernels/CMakeLists.txt: the git revision
-// when CMake configured, and the build folder), must both match the loading binary's. A binary
-// and a module of two builds would otherwise disagree on Backend's or Comm's layout silently.
+// when CMake configured, and the build folder), must both match the loading binary's. That tells
+// apart modules of other build folders or configured revisions, which could disagree with the
+// binary on Backend's or Comm's layout; within one folder the build rebuilds the module with the
+// binaries that load it (add_dependencies), which the id cannot check.
 inline constexpr int kModuleAbi = 2;
 inline constexpr const char* kModuleSymbol = "shardsim_cuda_backend_module";
 inline constexpr const char* kModuleFile = "libshardsim_cuda_backend.so";
