@@ -171,6 +171,40 @@ TEST(Scenario, AttentionKernelIsReadSwitchedAndChecked) {
   }
 }
 
+// Groups of one kind that sit differently on the nodes are warned about: the collectives of a kind
+// are priced for one placement. On 3 nodes of 8 GPUs, rank order tp-cp-dp-pp (group spans of
+// s x n consecutive ranks from 0):
+// - tp 3 (spans of 3: {6, 7, 8} crosses the first node boundary) and dp 8 at stride 3 (span 24
+//   covers the 3 nodes, but 8 / 3 is no whole number of members per node) are warned about;
+// - tp 4, dp 6: tp spans of 4 tile a node; dp at stride 4 puts 8 / 4 = 2 per node on each of the
+//   3 nodes: no warning;
+// - tp 2, dp 3, pp 4: dp spans of 6 do not tile 8 ({6..11} crosses), and pp at stride 6 puts
+//   members 6 apart (8 / 6 no whole number): both warned about; tp 2 is not.
+TEST(Scenario, GroupsThatSitDifferentlyOnTheNodesAreWarnedAbout) {
+  auto raw = minimal();
+  raw["model"] = {{"preset", "gpt3-175b"}};
+  raw["cluster"] = {{"gpu", "h100-sxm"}, {"nodes", 3}};
+  raw["training"] = {{"seq_len", 2048}, {"global_batch", 48}, {"micro_batch", 1}};
+  const auto warned = [&](int tp, int dp, int pp) {
+    raw["parallel"] = {{"tp", tp}, {"dp", dp}, {"pp", pp}};
+    std::vector<std::string> dims;
+    for (const auto& w : check_strategy(scenario_from_json(raw, "")).warnings)
+      for (const char* dim : {"tp", "cp", "dp", "pp"})
+        if (w.find(std::string("the parallel.") + dim + " groups") == 0) dims.push_back(dim);
+    return dims;
+  };
+  EXPECT_EQ(warned(3, 8, 1), (std::vector<std::string>{"tp", "dp"}));
+  EXPECT_EQ(warned(4, 6, 1), std::vector<std::string>{});
+  EXPECT_EQ(warned(2, 3, 4), (std::vector<std::string>{"dp", "pp"}));
+  raw["parallel"] = {{"tp", 3}, {"dp", 8}, {"pp", 1}};
+  const auto all = check_strategy(scenario_from_json(raw, "")).warnings;
+  EXPECT_TRUE(std::ranges::any_of(all, [](const std::string& w) {
+    return w.find(
+               "the parallel.dp groups (8 members 3 ranks apart in rank order tp-cp-dp-pp) do "
+               "not sit alike on nodes of 8 GPUs") == 0;
+  }));
+}
+
 TEST(Scenario, CrossEntropyIsReadSwitchedAndChecked) {
   auto raw = minimal();
   const Scenario plain = scenario_from_json(raw, "");
