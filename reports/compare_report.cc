@@ -121,13 +121,14 @@ std::string compare_report_text(const Comparison& c, const std::string& scenario
   for (const Variant& v : c.variants) ok += variant_status(v) == "ok";
   out += fmt::format("\n{} of {} variant(s) run; the others give their reason\n", ok,
                      c.variants.size());
-  // The variants' scenario warnings (an unfitted profile or network), each once with how many
-  // variants it concerns, as simulate's text ends with them (found by README audit, 2026-11-29:
-  // they were in the JSON's variants only).
+  // The variants' warnings (an unfitted profile or network, and the strategy's: groups that sit
+  // differently on the nodes, ...), each once with how many variants it concerns, as simulate's
+  // text ends with them (found by README audits, 2026-11-29: they were in the JSON's variants
+  // only). An evaluated variant's estimate holds its scenario's warnings and its strategy's.
   std::vector<std::pair<std::string, std::size_t>> warned;
   for (const Variant& v : c.variants)
     if (v.scenario)
-      for (const auto& w : v.scenario->warnings) {
+      for (const auto& w : v.estimate ? v.estimate->warnings : v.scenario->warnings) {
         auto it = std::ranges::find(warned, w, &std::pair<std::string, std::size_t>::first);
         if (it == warned.end())
           warned.emplace_back(w, 1);

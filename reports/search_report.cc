@@ -106,6 +106,24 @@ std::string search_report_text(const SearchResult& r, const Scenario& s) {
   // The scenario's warnings (an unfitted profile or network), as simulate's text ends with them
   // (found by README audit, 2026-11-29: they were in the JSON's results only).
   for (const auto& w : s.warnings) out += "warning: " + w + "\n";
+  // Then the plans' own (groups that sit differently on the nodes, ...), each once with the
+  // ranks it concerns (found by README audit, 2026-11-29: in the JSON only). The scenario's and
+  // the analytic-only note (marked * above) are not repeated.
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> plan_warnings;
+  for (std::size_t i = 0; i < r.results.size(); ++i) {
+    const Estimate& e = r.results[i].estimate;
+    for (std::size_t k = 0; k < e.warnings.size(); ++k) {
+      const std::string& w = e.warnings[k];
+      const bool marked = e.time->mode == Mode::kAnalytic && k + 1 == e.warnings.size();
+      if (marked || std::ranges::find(s.warnings, w) != s.warnings.end()) continue;
+      auto it = std::ranges::find(plan_warnings, w, &decltype(plan_warnings)::value_type::first);
+      if (it == plan_warnings.end()) it = plan_warnings.insert(plan_warnings.end(), {w, {}});
+      it->second.push_back(i + 1);
+    }
+  }
+  for (const auto& [w, ranks] : plan_warnings)
+    out += fmt::format("warning (rank{} {}): {}\n", ranks.size() == 1 ? "" : "s",
+                       fmt::join(ranks, ", "), w);
   return out;
 }
 

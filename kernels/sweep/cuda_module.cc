@@ -12,8 +12,13 @@
 namespace shardsim::kernels {
 
 std::string cuda_module_path() {
-  if (const char* env = std::getenv("SHARDSIM_CUDA_BACKEND"); env != nullptr && *env != '\0')
-    return env;
+  // A relative path is taken from the working directory, as a user means it: dlopen would
+  // search the library path for a bare name (found by review, 2026-11-29).
+  if (const char* env = std::getenv("SHARDSIM_CUDA_BACKEND"); env != nullptr && *env != '\0') {
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(env, ec);
+    return ec ? std::string(env) : absolute.string();
+  }
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   // Without /proc, the bare name: dlopen then searches LD_LIBRARY_PATH and the system's paths.

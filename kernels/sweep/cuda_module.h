@@ -7,8 +7,9 @@
 
 namespace shardsim::kernels {
 
-// Where the module is looked for: $SHARDSIM_CUDA_BACKEND when set and not empty, otherwise
-// kModuleFile in the directory of this process's executable.
+// Where the module is looked for: $SHARDSIM_CUDA_BACKEND when set and not empty (a relative path
+// from the working directory), otherwise kModuleFile in the directory of this process's
+// executable.
 [[nodiscard]] std::string cuda_module_path();
 
 // The module's entry table, loaded once per process and never unloaded (backends and CUDA state

@@ -135,14 +135,14 @@ Prediction predict(const CollectiveArgs& a, const GpuProfile& gpu, const Network
   p.op = *collective_from_name(a.op);
   p.gpus_per_node = a.gpus_per_node_given ? a.gpus_per_node : gpu.default_gpus_per_node;
   const long long node = p.gpus_per_node, stride = a.stride, ranks = a.ranks;
-  const std::string on_nodes = fmt::format("on nodes of {} GPUs{}", node,
+  const std::string on_nodes = fmt::format("on nodes of {} GPU{}{}", node, node == 1 ? "" : "s",
                                            a.gpus_per_node_given ? "" : " (the profile's node)");
   if (stride < node && node % stride != 0) {
     d.error("--stride",
             fmt::format("{} {} neither divides the node nor spans it: groups of this stride sit "
                         "differently on the nodes, and the model prices one placement for all; "
-                        "use a divisor of {} or a multiple of it",
-                        stride, on_nodes, node));
+                        "use a divisor of {} or a stride of at least {}",
+                        stride, on_nodes, node, node));
     return p;
   }
   const long long k = std::max(1LL, node / stride);  // members per node

@@ -129,6 +129,15 @@ void fit_gemm_best(const std::vector<std::string>& files, const MeasuredDevice& 
       const double efficiency =
           best->flops_per_second /
           (best->dtype == "bf16" ? on.profile.peak.bf16 : on.profile.peak.fp16);
+      // Below the profile's 1 % floor: refused with the hint, not the schema's range message
+      // (found by review, 2026-11-29); from 1 to 5 %, a warning below.
+      if (efficiency < 0.01)
+        throw InputError(
+            "--gemm-best",
+            fmt::format("{}:{}: the best-shape {} row runs at {:.3g} % of {}'s peak, "
+                        "below the 1 % a profile accepts: check the table's FLOP/s "
+                        "unit (tflops is 1e12 FLOP/s) and device",
+                        path, best->line, best->dtype, 100 * efficiency, on.profile.name));
       g.compute.gemm_peak_efficiency = efficiency;
       g.provenance.sources.push_back(
           {path, best->line, best->line, "",
@@ -209,6 +218,13 @@ void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredD
     json item = {{"input", "hbm"}, {"file", path}, {"rows", m.size()}};
     std::string line = fmt::format("{}: bandwidth table, {} rows", path, m.size());
     if (f.memory_bound_efficiency > 0) {
+      if (f.memory_bound_efficiency < 0.01)  // as for --gemm-best
+        throw InputError(
+            "--hbm",
+            fmt::format("{}:{}: the triad runs at {:.3g} % of {}'s HBM bandwidth, "
+                        "below the 1 % a profile accepts: check the table's unit "
+                        "(GB/s is 1e9 B/s, TB/s 1e12) and device",
+                        path, f.triad_line, 100 * f.memory_bound_efficiency, on.profile.name));
       g.compute.memory_bound_efficiency = f.memory_bound_efficiency;
       g.provenance.sources.push_back(
           {path, f.triad_line, f.triad_line, "",

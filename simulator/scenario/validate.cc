@@ -134,12 +134,14 @@ std::int64_t tp_stride(const Strategy& p) {
 }
 
 // Whether every group of `n` members `s` ranks apart sits alike on nodes of `g` GPUs: each group
-// spans s * n consecutive ranks, and those spans tile the ranks from 0. Within a node, the spans
-// must tile it (g a multiple of s * n); across nodes, they must cover whole nodes, and the members
-// fall g / s to a node (s divides g) or one to a node (s a multiple of g).
+// spans s * n consecutive ranks, and those spans tile the ranks from 0. A stride of at least the
+// node puts every member on a node of its own. Otherwise, within a node, the spans must tile it
+// (g a multiple of s * n); across nodes, they must cover whole nodes with g / s members on each
+// (s divides g).
 bool groups_sit_alike(std::int64_t n, std::int64_t s, std::int64_t g) {
+  if (s >= g) return true;
   if (s * n <= g) return g % (s * n) == 0;
-  return (s * n) % g == 0 && (g % s == 0 || s % g == 0);
+  return (s * n) % g == 0 && g % s == 0;
 }
 
 void check_parallel(const Scenario& s, StrategyCheck& c) {
@@ -246,11 +248,13 @@ void check_parallel(const Scenario& s, StrategyCheck& c) {
       const std::int64_t n = degree(p, dim), stride = group_stride(p, dim);
       if (n > 1 && !groups_sit_alike(n, stride, node))
         c.warnings.push_back(fmt::format(
-            "the parallel.{} groups ({} members {} ranks apart in rank order {}) do not sit "
-            "alike on nodes of {} GPUs: some cross a node boundary or hold fewer ranks per node "
-            "than others, which the model, pricing every group of a kind alike, does not see; "
-            "sizes that divide the node size (or are multiples of it) avoid this",
-            dim, n, stride, p.rank_order, node));
+            "the parallel.{} groups ({} members {} {} apart in rank order {}, each spanning {} "
+            "consecutive ranks) do not sit alike on nodes of {} GPUs: some cross a node boundary "
+            "or hold fewer ranks per node than others, which the model, pricing every group of a "
+            "kind alike, does not see; a stride (the product of the sizes before {} in the rank "
+            "order) and a span that divide the node size, or a stride of at least the node size, "
+            "avoid this",
+            dim, n, stride, stride == 1 ? "rank" : "ranks", p.rank_order, stride * n, node, dim));
     }
 }
 

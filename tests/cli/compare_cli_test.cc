@@ -130,6 +130,38 @@ TEST(cli_compare, TheTextWarnsOfUnfittedProfiles) {
       << search.out;
 }
 
+// A plan's own warnings reach the text too (found by README audit, 2026-11-29: only the JSON had
+// them). On 3 nodes of 8 GPUs, tp 2 x dp 3 x pp 4: the dp groups span 2 x 3 = 6 ranks, which do
+// not tile a node of 8 ({6..11} crosses), and the pp groups' stride 6 neither divides 8 nor
+// reaches it (Scenario.GroupsThatSitDifferentlyOnTheNodesAreWarnedAbout). compare names the
+// variants each concerns; search the ranks.
+TEST(cli_compare, ThePlansWarningsAreInTheText) {
+  const std::vector<std::string> setup = {
+      "--set", "cluster.nodes=3",          "--set", "parallel.tp=2", "--set", "parallel.dp=3",
+      "--set", "training.global_batch=48", "--set", "parallel.pp=4"};
+  std::vector<std::string> compare = {"compare",  kExample, "--mode",
+                                      "analytic", "--vary", "parallel.zero=0,1"};
+  compare.insert(compare.end(), setup.begin(), setup.end());
+  const Result r = shardsim(compare);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out,
+                       "warning (2 of 2 variant(s)): the parallel.dp groups (3 members 2 "
+                       "ranks apart"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "warning (2 of 2 variant(s)): the parallel.pp groups")) << r.out;
+  std::vector<std::string> search = {
+      "search", kExample,          "--top", "2",
+      "--set",  "parallel.zero=1", "--set", "training.micro_batch=1"};
+  search.insert(search.end(), setup.begin(), setup.end());
+  // tp, dp and pp set with --set are pinned, so both plans found have these groups.
+  const Result s = shardsim(search);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_TRUE(contains(s.out,
+                       "\nwarning (ranks 1, 2): the parallel.dp groups (3 members 2 ranks "
+                       "apart"))
+      << s.out;
+}
+
 TEST(cli_compare, BadVaryArgumentsExitTwoNamingTheProblem) {
   const Result no_eq = shardsim({"compare", kExample, "--vary", "parallel.zero"});
   EXPECT_EQ(no_eq.exit_code, 2);

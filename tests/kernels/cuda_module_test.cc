@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -28,6 +29,10 @@ bool cuda_library_mapped() {
 TEST(CudaModule, LoadsOnDemandAndSharesTheTerminationSignal) {
   ASSERT_EQ(setenv("SHARDSIM_CUDA_BACKEND", SHARDSIM_CUDA_MODULE, 1), 0);
   EXPECT_EQ(cuda_module_path(), SHARDSIM_CUDA_MODULE);
+  // A relative path is the working directory's (dlopen alone would search the library path).
+  ASSERT_EQ(setenv("SHARDSIM_CUDA_BACKEND", "rel/libx.so", 1), 0);
+  EXPECT_EQ(cuda_module_path(), (std::filesystem::current_path() / "rel/libx.so").string());
+  ASSERT_EQ(setenv("SHARDSIM_CUDA_BACKEND", SHARDSIM_CUDA_MODULE, 1), 0);
   EXPECT_FALSE(cuda_library_mapped()) << "a CUDA library was loaded before the module";
 
   std::string error;

@@ -179,7 +179,10 @@ TEST(Scenario, AttentionKernelIsReadSwitchedAndChecked) {
 // - tp 4, dp 6: tp spans of 4 tile a node; dp at stride 4 puts 8 / 4 = 2 per node on each of the
 //   3 nodes: no warning;
 // - tp 2, dp 3, pp 4: dp spans of 6 do not tile 8 ({6..11} crosses), and pp at stride 6 puts
-//   members 6 apart (8 / 6 no whole number): both warned about; tp 2 is not.
+//   members 6 apart (8 / 6 no whole number): both warned about; tp 2 is not;
+// - tp 2, dp 6, pp 2: pp's stride 12 is at least the node, so each member has a node of its own
+//   in every group: no warning for pp (found by review, 2026-11-29: it was warned about); dp
+//   spans of 12 do not cover whole nodes ({12..23} is half of node 1 and node 2): warned.
 TEST(Scenario, GroupsThatSitDifferentlyOnTheNodesAreWarnedAbout) {
   auto raw = minimal();
   raw["model"] = {{"preset", "gpt3-175b"}};
@@ -196,12 +199,13 @@ TEST(Scenario, GroupsThatSitDifferentlyOnTheNodesAreWarnedAbout) {
   EXPECT_EQ(warned(3, 8, 1), (std::vector<std::string>{"tp", "dp"}));
   EXPECT_EQ(warned(4, 6, 1), std::vector<std::string>{});
   EXPECT_EQ(warned(2, 3, 4), (std::vector<std::string>{"dp", "pp"}));
+  EXPECT_EQ(warned(2, 6, 2), (std::vector<std::string>{"dp"}));
   raw["parallel"] = {{"tp", 3}, {"dp", 8}, {"pp", 1}};
   const auto all = check_strategy(scenario_from_json(raw, "")).warnings;
   EXPECT_TRUE(std::ranges::any_of(all, [](const std::string& w) {
     return w.find(
-               "the parallel.dp groups (8 members 3 ranks apart in rank order tp-cp-dp-pp) do "
-               "not sit alike on nodes of 8 GPUs") == 0;
+               "the parallel.dp groups (8 members 3 ranks apart in rank order tp-cp-dp-pp, "
+               "each spanning 24 consecutive ranks) do not sit alike on nodes of 8 GPUs") == 0;
   }));
 }
 
