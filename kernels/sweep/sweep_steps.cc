@@ -112,7 +112,9 @@ int SweepRun::execute(const BuildInfo& build, const BackendFactory& make_backend
     if (!backend) {  // every rank took this decision together: nothing to abort
       if (rank0_) log_ << "error: " << error << "\n";
       error_ = {{"call", "backend"}, {"message", error}};
-      out_ = samples_document(context_, items_, false, error_);
+      // The .partial, with no items, says why: `calibrate --launcher` reads it (found by README
+      // audit, 2026-11-29: it said "no rank recorded an error" after the ranks' own message).
+      publish(false);
       return 3;
     }
     context_["backend"] = backend->context();

@@ -122,13 +122,14 @@ int run_launched_calibration(const CalibrateArgs& a, const std::string& samples)
   }
   std::size_t items = 0;
   const std::string what = recorded_failure(samples, items);
+  const bool partial = fresh(samples + ".partial");
   const std::string kept =
-      fresh(samples + ".partial")
-          ? fmt::format(
-                "{} item(s) measured before it are kept in {}.partial (`shardsim fit "
-                "--samples` reads it)",
-                items, samples)
-          : "no samples were kept (did the launcher start shardsim?)";
+      !partial     ? "no samples were kept (did the launcher start shardsim?)"
+      : items == 0 ? fmt::format("no item was measured ({}.partial records the failure)", samples)
+                   : fmt::format(
+                         "{} item(s) measured before it are kept in {}.partial (`shardsim fit "
+                         "--samples` reads it)",
+                         items, samples);
   std::cerr << fmt::format(
       "error: calibration failed{}{} (the launcher exited with status {}); {}\n",
       what.empty() ? "" : ": ", what.empty() ? ", no rank recorded an error" : what, status, kept);

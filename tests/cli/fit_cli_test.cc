@@ -971,4 +971,22 @@ TEST(cli_calibrate, CudaBackendModuleThatCannotLoadExitsThree) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// Under `calibrate --launcher` (here `env`, one rank), a backend that cannot start is named by the
+// parent too, from the .partial the rank writes: it said "no rank recorded an error (did the
+// launcher start shardsim?)" after the rank's own message (found by README audit, 2026-11-29).
+TEST(cli_calibrate, TheLauncherNamesABackendThatCannotStart) {
+  const fs::path out = cli_test::scratch_dir() / "launched.json";
+  const auto r = cli_test::shardsim(
+      {"calibrate", "--backend", "cuda", "--quick", "--launcher", "env", "-o", out.string()});
+  if (r.exit_code == 0) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(cli_test::contains(r.err, "error: calibration failed: backend: no CUDA device"))
+      << r.err;
+  const fs::path partial = cli_test::scratch_dir() / "launched.samples.json.partial";
+  EXPECT_TRUE(cli_test::contains(r.err, "no item was measured (" + partial.string())) << r.err;
+  EXPECT_TRUE(fs::exists(partial));
+  EXPECT_FALSE(cli_test::contains(r.err, "no rank recorded an error")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 }  // namespace
