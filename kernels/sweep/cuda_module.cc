@@ -60,7 +60,8 @@ Loaded load(const std::string& path) {
   if (std::string_view(entry->build) != SHARDSIM_MODULE_BUILD_ID) {
     return fail(std::string("built by another shardsim build: module of \"") + entry->build +
                 "\", this binary of \"" + SHARDSIM_MODULE_BUILD_ID +
-                "\" (revision and build folder); use the module of this binary's build");
+                "\" (the git revision when CMake configured, and the build folder); use the module "
+                "of this binary's build");
   }
   entry->share_termination_signal(termination_signal_slot());
   return {entry, ""};
