@@ -139,22 +139,21 @@ TEST(cli_compare, ThePlansWarningsAreInTheText) {
   const std::vector<std::string> setup = {
       "--set", "cluster.nodes=3",          "--set", "parallel.tp=2", "--set", "parallel.dp=3",
       "--set", "training.global_batch=48", "--set", "parallel.pp=4"};
-  std::vector<std::string> compare = {"compare",  kExample, "--mode",
-                                      "analytic", "--vary", "parallel.zero=0,1"};
-  compare.insert(compare.end(), setup.begin(), setup.end());
-  const Result r = shardsim(compare);
+  const auto with_setup = [&](std::vector<std::string> args) {
+    args.insert(args.end(), setup.begin(), setup.end());
+    return shardsim(args);
+  };
+  const Result r =
+      with_setup({"compare", kExample, "--mode", "analytic", "--vary", "parallel.zero=0,1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out,
                        "warning (2 of 2 variant(s)): the parallel.dp groups (3 members 2 "
                        "ranks apart"))
       << r.out;
   EXPECT_TRUE(contains(r.out, "warning (2 of 2 variant(s)): the parallel.pp groups")) << r.out;
-  std::vector<std::string> search = {
-      "search", kExample,          "--top", "2",
-      "--set",  "parallel.zero=1", "--set", "training.micro_batch=1"};
-  search.insert(search.end(), setup.begin(), setup.end());
   // tp, dp and pp set with --set are pinned, so both plans found have these groups.
-  const Result s = shardsim(search);
+  const Result s = with_setup({"search", kExample, "--top", "2", "--set", "parallel.zero=1",
+                               "--set", "training.micro_batch=1"});
   ASSERT_EQ(s.exit_code, 0) << s.err;
   EXPECT_TRUE(contains(s.out,
                        "\nwarning (ranks 1, 2): the parallel.dp groups (3 members 2 ranks "

@@ -473,23 +473,19 @@ TEST(cli_fit, ImplausiblySlowFitsAreWarnedAbout) {
   // Below the profile's 1 % floor a best-shape or triad figure is exit 2 at its line with the
   // same hint: 2.7 "TFLOP/s" (PFLOP/s numbers) is 2.7 / 312 = 0.865 %; a triad of 0.0017 TB/s
   // (TB/s figures labelled GB/s: 1.7 GB/s) is 0.0017 / 2.039 = 0.0834 %.
-  const fs::path tiny_best = scratch_dir() / "tiny_best.csv";
-  std::ofstream(tiny_best) << "gpu,dtype,m,n,k,tflops\nA100,bf16,4096,4096,4096,2.7\n";
-  const auto refused_best =
-      shardsim({"fit", "--gemm-best", tiny_best.string(), "--base", "a100-sxm-80gb-datasheet", "-o",
-                (scratch_dir() / "never_best.json").string()});
-  EXPECT_EQ(refused_best.exit_code, 2);
-  EXPECT_TRUE(contains(refused_best.err,
-                       tiny_best.string() + ":2: the best-shape bf16 row runs at 0.865 % of"))
-      << refused_best.err;
-  const fs::path tiny_hbm = scratch_dir() / "tiny_hbm.csv";
-  std::ofstream(tiny_hbm) << "gpu,test,value,unit\nA100,babelstream_triad,1.7,GB/s\n";
-  const auto refused_hbm =
-      shardsim({"fit", "--hbm", tiny_hbm.string(), "--base", "a100-sxm-80gb-datasheet", "-o",
-                (scratch_dir() / "never_hbm.json").string()});
-  EXPECT_EQ(refused_hbm.exit_code, 2);
-  EXPECT_TRUE(contains(refused_hbm.err, tiny_hbm.string() + ":2: the triad runs at 0.0834 % of"))
-      << refused_hbm.err;
+  const auto refused = [](const std::string& flag, const std::string& name, const std::string& csv,
+                          const std::string& fragment) {
+    const fs::path file = scratch_dir() / name;
+    std::ofstream(file) << csv;
+    const auto run = shardsim({"fit", flag, file.string(), "--base", "a100-sxm-80gb-datasheet",
+                               "-o", (scratch_dir() / "never.json").string()});
+    EXPECT_EQ(run.exit_code, 2) << flag;
+    EXPECT_TRUE(contains(run.err, file.string() + ":2: " + fragment)) << run.err;
+  };
+  refused("--gemm-best", "tiny_best.csv", "gpu,dtype,m,n,k,tflops\nA100,bf16,4096,4096,4096,2.7\n",
+          "the best-shape bf16 row runs at 0.865 % of");
+  refused("--hbm", "tiny_hbm.csv", "gpu,test,value,unit\nA100,babelstream_triad,1.7,GB/s\n",
+          "the triad runs at 0.0834 % of");
 
   const fs::path skinny = scratch_dir() / "decode.csv";
   std::ofstream(skinny) << "gpu,dtype,m,n,k,tflops\nH100,bf16,16,8192,8192,48\n";
