@@ -100,9 +100,19 @@ std::string search_report_text(const SearchResult& r, const Scenario& s) {
   for (std::size_t i = 0; i < r.results.size(); ++i)
     if (r.results[i].estimate.time->mode == Mode::kAnalytic)
       out += fmt::format("   * rank {}: {}\n", i + 1, r.results[i].estimate.warnings.back());
-  out += fmt::format("\nthe scenario's own plan ({}): ", describe(r.baseline));
-  out += r.baseline_rank > 0 ? fmt::format("analytic rank {} of {}\n", r.baseline_rank, r.feasible)
-                             : "outside the searched space, or it cannot run\n";
+  // parallel.dp left to the GPU count (null) stays 0 when tp x cp x pp does not divide it: there
+  // is no own plan to describe (found by README audit, 2026-11-29: it read "dp 0").
+  const Candidate& own = r.baseline;
+  if (own.dp == 0)
+    out += fmt::format(
+        "\nthe scenario's own plan: none (parallel.dp is not set, and {} GPUs are no whole "
+        "multiple of tp x cp x pp = {} x {} x {})\n",
+        s.cluster.gpus(), own.tp, own.cp, own.pp);
+  else
+    out += fmt::format("\nthe scenario's own plan ({}): {}", describe(own),
+                       r.baseline_rank > 0
+                           ? fmt::format("analytic rank {} of {}\n", r.baseline_rank, r.feasible)
+                           : std::string("outside the searched space, or it cannot run\n"));
   // The scenario's warnings (an unfitted profile or network), as simulate's text ends with them
   // (found by README audit, 2026-11-29: they were in the JSON's results only).
   for (const auto& w : s.warnings) out += "warning: " + w + "\n";

@@ -256,6 +256,20 @@ TEST(cli_search, AScenarioWhosePlanCannotRunIsStillSearched) {
 // (found by review, 2026-11-28: the header claimed every top plan re-ranked by the DES). 2^20
 // sequences of 8192 tokens make 2^20 / dp micro-batches per pipeline, far above the DES's 1e6
 // tasks for every plan here.
+// parallel.dp left to the GPU count on 27 nodes: 216 GPUs over gpt3-175b-1536xa100's tp 8 x pp 16
+// = 128 is no whole number, so the scenario has no own plan; the space is still searched (found by
+// README audit, 2026-11-29: the text read "the scenario's own plan (tp 8 pp 16 vpp 2 dp 0 ...)").
+TEST(cli_search, AnUnresolvedDpMeansNoOwnPlan) {
+  const Result r = shardsim({"search", "gpt3-175b-1536xa100", "--set", "cluster.nodes=27", "--set",
+                             "parallel.dp=null", "--top", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out,
+                       "the scenario's own plan: none (parallel.dp is not set, and 216 GPUs are no "
+                       "whole multiple of tp x cp x pp = 8 x 1 x 16)"))
+      << r.out;
+  EXPECT_FALSE(contains(r.out, "dp 0")) << r.out;
+}
+
 TEST(cli_search, APlanTooLargeToSimulateIsMarkedAnalytic) {
   const std::vector<std::string> args = {
       "search", kExample,        "--set", "training.global_batch=1048576",
