@@ -90,6 +90,9 @@ struct DeviceFits {
 // - implausible_efficiency: a best-shape GEMM efficiency (77-87 % in the shipped presets) or a
 //   memory-bound one (60-89 % in the shipped and fitted profiles).
 inline constexpr double kImplausibleEfficiency = 0.05;
+// The lowest gemm_peak_efficiency and memory_bound_efficiency a profile accepts (its schema's
+// range); fit refuses a table that gives less, with the same unit hint.
+inline constexpr double kMinProfileEfficiency = 0.01;
 inline constexpr double kPlausibleGemmDim = 2048;
 [[nodiscard]] std::vector<std::string> implausible_gemm_points(const std::vector<GemmPoint>& points,
                                                                const std::string& device);

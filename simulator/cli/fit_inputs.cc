@@ -131,7 +131,7 @@ void fit_gemm_best(const std::vector<std::string>& files, const MeasuredDevice& 
           (best->dtype == "bf16" ? on.profile.peak.bf16 : on.profile.peak.fp16);
       // Below the profile's 1 % floor: refused with the hint, not the schema's range message
       // (found by review, 2026-11-29); from 1 to 5 %, a warning below.
-      if (efficiency < 0.01)
+      if (efficiency < cal::kMinProfileEfficiency)
         throw InputError(
             "--gemm-best",
             fmt::format("{}:{}: the best-shape {} row runs at {:.3g} % of {}'s peak, "
@@ -218,7 +218,7 @@ void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredD
     json item = {{"input", "hbm"}, {"file", path}, {"rows", m.size()}};
     std::string line = fmt::format("{}: bandwidth table, {} rows", path, m.size());
     if (f.memory_bound_efficiency > 0) {
-      if (f.memory_bound_efficiency < 0.01)  // as for --gemm-best
+      if (f.memory_bound_efficiency < cal::kMinProfileEfficiency)  // as for --gemm-best
         throw InputError(
             "--hbm",
             fmt::format("{}:{}: the triad runs at {:.3g} % of {}'s HBM bandwidth, "
