@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include "calibrate/linear_fit.h"
 #include "simulator/cost/collective.h"
@@ -127,6 +130,35 @@ CollectiveOp op_of(const std::string& name) {
   return collective_from_name(name).value_or(CollectiveOp::kAllReduce);
 }
 
+// nccl-tests prints `size` = max(send, receive bytes) and `count` = the elements each rank
+// passes to the call (common.cu; the *GetCollByteCount of each test): size = count x element
+// bytes for all-reduce, broadcast and send/recv, and x ranks as well for all-gather,
+// reduce-scatter and all-to-all, whose calls take one rank's share. Every shipped log holds to
+// it exactly. A row that does not was edited apart from its count, or the type column is not a
+// datatype (found by audit, 2026-11-29: the column was read and never checked).
+std::optional<std::string> size_count_mismatch(const NcclTest& test, int ranks,
+                                               const std::string& file) {
+  const CollectiveOp op = op_of(test.op);
+  const bool per_rank_count = op == CollectiveOp::kAllGather ||
+                              op == CollectiveOp::kReduceScatter || op == CollectiveOp::kAllToAll;
+  for (const auto& r : test.rows) {
+    const double bytes = nccl_datatype_bytes(r.type);
+    if (bytes == 0)
+      return fmt::format(
+          "{}:{}: type \"{}\" is not an nccl-tests datatype (int8, uint8, int32, uint32, int64, "
+          "uint64, half, float, double, bfloat16, fp8_e4m3, fp8_e5m2)",
+          file, r.line, r.type);
+    const double expected = r.count * bytes * (per_rank_count ? ranks : 1);
+    if (r.size_bytes != expected)
+      return fmt::format(
+          "{}:{}: size {} bytes is not count {} x {} bytes ({}){}, which nccl-tests prints for "
+          "{}; the row was edited, or the log ran on another rank count",
+          file, r.line, r.size_bytes, r.count, bytes, r.type,
+          per_rank_count ? fmt::format(" x {} ranks", ranks) : "", test.op);
+  }
+  return std::nullopt;
+}
+
 SegmentFit to_segment(const MeasuredCollective& m, const LineFit& line, double factor) {
   SegmentFit s;
   s.entry.op = m.op;
@@ -211,6 +243,17 @@ void leave_out_stalled(MeasuredCollective& m) {
   m.lines.resize(out);
 }
 
+double nccl_datatype_bytes(std::string_view type) {
+  const auto any_of = [&](std::initializer_list<std::string_view> names) {
+    return std::ranges::find(names, type) != names.end();
+  };
+  if (any_of({"int8", "uint8", "char", "fp8_e4m3", "fp8_e5m2", "f8e4m3", "f8e5m2"})) return 1;
+  if (any_of({"half", "bfloat16", "bf16"})) return 2;
+  if (any_of({"int32", "uint32", "int", "float"})) return 4;
+  if (any_of({"int64", "uint64", "double"})) return 8;
+  return 0;
+}
+
 std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
     const NcclTestsLog& log, const PlacementHints& hints, TimeColumn column) {
   std::vector<MeasuredCollective> out;
@@ -223,6 +266,7 @@ std::variant<std::vector<MeasuredCollective>, std::string> measured_collectives(
     auto ranks = resolve_ranks(test, log.file, hints);
     if (auto* e = std::get_if<std::string>(&ranks)) return *e;
     if (auto e = bus_factor_mismatch(test, std::get<int>(ranks), log.file)) return *e;
+    if (auto e = size_count_mismatch(test, std::get<int>(ranks), log.file)) return *e;
     MeasuredCollective m;
     m.file = log.file;
     m.op = collective_name(op_of(test.op));

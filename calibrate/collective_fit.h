@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -75,6 +76,10 @@ enum class TimeColumn {
                 // rows over kStallFactor x slower than a larger message left out
   kOutOfPlace,  // the out-of-place time only, every row (no stalled row left out: comparisons)
 };
+
+// Bytes per element of an nccl-tests datatype name (the `type` column: test_typenames of
+// nccl-tests' common.cu, "bf16" in RCCL's tests, "char" and "int" in NCCL 1's), else 0.
+[[nodiscard]] double nccl_datatype_bytes(std::string_view type);
 
 // The collectives of one parsed log. Ranks: the log's "# Rank" lines, else the "_<N>.log" suffix
 // of the file name (the naming of scenarios/measurements/nccl-tests), else hints.ranks; hints.ranks

@@ -56,6 +56,15 @@ std::variant<VtrainRow, std::string> vtrain_row(const std::vector<std::string>& 
   const auto size = parse_number(f[0]), t_oop = parse_number(f[3]), b_oop = parse_number(f[4]),
              t_ip = parse_number(f[5]), b_ip = parse_number(f[6]);
   if (!size || *size < 1) return fmt::format("size(B) \"{}\" is not a number >= 1", f[0]);
+  // One all-reduce of `count` elements of `type` (nccl-tests' columns): size(B) = count x the
+  // type's bytes in every row of vTrain's tables; a row that breaks it was edited.
+  const auto count = parse_number(f[1]);
+  const double bytes = nccl_datatype_bytes(f[2]);
+  if (bytes == 0)
+    return fmt::format("type \"{}\" is not an nccl-tests datatype (float, half, bfloat16, ...)",
+                       f[2]);
+  if (!count || *count * bytes != *size)
+    return fmt::format("size(B) {} is not count \"{}\" x {} bytes ({})", f[0], f[1], bytes, f[2]);
   if (!t_oop || *t_oop <= 0 || !t_ip || *t_ip <= 0)
     return fmt::format("time(ns) \"{}\" / \"{}\" must be numbers > 0", f[3], f[5]);
   if (!b_oop || *b_oop <= 0 || !b_ip || *b_ip <= 0)

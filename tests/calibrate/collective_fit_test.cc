@@ -116,6 +116,54 @@ TEST(collective_fit, ALogsBusFactorMustMatchItsRankCount) {
       << std::get<std::string>(relabelled);
 }
 
+// nccl-tests prints size = count x element bytes, x ranks for all-gather, reduce-scatter and
+// all-to-all (their count is one rank's share; common.cu and each test's *GetCollByteCount); a
+// row that breaks it, or a type that is no datatype, is an error naming the line (found by audit,
+// 2026-11-29: the type column was never read). All-gather on 8 ranks: 1 MiB = 32768 floats x 4 B
+// x 8; at 10 us algbw = 1048576 B / 10 us = 104.86 GB/s, busbw = algbw x 7/8 = 91.75 GB/s.
+TEST(collective_fit, ARowsSizeMustBeItsCountTimesTheTypesBytes) {
+  const auto fit = [](const std::string& rows, const std::string& file) {
+    const std::string text =
+        "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n" + rows;
+    return measured_collectives(std::get<NcclTestsLog>(parse_nccl_tests_log(text, file)), {});
+  };
+  const auto error_of = [](const auto& got) {
+    return std::holds_alternative<std::string>(got) ? std::get<std::string>(got) : std::string();
+  };
+  const std::string gather =
+      " 1048576 32768 float none -1 10.00 104.86 91.75 0 10.00 104.86 91.75 0\n"
+      " 2097152 65536 float none -1 20.00 104.86 91.75 0 20.00 104.86 91.75 0\n";
+  const auto right = fit(gather, "x_all_gather_8.log");
+  EXPECT_TRUE(std::holds_alternative<std::vector<MeasuredCollective>>(right)) << error_of(right);
+  // The same rows with the all-reduce's count (262144 = 1 MiB / 4 B): 8 x too many bytes.
+  std::string whole = gather;
+  whole.replace(whole.find(" 32768 "), 7, " 262144 ");
+  EXPECT_NE(error_of(fit(whole, "x_all_gather_8.log"))
+                .find("x_all_gather_8.log:2: size 1048576 bytes is not count 262144 x 4 bytes "
+                      "(float) x 8 ranks"),
+            std::string::npos)
+      << error_of(fit(whole, "x_all_gather_8.log"));
+  // All-reduce rows (count = size / 4 B, 8 ranks: busbw = algbw x 2 x 7/8 = 183.50 GB/s) with a
+  // 2-byte type, or one that is no datatype.
+  const std::string reduce =
+      " 1048576 262144 float sum -1 10.00 104.86 183.50 0 10.00 104.86 183.50 0\n"
+      " 2097152 524288 float sum -1 20.00 104.86 183.50 0 20.00 104.86 183.50 0\n";
+  EXPECT_TRUE(
+      std::holds_alternative<std::vector<MeasuredCollective>>(fit(reduce, "x_all_reduce_8.log")));
+  std::string half = reduce;
+  half.replace(half.find(" float "), 7, " half ");
+  EXPECT_NE(error_of(fit(half, "x_all_reduce_8.log"))
+                .find(":2: size 1048576 bytes is not count 262144 x 2 bytes (half), which"),
+            std::string::npos)
+      << error_of(fit(half, "x_all_reduce_8.log"));
+  std::string odd = reduce;
+  odd.replace(odd.rfind(" float "), 7, " float32 ");
+  EXPECT_NE(error_of(fit(odd, "x_all_reduce_8.log"))
+                .find(":3: type \"float32\" is not an nccl-tests datatype"),
+            std::string::npos)
+      << error_of(fit(odd, "x_all_reduce_8.log"));
+}
+
 // The file name's _<N>.log and the "# Rank" lines disagreeing is an error: the lines won
 // silently (found by review, 2026-11-29). 8 rank lines in a log named _16.log; the same log named
 // _8.log fits (the rows of ALogsBusFactorMustMatchItsRankCount: 8 ranks, 1.7500).

@@ -125,6 +125,19 @@ TEST(collective_tables, MalformedVtrainRowsNameFileAndLine) {
   EXPECT_NE(
       error_of(parse_collective_table(mismatch, "v.csv", {}, "")).find("v.csv:3: busbw 30.00"),
       std::string::npos);
+  // Line 3: 524288 floats are 2097152 B, not 2097150; line 2: "float32" is no nccl-tests type
+  // (size(B) = count x the type's bytes in every row of vTrain's tables).
+  const std::string edited = kHeader +
+                             "1048576,262144,float,44210,23.72,45100,23.25\n"
+                             "2097150,524288,float,53430,39.25,51130,41.01\n";
+  EXPECT_NE(error_of(parse_collective_table(edited, "v.csv", {}, ""))
+                .find("v.csv:3: size(B) 2097150 is not count \"524288\" x 4 bytes (float)"),
+            std::string::npos)
+      << error_of(parse_collective_table(edited, "v.csv", {}, ""));
+  const std::string odd_type = kHeader + "1048576,262144,float32,44210,23.72,45100,23.25\n";
+  EXPECT_NE(error_of(parse_collective_table(odd_type, "v.csv", {}, ""))
+                .find("v.csv:2: type \"float32\" is not an nccl-tests datatype"),
+            std::string::npos);
   // busbw / algbw = 1.3: no integer N has 2(N-1)/N = 1.3 (N = 2.86).
   const std::string no_n = kHeader +
                            "1000000,250000,float,100000,13.00,100000,13.00\n"
