@@ -141,6 +141,15 @@ bool Comm::all(bool value) const {
   return out == 1;
 }
 
+int Comm::count(bool value) const {
+  int in = value ? 1 : 0;
+  int out = in;
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, comm_, &request), "MPI_Iallreduce");
+  wait(request, "MPI_Iallreduce");
+  return out;
+}
+
 std::string Comm::broadcast(const std::string& text, int root) const {
   // The length first, then the characters: both deadline-bounded like the other syncs.
   unsigned long long length = rank_ == root ? text.size() : 0;

@@ -52,6 +52,7 @@ class Comm {
   void barrier() const;
   [[nodiscard]] double max(double value) const;  // maximum over ranks
   [[nodiscard]] bool all(bool value) const;      // logical and over ranks
+  [[nodiscard]] int count(bool value) const;     // the number of ranks passing true
   // `root`'s `text` on every rank (the others' `text` is ignored). REQUIRES: 0 <= root < size().
   [[nodiscard]] std::string broadcast(const std::string& text, int root) const;
 

@@ -51,6 +51,12 @@ std::unique_ptr<Backend> make_backend(BackendKind kind, const Comm& world, std::
     const int first = static_cast<int>(size - 1 - (top >= size ? top - size : top));
     const std::string why = world.broadcast(mine, first);
     error = first == world.rank() ? why : "rank " + std::to_string(first) + ": " + why;
+    // How many others failed too: a module missing on every node of a job is one fix, on one
+    // node another (found by review, 2026-11-29: only the first failing rank was named).
+    if (const int failing = world.count(!mine.empty()); failing > 1)
+      error += " (" + std::to_string(failing) + " of " + std::to_string(world.size()) +
+               " ranks could not start the CUDA backend; this reason is rank " +
+               std::to_string(first) + "'s)";
     return nullptr;
   }
   return module->make_backend(world);
