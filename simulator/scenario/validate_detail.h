@@ -1,0 +1,16 @@
+#pragma once
+
+// Shared by the cross-field checks of validate.cc and the placement checks of
+// validate_placement.cc.
+
+#include "simulator/scenario/scenario.h"
+#include "simulator/scenario/validate.h"
+
+namespace shardsim::validate_detail {
+
+// Warnings for parallel groups that the model prices at one placement while they sit differently
+// on the nodes: a tensor-parallel group spanning nodes, and groups of one kind (tp, cp, dp, pp)
+// that cross node boundaries or hold different numbers of ranks per node.
+void warn_group_placement(const Scenario& s, StrategyCheck& c);
+
+}  // namespace shardsim::validate_detail
