@@ -180,12 +180,14 @@ void add_activations(const Scenario& s, const Plan& plan, const PlanFacts& f,
             text(fp32_loss ? "final norm and output-projection inputs, fp32 logits for the loss"
                            : "final norm and output-projection inputs, logits for the fused loss"));
     // The low-precision logits the output GEMM writes before the fp32 loss, one micro-batch (a
-    // fused loss keeps those logits themselves, counted above).
-    if (fp32_loss)
-      out.add(
-          "activations.logits_buffer", MemoryCategory::kActivations,
-          tokens * f.vocab / plan.tp * saved_bytes_per_element(ActKind::kActivation, t.precision),
-          text("output-projection result before its fp32 cast (one micro-batch)"));
+    // fused loss keeps those logits themselves, counted above). In fp32 training the GEMM writes
+    // fp32 logits and the cast (`.float()`) returns the same tensor: no second copy (found by
+    // review, 2026-11-29: fp32 counted 4·s·b·V/t bytes twice).
+    const double logits_bytes = saved_bytes_per_element(ActKind::kActivation, t.precision);
+    if (fp32_loss && logits_bytes < 4)
+      out.add("activations.logits_buffer", MemoryCategory::kActivations,
+              tokens * f.vocab / plan.tp * logits_bytes,
+              text("output-projection result before its fp32 cast (one micro-batch)"));
   }
 }
 

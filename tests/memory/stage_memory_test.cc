@@ -160,6 +160,17 @@ TEST(stage_memory, FusedLossKeepsTheBf16LogitsAndNoFp32Copy) {
   EXPECT_DOUBLE_EQ(a.ranks[0].total_bytes, b.ranks[0].total_bytes);
 }
 
+// In fp32 training the output GEMM writes fp32 logits, and the loss's cast returns that tensor:
+// the fp32 copy inside activations.output is all there is, and no logits_buffer (found by review,
+// 2026-11-29: fp32 counted s b V / tp x 4 B = 209,715,200 B a second time here).
+TEST(stage_memory, Fp32TrainingKeepsNoSecondCopyOfTheLogits) {
+  Scenario fp32 = gpt_1_7b_scenario();
+  fp32.training.precision = Dtype::kFp32;
+  const MemoryEstimate e = estimate_memory(fp32, make_plan(fp32));
+  EXPECT_EQ(find_term(e.ranks[1], "activations.logits_buffer"), nullptr);
+  EXPECT_NE(find_term(e.ranks[1], "activations.output"), nullptr);
+}
+
 // The totals are the sum of their terms.
 TEST(stage_memory, TotalsAreSumsOfTerms) {
   const Scenario s = gpt_1_7b_scenario();
