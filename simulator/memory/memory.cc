@@ -199,7 +199,8 @@ void add_overheads(const Scenario& s, const Plan& plan, const PipelineStage& st,
     for (int l = c.first_layer; l < c.first_layer + c.layers; ++l)
       moe_layers = moe_layers || s.model.is_moe_layer(l);
   out.fixed = r.params_bytes + r.grads_bytes + r.optimizer_bytes;
-  const RankFootprint footprint{lp.total(), lp.largest_layer, r.activations_bytes, moe_layers};
+  const RankFootprint footprint{lp.total(), lp.largest_layer, lp.largest_window,
+                                r.activations_bytes, moe_layers};
   for (const OverheadTerm& t : overhead_terms(s, plan, footprint, out.full)) {
     if (t.bytes == 0) continue;
     out.add(t.name.data(), MemoryCategory::kOverhead, t.bytes, [&] { return t.note; });

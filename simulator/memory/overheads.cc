@@ -75,15 +75,21 @@ OverheadTerms overhead_terms(const Scenario& s, const Plan& plan, const RankFoot
     // FSDP falls back to NO_SHARD on one rank), as for the ZeRO-1/2 buckets above (found by a
     // metamorphic review, 2026-11-29: a stage of one GPT-3 layer counted that layer twice,
     // 1.2 GiB more under ZeRO-3 than under ZeRO-2).
+    // The units prefetched are the neighbours of the one computing, not copies of the largest
+    // (found by review, 2026-11-29: llama3-70b-fsdp-64xh100 counted its output layer's 1.05 G
+    // parameters for the block prefetched beside it, 0.36 GiB more than the 0.86 G block): the
+    // largest window of depth + 1 consecutive units, less the largest unit, bounds what is ahead.
     const int depth = s.strategy.zero3_prefetch;
-    const double prefetch = std::min(std::max(o.zero3_prefetch_elements, depth * f.largest_layer),
-                                     f.local_params - f.largest_layer);
+    const double ahead = std::max(0.0, f.largest_window - f.largest_layer);
+    const double prefetch =
+        std::min(std::max(o.zero3_prefetch_elements, ahead), f.local_params - f.largest_layer);
     const double gathered = (f.largest_layer + prefetch) * b.params + f.largest_layer * b.grads;
     add("overhead.zero3_buffers", gathered, [&] {
       return fmt::format(
           "largest unit gathered ({:.3g} params) + prefetched ({:.3g}: the larger of "
-          "overheads.zero3_prefetch_elements and parallel.zero3_prefetch = {} unit(s), at most "
-          "the rank's other units) + its gradient reduce-scatter buffer",
+          "overheads.zero3_prefetch_elements and the parallel.zero3_prefetch = {} unit(s) beside "
+          "it in the largest window of consecutive units, at most the rank's other units) + its "
+          "gradient reduce-scatter buffer",
           f.largest_layer, prefetch, depth);
     });
   }

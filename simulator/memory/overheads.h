@@ -27,10 +27,11 @@ struct OverheadTerms {
 };
 
 struct RankFootprint {
-  double local_params = 0;   // parameter elements on the rank (before ZeRO sharding)
-  double largest_layer = 0;  // largest ZeRO-3 gather unit (block, embedding, output) on the rank
-  double activations = 0;    // activation bytes (fragmentation applies to these)
-  bool moe_layers = false;   // the rank holds MoE blocks (dispatch buffers)
+  double local_params = 0;    // parameter elements on the rank (before ZeRO sharding)
+  double largest_layer = 0;   // largest ZeRO-3 gather unit (block, embedding, output) on the rank
+  double largest_window = 0;  // largest sum of zero3_prefetch + 1 consecutive units (plan_facts.h)
+  double activations = 0;     // activation bytes (fragmentation applies to these)
+  bool moe_layers = false;    // the rank holds MoE blocks (dispatch buffers)
 };
 
 // Terms: cuda_context, gemm_workspace, nccl (one buffer set per communicator of size > 1: TP,

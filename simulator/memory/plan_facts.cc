@@ -1,6 +1,7 @@
 #include "simulator/memory/plan_facts.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace shardsim::memory_detail {
 namespace {
@@ -70,6 +71,15 @@ PlanFactsKey plan_facts_key(const Scenario& s, const Plan& plan) {
 LocalParams stage_params(const Scenario& s, const Plan& plan, const PlanFacts& f,
                          const PipelineStage& st) {
   LocalParams lp;
+  // The gather units in the order the forward pass runs them: the embedding, the blocks of each
+  // chunk, the output layer (FSDP wraps embedding and output as units of their own under ZeRO-3).
+  std::vector<double> units;
+  units.reserve(std::size_t(st.layers()) + 2);
+  if (st.has_embedding) {
+    double unit = 0;
+    add_groups(f.embedding_params, plan, lp, unit);
+    units.push_back(unit);
+  }
   for (const auto& c : st.chunks) {
     for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
       const KindFacts& k = f.kind[s.model.is_moe_layer(l) ? 1 : 0];
@@ -77,19 +87,23 @@ LocalParams stage_params(const Scenario& s, const Plan& plan, const PlanFacts& f
       lp.dense_gemm += k.params.dense_gemm;
       lp.expert += k.params.expert;
       lp.expert_gemm += k.params.expert_gemm;
-      lp.largest_layer = std::max(lp.largest_layer, k.unit);
+      units.push_back(k.unit);
     }
-  }
-  // Embedding and output are gathered as units of their own under ZeRO-3 (FSDP wraps them so).
-  if (st.has_embedding) {
-    double unit = 0;
-    add_groups(f.embedding_params, plan, lp, unit);
-    lp.largest_layer = std::max(lp.largest_layer, unit);
   }
   if (st.has_output) {
     double unit = 0;
     add_groups(f.output_params, plan, lp, unit);
-    lp.largest_layer = std::max(lp.largest_layer, unit);
+    units.push_back(unit);
+  }
+  // The most that one unit and the parallel.zero3_prefetch units next to it hold (the backward
+  // pass runs the same units in reverse, so the same windows).
+  const std::size_t window = std::size_t(std::max(0, s.strategy.zero3_prefetch)) + 1;
+  double sum = 0;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    lp.largest_layer = std::max(lp.largest_layer, units[i]);
+    sum += units[i];
+    if (i >= window) sum -= units[i - window];
+    lp.largest_window = std::max(lp.largest_window, sum);
   }
   return lp;
 }

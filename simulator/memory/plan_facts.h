@@ -20,6 +20,9 @@ struct LocalParams {
   double dense = 0, dense_gemm = 0;    // sharded over DP x CP
   double expert = 0, expert_gemm = 0;  // sharded over DP x CP / EP
   double largest_layer = 0;  // largest gather unit (block, embedding, output) on this rank
+  // Largest sum of parallel.zero3_prefetch + 1 consecutive gather units, in execution order: what
+  // ZeRO-3 holds gathered while one unit computes and the next ones are prefetched.
+  double largest_window = 0;
   [[nodiscard]] double total() const { return dense + expert; }
 };
 

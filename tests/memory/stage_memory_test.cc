@@ -217,15 +217,17 @@ TEST(stage_memory, Zero3ShardsAllStates) {
 // step-time model gathers them (found by review, 2026-11-28: the bucket alone, at every depth),
 // plus the unit's gradient buffer, 2 B each in bf16. Stage 0's largest unit is its embedding:
 // the word embedding V h / 2 = 58,982,400 and the position table s h = 4,718,592 parameters
-// (above), L = 63,700,992:
-//   depth 0: (L + 5e7) x 2 + L x 2 = 4L + 1e8 = 354,803,968 B
-//   depth 1: (L + L) x 2 + L x 2   = 6L       = 382,205,952 B
-//   depth 2: (L + 2L) x 2 + L x 2  = 8L       = 509,607,936 B
+// (above), L = 63,700,992. The units ahead of it are its neighbours, blocks of B = 31,872,384
+// parameters per TP rank (Zero3PrefetchesOnlyTheRanksOtherUnits below), not further copies of L
+// (found by review, 2026-11-29: depth x L was counted):
+//   depth 0: (L + 5e7) x 2 + L x 2               = 4L + 1e8      = 354,803,968 B
+//   depth 1: (L + max(5e7, B)) x 2 + L x 2        = 4L + 1e8      = 354,803,968 B
+//   depth 2: (L + max(5e7, 2B)) x 2 + L x 2       = 4L + 4B       = 382,293,504 B
 TEST(stage_memory, Zero3BuffersHoldThePrefetchedUnits) {
   Scenario s = gpt_1_7b_scenario();
   s.strategy.zero = 3;
   for (const auto& [depth, bytes] :
-       {std::pair{0, 354803968.0}, {1, 382205952.0}, {2, 509607936.0}}) {
+       {std::pair{0, 354803968.0}, {1, 354803968.0}, {2, 382293504.0}}) {
     s.strategy.zero3_prefetch = depth;
     const MemoryEstimate e = estimate_memory(s, make_plan(s));
     EXPECT_DOUBLE_EQ(term_bytes(e.ranks[0], "overhead.zero3_buffers"), bytes) << depth;
