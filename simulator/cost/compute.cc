@@ -322,7 +322,9 @@ OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& 
   // gemm_dtype falls back to fp32 on a GPU without TF32 for flash attention too (found by
   // review, 2026-11-28: it looked up a "tf32" table such a profile never has, and fell back to
   // the roofline instead of the measured fp32 table).
-  const Dtype gemm = gemm_dtype(ctx.precision, ctx.tf32, gpu.peak);
+  const Dtype gemm = op.outside_fp8 && ctx.precision == Dtype::kFp8
+                         ? gemm_dtype(Dtype::kBf16, ctx.tf32, gpu.peak)
+                         : gemm_dtype(ctx.precision, ctx.tf32, gpu.peak);
   switch (op.kind) {
     case OpKind::kGemm:
     case OpKind::kExpertGemm:  // grouped expert GEMM costed as one GEMM over all routed rows

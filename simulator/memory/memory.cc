@@ -85,8 +85,9 @@ void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp
     std::string b = fmt::format("{} B/param params, {} B grads, {} B optimizer", dense_b.params,
                                 dense_b.grads, dense_b.optimizer);
     if (t.precision == Dtype::kFp8)
-      b += fmt::format(" ({} B/param params for matmul weights: FP8 copy and transpose)",
-                       gemm_b.params);
+      b += fmt::format(
+          " ({} B/param params for the FP8 layers' matmul weights: FP8 copy and transpose)",
+          gemm_b.params);
     return b;
   };
   RankMemory& r = out.r;

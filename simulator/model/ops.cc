@@ -180,9 +180,11 @@ void add_moe(const ModelConfig& m, const OpShape& s, std::vector<Op>& ops) {
   const double h = double(m.hidden), e = m.moe.experts, k = m.moe.top_k;
   const double routed = t * k;  // token-expert pairs
   // The router reads the normed hidden state (saved once; shared experts reuse it).
+  // It runs outside FP8 (Op::outside_fp8), so its input is kept in 16 bits under FP8 training.
   Op router = gemm("router", t, e, h, TpSplit::kNone,
-                   {seq("router_input", t * h, ActKind::kGemmInput),
+                   {seq("router_input", t * h, ActKind::kActivation),
                     seq("router_probabilities", t * e, ActKind::kFp32)});
+  router.outside_fp8 = true;
   ops.push_back(std::move(router));
   ops.push_back(memop("router_topk", OpKind::kRouter, t * e, TpSplit::kNone, {}));
   // Dispatched tokens are the experts' fc1 input; expert outputs are kept for the combine. Under
@@ -271,8 +273,11 @@ std::vector<Op> output_ops(const ModelConfig& m, double padded_vocab, const OpSh
   std::vector<Op> ops;
   ops.push_back(memop("final_norm", OpKind::kNorm, t * h, TpSplit::kSequence,
                       {seq("final_norm_input", t * h)}));
-  ops.push_back(gemm("output_projection", t, padded_vocab, h, TpSplit::kColumn,
-                     {seq("output_projection_input", t * h, ActKind::kGemmInput)}));
+  // Outside FP8 (Op::outside_fp8): its input is kept in 16 bits under FP8 training.
+  Op projection = gemm("output_projection", t, padded_vocab, h, TpSplit::kColumn,
+                       {seq("output_projection_input", t * h, ActKind::kActivation)});
+  projection.outside_fp8 = true;
+  ops.push_back(std::move(projection));
   // Vocabulary-parallel cross-entropy keeps fp32 logits (Korthikanti's 4*s*b*V term); a fused
   // loss keeps the output projection's logits in the activation dtype (core/cross_entropy.h).
   const bool fp32_copy = s.cross_entropy != CrossEntropyKernel::kFused;

@@ -105,6 +105,10 @@ struct Op {
   SavedTensors saves;
   MemoryKernel kernel = MemoryKernel::kAny;  // memory-bound ops: their kernel class (ops.cc)
   double value_dim = 0;  // fused attention: the value head width when it is not k (MLA); 0 = k
+  // A GEMM that FP8 training runs in 16 bits: Megatron-Core's output layer (its own
+  // ColumnParallelLinear) and MoE router (a plain linear), which sit outside Transformer Engine's
+  // FP8 layers; Transformer Engine's guide keeps the first and last layers in higher precision.
+  bool outside_fp8 = false;
 };
 
 // Token geometry of one micro-batch on one context-parallel rank.

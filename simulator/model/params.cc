@@ -101,7 +101,8 @@ std::vector<ParamGroup> layer_params(const ModelConfig& m, int layer) {
     add_mlp_params(m, g, kDenseMlp, double(m.effective_ffn_hidden()), ParamShard::kTensor, 1);
     return g;
   }
-  g.push_back({"moe.router.weight", h * m.moe.experts, ParamShard::kReplicated, true});
+  // Outside Transformer Engine (ops.h Op::outside_fp8): no FP8 copy of the router's weight.
+  g.push_back({"moe.router.weight", h * m.moe.experts, ParamShard::kReplicated, false});
   add_mlp_params(m, g, kExpertMlp, double(m.moe.expert_ffn_hidden), ParamShard::kExpert,
                  m.moe.experts);
   if (m.moe.shared_experts > 0) {
@@ -125,7 +126,8 @@ std::vector<ParamGroup> output_params(const ModelConfig& m, double vocab, bool w
   std::vector<ParamGroup> g = {
       {"final_norm", norm_params(m, double(m.hidden)), ParamShard::kReplicated, false}};
   if (with_projection)
-    g.push_back({"output.weight", vocab * double(m.hidden), ParamShard::kTensor, true});
+    // Outside Transformer Engine (ops.h Op::outside_fp8): no FP8 copy of the output weight.
+    g.push_back({"output.weight", vocab * double(m.hidden), ParamShard::kTensor, false});
   return g;
 }
 

@@ -21,7 +21,9 @@ struct ParamGroup {
   std::string_view name;  // a string literal (static storage): groups are cheap to build
   double count = 0;
   ParamShard shard = ParamShard::kTensor;
-  bool gemm_weight = false;  // a matmul weight (FP8 training keeps an FP8 copy of these)
+  // A matmul weight of Transformer Engine's layers, which FP8 training runs in FP8 and keeps an
+  // FP8 copy of (not the output layer's or the MoE router's: ops.h Op::outside_fp8).
+  bool gemm_weight = false;
 };
 
 // Megatron pads the vocabulary to a multiple of `multiple` * tp (make-vocab-size-divisible-by).

@@ -477,6 +477,43 @@ TEST(compute_gemm, Fp8WithoutFp8TensorCoresCostsAsBf16) {
             gemm_cost(8192, 8192, 8192, 1, Dtype::kBf16, h100).seconds);
 }
 
+// Megatron-Core's output layer and MoE router are not Transformer Engine layers, so FP8 training
+// runs them in bf16 (Op::outside_fp8; found by review, 2026-11-29: the output GEMM was priced
+// at 1,322 TFLOP/s on H100, above its 989 bf16 peak). On the round GPU (fp8 peak 2e15, bf16
+// 1e15), a 4096 x 4096 x 4096 forward GEMM of 2 x 4096^3 = 1.374e11 FLOP runs at twice the
+// rate in fp8 unless it is outside FP8, where it costs exactly what the bf16 run gives.
+TEST(compute_gemm, GemmsOutsideFp8RunInBf16UnderFp8Training) {
+  const GpuProfile g = round_gpu();
+  Op te{"mlp_fc1", OpKind::kGemm, 4096, 4096, 4096};
+  Op outside = te;
+  outside.outside_fp8 = true;
+  OpContext fp8, bf16;
+  fp8.precision = Dtype::kFp8;
+  bf16.precision = Dtype::kBf16;
+  const double fp8_te = op_cost(te, Pass::kForward, fp8, g).seconds;
+  const double bf16_te = op_cost(te, Pass::kForward, bf16, g).seconds;
+  EXPECT_LT(fp8_te, bf16_te);
+  EXPECT_DOUBLE_EQ(op_cost(outside, Pass::kForward, fp8, g).seconds, bf16_te);
+  // Under bf16 training the flag changes nothing.
+  EXPECT_DOUBLE_EQ(op_cost(outside, Pass::kForward, bf16, g).seconds, bf16_te);
+  // The ops that carry it: the output projection and the router.
+  ModelConfig m;
+  m.hidden = 64;
+  m.heads = 4;
+  m.layers = 1;
+  m.vocab = 128;
+  m.ffn_hidden = 256;
+  const OpShape shape{16, 16, 1, false};
+  for (const Op& op : output_ops(m, 128, shape))
+    EXPECT_EQ(op.outside_fp8, op.name == "output_projection") << op.name;
+  for (const Op& op : layer_ops(m, 0, shape)) EXPECT_FALSE(op.outside_fp8) << op.name;
+  m.moe.experts = 4;
+  m.moe.top_k = 1;
+  m.moe.expert_ffn_hidden = 128;
+  for (const Op& op : layer_ops(m, 0, shape))
+    EXPECT_EQ(op.outside_fp8, op.name == "router") << op.name;
+}
+
 // Azure cuBLASLt GEMMs (A100 fp16, H100/H200 fp8) against the shipped presets. The presets'
 // efficiency comes from a different benchmark (MAMF: torch.matmul bf16 best shape), so this is an
 // independent check. Bound: each shape within a factor 1.6 and the median |error| <= 20%.
