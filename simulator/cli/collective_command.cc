@@ -51,6 +51,9 @@ NetworkConfig load_network(const std::string& spec, const GpuProfile& gpu) {
     throw InputError("--network", fmt::format("is required: GPU profile \"{}\" names no default "
                                               "network (node.network)",
                                               gpu.name));
+  // The profile's node.network names a preset only (as scenarios load it).
+  if (spec.empty() && !find_preset(PresetKind::kCluster, name))
+    throw_unknown_preset(PresetKind::kCluster, name, "--gpu's node.network");
   NetworkConfig net;
   Diagnostics d;
   read_network_config(preset_or_file(PresetKind::kCluster, name, "--network"), "", d, net);

@@ -327,8 +327,14 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
   } else if (!raw["cluster"].contains("network")) {
     if (s.cluster.gpu.default_network.empty())
       throw InputError("/cluster/network", "is required: the GPU profile names no default network");
-    read_network_config(resolve_network_json(s.cluster.gpu.default_network, ""), "/cluster/network",
-                        diags, s.cluster.network);
+    // node.network names a shipped preset (as fit --node-network writes it): a path there was
+    // read from the working directory and was no input the output checks protect, so a report
+    // could overwrite it (found by review, 2026-11-29).
+    const auto preset = find_preset(PresetKind::kCluster, s.cluster.gpu.default_network);
+    if (!preset)
+      throw_unknown_preset(PresetKind::kCluster, s.cluster.gpu.default_network,
+                           "/cluster/gpu/node/network");
+    read_network_config(*preset, "/cluster/network", diags, s.cluster.network);
     diags.throw_if_any();
   }
   apply_effect_switches(s);

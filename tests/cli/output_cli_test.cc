@@ -328,6 +328,38 @@ TEST(cli_output, AnOptionGivenAnEmptyValueIsExitTwo) {
   }
 }
 
+// A GPU profile's node.network names a shipped preset. A path there was read from the working
+// directory, unlike every other input not protected from the outputs, so `simulate s.json -o
+// mynet.json` overwrote the network it had read and exited 0 (found by review, 2026-11-29; so
+// did collective, compare --csv and search --csv). Now it is exit 2 naming the field, and the
+// file is left alone.
+TEST(cli_output, AProfilesNodeNetworkIsAPresetNotAFile) {
+  const fs::path dir = scratch_dir() / "node_network";
+  fs::create_directories(dir);
+  const fs::path net = dir / "mynet.json", gpu = dir / "mygpu.json", s = dir / "s.json";
+  std::ofstream(net) << read_file(fs::path(SHARDSIM_SOURCE_DIR) /
+                                  "scenarios/clusters/dgx-h100.json");
+  json profile =
+      json::parse(read_file(fs::path(SHARDSIM_SOURCE_DIR) / "scenarios/gpus/h100-sxm.json"));
+  profile["node"]["network"] = net.string();
+  std::ofstream(gpu) << profile.dump();
+  std::ofstream(s) << json{{"model", {{"preset", "llama3-8b"}}},
+                           {"training", {{"seq_len", 8192}, {"global_batch", 64}}},
+                           {"parallel", {{"tp", 2}}},
+                           {"cluster", {{"gpu", gpu.string()}}}}
+                          .dump();
+  const std::string before = read_file(net);
+  const Result r = shardsim({"simulate", s.string(), "-o", net.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has_error_line(r.err, "/cluster/gpu/node/network", "clusters preset, not a file"))
+      << r.err;
+  const Result c = shardsim({"collective", "--gpu", gpu.string(), "--op", "all_reduce", "--bytes",
+                             "1048576", "--ranks", "8", "-o", net.string()});
+  EXPECT_EQ(c.exit_code, 2) << c.err;
+  EXPECT_TRUE(contains(c.err, "node.network")) << c.err;
+  EXPECT_EQ(read_file(net), before);
+}
+
 TEST(cli_output, MissingDirectoryIsExitTwoBeforeAnyWork) {
   const std::string path = (scratch_dir() / "no_such_dir" / "r.csv").string();
   const Result r = shardsim({"search", kExample, "--csv", path});
