@@ -232,30 +232,71 @@ TopologyFit fit_topology(const std::vector<MeasuredCollective>& logs, const Netw
   return fit;
 }
 
-std::string line_rate_error(const MeasuredCollective& m, const NetworkConfig& base, bool items) {
+namespace {
+
+// The GPU's line rate for `m`'s placement on `base` (bytes/s; 0 when not declared at a level `m`
+// uses), the bytes a rank moves per byte of the collective (f), and its description.
+struct LineRate {
+  double bytes_per_second = 0, f = 1;
+  std::string what;
+};
+LineRate line_rate_of(const MeasuredCollective& m, const NetworkConfig& base) {
   constexpr double kBytesPerGB = 1e9, kBitsPerByte = 8;
   const bool one_node = m.ranks_per_node >= m.ranks;
-  if (base.intra_node_line_GBps <= 0 || (!one_node && base.inter_node_line_Gbps <= 0)) return "";
-  const double line = base.intra_node_line_GBps * kBytesPerGB +
-                      (one_node ? 0 : base.inter_node_line_Gbps * kBytesPerGB / kBitsPerByte);
+  if (base.intra_node_line_GBps <= 0 || (!one_node && base.inter_node_line_Gbps <= 0)) return {};
   const double n = m.ranks;
   const bool shares = m.op == "all_gather" || m.op == "reduce_scatter" || m.op == "alltoall";
-  const double f = shares ? (n - 1) / n : 1;
+  return {base.intra_node_line_GBps * kBytesPerGB +
+              (one_node ? 0 : base.inter_node_line_Gbps * kBytesPerGB / kBitsPerByte),
+          shares ? (n - 1) / n : 1,
+          one_node ? fmt::format("intra_node_line_GBps {:g}", base.intra_node_line_GBps)
+                   : fmt::format("intra_node_line_GBps {:g} + inter_node_line_Gbps {:g} / 8",
+                                 base.intra_node_line_GBps, base.inter_node_line_Gbps)};
+}
+
+}  // namespace
+
+std::string line_rate_error(const MeasuredCollective& m, const NetworkConfig& base, bool items) {
+  const LineRate lr = line_rate_of(m, base);
+  if (lr.bytes_per_second <= 0) return "";
   for (std::size_t i = 0; i < m.bytes.size(); ++i) {
-    const double least = f * m.bytes[i] / line;
+    const double least = lr.f * m.bytes[i] / lr.bytes_per_second;
     if (m.seconds[i] * kLineRateTolerance >= least) continue;
     return fmt::format(
         "{}{}{}: {} of {:g} B on {} ranks ({} per node) in {:.4g} us moves at least {:g} B per "
         "rank at {:.4g} GB/s, above the base network's line rate of {:.4g} GB/s per GPU ({}); "
         "either the row is wrong or the base network is not this fabric",
         m.file, items ? " item " : ":", m.lines[i], m.op, m.bytes[i], m.ranks, m.ranks_per_node,
-        m.seconds[i] * 1e6, f * m.bytes[i], f * m.bytes[i] / m.seconds[i] / kBytesPerGB,
-        line / kBytesPerGB,
-        one_node ? fmt::format("intra_node_line_GBps {:g}", base.intra_node_line_GBps)
-                 : fmt::format("intra_node_line_GBps {:g} + inter_node_line_Gbps {:g} / 8",
-                               base.intra_node_line_GBps, base.inter_node_line_Gbps));
+        m.seconds[i] * 1e6, lr.f * m.bytes[i], lr.f * m.bytes[i] / m.seconds[i] / 1e9,
+        lr.bytes_per_second / 1e9, lr.what);
   }
   return "";
+}
+
+std::string segment_line_rate_error(const MeasuredCollective& m, const CollectiveFit& fit,
+                                    const NetworkConfig& base, bool items) {
+  const LineRate lr = line_rate_of(m, base);
+  if (lr.bytes_per_second <= 0 || fit.segments.empty()) return "";
+  // Beyond the last row the last segment prices sizes up to kFittedExtrapolation x its largest
+  // (find_fitted_collective; the formula above that). Its time there, alpha + S x bus factor /
+  // busbw, must stay >= f x S / line, with the rows' timer allowance; both sides are linear in S
+  // and the rows passed at the largest size, so checking the far end covers the range.
+  const FittedCollective& last = fit.segments.back().entry;
+  const double far = kFittedExtrapolation * last.max_bytes;
+  const double priced =
+      last.alpha_s + far * fitted_bus_factor(m.op, m.ranks) / last.busbw_bytes_per_second;
+  const double least = lr.f * far / lr.bytes_per_second;
+  if (last.max_bytes <= 0 || priced * kLineRateTolerance >= least) return "";
+  return fmt::format(
+      "{}{}{}: {} on {} ranks ({} per node): the fit's last segment ({:.0f} to {:.0f} B, busbw "
+      "{:.4g} GB/s) prices {:.0f} B, the largest size it is used for ({:g} x its last), in "
+      "{:.4g} us, but a rank moves {:.0f} B then, which the base network's line rate of {:.4g} "
+      "GB/s per "
+      "GPU ({}) takes {:.4g} us for: the log's largest sizes have not reached the bandwidth "
+      "regime; measure larger sizes (nccl-tests -e), or check the rows",
+      m.file, items ? " item " : ":", m.lines.back(), m.op, m.ranks, m.ranks_per_node,
+      last.min_bytes, last.max_bytes, last.busbw_bytes_per_second / 1e9, far, kFittedExtrapolation,
+      priced * 1e6, lr.f * far, lr.bytes_per_second / 1e9, lr.what, least * 1e6);
 }
 
 std::string gain_limit_error(const NetworkConfig& n) {

@@ -68,6 +68,16 @@ inline constexpr double kLineRateTolerance = 1.05;
 [[nodiscard]] std::string line_rate_error(const MeasuredCollective& m, const NetworkConfig& base,
                                           bool items = false);
 
+// "" when `fit`'s last segment, which prices sizes beyond the log's largest up to
+// kFittedExtrapolation times it, stays within `base`'s declared line rates there
+// (line_rate_error's bound, with kLineRateTolerance); else why not, naming the log's last row. A
+// few rows still in the latency regime can fit a line steeper than the fabric allows (found by
+// review, 2026-11-29: three rows under the 450 GB/s NVLink line fitted 1,473 GB/s busbw, and 1 GiB
+// was priced at 753 GB/s algbw).
+[[nodiscard]] std::string segment_line_rate_error(const MeasuredCollective& m,
+                                                  const CollectiveFit& fit,
+                                                  const NetworkConfig& base, bool items = false);
+
 // Errors of `net`'s formula (fitted collectives ignored) on each log.
 [[nodiscard]] std::vector<LogError> topology_errors(const std::vector<MeasuredCollective>& logs,
                                                     const NetworkConfig& net);

@@ -376,6 +376,31 @@ TEST(cli_fit, AFlatSegmentIsPrintedAsFlatNotAsARate) {
   EXPECT_FALSE(contains(r.out, "100000.00 GB/s")) << r.out;
 }
 
+// Found by review (2026-11-29): rows each under the line rate can fit a last segment steeper
+// than the fabric, and that segment prices sizes up to 16 x the log's largest
+// (kFittedExtrapolation). Three all-reduce rows on 8 H100s: 32 MiB in 182.87 us, 64 MiB in 250 us,
+// 128 MiB in 300 us (algbw 183.49, 268.44, 447.39 GB/s, each under NVLink's 450 GB/s line: a rank
+// moves S bytes). The line through the last two is 1,473 GB/s busbw (1.75 x 64 MiB / 50 us); at 16
+// x 128 MiB = 2 GiB it gives about 2.7 ms, where the line rate needs 2^31 B / 450 GB/s = 4.77 ms.
+// Exit 2, no file. (The flat 50 us segment above passes: at 16 x 8192 B the line needs 0.3 us.)
+TEST(cli_fit, ALastSegmentFasterThanTheLineWhereItIsUsedIsRefused) {
+  const fs::path log = write_log(
+      "steep_all_reduce_8.log",
+      "    33554432   4194304 double sum -1 182.87 183.49 321.10 0 182.87 183.49 321.10 0\n"
+      "    67108864   8388608 double sum -1 250.00 268.44 469.76 0 250.00 268.44 469.76 0\n"
+      "   134217728  16777216 double sum -1 300.00 447.39 782.94 0 300.00 447.39 782.94 0\n");
+  const fs::path out = scratch_dir() / "steep_net.json";
+  const auto r = shardsim({"fit", "--nccl-tests", log.string(), "--base", "h100-sxm-datasheet",
+                           "--network-output", out.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "steep_all_reduce_8.log:4: all_reduce on 8 ranks (8 per node): the "
+                       "fit's last segment"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "measure larger sizes")) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(cli_fit, RanksDisagreeingWithTheLogIsAnError) {
   // The log prints 16 "# Rank" lines (2 nodes x 8 H100).
   const auto r = shardsim(
