@@ -193,6 +193,31 @@ std::variant<std::vector<GemmPoint>, std::string> gemm_points(
   return out;
 }
 
+GemmMerge merge_gemm_points(std::vector<GemmPoint>& points, const std::vector<GemmPoint>& fresh,
+                            const std::string& file, std::map<std::string, std::string>& seen) {
+  GemmMerge out;
+  for (const GemmPoint& p : fresh) {
+    const std::string key = fmt::format("{} {:g}x{:g}x{:g}", p.dtype, p.m, p.n, p.k);
+    const auto same = std::ranges::find_if(points, [&](const GemmPoint& q) {
+      return q.dtype == p.dtype && q.m == p.m && q.n == p.n && q.k == p.k;
+    });
+    const auto earlier = seen.find(key);
+    if (same == points.end()) {
+      points.push_back(p);
+    } else if (earlier == seen.end()) {
+      *same = p;  // the base's point of this shape: the new measurement replaces it
+      ++out.replaced;
+    } else {
+      out.repeats.push_back(fmt::format(
+          "{} is also in {} ({:.1f} % of the peak here, {:.1f} % there): kept the faster", key,
+          earlier->second, p.efficiency * 100, same->efficiency * 100));
+      same->efficiency = std::max(same->efficiency, p.efficiency);
+    }
+    seen.emplace(key, file);
+  }
+  return out;
+}
+
 std::vector<double> gemm_leave_one_out_pct(const std::vector<GemmPoint>& points) {
   std::vector<double> out;
   for (std::size_t i = 0; i < points.size(); ++i) {

@@ -3,6 +3,7 @@
 // samples (reports/schemas/calibration-samples.schema.json) or GEMM CSVs. Pure functions.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,22 @@ struct GemmMeasurement {
 [[nodiscard]] std::variant<std::vector<GemmPoint>, std::string> gemm_points(
     const std::vector<GemmMeasurement>& rows, const PeakFlops& peak, const std::string& file,
     double max_spread = 2);
+
+// What adding one table's points to a profile's did (merge_gemm_points).
+struct GemmMerge {
+  std::size_t replaced = 0;          // the base profile's points of shapes the table measured
+  std::vector<std::string> repeats;  // shapes an earlier table of the fit gave too
+};
+// Adds `fresh`, the points of table `file`, to `points`. A shape the base profile held is replaced
+// by the new measurement. A shape an earlier table of the same fit gave (in `seen`, which maps
+// "dtype MxNxK" to its table) keeps the faster point, and `repeats` names the shape, both tables
+// and both rates: the same shape fitted twice weighted the interpolation toward it (found by
+// review, 2026-11-29: `--gemm T --gemm T` doubled every point, silently). `seen` gains the table's
+// shapes.
+[[nodiscard]] GemmMerge merge_gemm_points(std::vector<GemmPoint>& points,
+                                          const std::vector<GemmPoint>& fresh,
+                                          const std::string& file,
+                                          std::map<std::string, std::string>& seen);
 
 // Leave-one-out check of the measured GEMM model (simulator/hardware/measured_efficiency.h):
 // each point predicted from the other points of its dtype; returns |predicted - measured| /

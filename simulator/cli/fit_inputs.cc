@@ -80,11 +80,13 @@ std::string read_input(const std::string& path, const std::string& flag) {
 
 void fit_gemm_tables(const std::vector<std::string>& files, const MeasuredDevice& on, GpuProfile& g,
                      FitNotes& notes) {
+  std::map<std::string, std::string> seen;  // shapes of the tables so far, and their tables
   for (const auto& path : files) {
     const auto rows = read_gemm_rows(path, "--gemm", on.device);
     const auto points = to_points(rows, on.profile.peak, path, "--gemm");
     g.compute.kind = "measured";
-    g.compute.gemm_points.insert(g.compute.gemm_points.end(), points.begin(), points.end());
+    const cal::GemmMerge merge =
+        cal::merge_gemm_points(g.compute.gemm_points.edit(), points, path, seen);
     index_gemm_points(g.compute);
     g.provenance.sources.push_back(
         {path, rows.front().line, rows.back().line, "",
@@ -101,10 +103,16 @@ void fit_gemm_tables(const std::vector<std::string>& files, const MeasuredDevice
                  {"points", point_summary(points)},
                  {"leave_one_out_median_abs_pct_error", loo.empty() ? json(nullptr) : json(mid)},
                  {"leave_one_out_max_abs_pct_error", loo.empty() ? json(nullptr) : json(worst)}};
+    item["replaced_base_points"] = merge.replaced;
     notes.warn(item, path, cal::implausible_gemm_points(points, on.profile.name));
+    notes.warn(item, path, merge.repeats);
     notes.add(item, fmt::format("{}: GEMM table, {} rows ({}); leave-one-out error median {:.1f}%, "
-                                "max {:.1f}%",
-                                path, rows.size(), point_summary(points), mid, worst));
+                                "max {:.1f}%{}",
+                                path, rows.size(), point_summary(points), mid, worst,
+                                merge.replaced == 0 ? ""
+                                                    : fmt::format("; replaces {} of the base's "
+                                                                  "points of the same shapes",
+                                                                  merge.replaced)));
   }
 }
 

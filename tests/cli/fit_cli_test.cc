@@ -401,6 +401,42 @@ TEST(cli_fit, ALastSegmentFasterThanTheLineWhereItIsUsedIsRefused) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// A GEMM shape measured in two --gemm tables keeps the faster point and is reported; a shape the
+// base profile already holds is replaced by the new measurement. Found by review (2026-11-29):
+// `--gemm T --gemm T` stored every point twice (16 for the Azure table's 8 A100 fp16 rows) and
+// moved predictions, and a base's points of the same shapes stayed beside the new ones.
+TEST(cli_fit, AGemmShapeMeasuredTwiceIsKeptOnce) {
+  const std::string gemm = (kGemm / "azure_cublaslt_gemm_a100_h100_h200.csv").string();
+  const auto fit = [&](const std::vector<std::string>& extra, const std::string& base,
+                       const std::string& name) {
+    std::vector<std::string> args = {"fit", "--gemm", gemm};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const std::string out = (scratch_dir() / name).string();
+    for (const std::string& a : {std::string("--gemm-device"), std::string("A100"),
+                                 std::string("--base"), base, std::string("-o"), out})
+      args.push_back(a);
+    return std::pair{shardsim(args), out};
+  };
+  const auto [once, once_out] = fit({}, "a100-sxm-80gb-datasheet", "gemm_once.json");
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  const auto [twice, twice_out] =
+      fit({"--gemm", gemm}, "a100-sxm-80gb-datasheet", "gemm_twice.json");
+  ASSERT_EQ(twice.exit_code, 0) << twice.err;
+  const json a = json::parse(read_file(once_out)), b = json::parse(read_file(twice_out));
+  EXPECT_EQ(a["compute"]["gemm_points"].size(), 8u);  // the table's 8 A100 rows
+  EXPECT_EQ(b["compute"]["gemm_points"], a["compute"]["gemm_points"]);
+  EXPECT_TRUE(contains(twice.err, "fp16 4096x4096x4096 is also in " + gemm)) << twice.err;
+  // The fitted A100 preset holds these 8 shapes (rebuild-profiles.sh fits the same table): they
+  // are replaced, not doubled.
+  const auto [over, over_out] = fit({}, "a100-sxm-80gb", "gemm_over_base.json");
+  ASSERT_EQ(over.exit_code, 0) << over.err;
+  const json base =
+      json::parse(read_file(fs::path(SHARDSIM_SOURCE_DIR) / "scenarios/gpus/a100-sxm-80gb.json"));
+  EXPECT_EQ(json::parse(read_file(over_out))["compute"]["gemm_points"].size(),
+            base["compute"]["gemm_points"].size());
+  EXPECT_TRUE(contains(over.out, "replaces 8 of the base's points of the same shapes")) << over.out;
+}
+
 TEST(cli_fit, RanksDisagreeingWithTheLogIsAnError) {
   // The log prints 16 "# Rank" lines (2 nodes x 8 H100).
   const auto r = shardsim(
