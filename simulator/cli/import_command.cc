@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -9,6 +10,7 @@
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
 #include "simulator/scenario/load.h"
+#include "simulator/scenario/validate.h"
 
 namespace shardsim::cli {
 
@@ -54,7 +56,14 @@ int run_import(const ImportArgs& a) {
   // What is written must load, from where it is written: every problem of the imported scenario
   // is reported now (exit 2), saying that the paths are the scenario's keys, not the input's.
   try {
-    (void)scenario_from_json(r.scenario, folder);
+    // The loaded scenario's own warnings (an unfitted profile, a sliding window not modelled,
+    // groups placed unevenly, ...) are the imported run's too: said now, not first at `simulate`
+    // (found by review, 2026-11-29: a Mistral window was mentioned nowhere on import).
+    const Scenario s = scenario_from_json(r.scenario, folder);
+    std::vector<std::string> found = s.warnings;
+    for (auto& w : check_strategy(s).warnings) found.push_back(std::move(w));
+    for (auto& w : found)
+      if (std::ranges::find(r.warnings, w) == r.warnings.end()) r.warnings.push_back(std::move(w));
   } catch (const InputError& e) {
     std::vector<Diagnostic> items = e.items();
     items.push_back({"", fmt::format("the paths above are keys of the scenario imported from the "

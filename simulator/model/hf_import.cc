@@ -192,6 +192,13 @@ json llama_like(HfKeys& k, Family family) {
   m["qkv_bias"] = family == Family::kQwen2 || k.boolean_or("attention_bias", false);
   m["dropout"] = k.number_or("attention_dropout", 0.0) > 0.0;
   m["attention"] = "standard";
+  // Mistral's and Mixtral's sliding_window (null: none), Qwen2's only with use_sliding_window
+  // (then on the layers from max_window_layers on). Kept so the scenario warns that it is not
+  // modelled (found by review, 2026-11-29: it was dropped silently).
+  const bool windowed = family == Family::kQwen2 ? k.boolean_or("use_sliding_window", false)
+                                                 : family != Family::kLlama;
+  if (windowed)
+    if (const auto window = k.optional_integer("sliding_window")) m["sliding_window"] = *window;
   if (family == Family::kMixtral) {
     m["moe"] = {{"experts", k.integer("num_local_experts")},
                 {"top_k", k.integer("num_experts_per_tok")},

@@ -6,7 +6,7 @@
 //   llama    (LlamaForCausalLM)     mistral  (MistralForCausalLM)   mixtral (MixtralForCausalLM)
 //   qwen2    (Qwen2ForCausalLM)     gpt2     (GPT2LMHeadModel)      gpt_neox (GPTNeoXForCausalLM)
 // Anything that does not change parameter or activation counts in shardsim's model (rope_theta,
-// rotary_pct, sliding_window, use_parallel_residual, token ids, dtypes...) is ignored, and so are
+// rotary_pct, use_parallel_residual, token ids, dtypes...) is ignored, and so are
 // keys starting with "_" (annotations such as "_source" or "_name_or_path").
 #pragma once
 

@@ -53,6 +53,10 @@ struct ModelConfig {
   bool bias = false;              // biases on every linear layer (GPT-2/Megatron GPT: true)
   bool qkv_bias = false;          // bias on the QKV projection only (Qwen2); implied by bias
   bool dropout = false;           // dropout layers present (1-byte masks are stored)
+  // Keys each query attends to under sliding-window attention (Mistral 7B v0.1: 4096); 0: none.
+  // Not modelled: attention is priced over the whole sequence (a warning says so when the window
+  // is shorter than the sequence).
+  std::int64_t sliding_window = 0;
   AttentionType attention = AttentionType::kStandard;
   MlaConfig mla;
   MoeConfig moe;

@@ -357,6 +357,18 @@ void check_dense_moe_keys(const Scenario& s, StrategyCheck& c) {
                   fmt::join(set, ", "), set.size() == 1 ? "is" : "are"));
 }
 
+// Sliding-window attention is not modelled (model_config.h): a window shorter than the sequence
+// means less attention work than priced.
+void check_sliding_window(const Scenario& s, StrategyCheck& c) {
+  const std::int64_t window = s.model.sliding_window;
+  if (window > 0 && window < s.training.seq_len)
+    c.warnings.push_back(
+        fmt::format("model.sliding_window ({}) is shorter than training.seq_len ({}): "
+                    "sliding-window attention is not modelled, so attention is priced over the "
+                    "whole causal sequence, more work than the window's",
+                    window, s.training.seq_len));
+}
+
 }  // namespace
 
 StrategyCheck check_strategy(const Scenario& s) {
@@ -365,6 +377,7 @@ StrategyCheck check_strategy(const Scenario& s) {
   if (!c.errors.empty()) return c;  // the other checks divide by the degrees
   check_model(s, c.errors);
   check_dense_moe_keys(s, c);
+  check_sliding_window(s, c);
   check_parallel(s, c);
   check_layers(s, c.errors);
   check_positions(s, c.errors);

@@ -196,4 +196,27 @@ TEST(cli_robustness, AnImportModelPathWithoutSlashIsAPath) {
   EXPECT_TRUE(contains(r.err, "is a directory")) << r.err;
 }
 
+// import says what the imported scenario will warn about (found by review, 2026-11-29: a
+// Mistral config's sliding_window of 128, far below the 8,192-token sequence, was mentioned
+// nowhere). The config: Mistral's shape, cut to 4 layers.
+TEST(cli_robustness, ImportSaysWhatTheScenarioWarnsAbout) {
+  const fs::path dir = scratch_dir() / "mistral_small";
+  fs::create_directories(dir);
+  std::ofstream(dir / "config.json")
+      << R"({"model_type": "mistral", "hidden_size": 1024, "num_hidden_layers": 4,
+      "num_attention_heads": 16, "intermediate_size": 2816, "vocab_size": 32000,
+      "sliding_window": 128})";
+  const fs::path ds = scratch_dir() / "ds_mistral.json";
+  std::ofstream(ds) << R"({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 1,
+    "bf16": {"enabled": true}, "zero_optimization": {"stage": 1}})";
+  const Result r =
+      shardsim({"import", "deepspeed", ds.string(), "--model", (dir / "config.json").string(),
+                "--gpu", "a100-sxm-80gb", "--gpus", "8", "--seq-len", "8192"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "warning: model.sliding_window (128) is shorter than "
+                       "training.seq_len (8192)"))
+      << r.err;
+}
+
 }  // namespace

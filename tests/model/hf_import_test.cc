@@ -92,6 +92,20 @@ TEST(HfImport, Qwen2_7B) {
   EXPECT_EQ(m["tied_embeddings"], false);  // tie_word_embeddings false
 }
 
+// sliding_window is kept as a model key (not modelled; the scenario warns when the window is
+// shorter than the sequence; found by review, 2026-11-29: it was dropped silently). Mistral 7B
+// v0.1 sets 4096; Mixtral 8x7B sets null (no window); Qwen2-7B sets 131072 but
+// use_sliding_window false, so no window either.
+TEST(HfImport, SlidingWindowIsKeptWhereTheModelUsesOne) {
+  const json mistral = import_file("mistral_7b_v0_1.json");
+  EXPECT_EQ(mistral["sliding_window"], 4096);  // sliding_window 4096
+  EXPECT_EQ(mistral["kv_heads"], 8);           // num_key_value_heads 8
+  EXPECT_FALSE(import_file("mixtral_8x7b.json").contains("sliding_window"));  // null
+  EXPECT_FALSE(
+      import_file("qwen2_7b.json").contains("sliding_window"));  // use_sliding_window false
+  EXPECT_FALSE(import_file("llama3_8b.json").contains("sliding_window"));
+}
+
 TEST(HfImport, Gpt2Small) {
   const json m = import_file("gpt2.json");
   EXPECT_EQ(m["layers"], 12);           // n_layer 12
@@ -136,11 +150,12 @@ TEST(HfImport, PythiaGptNeoX) {
 
 TEST(HfImport, OnlyScenarioKeysAndAnnotationsIgnored) {
   const std::set<std::string> allowed = {
-      "layers", "hidden",   "heads",   "kv_heads",        "head_dim", "ffn_hidden",
-      "vocab",  "ffn_type", "norm",    "tied_embeddings", "position", "max_position",
-      "bias",   "qkv_bias", "dropout", "attention",       "mla",      "moe"};
+      "layers",     "hidden",       "heads",    "kv_heads",      "head_dim",
+      "ffn_hidden", "vocab",        "ffn_type", "norm",          "tied_embeddings",
+      "position",   "max_position", "bias",     "qkv_bias",      "dropout",
+      "attention",  "mla",          "moe",      "sliding_window"};
   for (const char* name : {"llama3_8b.json", "mixtral_8x7b.json", "qwen2_7b.json", "gpt2.json",
-                           "pythia_12b_deduped.json"}) {
+                           "pythia_12b_deduped.json", "mistral_7b_v0_1.json"}) {
     const json m = import_file(name);  // each file carries a "_source" annotation
     for (const auto& [key, value] : m.items())
       EXPECT_TRUE(allowed.count(key)) << name << ": unexpected key " << key;

@@ -183,6 +183,26 @@ TEST(Scenario, AttentionKernelIsReadSwitchedAndChecked) {
 // - tp 2, dp 6, pp 2: pp's stride 12 is at least the node, so each member has a node of its own
 //   in every group: no warning for pp (found by review, 2026-11-29: it was warned about); dp
 //   spans of 12 do not cover whole nodes ({12..23} is half of node 1 and node 2): warned.
+// Sliding-window attention is not modelled: a window shorter than the sequence is warned about
+// (found by review, 2026-11-29: Mistral's sliding_window was dropped silently), one at least as
+// long changes nothing, and the key is written back so the report's scenario keeps it.
+TEST(Scenario, ASlidingWindowShorterThanTheSequenceIsWarnedAbout) {
+  auto raw = minimal();
+  raw["training"]["seq_len"] = 8192;
+  const auto warning = [&](int window) {
+    raw["model"]["sliding_window"] = window;
+    for (const auto& w : check_strategy(scenario_from_json(raw, "")).warnings)
+      if (w.find("model.sliding_window") == 0) return w;
+    return std::string();
+  };
+  EXPECT_EQ(warning(4096).find("model.sliding_window (4096) is shorter than training.seq_len "
+                               "(8192): sliding-window attention is not modelled"),
+            0u)
+      << warning(4096);
+  EXPECT_EQ(warning(8192), "");
+  EXPECT_EQ(to_json(scenario_from_json(raw, "").model)["sliding_window"], 8192);
+}
+
 TEST(Scenario, GroupsThatSitDifferentlyOnTheNodesAreWarnedAbout) {
   auto raw = minimal();
   raw["model"] = {{"preset", "gpt3-175b"}};
