@@ -300,6 +300,16 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
                          fmt::format("replaces the whole {} after --set {} set a key inside it, "
                                      "which would be lost; give --set {} first",
                                      section, key, section));
+      // The same section given twice as an object: the first one's keys would be lost (found
+      // by review, 2026-11-29: `--set 'parallel={"tp":4}' --set 'parallel={"zero":1}'` ran tp 1).
+      const std::string earlier =
+          overrides[i].substr(std::min(overrides[i].size(), key.size() + 1));
+      const auto first = earlier.find_first_not_of(" \t\n\r");
+      if (key == section && first != std::string::npos && earlier[first] == '{')
+        throw InputError("--set " + abbreviated(overrides[j]),
+                         fmt::format("replaces the whole {} that an earlier --set {}={{...}} gave, "
+                                     "whose keys would be lost; give them in one object",
+                                     section, key));
     }
   }
   for (const auto& o : overrides) {

@@ -446,6 +446,19 @@ TEST(cli_usage, ASectionSetAfterAKeyInsideItIsRefused) {
   const json scenario = parse_report(kept)["scenario"];
   EXPECT_EQ(scenario["parallel"]["tp"], 4);
   EXPECT_EQ(scenario["parallel"]["zero"], 3);
+  // The same section given twice as an object would drop the first one's keys (found by review,
+  // 2026-11-29: tp 1 ran); one key given twice is a plain later-wins (tp 2 below).
+  const Result twice = shardsim(
+      {"memory", kExample, "--set", R"(parallel={"tp":4})", "--set", R"(parallel={"zero":1})"});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_TRUE(contains(twice.err,
+                       "replaces the whole parallel that an earlier --set "
+                       "parallel={...} gave"))
+      << twice.err;
+  const Result key_twice =
+      shardsim({"memory", kExample, "--json", "--set", "parallel.tp=4", "--set", "parallel.tp=2"});
+  ASSERT_EQ(key_twice.exit_code, 0) << key_twice.err;
+  EXPECT_EQ(parse_report(key_twice)["scenario"]["parallel"]["tp"], 2);
 }
 
 // A file where only a preset name goes is said to be one; a missing file where files are
