@@ -14,6 +14,8 @@
 
 #include "simulator/core/diagnostics.h"
 
+#include "simulator/core/strings.h"
+
 namespace shardsim {
 namespace {
 
@@ -272,6 +274,21 @@ class IgnoreSigpipe {
 }  // namespace
 
 void write_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  // No output drives a terminal (found by review, 2026-11-29: a scenario file named with an
+  // escape sequence, or a compare variant holding one, printed it raw). A text that needs no
+  // escaping (every report so far) is not copied: a search's JSON can be hundreds of MB.
+  std::vector<std::string> escaped(outputs.size());
+  std::vector<const std::string*> texts;
+  texts.reserve(outputs.size());
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& text = outputs[i].second;
+    if (terminal_safe_already(text)) {
+      texts.push_back(&text);
+    } else {
+      escaped[i] = terminal_safe(text);
+      texts.push_back(&escaped[i]);
+    }
+  }
   std::vector<std::pair<std::string, std::string>> staged;  // (path, temporary)
   staged.reserve(outputs.size());  // no allocation between a stage and its record
   const auto discard = [&](std::size_t from) {
@@ -279,12 +296,13 @@ void write_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
   };
   const IgnoreSigpipe no_sigpipe;
   try {
-    for (const auto& [path, text] : outputs) {
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const std::string& path = outputs[i].first;
       if (!is_stdout(path)) check_output_path("", path);
-      if (!written_through(path)) staged.emplace_back(path, stage(path, text));
+      if (!written_through(path)) staged.emplace_back(path, stage(path, *texts[i]));
     }
-    for (const auto& [path, text] : outputs)
-      if (written_through(path)) write_through(path, text);
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+      if (written_through(outputs[i].first)) write_through(outputs[i].first, *texts[i]);
   } catch (...) {
     discard(0);
     throw;

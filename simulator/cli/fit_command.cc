@@ -18,6 +18,7 @@
 #include "simulator/cli/fit_report.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
+#include "simulator/core/strings.h"
 #include "simulator/scenario/load.h"
 #include "simulator/scenario/presets.h"
 
@@ -103,7 +104,9 @@ void check_args(const FitArgs& a) {
                                     {"--network-name", &a.network_name}})
     for (std::size_t i = 0; i < value->size(); ++i) {
       const auto c = static_cast<unsigned char>((*value)[i]);
-      if (c < 0x20 || c == 0x7f)
+      const bool c1 = c == 0xc2 && i + 1 < value->size() &&
+                      is_c1_second_byte(static_cast<unsigned char>((*value)[i + 1]));
+      if (c < 0x20 || c == 0x7f || c1)
         throw InputError(flag, fmt::format("contains the control character 0x{:02x} at byte {}: "
                                            "names are printed in reports",
                                            c, i));

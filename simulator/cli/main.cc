@@ -22,6 +22,7 @@
 #include "simulator/cli/search_command.h"
 #include "simulator/cli/simulate_command.h"
 #include "simulator/cli/suite_command.h"
+#include "simulator/cli/terminal_safe_stream.h"
 #include "simulator/cli/validate_command.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/cost/compute.h"
@@ -306,6 +307,13 @@ int run_command(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::streambuf* const stderr_buf = std::cerr.rdbuf();
+  shardsim::cli::TerminalSafeBuf safe_stderr(stderr_buf);
+  std::cerr.rdbuf(&safe_stderr);
+  struct Restore {
+    std::streambuf* buf;
+    ~Restore() { std::cerr.rdbuf(buf); }
+  } restore{stderr_buf};
   const int rc = run_command(argc, argv);
   // Output that never arrived is a failure, whoever printed it (a full disk behind > FILE,
   // /dev/full, a closed pipe): exit 3 instead of 0.

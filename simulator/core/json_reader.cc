@@ -298,14 +298,20 @@ void ObjectReader::string(std::string_view key, std::string& out, bool required)
   out = v->get<std::string>();
   // Strings are printed in text reports: a NUL, an escape (ESC [ ... moves a terminal's cursor),
   // a carriage return or a backspace would be written raw (found by review, 2026-11-28). Tabs
-  // and line feeds print harmlessly.
+  // and line feeds print harmlessly. C1 controls (U+0080 to U+009F: U+009B is an escape on many
+  // terminals) likewise (found by review, 2026-11-29: "a\u0085b" was accepted).
   for (std::size_t i = 0; i < out.size(); ++i) {
     const auto c = static_cast<unsigned char>(out[i]);
-    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
+    const bool c1 = c == 0xc2 && i + 1 < out.size() &&
+                    is_c1_second_byte(static_cast<unsigned char>(out[i + 1]));
+    if (is_terminal_control(c) || c1) {
       diags_.error(pointer_join(path_, key),
-                   fmt::format("contains the control character 0x{:02x} at byte {}: strings are "
-                               "printed in reports",
-                               c, i));
+                   c1 ? fmt::format("contains the control character U+{:04X} at byte {}: strings "
+                                    "are printed in reports",
+                                    static_cast<unsigned char>(out[i + 1]), i)
+                      : fmt::format("contains the control character 0x{:02x} at byte {}: strings "
+                                    "are printed in reports",
+                                    c, i));
       return;
     }
   }

@@ -10,6 +10,33 @@
 
 namespace shardsim {
 
+std::string terminal_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (is_terminal_control(c)) {
+      out += fmt::format("\\x{:02x}", c);
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               is_c1_second_byte(static_cast<unsigned char>(text[i + 1]))) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[++i]));
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+bool terminal_safe_already(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (is_terminal_control(c) || (c == 0xc2 && i + 1 < text.size() &&
+                                   is_c1_second_byte(static_cast<unsigned char>(text[i + 1]))))
+      return false;
+  }
+  return true;
+}
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   // Classic two-row dynamic programme: row[j] = distance(a[0..i), b[0..j)).
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);

@@ -23,6 +23,23 @@ namespace shardsim {
 // "... (N characters)", so a huge argument is not echoed whole.
 [[nodiscard]] std::string abbreviated(std::string_view text, std::size_t max = 80);
 
+// Whether `c` is a control character a terminal acts on: C0 (below 0x20) other than tab and line
+// feed, and DEL. (C1 controls, U+0080 to U+009F, are the UTF-8 pairs 0xC2 0x80-0x9F.)
+[[nodiscard]] constexpr bool is_terminal_control(unsigned char c) {
+  return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f;
+}
+[[nodiscard]] constexpr bool is_c1_second_byte(unsigned char c) {
+  return c >= 0x80 && c <= 0x9f;
+}
+
+// `text` with every control character a terminal would act on written out instead: C0 and DEL as
+// "\x1b", C1 (U+0080 to U+009F, such as U+009B, an escape on many terminals) as "\u009b". Tabs
+// and line feeds stay. In a JSON string "\u009b" is the same character, and JSON writers escape
+// C0 already, so JSON output reads back unchanged.
+[[nodiscard]] std::string terminal_safe(std::string_view text);
+// Whether terminal_safe(text) == text.
+[[nodiscard]] bool terminal_safe_already(std::string_view text);
+
 // Human-readable number with the unit spelled out, e.g. format_bytes(1.5e9) -> "1.40 GiB".
 [[nodiscard]] std::string format_gib(double bytes);
 

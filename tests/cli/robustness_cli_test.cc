@@ -219,4 +219,26 @@ TEST(cli_robustness, ImportSaysWhatTheScenarioWarnsAbout) {
       << r.err;
 }
 
+// Nothing the user gave reaches the terminal as a control sequence (found by review, 2026-11-29):
+// a scenario file named with ESC [ 31 m printed it raw on the report's scenario line, and an
+// error message echoed it raw; a compare variant holding one printed it in its table row.
+TEST(cli_robustness, NoOutputDrivesTheTerminal) {
+  const fs::path odd = scratch_dir() / "esc\x1b[31mred.json";
+  json s = json::parse(
+      read_file(fs::path(SHARDSIM_SOURCE_DIR) / "scenarios/examples" / (kExample + ".json")));
+  s.erase("name");  // the report names the scenario after its file
+  std::ofstream(odd) << s.dump();
+  const auto clean = [](const std::string& text) { return text.find('\x1b') == std::string::npos; };
+  const Result r = shardsim({"memory", odd.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(clean(r.out));
+  EXPECT_TRUE(contains(r.out, "esc\\x1b[31mred")) << r.out;
+  const Result missing = shardsim({"memory", (scratch_dir() / "no\x1b[31mfile.json").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_TRUE(clean(missing.err));
+  EXPECT_TRUE(contains(missing.err, "no\\x1b[31mfile.json")) << missing.err;
+  const Result variant = shardsim({"compare", kExample, "--vary", "description=\"a\x1b[2Jb\",c"});
+  EXPECT_TRUE(clean(variant.out) && clean(variant.err)) << variant.out << variant.err;
+}
+
 }  // namespace
