@@ -75,6 +75,11 @@ std::variant<std::vector<BandwidthMeasurement>, std::string> parse_bandwidth_csv
   std::vector<BandwidthMeasurement> out;
   std::set<std::string> devices;
   for (std::size_t i = 1; i < lines.size(); ++i) {
+    // More fields than the header names: a value holding a comma, or columns shifted (found by
+    // review, 2026-11-29: "X,babelstream_triad,1.7,TB/s,extra" was read).
+    if (lines[i].fields.size() > h.size())
+      return fmt::format("{}:{}: {} fields, but the header on line {} names {}", file,
+                         lines[i].number, lines[i].fields.size(), lines.front().number, h.size());
     auto row = parse_row(lines[i].fields, c);
     if (auto* e = std::get_if<std::string>(&row))
       return fmt::format("{}:{}: {}", file, lines[i].number, *e);

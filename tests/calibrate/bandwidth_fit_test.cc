@@ -74,6 +74,10 @@ TEST(bandwidth_fit, MalformedRowsNameFileAndLine) {
   EXPECT_NE(err(head + "G,babelstream_triad,1.7,TB/s\nG,babelstream_triad,1.8,TB/s\n")
                 .find("b.csv:3: a second babelstream_triad row"),
             std::string::npos);
+  // A fifth field under a four-column header (found by review, 2026-11-29: read as if absent).
+  EXPECT_NE(err(head + "G,babelstream_triad,1.7,TB/s,extra\n")
+                .find("b.csv:2: 5 fields, but the header on line 1 names 4"),
+            std::string::npos);
   // The shared table holds three devices: one must be chosen.
   EXPECT_NE(err(read(kFile)).find("rows of 3 devices"), std::string::npos);
 }
