@@ -23,7 +23,15 @@ int main(int argc, char** argv) {
   // 2026-11-28).
   app.add_option("-o,--output", options.samples_path, "samples JSON (rank 0 writes it)")
       ->required();
-  app.add_option("--filter", options.name_filter, "only items whose name contains this");
+  // An empty filter matches every item: refused, as shardsim refuses empty values (found by
+  // review, 2026-11-29: --filter '' ran the whole sweep).
+  app.add_option("--filter", options.name_filter, "only items whose name contains this")
+      ->check([](const std::string& v) {
+        return v.empty() ? std::string(
+                               "empty value; give part of an item's name, or leave "
+                               "--filter out")
+                         : std::string();
+      });
   app.add_option("--sync-timeout", options.sync_timeout_s,
                  "seconds a rank waits for the others before giving up (default 120)")
       ->check(CLI::Range(1e-3, 86400.0));

@@ -139,6 +139,11 @@ TEST(CalibrationSweep, BadOptionsExitTwo) {
   // Not a number: a one-line message, not CLI11's 300-digit range of a positive double.
   EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --sync-timeout abc" + to_log), 2);
   EXPECT_LT(slurp(log).size(), 300u) << slurp(log);
+  // An empty --filter matched every item and ran the whole sweep (found by review, 2026-11-29).
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --filter '' -o " +
+                scratch("empty-filter.json").string() + to_log),
+            2);
+  EXPECT_NE(slurp(log).find("--filter: empty value"), std::string::npos) << slurp(log);
 }
 
 TEST(CalibrationSweep, CudaWithoutDeviceExitsThree) {
