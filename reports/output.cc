@@ -124,6 +124,21 @@ void check_output_path(const std::string& flag, const std::string& path) {
                                                        : "\" (its directory) does not exist"));
 }
 
+namespace {
+
+// The mkstemp template of a temporary sibling of `target`: "NAME.tmp.XXXXXX", or, where that
+// would pass the file-name limit (255 bytes), the name cut to fit (found by review, 2026-11-29: a
+// legal 250-byte name was refused as "File name too long").
+std::string temporary_template(const fs::path& target) {
+  constexpr std::size_t kNameMax = 255;
+  const std::string suffix = ".tmp.XXXXXX";
+  std::string name = target.filename().string();
+  if (name.size() + suffix.size() > kNameMax) name.resize(kNameMax - suffix.size());
+  return (target.parent_path() / (name + suffix)).string();
+}
+
+}  // namespace
+
 void check_output_creatable(const std::string& flag, const std::string& path) {
   if (is_stdout(path)) return;
   if (is_descriptor_path(path) || is_special_as_given(path)) {  // written through (write_output)
@@ -133,7 +148,7 @@ void check_output_creatable(const std::string& flag, const std::string& path) {
   }
   const fs::path target = resolved(path);
   // what write_output does first: a temporary sibling, here removed at once
-  std::string probe = target.string() + ".tmp.XXXXXX";
+  std::string probe = temporary_template(target);
   const int fd = ::mkstemp(probe.data());
   if (fd < 0)
     throw InputError(
@@ -216,7 +231,7 @@ std::string stage(const std::string& path, const std::string& text) {
   const fs::path target = resolved(path);
   std::error_code ec;
   const fs::file_status st = fs::status(target, ec);
-  std::string tmp = target.string() + ".tmp.XXXXXX";
+  std::string tmp = temporary_template(target);
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) fail(path, "create a temporary file beside it", errno);
   ::mode_t mode = 0;

@@ -360,6 +360,22 @@ TEST(cli_output, AProfilesNodeNetworkIsAPresetNotAFile) {
   EXPECT_EQ(read_file(net), before);
 }
 
+// A legal 255-byte file name (250 + ".json"): its temporary sibling "NAME.tmp.XXXXXX" would be
+// 266 bytes, over the 255-byte limit, and the report was refused as "File name too long" (found
+// by review, 2026-11-29). The temporary's name is cut to fit; the report lands under its name
+// and no temporary is left.
+TEST(cli_output, ALongestLegalFileNameIsWritten) {
+  const fs::path dir = scratch_dir() / "long_name";
+  fs::create_directories(dir);
+  const fs::path out = dir / (std::string(250, 'b') + ".json");
+  const Result r = shardsim({"memory", kExample, "--json", "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(read_file(out))["schema_version"], 1);
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++files;
+  EXPECT_EQ(files, 1);
+}
+
 TEST(cli_output, MissingDirectoryIsExitTwoBeforeAnyWork) {
   const std::string path = (scratch_dir() / "no_such_dir" / "r.csv").string();
   const Result r = shardsim({"search", kExample, "--csv", path});
