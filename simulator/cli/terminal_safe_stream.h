@@ -6,6 +6,7 @@
 #pragma once
 
 #include <streambuf>
+#include <string>
 #include <string_view>
 
 namespace shardsim::cli {
@@ -24,10 +25,12 @@ class TerminalSafeBuf final : public std::streambuf {
 
  private:
   void put(unsigned char c);
-  void raw(std::string_view text);
+  void raw(std::string_view text);  // appends to chunk_
+  void write_out();                 // chunk_ to the stream below, in one write
   void flush_pending();
 
   std::streambuf* out_;
+  std::string chunk_;
   bool pending_c2_ = false;  // a 0xC2 byte held back: a C1 control if the next byte is 0x80-0x9F
 };
 

@@ -81,6 +81,12 @@ bool names_a_file(const std::string& name, PresetKind kind) {
 // errors. An inline object (or a type error) is returned as it is.
 nlohmann::json resolve_preset_or_file(const nlohmann::json& spec, PresetKind kind,
                                       const std::string& pointer, const std::string& base_dir) {
+  // Neither a name nor an object: say all three forms (found by review, 2026-11-29:
+  // `--set cluster.gpu=8` said only "expected an object").
+  if (!spec.is_string() && !spec.is_object())
+    throw InputError(pointer, fmt::format("expected a preset name, a JSON file path or an "
+                                          "inline object, got {} {}",
+                                          spec.type_name(), abbreviated(spec.dump())));
   if (!spec.is_string()) return spec;
   const std::string name = spec.get<std::string>();
   if (auto preset = find_preset(kind, name)) return *preset;

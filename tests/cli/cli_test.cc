@@ -464,6 +464,20 @@ TEST(cli_usage, ASectionSetAfterAKeyInsideItIsRefused) {
 // A file where only a preset name goes is said to be one; a missing file where files are
 // accepted is said to be missing (found by review, 2026-11-27: both were "unknown preset", and
 // then the first wording also fired for fields that take no file).
+// A number or an array where a preset name, a file or an object goes names all three forms
+// (found by review, 2026-11-29: `--set cluster.gpu=8` said only "expected an object").
+TEST(cli_usage, APresetFieldOfAnotherTypeNamesItsThreeForms) {
+  for (const auto& [set, pointer] :
+       {std::pair<std::string, std::string>{"cluster.gpu=8", "/cluster/gpu"},
+        {"cluster.network=[1]", "/cluster/network"}}) {
+    const Result r = shardsim({"memory", kExample, "--set", set});
+    EXPECT_EQ(r.exit_code, 2) << set;
+    EXPECT_TRUE(has_error_line(r.err, pointer,
+                               "expected a preset name, a JSON file path or an inline object"))
+        << r.err;
+  }
+}
+
 TEST(cli_usage, FilesWherePresetsGoAreNamedAsSuch) {
   const Result framework =
       shardsim({"memory", kExample, "--set", "framework=/tmp/some/cuda-graphs.json"});
