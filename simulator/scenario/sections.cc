@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <optional>
+
 #include "simulator/core/json_reader.h"
 
 namespace shardsim {
@@ -144,12 +147,24 @@ void int_list(ObjectReader& r, std::string_view key, std::vector<T>& out, std::i
   }
   for (std::size_t i = 0; i < v->size(); ++i) {
     const nlohmann::json& e = (*v)[i];
-    if (!e.is_number_integer() || e.get<std::int64_t>() < min || e.get<std::int64_t>() > max) {
+    // A whole number written with a point (2.0) counts, as for a single integer key
+    // (ObjectReader::integer; found by review, 2026-11-29: parallel.tp 2.0 was read, search.tp
+    // [2.0] refused). Unsigned values above int64's range are out of range.
+    std::optional<std::int64_t> value;
+    if (e.is_number_unsigned())
+      value = e.get<std::uint64_t>() <= std::uint64_t(max) ? std::optional(e.get<std::int64_t>())
+                                                           : std::nullopt;
+    else if (e.is_number_integer())
+      value = e.get<std::int64_t>();
+    else if (e.is_number_float() && std::trunc(e.get<double>()) == e.get<double>() &&
+             std::fabs(e.get<double>()) <= 9.0e15)
+      value = static_cast<std::int64_t>(e.get<double>());
+    if (!value || *value < min || *value > max) {
       d.error(path + "/" + std::to_string(i),
               fmt::format("must be an integer in [{}, {}], got {}", min, max, json_text(e)));
       continue;
     }
-    out.push_back(T(e.get<std::int64_t>()));
+    out.push_back(T(*value));
   }
 }
 

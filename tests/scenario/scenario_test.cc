@@ -203,6 +203,26 @@ TEST(Scenario, ASlidingWindowShorterThanTheSequenceIsWarnedAbout) {
   EXPECT_EQ(to_json(scenario_from_json(raw, "").model)["sliding_window"], 8192);
 }
 
+// A whole number written with a point counts in the search lists as it does for a single key
+// (parallel.tp 2.0 is read as 2; found by review, 2026-11-29: search.tp [2.0] was refused); 2.5
+// and an unsigned value past int64 are refused.
+TEST(Scenario, SearchListsTakeWholeNumbersWrittenWithAPoint) {
+  auto raw = minimal();
+  raw["search"] = nlohmann::json::parse(R"({"tp": [2.0, 4], "micro_batch": [1.0]})");
+  const Scenario s = scenario_from_json(raw, "");
+  EXPECT_EQ(s.search.tp, (std::vector<int>{2, 4}));
+  EXPECT_EQ(s.search.micro_batch, (std::vector<std::int64_t>{1}));
+  for (const char* bad : {R"({"tp": [2.5]})", R"({"tp": [18446744073709551615]})"}) {
+    raw["search"] = nlohmann::json::parse(bad);
+    try {
+      (void)scenario_from_json(raw, "");
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.items().front().path, "/search/tp/0") << bad;
+    }
+  }
+}
+
 TEST(Scenario, GroupsThatSitDifferentlyOnTheNodesAreWarnedAbout) {
   auto raw = minimal();
   raw["model"] = {{"preset", "gpt3-175b"}};
