@@ -111,6 +111,7 @@ int write_report_with_gates(const ScenarioArgs& a, std::string_view command,
                           "is ambiguous (a fraction, {:g} %, or {} %?); write {}% "
                           "or {:g}%",
                           a.tolerance, tolerance * 100, a.tolerance, a.tolerance, tolerance * 100));
+    if (tolerance == 0) tolerance = 0;  // -0 ("-0%") is 0: it printed "-0 %" (review, 2026-11-29)
     nlohmann::json baseline;
     try {
       baseline = read_json_file(a.baseline);

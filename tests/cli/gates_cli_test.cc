@@ -73,6 +73,11 @@ TEST(cli_gates, BaselineFailsOnlyWhenANumberWorsensBeyondTheTolerance) {
   EXPECT_EQ(shardsim({"simulate", kExample, "--baseline", base.string(), "--tolerance", "inf%"})
                 .exit_code,
             2);
+  // "-0%" is a tolerance of 0, printed as 0 (it printed "-0 %"; found by review, 2026-11-29).
+  const Result zero =
+      shardsim({"simulate", kExample, "--baseline", base.string(), "--tolerance", "-0%"});
+  EXPECT_TRUE(contains(zero.out + zero.err, "tolerance 0 % worse")) << zero.out << zero.err;
+  EXPECT_FALSE(contains(zero.out + zero.err, "-0 %")) << zero.out << zero.err;
   // Below 1 without its % sign a tolerance is ambiguous (a fraction, or a percentage?): it was
   // read as 0.02 %, silently (found by review, 2026-11-28). With the sign it is a percentage.
   const Result bare =
