@@ -146,7 +146,7 @@ std::optional<std::string> size_count_mismatch(const NcclTest& test, int ranks,
     if (bytes == 0)
       return fmt::format(
           "{}:{}: type \"{}\" is not an nccl-tests datatype (int8, uint8, int32, uint32, int64, "
-          "uint64, half, float, double, bfloat16, fp8_e4m3, fp8_e5m2)",
+          "uint64, half, float, double, bfloat16, f8e4m3 or fp8_e4m3, f8e5m2 or fp8_e5m2)",
           file, r.line, r.type);
     const double expected = r.count * bytes * (per_rank_count ? ranks : 1);
     if (r.size_bytes != expected)

@@ -197,7 +197,8 @@ GemmMerge merge_gemm_points(std::vector<GemmPoint>& points, const std::vector<Ge
                             const std::string& file, std::map<std::string, std::string>& seen) {
   GemmMerge out;
   for (const GemmPoint& p : fresh) {
-    const std::string key = fmt::format("{} {:g}x{:g}x{:g}", p.dtype, p.m, p.n, p.k);
+    // Shortest exact digits: "{:g}" keeps 6 and made 1048576 and 1048580 one shape (review).
+    const std::string key = fmt::format("{} {}x{}x{}", p.dtype, p.m, p.n, p.k);
     const auto same = std::ranges::find_if(points, [&](const GemmPoint& q) {
       return q.dtype == p.dtype && q.m == p.m && q.n == p.n && q.k == p.k;
     });

@@ -133,12 +133,7 @@ double Comm::max(double value) const {
 }
 
 bool Comm::all(bool value) const {
-  int in = value ? 1 : 0;
-  int out = in;
-  MPI_Request request = MPI_REQUEST_NULL;
-  check_mpi(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_MIN, comm_, &request), "MPI_Iallreduce");
-  wait(request, "MPI_Iallreduce");
-  return out == 1;
+  return count(value) == size_;
 }
 
 int Comm::count(bool value) const {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <thread>
@@ -129,10 +130,19 @@ nlohmann::json samples_document(const nlohmann::json& context, const nlohmann::j
           {"items", items}};
 }
 
+std::string temporary_path(const std::string& path) {
+  constexpr std::size_t kNameMax = 255;
+  const std::string suffix = ".tmp." + std::to_string(::getpid());
+  const std::filesystem::path p(path);
+  std::string name = p.filename().string();
+  if (name.size() + suffix.size() > kNameMax) name.resize(kNameMax - suffix.size());
+  return (p.parent_path() / (name + suffix)).string();
+}
+
 void write_json_file(const std::string& path, const nlohmann::json& doc) {
   // A temporary named for this process: two runs writing the same path no longer share (and
   // rename away) one temporary (found by review, 2026-11-27).
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const std::string tmp = temporary_path(path);
   {
     std::ofstream out(tmp);
     out << doc.dump(1) << "\n";

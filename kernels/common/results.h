@@ -42,6 +42,11 @@ struct BuildInfo {
                                               const nlohmann::json& items, bool complete,
                                               const nlohmann::json& error);
 
+// The temporary sibling write_json_file() writes first: "PATH.tmp.<pid>", the file name cut to
+// fit the 255-byte name limit (found by review, 2026-11-29: a legal 245-byte -o was refused as
+// "File name too long").
+[[nodiscard]] std::string temporary_path(const std::string& path);
+
 // Writes `doc` to `path` through a temporary sibling and a rename, so a reader never sees a half
 // written file. Throws CallError("std::ofstream" / "std::rename", path) on failure.
 void write_json_file(const std::string& path, const nlohmann::json& doc);

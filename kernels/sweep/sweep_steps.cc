@@ -56,7 +56,7 @@ std::string output_problem(const std::string& path) {
   if (path.empty()) return "";
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return "is a directory, not a file";
-  const std::string probe_path = path + ".tmp." + std::to_string(::getpid());
+  const std::string probe_path = temporary_path(path);
   {
     std::ofstream probe(probe_path);
     if (!probe) {

@@ -62,7 +62,7 @@ void TerminalSafeBuf::put(unsigned char c) {
   if (c == 0xc2) {
     pending_c2_ = true;
   } else if (is_terminal_control(c)) {
-    raw(fmt::format("\\x{:02x}", c));
+    raw(fmt::format("\\u{:04x}", c));
   } else {
     const char ch = static_cast<char>(c);
     raw(std::string_view(&ch, 1));

@@ -16,7 +16,7 @@ std::string terminal_safe(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (is_terminal_control(c)) {
-      out += fmt::format("\\x{:02x}", c);
+      out += fmt::format("\\u{:04x}", c);
     } else if (c == 0xc2 && i + 1 < text.size() &&
                is_c1_second_byte(static_cast<unsigned char>(text[i + 1]))) {
       out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[++i]));

@@ -32,10 +32,11 @@ namespace shardsim {
   return c >= 0x80 && c <= 0x9f;
 }
 
-// `text` with every control character a terminal would act on written out instead: C0 and DEL as
-// "\x1b", C1 (U+0080 to U+009F, such as U+009B, an escape on many terminals) as "\u009b". Tabs
-// and line feeds stay. In a JSON string "\u009b" is the same character, and JSON writers escape
-// C0 already, so JSON output reads back unchanged.
+// `text` with every control character a terminal would act on written out instead, as a JSON
+// escape: C0 and DEL as "\u001b", C1 (U+0080 to U+009F, such as U+009B, an escape on many
+// terminals) as "\u009b". Tabs and line feeds stay. Inside a JSON string such an escape is the
+// same character, so JSON output reads back unchanged (found by review, 2026-11-29: "\x7f" for
+// a DEL that JSON writes raw made the report invalid JSON).
 [[nodiscard]] std::string terminal_safe(std::string_view text);
 // Whether terminal_safe(text) == text.
 [[nodiscard]] bool terminal_safe_already(std::string_view text);

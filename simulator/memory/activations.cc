@@ -24,6 +24,8 @@ double saved_bytes_per_element(ActKind kind, Dtype precision) {
       return act;
     case ActKind::kGemmInput:
       return precision == Dtype::kFp8 ? 1 : act;
+    case ActKind::kFp8Copy:
+      return precision == Dtype::kFp8 ? 1 : 0;
     case ActKind::kMask:
       return 1;
     case ActKind::kFp32:

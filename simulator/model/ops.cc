@@ -200,6 +200,11 @@ void add_moe(const ModelConfig& m, const OpShape& s, std::vector<Op>& ops) {
   if (m.moe.shared_experts > 0) {
     const double f = double(m.moe.shared_experts) * double(m.moe.expert_ffn_hidden);
     add_mlp(m, ops, kSharedMlp, t, f, OpKind::kGemm, false);
+    // They read router_input, kept in 16 bits for the router; under fp8 their first GEMM, a
+    // Transformer Engine layer, keeps its own 1-byte copy too (found by review, 2026-11-29).
+    for (Op& op : ops)
+      if (op.name == kSharedMlp.fc1)
+        op.saves.push_back(seq("shared_expert_fc1_input_fp8", t * h, ActKind::kFp8Copy));
   }
 }
 

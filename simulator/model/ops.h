@@ -34,6 +34,8 @@ enum class ActKind {
   kMask,        // dropout mask, 1 B
   kFp32,        // statistics kept in fp32 (softmax LSE, router probabilities, fp32 logits)
   kInt64,       // token ids
+  kFp8Copy,     // an FP8 layer's own 1-byte copy of an input another op keeps in 16 bits (fp8
+                // training only; 0 B otherwise)
 };
 
 // Names are string literals (static storage), so op lists are cheap to build.

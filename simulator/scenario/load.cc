@@ -308,10 +308,15 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
                                      section, key, section));
       // The same section given twice as an object: the first one's keys would be lost (found
       // by review, 2026-11-29: `--set 'parallel={"tp":4}' --set 'parallel={"zero":1}'` ran tp 1).
-      const std::string earlier =
-          overrides[i].substr(std::min(overrides[i].size(), key.size() + 1));
-      const auto first = earlier.find_first_not_of(" \t\n\r");
-      if (key == section && first != std::string::npos && earlier[first] == '{')
+      // Only an object after an object: null resets the section and a name replaces it, on
+      // purpose (review, 2026-11-29).
+      const auto is_object_value = [](const std::string& assignment, std::size_t key_size) {
+        const std::string value = assignment.substr(std::min(assignment.size(), key_size + 1));
+        const auto first = value.find_first_not_of(" \t\n\r");
+        return first != std::string::npos && value[first] == '{';
+      };
+      if (key == section && is_object_value(overrides[i], key.size()) &&
+          is_object_value(overrides[j], section.size()))
         throw InputError("--set " + abbreviated(overrides[j]),
                          fmt::format("replaces the whole {} that an earlier --set {}={{...}} gave, "
                                      "whose keys would be lost; give them in one object",

@@ -455,6 +455,10 @@ TEST(cli_usage, ASectionSetAfterAKeyInsideItIsRefused) {
                        "replaces the whole parallel that an earlier --set "
                        "parallel={...} gave"))
       << twice.err;
+  // A reset (null) or a name after an object is on purpose, not a loss (review, 2026-11-29).
+  const Result reset =
+      shardsim({"memory", kExample, "--set", R"(parallel={"tp":4})", "--set", "parallel=null"});
+  EXPECT_EQ(reset.exit_code, 0) << reset.err;
   const Result key_twice =
       shardsim({"memory", kExample, "--json", "--set", "parallel.tp=4", "--set", "parallel.tp=2"});
   ASSERT_EQ(key_twice.exit_code, 0) << key_twice.err;

@@ -380,9 +380,11 @@ TEST(cli_fit, AFlatSegmentIsPrintedAsFlatNotAsARate) {
 // than the fabric, and that segment prices sizes up to 16 x the log's largest
 // (kFittedExtrapolation). Three all-reduce rows on 8 H100s: 32 MiB in 182.87 us, 64 MiB in 250 us,
 // 128 MiB in 300 us (algbw 183.49, 268.44, 447.39 GB/s, each under NVLink's 450 GB/s line: a rank
-// moves S bytes). The line through the last two is 1,473 GB/s busbw (1.75 x 64 MiB / 50 us); at 16
-// x 128 MiB = 2 GiB it gives about 2.7 ms, where the line rate needs 2^31 B / 450 GB/s = 4.77 ms.
-// Exit 2, no file. (The flat 50 us segment above passes: at 16 x 8192 B the line needs 0.3 us.)
+// moves S bytes). The fit makes them one segment; its least-squares line has a slope of about 1.75
+// / 1,473 GB/s per byte (the error message prints the busbw), so at 16 x 128 MiB = 2 GiB it gives
+// about 2.7 ms, where the line rate needs 2^31 B / 450 GB/s = 4.77 ms. Exit 2, no file; the error
+// names the last row, line 4. (The flat 50 us segment above passes: at 16 x 8192 B the line needs
+// 0.3 us.)
 TEST(cli_fit, ALastSegmentFasterThanTheLineWhereItIsUsedIsRefused) {
   const fs::path log = write_log(
       "steep_all_reduce_8.log",

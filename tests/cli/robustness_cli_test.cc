@@ -232,13 +232,24 @@ TEST(cli_robustness, NoOutputDrivesTheTerminal) {
   const Result r = shardsim({"memory", odd.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(clean(r.out));
-  EXPECT_TRUE(contains(r.out, "esc\\x1b[31mred")) << r.out;
+  EXPECT_TRUE(contains(r.out, "esc\\u001b[31mred")) << r.out;
   const Result missing = shardsim({"memory", (scratch_dir() / "no\x1b[31mfile.json").string()});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_TRUE(clean(missing.err));
-  EXPECT_TRUE(contains(missing.err, "no\\x1b[31mfile.json")) << missing.err;
+  EXPECT_TRUE(contains(missing.err, "no\\u001b[31mfile.json")) << missing.err;
   const Result variant = shardsim({"compare", kExample, "--vary", "description=\"a\x1b[2Jb\",c"});
   EXPECT_TRUE(clean(variant.out) && clean(variant.err)) << variant.out << variant.err;
+  // A DEL, which JSON writes raw, is escaped as JSON reads it: the report stays valid JSON and
+  // holds the same string (found by review, 2026-11-29: "\x7f" made it invalid).
+  const Result del = shardsim({"compare", kExample, "--json", "--vary",
+                               "description=\"a\x7f"
+                               "b\",c"});
+  ASSERT_EQ(del.exit_code, 0) << del.err;
+  EXPECT_EQ(del.out.find('\x7f'), std::string::npos);
+  const json report = json::parse(del.out);  // throws on invalid JSON
+  EXPECT_NE(report.dump().find("a\x7f"
+                               "b"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -37,19 +37,19 @@ TEST(format_fixed, OtherValuesGoToFmt) {
   for (double v : {-0.0, -1.25, 1e20, std::nan(""), double(INFINITY)}) expect_fmt(v);
 }
 
-// terminal_safe spells out what a terminal would act on and keeps the rest byte for byte: C0
-// other than tab and line feed, DEL, and C1 (UTF-8 0xC2 0x80-0x9F); other UTF-8 stays ("é" is
-// 0xC3 0xA9, "\u00a0" is 0xC2 0xA0, above the C1 range).
+// terminal_safe spells out what a terminal would act on, as JSON escapes, and keeps the rest byte
+// for byte: C0 other than tab and line feed, DEL, and C1 (UTF-8 0xC2 0x80-0x9F); other UTF-8
+// stays ("é" is 0xC3 0xA9, "\u00a0" is 0xC2 0xA0, above the C1 range).
 TEST(terminal_safe, SpellsOutControlsAndKeepsTheRest) {
-  EXPECT_EQ(terminal_safe("a\x1b[31mb"), "a\\x1b[31mb");
-  EXPECT_EQ(terminal_safe("cr\rdel\x7f"), "cr\\x0ddel\\x7f");
+  EXPECT_EQ(terminal_safe("a\x1b[31mb"), "a\\u001b[31mb");
+  EXPECT_EQ(terminal_safe("cr\rdel\x7f"), "cr\\u000ddel\\u007f");
   EXPECT_EQ(terminal_safe("tab\tline\n"), "tab\tline\n");
   EXPECT_EQ(terminal_safe("csi\xc2\x9b"
                           "2J"),
             "csi\\u009b2J");
   EXPECT_EQ(terminal_safe("caf\xc3\xa9 \xc2\xa0x"), "caf\xc3\xa9 \xc2\xa0x");
   EXPECT_EQ(terminal_safe("end\xc2"), "end\xc2");  // a lone lead byte at the end stays
-  EXPECT_EQ(terminal_safe(std::string("nul\0x", 5)), "nul\\x00x");
+  EXPECT_EQ(terminal_safe(std::string("nul\0x", 5)), "nul\\u0000x");
   for (const char* text : {"plain", "caf\xc3\xa9", "tab\tline\n", ""})
     EXPECT_TRUE(terminal_safe_already(text)) << text;
   for (const char* text : {"a\x1b", "\xc2\x85", "\x7f"}) EXPECT_FALSE(terminal_safe_already(text));

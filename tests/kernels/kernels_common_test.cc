@@ -563,3 +563,16 @@ TEST(KernelRankSignals, StopRecordNamesTheItemAndALostPeer) {
       << message;
   std::remove(path.c_str());
 }
+
+// The samples' temporary sibling fits the 255-byte name limit however long the (legal) target
+// name is (found by review, 2026-11-29: a 245-byte -o was "File name too long"); a short name
+// keeps all of it.
+TEST(Results, TemporaryPathFitsTheNameLimit) {
+  const std::string dir = "/tmp/some dir/";
+  const std::string long_name = std::string(250, 'b') + ".json";  // 255 bytes
+  const std::string tmp = sk::temporary_path(dir + long_name);
+  EXPECT_EQ(tmp.rfind(dir, 0), 0u);
+  EXPECT_LE(tmp.size() - dir.size(), 255u);
+  EXPECT_NE(tmp.find(".tmp."), std::string::npos);
+  EXPECT_EQ(sk::temporary_path(dir + "s.json").rfind(dir + "s.json.tmp.", 0), 0u);
+}

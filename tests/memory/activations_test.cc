@@ -263,4 +263,29 @@ TEST(activation_korthikanti, FullRecomputeWithSpSplitsInput) {
 }
 
 }  // namespace
+// A MoE layer's router runs in bf16 outside Transformer Engine and keeps its 16-bit input, which
+// the shared experts read; under fp8 their first GEMM, a Transformer Engine layer, keeps its own
+// 1-byte copy as well (found by review, 2026-11-29). Tokens t = 64 x 1, h = 256: t h = 16,384
+// elements, so one shared expert adds 16,384 B under fp8 and nothing under bf16.
+TEST(activation_moe, SharedExpertsKeepAnFp8CopyOfTheRouterInputUnderFp8) {
+  ModelConfig m = gpt_layer(256, 4);
+  m.moe.experts = 4;
+  m.moe.top_k = 1;
+  m.moe.expert_ffn_hidden = 512;
+  const OpShape shape{64, 64, 1, false};
+  const auto bytes = [&](int shared, Dtype precision) {
+    m.moe.shared_experts = shared;
+    const ActivationOptions o{1, false, Recompute::kNone, precision};
+    double total = 0;
+    for (const auto& op : layer_ops(m, 0, shape))
+      if (op.name == "shared_expert_fc1" || op.name == "router") total += saved_bytes({op}, o);
+    return total;
+  };
+  EXPECT_DOUBLE_EQ(bytes(1, Dtype::kFp8) - bytes(0, Dtype::kFp8), 16384);
+  EXPECT_DOUBLE_EQ(bytes(1, Dtype::kBf16) - bytes(0, Dtype::kBf16), 0);
+  // The router's input is 16-bit under fp8 too: 2 B x 16,384, plus its fp32 probabilities
+  // t x experts x 4 B = 64 x 4 x 4 = 1,024 B.
+  EXPECT_DOUBLE_EQ(bytes(0, Dtype::kFp8), 2 * 16384 + 1024);
+}
+
 }  // namespace shardsim

@@ -171,18 +171,6 @@ TEST(Scenario, AttentionKernelIsReadSwitchedAndChecked) {
   }
 }
 
-// Groups of one kind that sit differently on the nodes are warned about: the collectives of a kind
-// are priced for one placement. On 3 nodes of 8 GPUs, rank order tp-cp-dp-pp (group spans of
-// s x n consecutive ranks from 0):
-// - tp 3 (spans of 3: {6, 7, 8} crosses the first node boundary) and dp 8 at stride 3 (span 24
-//   covers the 3 nodes, but 8 / 3 is no whole number of members per node) are warned about;
-// - tp 4, dp 6: tp spans of 4 tile a node; dp at stride 4 puts 8 / 4 = 2 per node on each of the
-//   3 nodes: no warning;
-// - tp 2, dp 3, pp 4: dp spans of 6 do not tile 8 ({6..11} crosses), and pp at stride 6 puts
-//   members 6 apart (8 / 6 no whole number): both warned about; tp 2 is not;
-// - tp 2, dp 6, pp 2: pp's stride 12 is at least the node, so each member has a node of its own
-//   in every group: no warning for pp (found by review, 2026-11-29: it was warned about); dp
-//   spans of 12 do not cover whole nodes ({12..23} is half of node 1 and node 2): warned.
 // Sliding-window attention is not modelled: a window shorter than the sequence is warned about
 // (found by review, 2026-11-29: Mistral's sliding_window was dropped silently), one at least as
 // long changes nothing, and the key is written back so the report's scenario keeps it.
@@ -223,6 +211,18 @@ TEST(Scenario, SearchListsTakeWholeNumbersWrittenWithAPoint) {
   }
 }
 
+// Groups of one kind that sit differently on the nodes are warned about: the collectives of a kind
+// are priced for one placement. On 3 nodes of 8 GPUs, rank order tp-cp-dp-pp (group spans of
+// s x n consecutive ranks from 0):
+// - tp 3 (spans of 3: {6, 7, 8} crosses the first node boundary) and dp 8 at stride 3 (span 24
+//   covers the 3 nodes, but 8 / 3 is no whole number of members per node) are warned about;
+// - tp 4, dp 6: tp spans of 4 tile a node; dp at stride 4 puts 8 / 4 = 2 per node on each of the
+//   3 nodes: no warning;
+// - tp 2, dp 3, pp 4: dp spans of 6 do not tile 8 ({6..11} crosses), and pp at stride 6 puts
+//   members 6 apart (8 / 6 no whole number): both warned about; tp 2 is not;
+// - tp 2, dp 6, pp 2: pp's stride 12 is at least the node, so each member has a node of its own
+//   in every group: no warning for pp (found by review, 2026-11-29: it was warned about); dp
+//   spans of 12 do not cover whole nodes ({12..23} is half of node 1 and node 2): warned.
 TEST(Scenario, GroupsThatSitDifferentlyOnTheNodesAreWarnedAbout) {
   auto raw = minimal();
   raw["model"] = {{"preset", "gpt3-175b"}};
