@@ -8,7 +8,7 @@
 #include "reports/report_common.h"
 #include "reports/step_report.h"
 #include "simulator/core/units.h"
-#include "simulator/scenario/load.h"
+#include "simulator/scenario/overrides.h"
 
 namespace shardsim {
 namespace {

@@ -10,6 +10,7 @@
 #include "simulator/core/strings.h"
 #include "simulator/evaluate/evaluate.h"
 #include "simulator/scenario/load.h"
+#include "simulator/scenario/overrides.h"
 
 namespace shardsim {
 namespace {

@@ -41,9 +41,6 @@ enum class PlanChecks { kAll, kCluster };
 // loaded scenario (simulate --explain) calls it again.
 void apply_effect_switches(Scenario& s);
 
-// Applies one "a.b.c=VALUE" override to `root` (creating objects on the way).
-void apply_override(nlohmann::json& root, const std::string& assignment);
-
 // Reads a JSON file; InputError for a missing file or malformed JSON (with line and column).
 [[nodiscard]] nlohmann::json read_json_file(const std::string& path);
 
