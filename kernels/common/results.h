@@ -44,7 +44,8 @@ struct BuildInfo {
 
 // The temporary sibling write_json_file() writes first: "PATH.tmp.<pid>", the file name cut to
 // fit the 255-byte name limit (found by review, 2026-11-29: a legal 245-byte -o was refused as
-// "File name too long").
+// "File name too long"). The sweep's other siblings (.partial, .rank<N>.error) keep their names:
+// it refuses a samples name too long for them before measuring (sweep_steps.cc output_problem).
 [[nodiscard]] std::string temporary_path(const std::string& path);
 
 // Writes `doc` to `path` through a temporary sibling and a rename, so a reader never sees a half

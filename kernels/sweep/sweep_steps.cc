@@ -56,6 +56,17 @@ std::string output_problem(const std::string& path) {
   if (path.empty()) return "";
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return "is a directory, not a file";
+  // The sweep also writes PATH.partial (through PATH.partial.tmp.<pid>) and PATH.rank<N>.error
+  // beside it: their names must fit the 255-byte limit too, or the sweep fails after measuring
+  // (found by review, 2026-11-29: a 250-byte name measured one item, then exit 3). Up to 20
+  // bytes are added (".partial.tmp." and a pid of 7 digits; ".rank" N ".error" is shorter).
+  constexpr std::size_t kNameMax = 255, kLongestSuffix = 20;
+  if (const std::size_t name = std::filesystem::path(path).filename().string().size();
+      name > kNameMax - kLongestSuffix)
+    return fmt::format("its file name is {} bytes: the sweep writes files beside it whose names "
+                       "add up to {} bytes (.partial, .rank<N>.error), and a name has at most {}; "
+                       "use a name of at most {} bytes",
+                       name, kLongestSuffix, kNameMax, kNameMax - kLongestSuffix);
   const std::string probe_path = temporary_path(path);
   {
     std::ofstream probe(probe_path);

@@ -17,6 +17,7 @@
 #include "simulator/cli/fit_network.h"
 #include "simulator/cli/progress.h"
 #include "simulator/core/diagnostics.h"
+#include "simulator/core/strings.h"
 
 namespace shardsim::cli {
 namespace {
@@ -96,6 +97,13 @@ int run_calibrate(const CalibrateArgs& a) {
     throw InputError("-o", fmt::format("\"{}\" is not a regular file: calibrate writes the "
                                        "profile there and PROFILE.samples.json beside it",
                                        a.output));
+  // The samples path goes into the profile's provenance, whose strings refuse control
+  // characters: refused now, not after measuring as an internal failure (found by review,
+  // 2026-11-29).
+  if (!terminal_safe_already(a.output))
+    throw InputError("-o", fmt::format("\"{}\" contains a control character: the samples file "
+                                       "beside it is named in the profile's provenance",
+                                       terminal_safe(a.output)));
   // And so is the sweep's in-progress copy beside it (found by review, 2026-11-28: a directory
   // there failed the run at its first item, exit 3 after measuring, a temporary file left).
   check_outputs({{"-o", a.output},

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/common/comm.h"
+#include "simulator/core/strings.h"
 
 namespace shardsim::cli {
 namespace {
@@ -67,8 +68,10 @@ class MpiSplit final : public SearchSplit {
   [[nodiscard]] const kernels::Comm& world() const { return world_; }
 
   [[noreturn]] void abort_job(int exit_code, const std::string& message) const override {
-    std::fprintf(stderr, "rank %d of %d: %s%s", rank(), size(), message.c_str(),
-                 message.ends_with('\n') ? "" : "\n");
+    // Spelled out as everything on stderr is (main.cc's TerminalSafeBuf; review, 2026-11-29).
+    const std::string safe = terminal_safe(message);
+    std::fprintf(stderr, "rank %d of %d: %s%s", rank(), size(), safe.c_str(),
+                 safe.ends_with('\n') ? "" : "\n");
     std::fflush(stderr);
     MPI_Abort(world_.handle(), exit_code);
     std::_Exit(exit_code);  // MPI_Abort does not return; if it did, this rank still ends

@@ -58,7 +58,7 @@ int run_framework_fit(const SuiteArgs& a) {
       "host_sync_fraction {:.4f}\n"
       "  calibration rows MAPE {:.2f} % (before {:.2f} %), worst {:.1f} %\n"
       "  held-out rows    MAPE {:.2f} % (before {:.2f} %), worst {:.1f} % ({})\n",
-      name, fit.calibration.count, fit.evaluations, mode_name(mode), f.op_dispatch_s,
+      terminal_safe(name), fit.calibration.count, fit.evaluations, mode_name(mode), f.op_dispatch_s,
       f.collective_dispatch_s, f.step_overhead_s, f.host_sync_fraction, fit.calibration.mape,
       fit.before_calibration.mape, fit.calibration.max_abs, fit.held_out.mape,
       fit.before_held_out.mape, fit.held_out.max_abs, fit.held_out.worst);

@@ -94,31 +94,36 @@ void apply_override(nlohmann::json& root, const std::string& assignment) {
 void check_override_order(const std::vector<std::string>& overrides) {
   // The values apply in order: a whole section set after a key inside it would drop that key
   // silently (found by review, 2026-11-27: `--set parallel.zero=3 --set 'parallel={"tp":4}'`
-  // ran ZeRO-0). A key set after its section applies inside it.
+  // ran ZeRO-0), and so would a section given twice as an object (found by review, 2026-11-29:
+  // `--set 'parallel={"tp":4}' --set 'parallel={"zero":1}'` ran tp 1). A key set after its
+  // section applies inside it; null resets a section on purpose, and what came before a reset
+  // is not lost by what follows it (review, 2026-11-29: object, null, object was refused).
+  const auto value_of = [](const std::string& assignment) {
+    const std::string value =
+        assignment.substr(std::min(assignment.size(), assignment.find('=') + 1));
+    const auto first = value.find_first_not_of(" \t\n\r");
+    return first == std::string::npos ? std::string() : value.substr(first);
+  };
   for (std::size_t j = 0; j < overrides.size(); ++j) {
     const std::string section = overrides[j].substr(0, overrides[j].find('='));
-    for (std::size_t i = 0; i < j; ++i) {
+    const std::string value = value_of(overrides[j]);
+    if (value.starts_with("null")) continue;  // a reset loses what it means to
+    for (std::size_t i = j; i-- > 0;) {
       const std::string key = overrides[i].substr(0, overrides[i].find('='));
       if (key.starts_with(section + "."))
         throw InputError("--set " + abbreviated(overrides[j]),
                          fmt::format("replaces the whole {} after --set {} set a key inside it, "
                                      "which would be lost; give --set {} first",
                                      section, key, section));
-      // The same section given twice as an object: the first one's keys would be lost (found
-      // by review, 2026-11-29: `--set 'parallel={"tp":4}' --set 'parallel={"zero":1}'` ran tp 1).
-      // Only an object after an object: null resets the section and a name replaces it, on
-      // purpose (review, 2026-11-29).
-      const auto is_object_value = [](const std::string& assignment, std::size_t key_size) {
-        const std::string value = assignment.substr(std::min(assignment.size(), key_size + 1));
-        const auto first = value.find_first_not_of(" \t\n\r");
-        return first != std::string::npos && value[first] == '{';
-      };
-      if (key == section && is_object_value(overrides[i], key.size()) &&
-          is_object_value(overrides[j], section.size()))
+      if (key != section) continue;
+      // The last whole-section value before this one: an object whose keys would be lost, or a
+      // reset or name before which nothing more is looked at.
+      if (value.starts_with('{') && value_of(overrides[i]).starts_with('{'))
         throw InputError("--set " + abbreviated(overrides[j]),
                          fmt::format("replaces the whole {} that an earlier --set {}={{...}} gave, "
                                      "whose keys would be lost; give them in one object",
                                      section, key));
+      break;
     }
   }
 }

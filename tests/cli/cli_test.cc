@@ -459,6 +459,13 @@ TEST(cli_usage, ASectionSetAfterAKeyInsideItIsRefused) {
   const Result reset =
       shardsim({"memory", kExample, "--set", R"(parallel={"tp":4})", "--set", "parallel=null"});
   EXPECT_EQ(reset.exit_code, 0) << reset.err;
+  // What came before a reset is not lost by what follows it (review, 2026-11-29: both refused).
+  for (const std::string& first :
+       {std::string(R"(parallel={"tp":4})"), std::string("parallel.tp=4")}) {
+    const Result after_reset = shardsim({"memory", kExample, "--set", first, "--set",
+                                         "parallel=null", "--set", R"(parallel={"zero":1})"});
+    EXPECT_EQ(after_reset.exit_code, 0) << first << ": " << after_reset.err;
+  }
   const Result key_twice =
       shardsim({"memory", kExample, "--json", "--set", "parallel.tp=4", "--set", "parallel.tp=2"});
   ASSERT_EQ(key_twice.exit_code, 0) << key_twice.err;

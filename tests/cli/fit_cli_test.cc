@@ -993,6 +993,19 @@ TEST(cli_calibrate, AStopAfterTheSweepFinishesTheProfileAndSaysSo) {
 
 // Without a CUDA device (this CI machine) calibrate --backend cuda exits 3 with "no CUDA device"
 // and writes no profile; on a GPU machine it must succeed (exit 0).
+// An -o path with a control character is exit 2 before measuring: the samples file is named in
+// the profile's provenance, whose strings refuse them, and the run failed after the whole sweep
+// as an internal failure, exit 3 (found by review, 2026-11-29).
+TEST(cli_calibrate, AnOutputPathWithAControlCharacterIsRefusedFirst) {
+  const fs::path dir = scratch_dir() / "d\x1b[31m";
+  fs::create_directories(dir);
+  const auto r =
+      shardsim({"calibrate", "--backend", "cpu", "--quick", "-o", (dir / "p.json").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "contains a control character")) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "p.samples.json"));
+}
+
 TEST(cli_calibrate, CudaWithoutDeviceExitsThree) {
   const fs::path out = cli_test::scratch_dir() / "cuda.json";
   const auto r =

@@ -144,6 +144,13 @@ TEST(CalibrationSweep, BadOptionsExitTwo) {
                 scratch("empty-filter.json").string() + to_log),
             2);
   EXPECT_NE(slurp(log).find("--filter: empty value"), std::string::npos) << slurp(log);
+  // A samples name too long for the files the sweep writes beside it (.partial, .rank<N>.error)
+  // is exit 2 before measuring; it measured an item, then failed with exit 3 (found by review,
+  // 2026-11-29). 250 + ".json" = 255 bytes, the limit; 235 is the longest the sweep takes.
+  EXPECT_EQ(run(SHARDSIM_SWEEP_BINARY " --backend cpu --quick --filter gemm -o " +
+                scratch(std::string(250, 'c') + ".json").string() + to_log),
+            2);
+  EXPECT_NE(slurp(log).find("its file name is 255 bytes"), std::string::npos) << slurp(log);
 }
 
 TEST(CalibrationSweep, CudaWithoutDeviceExitsThree) {
@@ -190,11 +197,12 @@ TEST(CalibrationSweep, AModuleMissingOnOneRankFailsEveryRankAtOnce) {
     // Both ranks missing the module (2): both are counted, rank 0's reason shown (found by
     // review, 2026-11-29: only the first failing rank was named). With one missing, the other
     // rank fails too when there is no GPU here, so the count depends on the machine.
-    if (failing == 2)
+    if (failing == 2) {
       EXPECT_NE(err.find("(2 of 2 ranks could not start the CUDA backend; this reason is rank "
                          "0's)"),
                 std::string::npos)
           << err;
+    }
     // The hang's signature: a deadline-bounded wait gave up.
     EXPECT_EQ(err.find("no answer from every rank"), std::string::npos) << err;
   }
