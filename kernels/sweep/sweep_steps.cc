@@ -63,10 +63,11 @@ std::string output_problem(const std::string& path) {
   constexpr std::size_t kNameMax = 255, kLongestSuffix = 20;
   if (const std::size_t name = std::filesystem::path(path).filename().string().size();
       name > kNameMax - kLongestSuffix)
-    return fmt::format("its file name is {} bytes: the sweep writes files beside it whose names "
-                       "add up to {} bytes (.partial, .rank<N>.error), and a name has at most {}; "
-                       "use a name of at most {} bytes",
-                       name, kLongestSuffix, kNameMax, kNameMax - kLongestSuffix);
+    return fmt::format(
+        "its file name is {} bytes: the sweep writes files beside it whose names "
+        "add up to {} bytes (.partial, .rank<N>.error), and a name has at most {}; "
+        "use a name of at most {} bytes",
+        name, kLongestSuffix, kNameMax, kNameMax - kLongestSuffix);
   const std::string probe_path = temporary_path(path);
   {
     std::ofstream probe(probe_path);
