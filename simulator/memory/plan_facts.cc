@@ -1,6 +1,7 @@
 #include "simulator/memory/plan_facts.h"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 namespace shardsim::memory_detail {
@@ -73,12 +74,27 @@ LocalParams stage_params(const Scenario& s, const Plan& plan, const PlanFacts& f
   LocalParams lp;
   // The gather units in the order the forward pass runs them: the embedding, the blocks of each
   // chunk, the output layer (FSDP wraps embedding and output as units of their own under ZeRO-3).
-  std::vector<double> units;
-  units.reserve(std::size_t(st.layers()) + 2);
+  // `add` tracks the largest unit and the largest sum of parallel.zero3_prefetch + 1 consecutive
+  // ones (the backward pass runs the same units in reverse, so the same windows), keeping the
+  // last window's units in a ring on the stack: this runs for every stage of every plan a search
+  // prices.
+  constexpr std::size_t kMaxWindow = 65;  // parallel.zero3_prefetch <= 64 (sections.cc)
+  std::array<double, kMaxWindow> ring{};
+  const std::size_t window =
+      std::min(kMaxWindow, std::size_t(std::max(0, s.strategy.zero3_prefetch)) + 1);
+  std::size_t count = 0;
+  double sum = 0;
+  const auto add = [&](double unit) {
+    lp.largest_layer = std::max(lp.largest_layer, unit);
+    double& slot = ring[count++ % window];
+    sum += unit - slot;  // the unit leaving the window (0 until it is full)
+    slot = unit;
+    lp.largest_window = std::max(lp.largest_window, sum);
+  };
   if (st.has_embedding) {
     double unit = 0;
     add_groups(f.embedding_params, plan, lp, unit);
-    units.push_back(unit);
+    add(unit);
   }
   for (const auto& c : st.chunks) {
     for (int l = c.first_layer; l < c.first_layer + c.layers; ++l) {
@@ -87,23 +103,13 @@ LocalParams stage_params(const Scenario& s, const Plan& plan, const PlanFacts& f
       lp.dense_gemm += k.params.dense_gemm;
       lp.expert += k.params.expert;
       lp.expert_gemm += k.params.expert_gemm;
-      units.push_back(k.unit);
+      add(k.unit);
     }
   }
   if (st.has_output) {
     double unit = 0;
     add_groups(f.output_params, plan, lp, unit);
-    units.push_back(unit);
-  }
-  // The most that one unit and the parallel.zero3_prefetch units next to it hold (the backward
-  // pass runs the same units in reverse, so the same windows).
-  const std::size_t window = std::size_t(std::max(0, s.strategy.zero3_prefetch)) + 1;
-  double sum = 0;
-  for (std::size_t i = 0; i < units.size(); ++i) {
-    lp.largest_layer = std::max(lp.largest_layer, units[i]);
-    sum += units[i];
-    if (i >= window) sum -= units[i - window];
-    lp.largest_window = std::max(lp.largest_window, sum);
+    add(unit);
   }
   return lp;
 }
