@@ -13,7 +13,6 @@
 #include <string_view>
 
 #include "simulator/core/diagnostics.h"
-
 #include "simulator/core/strings.h"
 
 namespace shardsim {

@@ -85,8 +85,9 @@ nlohmann::json resolve_preset_or_file(const nlohmann::json& spec, PresetKind kin
   // `--set cluster.gpu=8` said only "expected an object").
   if (!spec.is_string() && !spec.is_object())
     throw InputError(pointer, fmt::format("expected a preset name, a JSON file path or an "
-                                          "inline object, got {} {}",
-                                          spec.type_name(), abbreviated(spec.dump())));
+                                          "inline object, got {}{}",
+                                          spec.type_name(),
+                                          spec.is_null() ? "" : " " + abbreviated(spec.dump())));
   if (!spec.is_string()) return spec;
   const std::string name = spec.get<std::string>();
   if (auto preset = find_preset(kind, name)) return *preset;
