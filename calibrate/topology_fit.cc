@@ -291,9 +291,8 @@ std::string segment_line_rate_error(const MeasuredCollective& m, const Collectiv
       "{}{}{}: {} on {} ranks ({} per node): the fit's last segment ({:.0f} to {:.0f} B, busbw "
       "{:.4g} GB/s) prices {:.0f} B, the largest size it is used for ({:g} x its last), in "
       "{:.4g} us, but a rank moves {:.0f} B then, which the base network's line rate of {:.4g} "
-      "GB/s per "
-      "GPU ({}) takes {:.4g} us for: the log's largest sizes have not reached the bandwidth "
-      "regime; measure larger sizes (nccl-tests -e), or check the rows",
+      "GB/s per GPU ({}) takes {:.4g} us for: the log's largest sizes have not reached the "
+      "bandwidth regime; measure larger sizes (nccl-tests -e), or check the rows",
       m.file, items ? " item " : ":", m.lines.back(), m.op, m.ranks, m.ranks_per_node,
       last.min_bytes, last.max_bytes, last.busbw_bytes_per_second / 1e9, far, kFittedExtrapolation,
       priced * 1e6, lr.f * far, lr.bytes_per_second / 1e9, lr.what, least * 1e6);

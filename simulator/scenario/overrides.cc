@@ -98,16 +98,19 @@ void check_override_order(const std::vector<std::string>& overrides) {
   // `--set 'parallel={"tp":4}' --set 'parallel={"zero":1}'` ran tp 1). A key set after its
   // section applies inside it; null resets a section on purpose, and what came before a reset
   // is not lost by what follows it (review, 2026-11-29: object, null, object was refused).
+  // The value after '=' without surrounding whitespace ("" when there is no '=': apply_override
+  // refuses that assignment).
   const auto value_of = [](const std::string& assignment) {
-    const std::string value =
-        assignment.substr(std::min(assignment.size(), assignment.find('=') + 1));
-    const auto first = value.find_first_not_of(" \t\n\r");
-    return first == std::string::npos ? std::string() : value.substr(first);
+    const auto eq = assignment.find('=');
+    if (eq == std::string::npos) return std::string();
+    const auto first = assignment.find_first_not_of(" \t\n\r", eq + 1);
+    if (first == std::string::npos) return std::string();
+    return assignment.substr(first, assignment.find_last_not_of(" \t\n\r") - first + 1);
   };
   for (std::size_t j = 0; j < overrides.size(); ++j) {
     const std::string section = overrides[j].substr(0, overrides[j].find('='));
     const std::string value = value_of(overrides[j]);
-    if (value.starts_with("null")) continue;  // a reset loses what it means to
+    if (value == "null") continue;  // a reset loses what it means to
     for (std::size_t i = j; i-- > 0;) {
       const std::string key = overrides[i].substr(0, overrides[i].find('='));
       if (key.starts_with(section + "."))
