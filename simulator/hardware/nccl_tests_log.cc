@@ -4,122 +4,27 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
-#include <cctype>
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <set>
-#include <sstream>
+
+#include "simulator/hardware/nccl_tests_lines.h"
 
 namespace shardsim {
 namespace {
 
-// nccl-tests binaries `<op>_perf`; longer names first so "all_reduce" wins over "reduce".
-constexpr std::array<std::string_view, 10> kOps = {
-    "all_reduce", "reduce_scatter", "all_gather", "alltoall", "sendrecv",
-    "broadcast",  "hypercube",      "reduce",     "gather",   "scatter"};
+using nccl_tests_lines::fields_of;
+using nccl_tests_lines::is_integer;
+using nccl_tests_lines::nccl_version;
+using nccl_tests_lines::number;
+using nccl_tests_lines::op_from_file;
+using nccl_tests_lines::op_from_text;
+using nccl_tests_lines::strip_srun;
+using nccl_tests_lines::strip_tag_output;
+using nccl_tests_lines::visible_controls;
 
 constexpr std::size_t kNewFields = 13;  // size count type redop root + 2 x (time algbw busbw check)
 constexpr std::size_t kOldFields = 12;  // no root column
-
-// Removes every mpirun --tag-output marker "[r,c]<stdout>:" / "<stderr>:" anywhere in the line.
-std::string strip_tag_output(std::string_view line) {
-  // Linear in the line: a tag starts at a '[' followed by digits and commas only, so each '['
-  // scans its own run of them (found by review, 2026-11-28: searching for "]<std" from every
-  // character took minutes on a 10 MB line, a progress bar's carriage returns in a job log).
-  std::string out;
-  out.reserve(line.size());
-  std::size_t i = 0;
-  while (i < line.size()) {
-    if (line[i] == '[') {
-      std::size_t j = i + 1;
-      while (j < line.size() &&
-             (std::isdigit(static_cast<unsigned char>(line[j])) || line[j] == ','))
-        ++j;
-      if (line.substr(j).starts_with("]<std")) {
-        // ">:" at most 8 characters after the ']' ("]<stdout>:", "]<stderr>:")
-        if (const auto colon = line.substr(j, 10).find(">:"); colon != std::string_view::npos) {
-          i = j + colon + 2;
-          continue;
-        }
-      }
-    }
-    out += line[i++];
-  }
-  return out;
-}
-
-// Control characters other than whitespace (which separates fields) written as \xNN: a NUL in a row
-// ended its error message where it was quoted (found by review, 2026-11-28), and any other would
-// reach the terminal raw. A field holding one is then no number, so such a row is still refused.
-std::string visible_controls(const std::string& line) {
-  std::string out;
-  out.reserve(line.size());
-  for (const char ch : line) {
-    const auto c = static_cast<unsigned char>(ch);
-    if ((c < 0x20 && !std::isspace(c)) || c == 0x7f)
-      out += fmt::format("\\x{:02x}", c);
-    else
-      out += ch;
-  }
-  return out;
-}
-
-// Removes a leading srun -l prefix "<digits>: ".
-std::string strip_srun(const std::string& line) {
-  std::size_t i = line.find_first_not_of(' ');
-  if (i == std::string::npos) return line;
-  const std::size_t start = i;
-  while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
-  if (i > start && i + 1 < line.size() && line[i] == ':' && line[i + 1] == ' ')
-    return line.substr(i + 2);
-  return line;
-}
-
-std::vector<std::string> fields_of(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> f;
-  for (std::string w; in >> w;) f.push_back(w);
-  return f;
-}
-
-std::optional<double> number(const std::string& s) {
-  double v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-bool is_integer(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
-
-std::string op_from_text(std::string_view text) {
-  for (const auto op : kOps)
-    if (text.find(std::string(op) + "_perf") != std::string_view::npos) return std::string(op);
-  return {};
-}
-
-// "<anything>_<op>_<ranks>.log": the op between underscores.
-std::string op_from_file(const std::string& file) {
-  const std::string base = file.substr(file.find_last_of('/') + 1);
-  for (const auto op : kOps)
-    if (base.find(fmt::format("_{}_", op)) != std::string::npos) return std::string(op);
-  return {};
-}
-
-// "nccl-library=22902" -> "2.29.2" (major*10000 + minor*100 + patch).
-std::string nccl_version(const std::string& line) {
-  const auto at = line.find("nccl-library=");
-  if (at == std::string::npos) return {};
-  const auto f = fields_of(line.substr(at + 13));
-  if (f.empty()) return {};
-  const auto code = number(f.front());
-  if (!code || *code < 0 || *code >= 1e9) return {};
-  const int c = static_cast<int>(*code);
-  return fmt::format("{}.{}.{}", c / 10000, c / 100 % 100, c % 100);
-}
 
 struct Parser {
   const std::string& file;
@@ -304,7 +209,8 @@ struct Parser {
     // FAILED run timed wrong results (found by review, 2026-11-29: one was fitted).
     if (const auto at = line.find("Out of bounds values"); at != std::string::npos) {
       const auto after = fields_of(line.substr(std::min(line.find(':', at), line.size() - 1) + 1));
-      const std::optional<double> wrong = after.empty() ? std::nullopt : shardsim::number(after[0]);
+      const std::optional<double> wrong =
+          after.empty() ? std::nullopt : nccl_tests_lines::number(after[0]);
       if (line.find("FAILED") != std::string::npos || (wrong && *wrong > 0)) {
         error = {file, number,
                  fmt::format("the run's own check failed (\"{}\"): its times are of wrong "
@@ -316,7 +222,7 @@ struct Parser {
     if (const auto v = nccl_version(line); !v.empty()) current.nccl_version = v;
     // "#  Rank  0 Group  0 Pid  25 on HOST device 0 ...": fields 1 "Rank", 7 "on", 8 the host
     if (f.size() > 8 && f[1] == "Rank" && f[7] == "on") {
-      const std::optional<double> id = shardsim::number(f[2]);  // `number` is the line here
+      const std::optional<double> id = nccl_tests_lines::number(f[2]);  // `number` is the line here
       if (!id || *id < 0 || *id >= 1e9 || *id != std::floor(*id)) {
         error = {file, number, fmt::format("\"{}\" is not a rank number (0, 1, ...)", f[2])};
         return;
@@ -370,11 +276,12 @@ struct Parser {
     const auto row_shaped = [&] {
       if (f.size() != kNewFields && f.size() != kOldFields) return false;
       int numbers = 0;  // of the two time, algbw, busbw and #wrong groups (#wrong may be N/A)
-      for (std::size_t i = f.size() - 8; i < f.size(); ++i) numbers += bool(shardsim::number(f[i]));
+      for (std::size_t i = f.size() - 8; i < f.size(); ++i)
+        numbers += bool(nccl_tests_lines::number(f[i]));
       return numbers >= 6;
     };
     if ((f.size() == kNewFields || f.size() == kOldFields) &&
-        ((shardsim::number(first) && shardsim::number(f[1])) || row_shaped()))
+        ((nccl_tests_lines::number(first) && nccl_tests_lines::number(f[1])) || row_shaped()))
       error = {file, number,
                fmt::format("data row's size \"{}\" is not a whole number of bytes written as "
                            "nccl-tests prints it (digits only)",

@@ -1,0 +1,181 @@
+// --attention inputs of `shardsim fit` (fit_inputs.h): FlashAttention benchmark tables, a
+// sibling part's rows, and kernels carried over from another device by a speed ratio.
+#include "simulator/cli/fit_inputs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <tuple>
+
+#include "calibrate/attention_fit.h"
+#include "calibrate/linear_fit.h"
+#include "simulator/core/diagnostics.h"
+
+namespace shardsim::cli {
+
+namespace cal = shardsim::calibrate;
+using nlohmann::json;
+
+namespace {
+
+// One --attention-relative KERNEL/REFERENCE@DEVICE.
+struct RelativeAttention {
+  std::string spec, kernel, reference, device;
+};
+
+std::vector<RelativeAttention> parse_relative(const std::vector<std::string>& specs) {
+  std::vector<RelativeAttention> out;
+  for (const auto& s : specs) {
+    const auto at = s.find('@'), slash = s.find('/');
+    if (slash == std::string::npos || at == std::string::npos || slash == 0 || at < slash + 2 ||
+        at + 1 == s.size())
+      throw InputError("--attention-relative",
+                       fmt::format("\"{}\": expected KERNEL/REFERENCE@DEVICE (e.g. "
+                                   "flash-attention-triton/flash-attention-2@A100)",
+                                   s));
+    const std::string kernel = s.substr(0, slash);
+    for (const auto& o : out)
+      if (o.kernel == kernel)
+        throw InputError("--attention-relative",
+                         fmt::format("\"{}\": {} is already carried over by \"{}\" (one source "
+                                     "per kernel)",
+                                     s, kernel, o.spec));
+    out.push_back({s, kernel, s.substr(slash + 1, at - slash - 1), s.substr(at + 1)});
+  }
+  return out;
+}
+
+// The rows' first and last line of `kernel` and their device.
+std::tuple<int, int, std::string> kernel_lines(const std::vector<cal::AttentionMeasurement>& m,
+                                               const std::string& kernel) {
+  int first = 0, last = 0;
+  std::string device;
+  for (const auto& r : m)
+    if (r.kernel == kernel) {
+      if (first == 0) first = r.line;
+      last = r.line;
+      device = r.device;
+    }
+  return {first, last, device};
+}
+
+// --attention-relative on one table: each spec's kernel carried over from its device by the
+// speed ratio to the reference kernel (calibrate/attention_fit.h), added to `g` with provenance.
+void carry_over_attention(const std::string& path, const std::string& text,
+                          const std::vector<RelativeAttention>& specs,
+                          const std::vector<cal::AttentionMeasurement>& own,
+                          const std::vector<AttentionPoint>& own_points, GpuProfile& g,
+                          FitNotes& notes) {
+  for (const auto& spec : specs) {
+    auto from = cal::parse_attention_csv(text, path, spec.device);
+    if (auto* e = std::get_if<std::string>(&from)) throw InputError("--attention-relative", *e);
+    const auto& rows = std::get<std::vector<cal::AttentionMeasurement>>(from);
+    auto derived =
+        cal::relative_attention_points(own_points, own, rows, spec.kernel, spec.reference, path);
+    if (auto* e = std::get_if<std::string>(&derived)) throw InputError("--attention-relative", *e);
+    const auto& points = std::get<std::vector<AttentionPoint>>(derived);
+    std::erase_if(g.compute.attention_points.edit(),
+                  [&](const AttentionPoint& p) { return p.kernel == spec.kernel; });
+    g.compute.attention_points.insert(g.compute.attention_points.end(), points.begin(),
+                                      points.end());
+    const auto [first, last, device] = kernel_lines(rows, spec.kernel);
+    const auto [rfirst, rlast, rdevice] = kernel_lines(rows, spec.reference);
+    const auto [ofirst, olast, odevice] = kernel_lines(own, spec.reference);
+    g.provenance.sources.push_back(
+        {path, std::min({first, rfirst, ofirst}), std::max({last, rlast, olast}), "",
+         fmt::format("compute.attention_points of {} ({} points): not measured on this device; "
+                     "this device's {} efficiency (lines {}-{}) x the FLOP/s ratio {} / {} "
+                     "measured on {} (lines {}-{} and {}-{}) at the same mask, head dimension "
+                     "and sequence length, assuming the two kernels keep their speed ratio "
+                     "across devices",
+                     spec.kernel, points.size(), spec.reference, ofirst, olast, spec.kernel,
+                     spec.reference, device, first, last, rfirst, rlast)});
+    const auto [lo, hi] = std::ranges::minmax(points, {}, &AttentionPoint::efficiency);
+    notes.add({{"input", "attention_relative"},
+               {"file", path},
+               {"kernel", spec.kernel},
+               {"reference", spec.reference},
+               {"from_device", device},
+               {"points", points.size()},
+               {"min_efficiency", lo.efficiency},
+               {"max_efficiency", hi.efficiency}},
+              fmt::format("--attention-relative {}: {} {} points ({:.1f}-{:.1f}% of peak) = this "
+                          "device's {} x the ratio measured on {}",
+                          spec.spec, points.size(), spec.kernel, lo.efficiency * 100,
+                          hi.efficiency * 100, spec.reference, device));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> fit_attention_tables(const std::vector<std::string>& files,
+                                              const std::vector<std::string>& relative,
+                                              const std::string& sibling, const MeasuredDevice& on,
+                                              GpuProfile& g, FitNotes& notes) {
+  const auto specs = parse_relative(relative);
+  std::vector<std::string> written;
+  for (const auto& spec : specs) written.push_back(spec.kernel);
+  for (const auto& path : files) {
+    const std::string text = read_input(path, "--attention");
+    auto rows = cal::parse_attention_csv(text, path, sibling.empty() ? on.device : sibling);
+    if (auto* e = std::get_if<std::string>(&rows)) {
+      // The device's rows (none, or of several devices) are --attention-device's business when
+      // it is given; anything else in the table is --attention's (found by review, 2026-11-28).
+      const bool selection = e->find(" for device \"") != std::string::npos ||
+                             e->find("--device") != std::string::npos;
+      if (sibling.empty() || !selection) throw InputError("--attention", *e);
+      std::string text_of = *e;
+      if (const auto at = text_of.find("--device"); at != std::string::npos)
+        text_of.replace(at, 8, "--attention-device");
+      throw InputError("--attention-device", text_of);
+    }
+    const auto& m = std::get<std::vector<cal::AttentionMeasurement>>(rows);
+    auto fitted = cal::attention_points(m, on.profile.peak, path);
+    if (auto* e = std::get_if<std::string>(&fitted)) throw InputError("--attention", *e);
+    const auto& points = std::get<std::vector<AttentionPoint>>(fitted);
+    // Per kernel measured: its rows (lines and device) for the provenance, and the base's points
+    // of that kernel replaced (a refit onto a fitted profile must not keep the old rates).
+    std::vector<std::string> kernels;
+    for (const auto& r : m)
+      if (std::ranges::find(kernels, r.kernel) == kernels.end()) kernels.push_back(r.kernel);
+    written.insert(written.end(), kernels.begin(), kernels.end());
+    std::erase_if(g.compute.attention_points.edit(), [&](const AttentionPoint& p) {
+      return std::ranges::find(kernels, p.kernel) != kernels.end();
+    });
+    g.compute.attention_points.insert(g.compute.attention_points.end(), points.begin(),
+                                      points.end());
+    const auto [lo, hi] = std::ranges::minmax(points, {}, &AttentionPoint::efficiency);
+    for (const auto& k : kernels) {
+      const auto [first, last, device] = kernel_lines(m, k);
+      g.provenance.sources.push_back(
+          {path, first, last, "",
+           fmt::format("compute.attention_points of {} measured on {}{}: forward + backward "
+                       "FLOP/s / the fp16/bf16 dense peak of {}",
+                       k, device,
+                       sibling.empty() ? ""
+                                       : " (--attention-device: a sibling part with the same "
+                                         "tensor cores, SM count and clocks; this one is not "
+                                         "measured)",
+                       on.profile.name)});
+    }
+    const auto loo = cal::attention_leave_one_out_pct(points);
+    const double mid = loo.empty() ? 0 : cal::median(loo);
+    const double worst = loo.empty() ? 0 : *std::ranges::max_element(loo);
+    if (!loo.empty()) g.provenance.residuals["attention leave-one-out median " + path] = mid / 100;
+    notes.add({{"input", "attention"},
+               {"file", path},
+               {"rows", m.size()},
+               {"min_efficiency", lo.efficiency},
+               {"max_efficiency", hi.efficiency},
+               {"leave_one_out_median_abs_pct_error", loo.empty() ? json(nullptr) : json(mid)},
+               {"leave_one_out_max_abs_pct_error", loo.empty() ? json(nullptr) : json(worst)}},
+              fmt::format("{}: attention table, {} rows ({:.1f}-{:.1f}% of peak); leave-one-out "
+                          "error median {:.1f}%, max {:.1f}%",
+                          path, m.size(), lo.efficiency * 100, hi.efficiency * 100, mid, worst));
+    carry_over_attention(path, text, specs, m, points, g, notes);
+  }
+  return written;
+}
+
+}  // namespace shardsim::cli
