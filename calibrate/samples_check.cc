@@ -158,6 +158,54 @@ void check_item_value(const json& item, int i, const std::string& file, double w
   }
 }
 
+// The item's `derived` rate is its work over its median time, as the sweep writes it
+// (kernels/common/results.cc derived), and a GEMM's work is 2 m n k. Fits read the rate (GEMM,
+// memory-bound, copy, launch) or the time (collective), so a document edited in one and not the
+// other was fitted from whichever the kind reads, silently (issue 8 review, 2026-11-29). Checked
+// to a relative 1e-9: the sweep's own documents agree exactly.
+void check_item_agreement(const json& item, int i, const std::string& file) {
+  const json median = member(item, "median_s");
+  if (!median.is_number() || !(median.get<double>() > 0) || !std::isfinite(median.get<double>()))
+    refuse(file, fmt::format("items[{}].median_s is {}, not a number of seconds above 0", i,
+                             median.dump()));
+  const double t = median.get<double>();
+  const auto number_at = [&](const char* section, const char* key) {
+    const json v = member(member(item, section), key);
+    if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+      refuse(file,
+             fmt::format("items[{}].{}.{} is {}, not a number above 0", i, section, key, v.dump()));
+    return v.get<double>();
+  };
+  const auto agree = [&](const char* what, double given, const std::string& from, double want) {
+    if (std::fabs(given - want) > 1e-9 * std::fabs(want))
+      refuse(file, fmt::format("items[{}].{} is {:.9g}, but {} is {:.9g}: the item was edited "
+                               "in one and not the other (the sweep writes both from one "
+                               "measurement)",
+                               i, what, given, from, want));
+  };
+  const json kind = member(item, "kind");
+  if (kind == "gemm") {
+    const json& p = item.at("params");  // m, n, k: whole numbers (check_item_value)
+    const double flops = number_at("work", "flops");
+    agree("work.flops", flops, "2 m n k",
+          2 * p.at("m").get<double>() * p.at("n").get<double>() * p.at("k").get<double>());
+    agree("derived.flops_per_second", number_at("derived", "flops_per_second"),
+          "work.flops / median_s", flops / t);
+  } else if (kind == "memory_bound" || kind == "copy") {
+    agree("derived.bytes_per_second", number_at("derived", "bytes_per_second"),
+          "work.bytes / median_s", number_at("work", "bytes") / t);
+  } else if (kind == "launch") {
+    agree("derived.seconds_per_launch", number_at("derived", "seconds_per_launch"),
+          "median_s / work.launches", t / number_at("work", "launches"));
+  } else if (kind == "collective") {
+    agree("work.bytes", number_at("work", "bytes"), "params.bytes",
+          item.at("params").at("bytes").get<double>());
+    if (const json d = member(member(item, "derived"), "algbw_bytes_per_second"); d != json())
+      agree("derived.algbw_bytes_per_second", number_at("derived", "algbw_bytes_per_second"),
+            "work.bytes / median_s", number_at("work", "bytes") / t);
+  }
+}
+
 }  // namespace
 
 void check_samples(const json& s, const std::string& file) {
@@ -176,6 +224,7 @@ void check_samples(const json& s, const std::string& file) {
   const double world_size = s.at("context").at("mpi").at("world_size").get<double>();
   for (const auto& item : s.at("items")) {
     check_item_value(item, i, file, world_size);
+    check_item_agreement(item, i, file);
     const json verified = member(item, "verified");
     if (!verified.is_boolean())
       refuse(file, fmt::format("items[{}].verified must be true or false", i));

@@ -576,15 +576,17 @@ TEST(ProfileFromSamples, BackendsAreNotMixed) {
   EXPECT_EQ(thrown({{&cuda, "gpu.json", 0}}, &gpu), "");
 }
 
+// check_samples' refusal of `doc` as "s.json", "" when it passes.
+std::string message(const json& doc) {
+  try {
+    check_samples(doc, "s.json");
+  } catch (const std::invalid_argument& e) {
+    return std::string(e.what());
+  }
+  return std::string();
+}
+
 TEST(CheckSamples, NamesTheFileAndTheItem) {
-  const auto message = [](const json& doc) {
-    try {
-      check_samples(doc, "s.json");
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
   EXPECT_EQ(message(document(json::array({gemm(1e11)}))), "");
   json later = document(json::array({gemm(1e11)}));
   later["schema_version"] = 2;
@@ -655,6 +657,42 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
     r["context"]["backend"]["host_memory_bytes"] = ram;
     EXPECT_TRUE(contains(message(r), "context.backend.host_memory_bytes is")) << ram.dump();
   }
+}
+
+// A document edited in its time and not its rate (or the reverse) was fitted from whichever the
+// kind reads (issue 8 review, 2026-11-29). The sweep writes derived = work / median_s and a GEMM's
+// work = 2 m n k (kernels/common/results.cc); an item that breaks either is refused, naming both.
+// gemm(1e11): 2 x 512^3 = 268,435,456 FLOP at 1e11 FLOP/s, median 2.68435456 ms.
+TEST(CheckSamples, AnItemsRateTimeAndWorkMustAgree) {
+  json time = document(json::array({gemm(1e11)}));
+  time["items"][0]["median_s"] = 1e-3;  // 2.68e11 FLOP/s by its work, 1e11 by its rate
+  EXPECT_TRUE(contains(message(time),
+                       "items[0].derived.flops_per_second is 1e+11, but work.flops "
+                       "/ median_s is 2.68435456e+11"))
+      << message(time);
+  json work = document(json::array({gemm(1e11)}));
+  work["items"][0]["params"]["m"] = 1024;  // 2 x 1024 x 512 x 512 = 536,870,912
+  EXPECT_TRUE(contains(message(work), "items[0].work.flops is 268435456, but 2 m n k is 536870912"))
+      << message(work);
+  json bytes = document(json::array({memory_bound(1e10)}));
+  bytes["items"][0]["work"]["bytes"] = 2.4e7;  // 1.2e7 B at 1e10 B/s: 1.2 ms, 2e10 B/s by its work
+  EXPECT_TRUE(contains(message(bytes),
+                       "items[0].derived.bytes_per_second is 1e+10, but work.bytes "
+                       "/ median_s is 2e+10"))
+      << message(bytes);
+  json collectives = json::array({gemm(1e11)});
+  add_all_reduce(collectives, 2, 2);
+  json moved = document(collectives);
+  moved["items"][1]["work"]["bytes"] = 2e3;  // params.bytes 1e3
+  EXPECT_TRUE(contains(message(moved), "items[1].work.bytes is 2000, but params.bytes is 1000"))
+      << message(moved);
+  for (const json& t : {json(0), json(-1e-3), json("1e-3"), json()}) {
+    json g = document(json::array({gemm(1e11)}));
+    g["items"][0]["median_s"] = t;
+    EXPECT_TRUE(contains(message(g), "items[0].median_s is")) << t.dump();
+  }
+  // As written: accepted (the shipped sweeps' documents agree exactly, checked by fitting them).
+  EXPECT_EQ(message(document(json::array({gemm(1e11), memory_bound(1e10)}))), "");
 }
 
 // A CPU document's device memory is its measuring host's RAM over the ranks on a node, as the
