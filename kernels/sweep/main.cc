@@ -4,14 +4,44 @@
 // Usage: [mpirun -np N] shardsim-calibrate-sweep --backend cpu|cuda [--quick] -o SAMPLES.json
 //                                               [--filter SUBSTRING] [--sync-timeout SECONDS]
 // Exit codes: see run_calibration_sweep (0 ok, 1 verification failed, 2 bad input, 3 runtime).
+#include <cstdio>
 #include <iostream>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
 #include "kernels/sweep/run_sweep.h"
 
+namespace {
+
+// The index of the first byte of `arg` a terminal acts on (C0 other than tab, DEL, or a C1 control
+// in UTF-8: 0xC2 0x80-0x9F), or npos. CLI11 echoes a bad value and the sweep echoes its paths on
+// stderr, so an escape sequence in an argument reached the terminal raw; `shardsim` spells such
+// bytes out (it links simulator/core, which this binary does not), and refuses them in `-o`.
+std::size_t control_at(std::string_view arg) {
+  for (std::size_t i = 0; i < arg.size(); ++i) {
+    const auto c = static_cast<unsigned char>(arg[i]);
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return i;
+    if (c == 0xc2 && i + 1 < arg.size() && static_cast<unsigned char>(arg[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(arg[i + 1]) <= 0x9f)
+      return i;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   namespace sk = shardsim::kernels;
+  // Refused before parsing, naming the argument by position and the byte, not echoing it.
+  for (int a = 1; a < argc; ++a)
+    if (const std::size_t at = control_at(argv[a]); at != std::string_view::npos) {
+      std::fprintf(stderr,
+                   "argument %d holds the control character 0x%02x at byte %zu: give names and "
+                   "paths without control characters\n",
+                   a, static_cast<unsigned>(static_cast<unsigned char>(argv[a][at])), at);
+      return 2;
+    }
   sk::SweepOptions options;
   std::string backend;
   CLI::App app{"Runs the shardsim calibration kernel sweep and writes the raw samples (JSON)."};

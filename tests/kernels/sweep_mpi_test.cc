@@ -151,6 +151,17 @@ TEST(CalibrationSweep, BadOptionsExitTwo) {
                 scratch(std::string(250, 'c') + ".json").string() + to_log),
             2);
   EXPECT_NE(slurp(log).find("its file name is 255 bytes"), std::string::npos) << slurp(log);
+  // An argument holding a control character (ESC, then C1's CSI 0xC2 0x9B) is exit 2 before
+  // parsing, and the message does not echo it: CLI11 echoed "--backend \x1b[31m" raw, colouring
+  // the terminal (issue 8 review, 2026-11-29). Bash's $'...' spells the bytes.
+  for (const std::string& bad : {std::string("--backend $'\\e[31m'"),
+                                 std::string("--backend cpu --filter $'a\\xc2\\x9bb' -o x.json")}) {
+    EXPECT_EQ(run("bash -c \"" SHARDSIM_SWEEP_BINARY " " + bad + "\"" + to_log), 2) << bad;
+    const std::string err = slurp(log);
+    EXPECT_NE(err.find("holds the control character 0x"), std::string::npos) << err;
+    EXPECT_EQ(err.find('\x1b'), std::string::npos) << err;
+    EXPECT_EQ(err.find("\xc2\x9b"), std::string::npos) << err;
+  }
 }
 
 TEST(CalibrationSweep, CudaWithoutDeviceExitsThree) {
