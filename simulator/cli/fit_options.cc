@@ -1,25 +1,16 @@
 // The options of `shardsim calibrate` and `shardsim fit` (CLI11); main.cc parses and dispatches.
 #include "simulator/cli/fit_options.h"
 
-#include <charconv>
+#include <limits>
 #include <string>
+
+#include "simulator/cli/whole_number.h"
 
 namespace shardsim::cli {
 namespace {
 
-// A whole number >= 1. (CLI11's PositiveNumber refused 0 with "Value 0 not in range 0.000000 to
-// 1797...", the whole of DBL_MAX: found by review, 2026-11-27.)
-const CLI::Validator kWholeAtLeastOne(
-    [](std::string& text) -> std::string {
-      long long value = 0;
-      const char* end = text.data() + text.size();
-      const auto [at, ec] = std::from_chars(text.data(), end, value);
-      // no leading zero: CLI11 reads "012" as octal 10 (found by review, 2026-11-27)
-      if (ec != std::errc() || at != end || value < 1 || text.front() == '0')
-        return "expected a whole number >= 1 (decimal, no leading zero), got \"" + text + "\"";
-      return "";
-    },
-    "INT>=1");
+// A whole number >= 1 (whole_number.h), up to the largest int (the options' type).
+const CLI::Validator kWholeAtLeastOne = whole_number(1, std::numeric_limits<int>::max());
 
 }  // namespace
 

@@ -24,6 +24,7 @@
 #include "simulator/cli/suite_command.h"
 #include "simulator/cli/terminal_safe_stream.h"
 #include "simulator/cli/validate_command.h"
+#include "simulator/cli/whole_number.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/cost/compute.h"
 #include "simulator/suite/cases.h"
@@ -158,10 +159,10 @@ int run_command(int argc, char** argv) {
       "search", "the fastest parallel plans that fit (analytic over the space, DES on the top K)");
   add_scenario_options(search, srch.common);
   search->add_option("--top", srch.top, "plans re-ranked by the DES and reported (default 10)")
-      ->check(CLI::Range(1, 1000));
+      ->check(shardsim::cli::whole_number(1, 1000));
   search->add_option("--csv", srch.csv, "write the top plans, one row each, to FILE");
   search->add_option("--threads", srch.threads, "threads (default: the machine's; same output)")
-      ->check(CLI::Range(1, 1024));
+      ->check(shardsim::cli::whole_number(1, 1024));
   shardsim::cli::ImportArgs imp;
   auto* import_cmd = app.add_subcommand(
       "import", "write a scenario from a DeepSpeed config or a Megatron-LM argument list");
@@ -174,14 +175,14 @@ int run_command(int argc, char** argv) {
     c->add_option("--gpu", imp.target.gpu, "GPU preset or hardware profile JSON")->required();
     c->add_option("--gpus", imp.target.gpus, "the job's world size (GPUs)")
         ->required()
-        ->check(CLI::Range(1, 1 << 24));
+        ->check(shardsim::cli::whole_number(1, 1 << 24));
     c->add_option("--gpus-per-node", imp.target.gpus_per_node,
                   "default: the GPU preset's node size")
-        ->check(CLI::Range(1, 1 << 16));
+        ->check(shardsim::cli::whole_number(1, 1 << 16));
     auto* seq = c->add_option("--seq-len", imp.target.seq_len,
                               model_required ? "sequence length (tokens)"
                                              : "sequence length (tokens; default: --seq-length)")
-                    ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+                    ->check(shardsim::cli::whole_number(1, 1LL << 30));
     if (model_required) seq->required();  // --help said optional (review, 2026-11-28)
     c->add_option("-o,--output", imp.output, "write the scenario to FILE instead of stdout");
   };
@@ -207,7 +208,7 @@ int run_command(int argc, char** argv) {
       ->check(CLI::IsMember({"des", "analytic"}));
   compare->add_option("--csv", cmp.csv, "write one row per variant to FILE");
   compare->add_option("--threads", cmp.threads, "threads (default: the machine's; same output)")
-      ->check(CLI::Range(1, 1024));
+      ->check(shardsim::cli::whole_number(1, 1024));
   shardsim::cli::CalibrateArgs cal;
   auto* calibrate = app.add_subcommand(
       "calibrate",

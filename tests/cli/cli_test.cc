@@ -426,6 +426,32 @@ TEST(cli_usage, BadCommandLinesExitTwo) {
   }
 }
 
+// A count option takes a whole number in decimal digits (simulator/cli/whole_number.h). CLI11's
+// Range said "Value 1e1 not in range 1 to 1000" of --top, though 10 is in range (found by review,
+// 2026-11-29): the message now says what is wrong with the text, or names the range.
+TEST(cli_usage, CountOptionsSayWhyAValueIsRefused) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"1e1",
+       "--top: expected a whole number from 1 to 1000 in decimal digits (no leading zero "
+       "or sign), got \"1e1\""},
+      {"abc", "got \"abc\""},
+      {"2.5", "got \"2.5\""},
+      {"012", "got \"012\""},  // CLI11 would read octal 10
+      {"-3", "got \"-3\""},
+      {"0", "--top: 0 is out of range 1 to 1000"},
+      {"5000", "--top: 5000 is out of range 1 to 1000"},
+      {"99999999999999999999", "--top: 99999999999999999999 is out of range 1 to 1000"}};
+  for (const auto& [value, message] : cases) {
+    const Result r = shardsim({"search", kExample, "--top", value});
+    EXPECT_EQ(r.exit_code, 2) << value;
+    EXPECT_TRUE(contains(r.err, message)) << r.err;
+    EXPECT_FALSE(contains(r.err, "not in range")) << r.err;
+  }
+  const Result gpus = shardsim({"import", "megatron", "--gpu", "h100-sxm", "--gpus", "1e3"});
+  EXPECT_EQ(gpus.exit_code, 2);
+  EXPECT_TRUE(contains(gpus.err, "--gpus: expected a whole number from 1 to 16777216")) << gpus.err;
+}
+
 TEST(cli_usage, HelpExitsZero) {
   const Result r = shardsim({"--help"});
   EXPECT_EQ(r.exit_code, 0);
