@@ -66,7 +66,11 @@ OverheadTerms overhead_terms(const Scenario& s, const Plan& plan, const RankFoot
           elems);
     });
   }
-  if (zero.gathers_params_per_layer && data_parallel) {
+  // Offloaded parameters are copied onto the GPU unit by unit whatever the sharding degree: with
+  // one sharding rank (ZeRO-Infinity on one GPU) the units still pass through these buffers
+  // (found by review, 2026-11-29: params 0 and no buffers, 10.5 GiB on one GPU against 13.0 on
+  // two; the step-time model already prices each unit's host-to-device copy at dp 1).
+  if (zero.gathers_params_per_layer && (data_parallel || s.strategy.offload_params)) {
     // Ahead of the unit computing: DeepSpeed's prefetch bucket, or the parallel.zero3_prefetch
     // units the step-time model gathers ahead (FSDP's default 1), whichever is more (found by
     // review, 2026-11-28: the timing held d + 1 units gathered while memory counted one and the

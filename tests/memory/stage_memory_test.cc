@@ -273,5 +273,25 @@ TEST(stage_memory, Zero3WithOneDataParallelRankHoldsWhatZero0Holds) {
   }
 }
 
+// With its parameters offloaded, ZeRO-3 copies each unit onto the GPU and prefetches the next at
+// any sharding degree, so one data-parallel rank holds the same buffers as two (found by review,
+// 2026-11-29: at dp 1 the term was left out, and adding a GPU raised the per-GPU peak). The units
+// are layers per TP rank, which dp does not change; the rank's other units bound the prefetch
+// by the stage's parameters, also unchanged by dp: Zero3BuffersHoldThePrefetchedUnits's depth-1
+// figure, 4L + 1e8 = 354,803,968 B, at both.
+TEST(stage_memory, Zero3WithOffloadedParamsGathersAtAnyDataParallelDegree) {
+  Scenario s = gpt_1_7b_scenario();
+  s.strategy.zero = 3;
+  s.strategy.offload_params = true;
+  s.strategy.offload_optimizer = true;
+  const MemoryEstimate two = estimate_memory(s, make_plan(s));
+  s.strategy.dp = 1;
+  s.training.global_batch = 4;
+  const MemoryEstimate one = estimate_memory(s, make_plan(s));
+  EXPECT_DOUBLE_EQ(term_bytes(two.ranks[0], "overhead.zero3_buffers"), 354803968.0);
+  EXPECT_DOUBLE_EQ(term_bytes(one.ranks[0], "overhead.zero3_buffers"), 354803968.0);
+  EXPECT_DOUBLE_EQ(one.ranks[0].params_bytes, 0.0);  // on the host
+}
+
 }  // namespace
 }  // namespace shardsim
