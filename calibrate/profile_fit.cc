@@ -333,6 +333,7 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
     out.uses.push_back(use_of(docs, i, d, keys[i], std::move(left_out[i])));
   g.provenance = samples_provenance(out.uses, d, cpu, base);
   out.profile = std::move(g);
+  for (const auto& [part, from] : d.part_from) out.device_parts.insert(part);
   return out;
 }
 

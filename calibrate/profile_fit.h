@@ -3,6 +3,7 @@
 // launch and copy items; collective_fit.h and topology_fit.h for collective items. Pure.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,8 @@ struct SamplesUse {
 struct SamplesProfile {
   GpuProfile profile;
   std::vector<SamplesUse> uses;  // one per document, in order
+  // The device parts some document measured: "gemm <dtype>", "memory_bound", "launch", "copy".
+  std::set<std::string> device_parts;
 };
 
 // True for a profile of the CPU backend (the CPU described as a device): its device_kind is "cpu"

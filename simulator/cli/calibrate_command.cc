@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 
 #include "calibrate/profile_fit.h"
 #include "kernels/common/comm.h"
@@ -145,9 +146,21 @@ int run_calibrate(const CalibrateArgs& a) {
   }
   if (launcher_rank() != 0) return kExitOk;
   const double memory = calibrate::samples_memory_bytes(samples);
-  const GpuProfile g = calibrate::profile_from_samples({{&samples, options.samples_path, memory}},
-                                                       a.base.empty() ? nullptr : &base, &lines)
-                           .profile;
+  // What the base refuses of the measurements (a collective above its network's line rate) is
+  // bad input, as `fit --samples --base` says it: exit 2 naming --base, the samples kept for a
+  // refit (found by review, 2026-11-29: "internal failure", exit 3).
+  GpuProfile g;
+  try {
+    g = calibrate::profile_from_samples({{&samples, options.samples_path, memory}},
+                                        a.base.empty() ? nullptr : &base, &lines)
+            .profile;
+  } catch (const std::invalid_argument& e) {
+    if (a.base.empty()) throw;
+    throw InputError("--base", fmt::format("{}; no profile written (the samples are kept: fit "
+                                           "them with `shardsim fit --samples {}` and another "
+                                           "--base)",
+                                           e.what(), options.samples_path));
+  }
   write_profile(g, a.output);
   std::cerr << fmt::format("calibrate: wrote {} (samples: {})\n", a.output, options.samples_path);
   if (const int signal = g_stop_after_sweep; signal != 0)

@@ -289,11 +289,15 @@ int run_fit(const FitArgs& a) {
   check_args(a);
   GpuProfile g = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
   const std::string base_name = a.base.empty() ? std::string() : g.name;
+  FitNotes notes;
+  std::set<std::string> by_samples = fit_samples(a.samples, !a.base.empty(), g, notes);
+  // The tables' efficiencies are against the device as --samples left it (its measured HBM
+  // bandwidth and peaks), or against --measured-on (found by review, 2026-11-29: taken before
+  // the samples, a triad at 2.97 TB/s was divided by the base's datasheet 3.35 TB/s and then
+  // priced against the samples' 2.67 TB/s; without --base it was divided by 0).
   const GpuProfile measured =
       a.measured_on.empty() ? g : load_profile(a.measured_on, "--measured-on");
-  const MeasuredDevice on{measured, a.device};
-  FitNotes notes;
-  fit_samples(a.samples, !a.base.empty(), g, notes);
+  const MeasuredDevice on{measured, a.device, std::move(by_samples)};
   if (!a.gemm_csvs.empty())  // --gemm adds to the points the base (or --samples) gave
     set_table_timing(g.compute.gemm_points_timing, a.gemm_timing, !g.compute.gemm_points.empty(),
                      "--gemm-timing", "gemm_points");

@@ -217,6 +217,21 @@ void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredD
     auto rows = cal::parse_bandwidth_csv(read_input(path, "--hbm"), path, on.device);
     if (auto* e = std::get_if<std::string>(&rows)) throw InputError("--hbm", *e);
     const auto& m = std::get<std::vector<cal::BandwidthMeasurement>>(rows);
+    // A table and --samples that both measured the device's memory-bound rate or its host copy
+    // would each set it, and the table's efficiency was taken against the samples' rate (found
+    // by review, 2026-11-29: a BabelStream triad against a samples document's HBM rate).
+    for (const auto& row : m) {
+      const bool host_copy =
+          row.test == "nvbandwidth_host_to_device" || row.test == "nvbandwidth_device_to_host";
+      if ((row.test == "babelstream_triad" && on.by_samples.contains("memory_bound")) ||
+          (host_copy && on.by_samples.contains("copy")))
+        throw InputError("--hbm",
+                         fmt::format("{}:{}: {} measures what --samples measured of "
+                                     "this device too ({}); give the table or the "
+                                     "samples for it, not both",
+                                     path, row.line, row.test,
+                                     host_copy ? "its host copy rate" : "its memory-bound rate"));
+    }
     auto fitted = cal::fit_bandwidth(m, on.profile.hbm_bytes_per_second, path);
     if (auto* e = std::get_if<std::string>(&fitted)) throw InputError("--hbm", *e);
     const auto& f = std::get<cal::BandwidthFit>(fitted);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct FitNotes {
 struct MeasuredDevice {
   const GpuProfile& profile;
   std::string device;  // --device: '|'-separated parts of the table's device name ("" = all)
+  // What --samples measured of the device being fitted (SamplesProfile::device_parts): a table
+  // may not set a value these already set.
+  std::set<std::string> by_samples = {};
 };
 
 // The file's text; InputError naming `flag` when it cannot be read.
@@ -37,8 +41,9 @@ struct MeasuredDevice {
 // `has_base` (--base was given; calibrate/profile_fit.h: checked, the device parts from the last
 // document that measured each, every document's collectives); one report line per document saying
 // what it gave.
-void fit_samples(const std::vector<std::string>& files, bool has_base, GpuProfile& g,
-                 FitNotes& notes);
+// Returns the device parts the documents measured (SamplesProfile::device_parts).
+std::set<std::string> fit_samples(const std::vector<std::string>& files, bool has_base,
+                                  GpuProfile& g, FitNotes& notes);
 
 // --gemm: compute.kind "measured", one point per row (efficiency = FLOP/s / the measured
 // device's dtype peak).

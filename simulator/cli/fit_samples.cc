@@ -19,9 +19,9 @@ namespace shardsim::cli {
 namespace cal = shardsim::calibrate;
 using nlohmann::json;
 
-void fit_samples(const std::vector<std::string>& files, bool has_base, GpuProfile& g,
-                 FitNotes& notes) {
-  if (files.empty()) return;
+std::set<std::string> fit_samples(const std::vector<std::string>& files, bool has_base,
+                                  GpuProfile& g, FitNotes& notes) {
+  if (files.empty()) return {};
   std::vector<json> docs;
   std::vector<cal::SamplesInput> inputs;
   docs.reserve(files.size());
@@ -87,6 +87,7 @@ void fit_samples(const std::vector<std::string>& files, bool has_base, GpuProfil
                  {"left_out", left}},
                 line);
     }
+    return fitted.device_parts;
   } catch (const json::exception& e) {
     // Reading a document (parse, check, its memory share) is what throws this here:
     // profile_from_samples turns its own into invalid_argument naming the file. The document

@@ -61,6 +61,28 @@ TEST(calibrate_mpi, CpuQuickTwoRanksThenSimulate) {
                 samples + " -o " + (dir / "both.json").string() + " 2> " + both_log.string()),
             0);
   EXPECT_NE(slurp(both_log).find("both measure"), std::string::npos) << slurp(both_log);
+  // A base whose network line rate the measurements exceed (2 GB/s per GPU of shared memory,
+  // which the first run measured at several GB/s) is bad input, as `fit --samples --base` says:
+  // exit 2 naming --base, the samples kept, no profile (found by review, 2026-11-29: "internal
+  // failure", exit 3).
+  auto low = p;
+  low["name"] = "slow-base";
+  low["network"]["intra_node_GBps"] = 1;
+  low["network"]["intra_node_line_GBps"] = 2;
+  const fs::path base = dir / "low.json", refit = dir / "c.json", base_log = dir / "base.log";
+  std::ofstream(base) << low.dump();
+  EXPECT_EQ(run(shardsim::test_util::mpirun(SHARDSIM_MPIEXEC, 2) + SHARDSIM_BINARY +
+                " calibrate --backend cpu --quick --base " + base.string() + " -o " +
+                refit.string() + " 2> " + base_log.string()),
+            2)
+      << slurp(base_log);
+  EXPECT_NE(slurp(base_log).find("error: --base: "), std::string::npos) << slurp(base_log);
+  EXPECT_NE(slurp(base_log).find("above the base network's line rate of 2 GB/s per GPU"),
+            std::string::npos)
+      << slurp(base_log);
+  EXPECT_EQ(slurp(base_log).find("internal failure"), std::string::npos) << slurp(base_log);
+  EXPECT_FALSE(fs::exists(refit));
+  EXPECT_TRUE(fs::exists(dir / "c.samples.json"));
   fs::remove_all(dir);
 }
 

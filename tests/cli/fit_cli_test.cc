@@ -463,6 +463,61 @@ TEST(cli_fit, RanksBelowOneAreRefusedPlainly) {
   EXPECT_TRUE(contains(octal.err, "no leading zero")) << octal.err;
 }
 
+// Tables are divided by the device as --samples left it (found by review, 2026-11-29: they were
+// divided by the base before the samples, so the profile contradicted them). A CUDA samples
+// document whose bf16 4096^3 GEMM runs at 1.2e15 FLOP/s raises h100-sxm-datasheet's bf16 peak
+// from 9.894e14 to 1.2e15 (peak = max(base, best GEMM)); a --gemm row of 600 TFLOP/s at 2048^3
+// is then 6e14 / 1.2e15 = 0.5 of that peak, which prices it at the measured 600 TFLOP/s (it was
+// 6e14 / 9.894e14 = 0.6064, priced at 727.7).
+// A --hbm triad beside samples that measured memory-bound kernels would set the same rate twice:
+// exit 2 naming the table's line, nothing written.
+TEST(cli_fit, TablesAreTakenAgainstTheDeviceTheSamplesMeasured) {
+  using test_samples::samples_item;
+  const fs::path samples = scratch_dir() / "peak_raising.samples.json";
+  std::ofstream(samples)
+      << test_samples::samples_document(
+             json::array({samples_item(
+                 "gemm", "bf16 gemm", {{"m", 4096}, {"n", 4096}, {"k", 4096}, {"dtype", "bf16"}},
+                 {{"flops", 2.0 * 4096 * 4096 * 4096}}, {{"flops_per_second", 1.2e15}})}),
+             "cuda")
+             .dump();
+  const fs::path gemm = scratch_dir() / "after_samples.csv";
+  std::ofstream(gemm) << "gpu,dtype,m,n,k,tflops\nH100,bf16,2048,2048,2048,600\n";
+  const fs::path out = scratch_dir() / "after_samples.json";
+  const auto r = shardsim({"fit", "--base", "h100-sxm-datasheet", "--samples", samples.string(),
+                           "--gemm", gemm.string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json p = json::parse(read_file(out));
+  EXPECT_DOUBLE_EQ(p["peak_flops_per_second"]["bf16"].get<double>(), 1.2e15);
+  bool found = false;
+  for (const json& point : p["compute"]["gemm_points"])
+    if (point["m"] == 2048 && point["dtype"] == "bf16") {
+      found = true;
+      EXPECT_NEAR(point["efficiency"].get<double>(), 0.5, 1e-12);
+    }
+  EXPECT_TRUE(found) << p["compute"]["gemm_points"].dump();
+
+  const fs::path mb = scratch_dir() / "memory_bound.samples.json";
+  std::ofstream(mb) << test_samples::samples_document(
+                           json::array({samples_item(
+                               "memory_bound", "dropout_residual",
+                               {{"op", "dropout_residual"}, {"rows", 1024}, {"cols", 1024}},
+                               {{"bytes", 1.2e7}}, {{"bytes_per_second", 2.5e12}})}),
+                           "cuda")
+                           .dump();
+  const fs::path hbm = scratch_dir() / "triad.csv";
+  std::ofstream(hbm) << "gpu,test,value,unit\nH100,babelstream_triad,2.97,TB/s\n";
+  const fs::path never = scratch_dir() / "never_twice.json";
+  const auto twice = shardsim({"fit", "--base", "h100-sxm-datasheet", "--samples", mb.string(),
+                               "--hbm", hbm.string(), "-o", never.string()});
+  EXPECT_EQ(twice.exit_code, 2) << twice.err;
+  EXPECT_TRUE(contains(twice.err,
+                       "triad.csv:2: babelstream_triad measures what --samples "
+                       "measured of this device too (its memory-bound rate)"))
+      << twice.err;
+  EXPECT_FALSE(fs::exists(never));
+}
+
 // A best-shape table with several rows for the device: the fastest bf16 row gives
 // compute.gemm_peak_efficiency. On the A100 datasheet base (312 TFLOP/s dense BF16,
 // scenarios/gpus/a100-sxm-80gb-datasheet.json) the 270 TFLOP/s row gives 270 / 312 = 0.8654.
@@ -924,7 +979,7 @@ TEST(cli_fit, SamplesFasterThanTheBasesLineRateAreRefused) {
   const auto r = shardsim(
       {"fit", "--samples", samples.string(), "--base", "h100-sxm-datasheet", "-o", out.string()});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_TRUE(contains(r.err, "too_fast.samples.json item 1: all_reduce of 1.04858e+06 B"))
+  EXPECT_TRUE(contains(r.err, "too_fast.samples.json items[0]: all_reduce of 1.04858e+06 B"))
       << r.err;
   EXPECT_TRUE(contains(r.err, "(intra_node_line_GBps 450)")) << r.err;
   EXPECT_FALSE(fs::exists(out));
