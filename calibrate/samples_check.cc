@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -222,9 +223,30 @@ void check_samples(const json& s, const std::string& file) {
   int i = 0;
   // context.mpi.world_size (check_context: a whole number from ranks_per_node to 2^24).
   const double world_size = s.at("context").at("mpi").at("world_size").get<double>();
+  // An item measured twice in one document: the sweep writes each once, and the fits kept the
+  // first of a collective's size and averaged a GEMM's (found by review, 2026-11-29: a slower
+  // copy placed first was fitted silently; a GEMM at 10x raised the peak 10x). Keyed on what the
+  // fit keys on: a collective's op, group and size; any other item's kind and params.
+  std::map<std::string, int> seen;
   for (const auto& item : s.at("items")) {
     check_item_value(item, i, file, world_size);
     check_item_agreement(item, i, file);
+    const json p = member(item, "params");  // a launch item's may be absent
+    const std::string key =
+        item.at("kind") == "collective"
+            ? fmt::format("collective {} {} {} {}", p.at("op").dump(), p.at("ranks").dump(),
+                          p.at("ranks_per_node").dump(), p.at("bytes").dump())
+            : item.at("kind").dump() + " " + p.dump();
+    if (const auto [it, fresh] = seen.emplace(key, i); !fresh)
+      refuse(file, fmt::format(
+                       "items[{}] measures what items[{}] measured ({} {}): a document "
+                       "holds each measurement once; keep one of them",
+                       i, it->second, item.at("kind").get<std::string>(),
+                       item.at("kind") == "collective"
+                           ? fmt::format("{} of {} B on {} ranks, {} per node",
+                                         p.at("op").get<std::string>(), p.at("bytes").get<double>(),
+                                         p.at("ranks").dump(), p.at("ranks_per_node").dump())
+                           : p.dump()));
     const json verified = member(item, "verified");
     if (!verified.is_boolean())
       refuse(file, fmt::format("items[{}].verified must be true or false", i));

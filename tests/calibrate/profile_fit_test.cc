@@ -594,7 +594,7 @@ TEST(CheckSamples, NamesTheFileAndTheItem) {
   json unknown = document(json::array({gemm(1e11)}));
   unknown["items"][0]["kind"] = "gpu_gemm";
   EXPECT_TRUE(contains(message(unknown), "s.json: items[0].kind is \"gpu_gemm\""));
-  json wrong = document(json::array({gemm(1e11), gemm(2e11)}));
+  json wrong = document(json::array({gemm(1e11), memory_bound(1e10)}));
   wrong["items"][1]["verified"] = false;
   wrong["items"][1]["name"] = "sgemm 512";
   EXPECT_TRUE(contains(message(wrong), "s.json: 1 item(s) failed verification (sgemm 512)"));
@@ -691,6 +691,17 @@ TEST(CheckSamples, AnItemsRateTimeAndWorkMustAgree) {
     g["items"][0]["median_s"] = t;
     EXPECT_TRUE(contains(message(g), "items[0].median_s is")) << t.dump();
   }
+  // One measurement twice (found by review, 2026-11-29: the first of a collective's size was kept
+  // and a GEMM's averaged, silently): refused naming both items.
+  json twice = document(json::array({gemm(1e11), gemm(2e11)}));
+  EXPECT_TRUE(contains(message(twice), "items[1] measures what items[0] measured (gemm "))
+      << message(twice);
+  json again = document(collectives);
+  again["items"].push_back(again["items"][2]);  // the 10 KB all-reduce
+  EXPECT_TRUE(contains(message(again),
+                       "items[5] measures what items[2] measured (collective "
+                       "all_reduce of 10000 B on 2 ranks, 2 per node)"))
+      << message(again);
   // As written: accepted (the shipped sweeps' documents agree exactly, checked by fitting them).
   EXPECT_EQ(message(document(json::array({gemm(1e11), memory_bound(1e10)}))), "");
 }
