@@ -311,7 +311,9 @@ Provenance samples_provenance(const std::vector<SamplesUse>& uses, const Documen
 }  // namespace
 
 SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const GpuProfile* base,
-                                    const NetworkConfig* line_rates) {
+                                    const NetworkConfig* line_rates,
+                                    const NetworkConfig* network_start,
+                                    const std::string& network_name) {
   const bool cpu = check_documents(docs, base);
   GpuProfile g = base != nullptr ? *base : GpuProfile{};
   DocumentFits d;
@@ -327,7 +329,7 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
   std::vector<std::vector<std::string>> keys;
   std::vector<std::vector<SampleLeftOut>> left_out;
   const std::vector<MeasuredCollective> rows = all_collectives(docs, keys, left_out);
-  if (!rows.empty()) fit_samples_network(rows, g, line_rates);
+  if (!rows.empty()) fit_samples_network(rows, g, line_rates, network_start, network_name);
   SamplesProfile out;
   for (std::size_t i = 0; i < docs.size(); ++i)
     out.uses.push_back(use_of(docs, i, d, keys[i], std::move(left_out[i])));

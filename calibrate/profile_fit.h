@@ -83,9 +83,13 @@ struct SamplesProfile {
 // ranges and residuals. Throws std::invalid_argument naming the file and key when a document
 // lacks one the fits need.
 // `line_rates`: the network whose declared line rates bound the measured collectives (the
-// base's node.network when it embeds none; null: the base's own network).
+// base's node.network when it embeds none; null: the network the fit starts from).
+// `network_start`: the network the collective fit starts from (fit --network-base; null: the
+// base's own); `network_name`: the fitted network's name ("": "calibrated").
 [[nodiscard]] SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs,
                                                   const GpuProfile* base,
-                                                  const NetworkConfig* line_rates = nullptr);
+                                                  const NetworkConfig* line_rates = nullptr,
+                                                  const NetworkConfig* network_start = nullptr,
+                                                  const std::string& network_name = "");
 
 }  // namespace shardsim::calibrate

@@ -21,8 +21,9 @@ using Key = CollectiveKey;
 
 // A starting network for the topology fit from the collective fits: the best busbw and the
 // smallest all_reduce latency, used for both levels (one-node sweeps measure no network).
-NetworkConfig start_network(const std::vector<CollectiveFit>& fits, const GpuProfile& base) {
-  NetworkConfig n = base.network.value_or(NetworkConfig{});
+NetworkConfig start_network(const std::vector<CollectiveFit>& fits,
+                            const std::optional<NetworkConfig>& base) {
+  NetworkConfig n = base.value_or(NetworkConfig{});
   double busbw = 0, alpha = 1;
   for (const auto& f : fits)
     for (const auto& s : f.segments) {
@@ -139,10 +140,16 @@ std::vector<MeasuredCollective> collective_rows(const nlohmann::json& samples,
 }
 
 void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g,
-                         const NetworkConfig* line_rates) {
+                         const NetworkConfig* line_rates, const NetworkConfig* network_start,
+                         const std::string& network_name) {
   std::vector<CollectiveFit> fits;
   for (const auto& m : rows) fits.push_back(fit_collective(m));
-  const NetworkConfig start = start_network(fits, g);
+  // --network-base and --network-name applied to logs only (found by review, 2026-11-29: with
+  // --samples alone both were ignored, exit 0).
+  const std::optional<NetworkConfig> from =
+      network_start != nullptr ? std::optional(*network_start) : g.network;
+  NetworkConfig start = start_network(fits, from);
+  if (!network_name.empty()) start.name = network_name;
   for (const auto& m : rows)  // `lines` are 1-based item numbers here
     if (const std::string e = line_rate_error(m, line_rates ? *line_rates : start, true);
         !e.empty())
@@ -169,7 +176,7 @@ void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile
   net.description =
       fmt::format("fitted by shardsim from calibration collectives ({}){}", fmt::join(files, ", "),
                   kept ? fmt::format("; other segments from base network '{}'",
-                                     g.network ? g.network->name : std::string())
+                                     from ? from->name : std::string())
                        : std::string());
   Provenance prov{true, {}, {}, {}, "topology-model fit and fitted collective segments"};
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -181,11 +188,11 @@ void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile
     prov.sources.push_back({m.file, m.lines.front(), m.lines.back(), "", name + " items"});
     prov.fit_ranges.push_back({name + " bytes", m.bytes.front(), m.bytes.back(), "bytes"});
   }
-  if (g.network && g.network->provenance) {
+  if (from && from->provenance) {
     std::vector<std::string> remeasured;
     for (const auto& m : rows)
       remeasured.push_back(fmt::format("{}/{}x{}", m.op, m.ranks, m.ranks_per_node));
-    keep_base_network_provenance(*g.network->provenance, g.network->name, remeasured, prov);
+    keep_base_network_provenance(*from->provenance, from->name, remeasured, prov);
   }
   net.provenance = prov;
   g.network = net;

@@ -23,11 +23,14 @@ using CollectiveKey = std::tuple<std::string, int, int>;  // op, ranks, ranks_pe
                                                               const std::string& file);
 
 // Fits every measured collective (fit_collective) and the topology formula (fit_topology) onto
-// g.network: the base's segments of the measured keys give way, its others and their provenance
-// are kept, marked "base 'NAME'".
-// Rows faster than the line rates of `line_rates` (the base's resolved network; null: g.network's)
+// `network_start` (fit --network-base; null: g.network): its segments of the measured keys give
+// way, its others and their provenance are kept, marked "base 'NAME'". The result is named
+// `network_name` ("": "calibrated").
+// Rows faster than the line rates of `line_rates` (the base's resolved network; null: the start's)
 // are refused (line_rate_error; `lines` are 1-based item numbers).
 void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g,
-                         const NetworkConfig* line_rates = nullptr);
+                         const NetworkConfig* line_rates = nullptr,
+                         const NetworkConfig* network_start = nullptr,
+                         const std::string& network_name = "");
 
 }  // namespace shardsim::calibrate

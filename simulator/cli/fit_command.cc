@@ -290,7 +290,8 @@ int run_fit(const FitArgs& a) {
   GpuProfile g = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
   const std::string base_name = a.base.empty() ? std::string() : g.name;
   FitNotes notes;
-  std::set<std::string> by_samples = fit_samples(a.samples, !a.base.empty(), g, notes);
+  std::set<std::string> by_samples =
+      fit_samples(a.samples, !a.base.empty(), a.network_base, a.network_name, g, notes);
   // The tables' efficiencies are against the device as --samples left it (its measured HBM
   // bandwidth and peaks), or against --measured-on (found by review, 2026-11-29: taken before
   // the samples, a triad at 2.97 TB/s was divided by the base's datasheet 3.35 TB/s and then

@@ -41,8 +41,11 @@ struct MeasuredDevice {
 // `has_base` (--base was given; calibrate/profile_fit.h: checked, the device parts from the last
 // document that measured each, every document's collectives); one report line per document saying
 // what it gave.
+// The collectives' network starts from `network_base` (--network-base: a cluster preset or file;
+// "": the base's) and is named `network_name` (--network-name; "": "calibrated").
 // Returns the device parts the documents measured (SamplesProfile::device_parts).
 std::set<std::string> fit_samples(const std::vector<std::string>& files, bool has_base,
+                                  const std::string& network_base, const std::string& network_name,
                                   GpuProfile& g, FitNotes& notes);
 
 // --gemm: compute.kind "measured", one point per row (efficiency = FLOP/s / the measured

@@ -20,6 +20,7 @@ namespace cal = shardsim::calibrate;
 using nlohmann::json;
 
 std::set<std::string> fit_samples(const std::vector<std::string>& files, bool has_base,
+                                  const std::string& network_base, const std::string& network_name,
                                   GpuProfile& g, FitNotes& notes) {
   if (files.empty()) return {};
   std::vector<json> docs;
@@ -36,8 +37,13 @@ std::set<std::string> fit_samples(const std::vector<std::string>& files, bool ha
     // The base's line rates bound the measured collectives, from its node.network preset when
     // it embeds no network (found by review, 2026-11-28: every GPU preset names one, so the
     // check saw no line rate).
-    const NetworkConfig lines = has_base ? base_network(g, "") : NetworkConfig{};
-    auto fitted = cal::profile_from_samples(inputs, has_base ? &g : nullptr, &lines);
+    // --network-base's line rates and the network the fit starts from (found by review,
+    // 2026-11-29: with --samples alone it was ignored).
+    const NetworkConfig lines =
+        has_base || !network_base.empty() ? base_network(g, network_base) : NetworkConfig{};
+    const NetworkConfig* start = network_base.empty() ? nullptr : &lines;
+    auto fitted =
+        cal::profile_from_samples(inputs, has_base ? &g : nullptr, &lines, start, network_name);
     g = std::move(fitted.profile);
     // A document that gave nothing would still mark the profile fitted (found by review,
     // 2026-11-28: an aborted run's `"items": []` wrote the base back as `fitted: true`).

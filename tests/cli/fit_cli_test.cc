@@ -924,6 +924,33 @@ TEST(cli_fit, SamplesWithoutBaseMakeAProfile) {
       << network.err;
 }
 
+// --network-name and --network-base apply to the collectives of --samples as to logs (found by
+// review, 2026-11-29: with samples alone both were ignored, exit 0). cpu_samples() plus a 2-rank
+// all-reduce on one node at 1 KB .. 1 MB, t = 20 us + S / 1 GB/s: the fitted network is named as
+// asked, and started from dgx-h100 it keeps that preset's declared NVLink line rate, 450 GB/s
+// (scenarios/clusters/dgx-h100.json intra_node_line_GBps), which these 1 GB/s rows stay under.
+TEST(cli_fit, SamplesTakeTheNetworkNameAndBase) {
+  json doc = cpu_samples();
+  doc["context"]["mpi"]["world_size"] = 2;
+  doc["context"]["mpi"]["ranks_per_node"] = 2;
+  for (const double bytes : {1e3, 1e4, 1e5, 1e6})
+    doc["items"].push_back(test_samples::samples_item(
+        "collective", fmt::format("all_reduce/{}", bytes),
+        {{"op", "all_reduce"}, {"bytes", bytes}, {"ranks", 2}, {"ranks_per_node", 2}},
+        {{"bytes", bytes}}, json::object(), 20e-6 + bytes / 1e9));
+  const fs::path samples = scratch_dir() / "net.samples.json";
+  std::ofstream(samples) << doc.dump();
+  const fs::path named = scratch_dir() / "net_named.json", based = scratch_dir() / "net_based.json";
+  const auto a = shardsim(
+      {"fit", "--samples", samples.string(), "--network-name", "my-fabric", "-o", named.string()});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(json::parse(read_file(named))["network"]["name"], "my-fabric");
+  const auto b = shardsim(
+      {"fit", "--samples", samples.string(), "--network-base", "dgx-h100", "-o", based.string()});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(json::parse(read_file(based))["network"]["intra_node_line_GBps"], 450.0);
+}
+
 // The report says what each samples file gave (it said nothing about them before, 2026-11-27),
 // and CPU samples are not fitted onto a GPU profile, nor a GPU profile calibrated by the CPU.
 // A samples document without items (what a sweep stopped before its first item leaves) is
