@@ -324,6 +324,23 @@ CollectiveFit fit_collective(const MeasuredCollective& m) {
   return fit;
 }
 
+std::string unfitted_row_error(const MeasuredCollective& m, const CollectiveFit& fit, bool items) {
+  if (fit.segments.empty()) return "";
+  for (std::size_t i = 0; i < m.bytes.size(); ++i) {
+    const double fitted = predict_fitted(fit.segments, m.bytes[i]);
+    const double ratio = m.seconds[i] / fitted;
+    if (ratio <= kUnfittedFactor && ratio >= 1 / kUnfittedFactor) continue;
+    return fmt::format(
+        "{}{}: {} of {:g} B on {} ranks took {:.4g} us, but the fit of its group gives {:.4g} us, "
+        "{:.3g}x {}: the row is far from every other (a stalled or mistyped run?); rerun it or "
+        "remove the row",
+        m.file, items ? fmt::format(" items[{}]", m.lines[i] - 1) : fmt::format(":{}", m.lines[i]),
+        m.op, m.bytes[i], m.ranks, m.seconds[i] * 1e6, fitted * 1e6, ratio > 1 ? ratio : 1 / ratio,
+        ratio > 1 ? "less" : "more");
+  }
+  return "";
+}
+
 double predict_fitted(const std::vector<SegmentFit>& segments, double bytes) {
   NetworkConfig net;
   for (const auto& s : segments) net.fitted_collectives.push_back(s.entry);

@@ -155,10 +155,10 @@ void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile
         !e.empty())
       throw std::invalid_argument(e);
   for (std::size_t i = 0; i < rows.size(); ++i)
-    if (const std::string e =
-            segment_line_rate_error(rows[i], fits[i], line_rates ? *line_rates : start, true);
-        !e.empty())
-      throw std::invalid_argument(e);
+    for (const std::string& e :
+         {unfitted_row_error(rows[i], fits[i], true),
+          segment_line_rate_error(rows[i], fits[i], line_rates ? *line_rates : start, true)})
+      if (!e.empty()) throw std::invalid_argument(e);
   const TopologyFit topo = fit_topology(rows, start);
   if (const std::string e = gain_limit_error(topo.net); !e.empty()) throw std::invalid_argument(e);
   NetworkConfig net = topo.net;

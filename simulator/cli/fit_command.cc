@@ -296,8 +296,11 @@ int run_fit(const FitArgs& a) {
   // bandwidth and peaks), or against --measured-on (found by review, 2026-11-29: taken before
   // the samples, a triad at 2.97 TB/s was divided by the base's datasheet 3.35 TB/s and then
   // priced against the samples' 2.67 TB/s; without --base it was divided by 0).
-  const GpuProfile measured =
-      a.measured_on.empty() ? g : load_profile(a.measured_on, "--measured-on");
+  GpuProfile measured = a.measured_on.empty() ? g : load_profile(a.measured_on, "--measured-on");
+  // Named as the user knows it in the provenance ("the dense peak of h100-sxm-datasheet with
+  // --samples"), not by the samples' interim name.
+  if (a.measured_on.empty() && !a.samples.empty() && !base_name.empty())
+    measured.name = base_name + " with --samples";
   const MeasuredDevice on{measured, a.device, std::move(by_samples)};
   if (!a.gemm_csvs.empty())  // --gemm adds to the points the base (or --samples) gave
     set_table_timing(g.compute.gemm_points_timing, a.gemm_timing, !g.compute.gemm_points.empty(),

@@ -13,6 +13,10 @@ namespace shardsim::cli {
 namespace cal = shardsim::calibrate;
 using nlohmann::json;
 
+std::string time_text(double seconds) {
+  return seconds < 10 ? fmt::format("{:.1f} us", seconds * 1e6) : fmt::format("{:.4g} s", seconds);
+}
+
 std::string ladder_text(const std::vector<double>& errors) {
   return fmt::format("{} rows off the size ladder held out: median {:.2f}%, max {:.2f}%",
                      errors.size(), cal::median(errors), *std::ranges::max_element(errors));
@@ -87,21 +91,15 @@ std::string fit_report_text(const FitNotes& notes, const std::vector<LogReport>&
         l.rows.file, l.rows.op, l.rows.ranks, l.rows.ranks_per_node, l.rows.bytes.size(),
         l.fit.residual * 100, l.held_out_pct < 0 ? "n/a" : fmt::format("{:.2f}%", l.held_out_pct));
     if (!l.ladder_held_out_pct.empty()) t += "  " + ladder_text(l.ladder_held_out_pct) + "\n";
-    // One decimal of a microsecond, or 4 significant digits past 1e7 us (a 1e300 us time
-    // printed all 300 digits; found by review, 2026-11-28).
-    const auto us = [](double seconds) {
-      const double v = seconds * 1e6;
-      return v < 1e7 ? fmt::format("{:.1f}", v) : fmt::format("{:.4g}", v);
-    };
     for (const auto& o : l.rows.left_out)
       t += fmt::format(
-          "  line {} left out: {} us, over {:g}x the {} us of the larger message on line {} (a "
+          "  line {} left out: {}, over {:g}x the {} of the larger message on line {} (a "
           "stalled run)\n",
-          o.line, us(o.seconds), cal::kStallFactor, us(o.larger_seconds), o.larger_line);
+          o.line, time_text(o.seconds), cal::kStallFactor, time_text(o.larger_seconds),
+          o.larger_line);
     for (const auto& r : l.rows.repeated)
-      t += fmt::format(
-          "  line {} repeats the size of line {}: {} us against {} us; the faster is kept\n",
-          r.line, r.kept_line, us(r.seconds), us(r.kept_seconds));
+      t += fmt::format("  line {} repeats the size of line {}: {} against {}; the faster is kept\n",
+                       r.line, r.kept_line, time_text(r.seconds), time_text(r.kept_seconds));
     // A segment whose time does not grow with size carries kFlatBusbw, which is no rate: the text
     // says "flat" rather than printing it (found by review, 2026-11-28: "100000.00 GB/s").
     for (const auto& s : l.fit.segments)

@@ -11,6 +11,7 @@
 #include "calibrate/samples_check.h"
 #include "simulator/cli/fit_inputs.h"
 #include "simulator/cli/fit_network.h"
+#include "simulator/cli/fit_report.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
 
@@ -71,10 +72,10 @@ std::set<std::string> fit_samples(const std::vector<std::string>& files, bool ha
       json left = json::array();
       for (const auto& o : u.left_out) {
         line += fmt::format(
-            "\n  items[{}] ({}) left out: {:.4g} us, over {:g}x the {:.4g} us of the larger "
-            "message items[{}] (a stalled run)",
-            o.item, o.collective, o.seconds * 1e6, cal::kStallFactor, o.larger_seconds * 1e6,
-            o.larger_item);
+            "\n  items[{}] ({}) left out: {}, over {:g}x the {} of the larger message items[{}] "
+            "(a stalled run)",
+            o.item, o.collective, time_text(o.seconds), cal::kStallFactor,
+            time_text(o.larger_seconds), o.larger_item);
         left.push_back({{"item", o.item},
                         {"collective", o.collective},
                         {"seconds", o.seconds},

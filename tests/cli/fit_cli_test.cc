@@ -346,7 +346,8 @@ TEST(cli_fit, ARepeatedSizeIsReported) {
 }
 
 // Found by review (2026-11-28): a 1e300 us time, left out as a stalled run, was printed with all
-// its 300 digits. Past 1e7 us the report gives 4 significant digits.
+// its 300 digits. From 10 s the report gives seconds to 4 significant digits (1e300 us = 1e294 s;
+// since 2026-11-29, when a time near the double limit printed "inf us").
 TEST(cli_fit, AHugeLeftOutTimeIsPrintedShort) {
   const fs::path log =
       write_log("huge_all_reduce_16.log",
@@ -357,7 +358,7 @@ TEST(cli_fit, AHugeLeftOutTimeIsPrintedShort) {
   const std::string out = (scratch_dir() / "fit_huge.json").string();
   const auto r = shardsim({"fit", "--nccl-tests", log.string(), "--base", "h100-sxm", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(contains(r.out, "line 2 left out: 1e+300 us, over 3x the 90.0 us")) << r.out;
+  EXPECT_TRUE(contains(r.out, "line 2 left out: 1e+294 s, over 3x the 90.0 us")) << r.out;
 }
 
 // Found by review (2026-11-28): a segment whose time does not grow with size carries a busbw of
@@ -949,6 +950,61 @@ TEST(cli_fit, SamplesTakeTheNetworkNameAndBase) {
       {"fit", "--samples", samples.string(), "--network-base", "dgx-h100", "-o", based.string()});
   ASSERT_EQ(b.exit_code, 0) << b.err;
   EXPECT_EQ(json::parse(read_file(based))["network"]["intra_node_line_GBps"], 450.0);
+}
+
+// A row the fit cannot represent is exit 2 naming it (found by review, 2026-11-29): the fit weights
+// rows by 1 / t^2, so a largest size at 1e20 s (no larger message to call it stalled) got no
+// weight and the fit, 20 us + S / 1 GB/s from the other rows, was written with exit 0. 1e6 B is
+// priced at 20 + 1000 = 1020 us by the other rows; 1e20 s is far beyond 10x that. A time near
+// the double limit on a smaller row is left out as stalled and printed in seconds, not "inf us".
+TEST(cli_fit, ARowTheFitCannotRepresentIsRefused) {
+  const auto doc = [](double largest_s, double smallest_s) {
+    json d = cpu_samples();
+    d["context"]["mpi"]["world_size"] = 2;
+    d["context"]["mpi"]["ranks_per_node"] = 2;
+    for (const double bytes : {1e3, 1e4, 1e5, 1e6})
+      d["items"].push_back(test_samples::samples_item(
+          "collective", fmt::format("all_reduce/{}", bytes),
+          {{"op", "all_reduce"}, {"bytes", bytes}, {"ranks", 2}, {"ranks_per_node", 2}},
+          {{"bytes", bytes}}, json::object(),
+          bytes == 1e6   ? largest_s
+          : bytes == 1e3 ? smallest_s
+                         : 20e-6 + bytes / 1e9));
+    return d;
+  };
+  const fs::path stalled = scratch_dir() / "stalled_last.samples.json";
+  std::ofstream(stalled) << doc(1e20, 20e-6 + 1e3 / 1e9).dump();
+  const fs::path never = scratch_dir() / "never_stalled.json";
+  const auto r = shardsim({"fit", "--samples", stalled.string(), "-o", never.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  // items: 5 from cpu_samples(), then the 4 all-reduces; the 1e6 B one is items[8].
+  EXPECT_TRUE(contains(r.err,
+                       "stalled_last.samples.json items[8]: all_reduce of 1e+06 B on 2 "
+                       "ranks took 1e+26 us, but the fit of its group gives"))
+      << r.err;
+  EXPECT_FALSE(fs::exists(never));
+  const fs::path huge = scratch_dir() / "huge_first.samples.json";
+  std::ofstream(huge) << doc(20e-6 + 1e6 / 1e9, 1e305).dump();
+  const auto h = shardsim(
+      {"fit", "--samples", huge.string(), "-o", (scratch_dir() / "huge_first.json").string()});
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  EXPECT_TRUE(contains(h.out, "items[5] (all_reduce/2x2) left out: 1e+305 s, over 3x the 30.0 us"))
+      << h.out;
+  EXPECT_FALSE(contains(h.out, "inf")) << h.out;
+  // A log alike: its largest row at 1e12 us beside 80-100 us rows, named by its line (write_log
+  // puts a header line first).
+  const fs::path log = write_log("stalled_last_all_reduce_16.log",
+                                 "   1024   256 float sum -1 80.0 0.01 0.02 0 80.0 0.01 0.02 0\n"
+                                 "   2048   512 float sum -1 90.0 0.02 0.04 0 90.0 0.02 0.04 0\n"
+                                 "   4096  1024 float sum -1 100.0 0.04 0.08 0 100.0 0.04 0.08 0\n"
+                                 "   8192  2048 float sum -1 1e12 0.00 0.00 0 1e12 0.00 0.00 0\n");
+  const auto l = shardsim({"fit", "--nccl-tests", log.string(), "--base", "h100-sxm", "-o",
+                           (scratch_dir() / "never_log.json").string()});
+  EXPECT_EQ(l.exit_code, 2) << l.err;
+  EXPECT_TRUE(contains(l.err,
+                       "stalled_last_all_reduce_16.log:5: all_reduce of 8192 B on 16 ranks "
+                       "took 1e+12 us"))
+      << l.err;
 }
 
 // The report says what each samples file gave (it said nothing about them before, 2026-11-27),
