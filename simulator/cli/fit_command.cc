@@ -292,6 +292,22 @@ int run_fit(const FitArgs& a) {
   FitNotes notes;
   std::set<std::string> by_samples =
       fit_samples(a.samples, !a.base.empty(), a.network_base, a.network_name, g, notes);
+  // GPU measurements (NCCL logs, cuBLAS/FlashAttention/BabelStream tables) describe no CPU: fitted
+  // onto a CPU profile they priced its collectives at NVLink rates (found by review, 2026-11-29:
+  // an 8-H100 all-reduce log took a CPU profile's intra-node rate from 4.5 to 493 GB/s).
+  if (!a.samples.empty() || !a.base.empty())
+    if (calibrate::is_cpu_profile(g))
+      for (const auto& [flag, list] : {std::pair{"--nccl-tests", &a.nccl_logs},
+                                       {"--collective-table", &a.collective_tables},
+                                       {"--gemm", &a.gemm_csvs},
+                                       {"--gemm-best", &a.gemm_best},
+                                       {"--hbm", &a.bandwidth_csvs},
+                                       {"--attention", &a.attention_csvs}})
+        if (!list->empty())
+          throw InputError(flag, fmt::format("{}: GPU measurements cannot be fitted onto '{}', a "
+                                             "CPU profile (calibrate --backend cpu); fit them "
+                                             "onto a GPU --base",
+                                             list->front(), g.name));
   // The tables' efficiencies are against the device as --samples left it (its measured HBM
   // bandwidth and peaks), or against --measured-on (found by review, 2026-11-29: taken before
   // the samples, a triad at 2.97 TB/s was divided by the base's datasheet 3.35 TB/s and then

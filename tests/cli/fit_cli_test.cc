@@ -952,6 +952,33 @@ TEST(cli_fit, SamplesTakeTheNetworkNameAndBase) {
   EXPECT_EQ(json::parse(read_file(based))["network"]["intra_node_line_GBps"], 450.0);
 }
 
+// GPU measurements are not fitted onto a CPU profile (found by review, 2026-11-29: an 8-H100
+// all-reduce log took a CPU profile's intra-node rate from 4.5 to 493 GB/s, exit 0), whether the
+// CPU profile comes from --samples or is the --base; nothing is written.
+TEST(cli_fit, GpuMeasurementsAreNotFittedOntoACpuProfile) {
+  const fs::path samples = scratch_dir() / "cpu_for_gpu.samples.json";
+  std::ofstream(samples) << cpu_samples().dump();
+  const fs::path cpu = scratch_dir() / "cpu_profile.json", never = scratch_dir() / "never_mix.json";
+  ASSERT_EQ(shardsim({"fit", "--samples", samples.string(), "-o", cpu.string()}).exit_code, 0);
+  const std::string log = (kNccl / "h100-sxm-nvlink-1node_all_reduce_8.log").string();
+  const std::string gemm = (kGemm / "azure_cublaslt_gemm_a100_h100_h200.csv").string();
+  for (const auto& [args, flag] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--samples", samples.string(), "--nccl-tests", log}, "--nccl-tests"},
+           {{"--base", cpu.string(), "--gemm", gemm, "--device", "H100"}, "--gemm"}}) {
+    std::vector<std::string> cmd = {"fit"};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    cmd.insert(cmd.end(), {"-o", never.string()});
+    const auto r = shardsim(cmd);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(contains(r.err, "error: " + flag + ": ")) << r.err;
+    EXPECT_TRUE(contains(r.err,
+                         "GPU measurements cannot be fitted onto 'cpu-testhost', a CPU "
+                         "profile"))
+        << r.err;
+    EXPECT_FALSE(fs::exists(never));
+  }
+}
+
 // A row the fit cannot represent is exit 2 naming it (found by review, 2026-11-29): the fit weights
 // rows by 1 / t^2, so a largest size at 1e20 s (no larger message to call it stalled) got no
 // weight and the fit, 20 us + S / 1 GB/s from the other rows, was written with exit 0. 1e6 B is
