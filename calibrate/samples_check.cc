@@ -74,11 +74,27 @@ void check_context(const json& ctx, const std::string& file) {
   for (const char* key : {"host", "cpu_model"})
     if (given(key) && !member(ctx, key).is_string())
       refuse(file, fmt::format("context.{} must be a string", key));
+  // A CUDA device's record (name, memory) becomes the profile's name and memory_bytes: another
+  // type reached the JSON library, whose message named neither (found by review, 2026-11-29).
+  if (const json dev = member(member(ctx, "backend"), "device");
+      backend == "cuda" && dev.is_object()) {
+    if (dev.contains("name") &&
+        !(dev.at("name").is_string() && !dev.at("name").get<std::string>().empty()))
+      refuse(file, fmt::format("context.backend.device.name is {}, not a non-empty string",
+                               dev.at("name").dump()));
+    if (const json mem = member(dev, "memory_bytes");
+        dev.contains("memory_bytes") &&
+        (!mem.is_number() || !(mem.get<double>() >= 1) || mem.get<double>() > 1e14))
+      refuse(file, fmt::format("context.backend.device.memory_bytes is {}, not a number of bytes "
+                               "from 1 to 1e14",
+                               mem.dump()));
+  }
 }
 
 // The measured value each kind's fit reads: a rate or time above 0 (a rate of 0 made the
 // memory-bound spread 0/0, a NaN in the profile; found by review, 2026-11-27).
-void check_item_value(const json& item, int i, const std::string& file, double world_size) {
+void check_item_value(const json& item, int i, const std::string& file, const json& mpi) {
+  const double world_size = mpi.at("world_size").get<double>();  // check_context: a whole number
   const auto positive = [&](const char* section, const char* key) {
     const json v = key == nullptr ? member(item, section) : member(member(item, section), key);
     if (!v.is_number() || !(v.get<double>() > 0))
@@ -152,6 +168,18 @@ void check_item_value(const json& item, int i, const std::string& file, double w
       refuse(file, fmt::format("items[{}].params.ranks is {}, more than the {} ranks of the job "
                                "that wrote the file (context.mpi.world_size)",
                                i, r.dump(), world_size));
+    // ...and on no more nodes than the job had (context.mpi.nodes, when recorded): a group of 2
+    // at 1 per node in a one-node job was fitted as crossing the network (found by review,
+    // 2026-11-29).
+    const json p = member(item, "params"), nodes = member(mpi, "nodes");
+    if (const double groups_nodes =
+            p.at("ranks").get<double>() / p.at("ranks_per_node").get<double>();
+        nodes.is_number() && groups_nodes > nodes.get<double>())
+      refuse(file, fmt::format("items[{}]: a group of {} ranks at {} per node spans {:g} nodes, "
+                               "more than the {} of the job that wrote the file "
+                               "(context.mpi.nodes)",
+                               i, p.at("ranks").dump(), p.at("ranks_per_node").dump(), groups_nodes,
+                               nodes.dump()));
   } else {
     refuse(file, fmt::format("items[{}].kind is {}, not one of gemm, memory_bound, collective, "
                              "copy, launch",
@@ -218,18 +246,27 @@ void check_samples(const json& s, const std::string& file) {
     refuse(file,
            fmt::format("schema_version {} is not one this shardsim reads (1)", version.dump()));
   check_context(s.at("context"), file);
+  // Read into the report (an incomplete sweep is said to be one): a string reached the JSON
+  // library's message (found by review, 2026-11-29).
+  if (s.contains("complete") && !s.at("complete").is_boolean())
+    refuse(file, fmt::format("complete is {}, not true or false", s.at("complete").dump()));
   if (!s.at("items").is_array()) refuse(file, "items must be an array");
   std::vector<std::string> failed;
   int i = 0;
-  // context.mpi.world_size (check_context: a whole number from ranks_per_node to 2^24).
-  const double world_size = s.at("context").at("mpi").at("world_size").get<double>();
   // An item measured twice in one document: the sweep writes each once, and the fits kept the
   // first of a collective's size and averaged a GEMM's (found by review, 2026-11-29: a slower
   // copy placed first was fitted silently; a GEMM at 10x raised the peak 10x). Keyed on what the
   // fit keys on: a collective's op, group and size; any other item's kind and params.
   std::map<std::string, int> seen;
   for (const auto& item : s.at("items")) {
-    check_item_value(item, i, file, world_size);
+    check_item_value(item, i, file, s.at("context").at("mpi"));
+    // The CPU backend times OpenBLAS sgemm: a GEMM of another dtype there was refused later as
+    // "samples:5: the base profile has no fp8 peak", naming no file (found by review, 2026-11-29).
+    if (s.at("context").at("backend").at("backend") == "cpu" && item.at("kind") == "gemm" &&
+        item.at("params").at("dtype") != "fp32")
+      refuse(file, fmt::format("items[{}].params.dtype is {}, but the CPU backend measures fp32 "
+                               "GEMMs (sgemm) only",
+                               i, item.at("params").at("dtype").dump()));
     check_item_agreement(item, i, file);
     const json p = member(item, "params");  // a launch item's may be absent
     const std::string key =

@@ -702,6 +702,28 @@ TEST(CheckSamples, AnItemsRateTimeAndWorkMustAgree) {
                        "items[5] measures what items[2] measured (collective "
                        "all_reduce of 10000 B on 2 ranks, 2 per node)"))
       << message(again);
+  // Fields read into the profile or the report, of another type (found by review, 2026-11-29:
+  // the JSON library's message named neither field nor item), a CPU GEMM that is not sgemm (its
+  // error named no file), and a group spanning more nodes than the job had (fitted as crossing
+  // the network): each refused naming the field.
+  json complete = document(json::array({gemm(1e11)}));
+  complete["complete"] = "yes";
+  EXPECT_TRUE(contains(message(complete), "s.json: complete is \"yes\", not true or false"));
+  json memory = document(json::array({gemm(1e11)}), "cuda");
+  memory["context"]["backend"]["device"] = {{"name", "Test GPU"}, {"memory_bytes", "80 GB"}};
+  EXPECT_TRUE(contains(message(memory), "context.backend.device.memory_bytes is \"80 GB\""));
+  json fp8 = document(json::array({gemm(1e11)}));
+  fp8["items"][0]["params"]["dtype"] = "fp8";
+  EXPECT_TRUE(contains(message(fp8),
+                       "items[0].params.dtype is \"fp8\", but the CPU backend "
+                       "measures fp32 GEMMs (sgemm) only"));
+  json spread = json::array({gemm(1e11)});
+  add_all_reduce(spread, 2, 1);      // 2 ranks at 1 per node: 2 nodes
+  json one_node = document(spread);  // world 2, 2 per node: nodes (2 + 1) / 2 = 1
+  EXPECT_TRUE(contains(message(one_node),
+                       "items[1]: a group of 2 ranks at 1 per node spans 2 "
+                       "nodes, more than the 1 of the job"))
+      << message(one_node);
   // As written: accepted (the shipped sweeps' documents agree exactly, checked by fitting them).
   EXPECT_EQ(message(document(json::array({gemm(1e11), memory_bound(1e10)}))), "");
 }
