@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 
 #include "tests/cli/cli_runner.h"
 #include "tests/common/samples_doc.h"
@@ -895,6 +896,20 @@ json cpu_samples() {
   return test_samples::samples_document(items);
 }
 
+// cpu_samples() on a 2-rank, one-node job, plus a 2-rank all-reduce at 1 KB .. 1 MB taking
+// seconds(bytes) each (items[5] to items[8]).
+json cpu_samples_with_all_reduce(const std::function<double(double)>& seconds) {
+  json d = cpu_samples();
+  d["context"]["mpi"]["world_size"] = 2;
+  d["context"]["mpi"]["ranks_per_node"] = 2;
+  for (const double bytes : {1e3, 1e4, 1e5, 1e6})
+    d["items"].push_back(test_samples::samples_item(
+        "collective", fmt::format("all_reduce/{}", bytes),
+        {{"op", "all_reduce"}, {"bytes", bytes}, {"ranks", 2}, {"ranks_per_node", 2}},
+        {{"bytes", bytes}}, json::object(), seconds(bytes)));
+  return d;
+}
+
 TEST(cli_fit, SamplesWithoutBaseMakeAProfile) {
   const fs::path samples = scratch_dir() / "cpu.samples.json";
   std::ofstream(samples) << cpu_samples().dump(2);
@@ -931,14 +946,7 @@ TEST(cli_fit, SamplesWithoutBaseMakeAProfile) {
 // asked, and started from dgx-h100 it keeps that preset's declared NVLink line rate, 450 GB/s
 // (scenarios/clusters/dgx-h100.json intra_node_line_GBps), which these 1 GB/s rows stay under.
 TEST(cli_fit, SamplesTakeTheNetworkNameAndBase) {
-  json doc = cpu_samples();
-  doc["context"]["mpi"]["world_size"] = 2;
-  doc["context"]["mpi"]["ranks_per_node"] = 2;
-  for (const double bytes : {1e3, 1e4, 1e5, 1e6})
-    doc["items"].push_back(test_samples::samples_item(
-        "collective", fmt::format("all_reduce/{}", bytes),
-        {{"op", "all_reduce"}, {"bytes", bytes}, {"ranks", 2}, {"ranks_per_node", 2}},
-        {{"bytes", bytes}}, json::object(), 20e-6 + bytes / 1e9));
+  const json doc = cpu_samples_with_all_reduce([](double bytes) { return 20e-6 + bytes / 1e9; });
   const fs::path samples = scratch_dir() / "net.samples.json";
   std::ofstream(samples) << doc.dump();
   const fs::path named = scratch_dir() / "net_named.json", based = scratch_dir() / "net_based.json";
@@ -986,18 +994,9 @@ TEST(cli_fit, GpuMeasurementsAreNotFittedOntoACpuProfile) {
 // the double limit on a smaller row is left out as stalled and printed in seconds, not "inf us".
 TEST(cli_fit, ARowTheFitCannotRepresentIsRefused) {
   const auto doc = [](double largest_s, double smallest_s) {
-    json d = cpu_samples();
-    d["context"]["mpi"]["world_size"] = 2;
-    d["context"]["mpi"]["ranks_per_node"] = 2;
-    for (const double bytes : {1e3, 1e4, 1e5, 1e6})
-      d["items"].push_back(test_samples::samples_item(
-          "collective", fmt::format("all_reduce/{}", bytes),
-          {{"op", "all_reduce"}, {"bytes", bytes}, {"ranks", 2}, {"ranks_per_node", 2}},
-          {{"bytes", bytes}}, json::object(),
-          bytes == 1e6   ? largest_s
-          : bytes == 1e3 ? smallest_s
-                         : 20e-6 + bytes / 1e9));
-    return d;
+    return cpu_samples_with_all_reduce([&](double bytes) {
+      return bytes == 1e6 ? largest_s : bytes == 1e3 ? smallest_s : 20e-6 + bytes / 1e9;
+    });
   };
   const fs::path stalled = scratch_dir() / "stalled_last.samples.json";
   std::ofstream(stalled) << doc(1e20, 20e-6 + 1e3 / 1e9).dump();
