@@ -4,49 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "simulator/cli/fit_args.h"
 #include "simulator/hardware/hardware.h"
 
 namespace shardsim::cli {
-
-struct FitArgs {
-  std::vector<std::string> nccl_logs;           // --nccl-tests LOG (repeatable)
-  std::vector<std::string> collective_tables;   // --collective-table CSV (vTrain, busbw summary)
-  std::vector<std::string> gemm_csvs;           // --gemm CSV (repeatable)
-  std::vector<std::string> gemm_best;           // --gemm-best CSV: best-shape table (mamf)
-  std::vector<std::string> gemm_aliases;        // --gemm-alias DST=SRC (e.g. bf16=fp16)
-  std::vector<std::string> bandwidth_csvs;      // --hbm CSV: BabelStream / nvbandwidth table
-  std::vector<std::string> attention_csvs;      // --attention CSV: FlashAttention benchmark table
-  std::vector<std::string> attention_relative;  // --attention-relative KERNEL/REFERENCE@DEVICE
-  std::string attention_device;         // --attention-device: the --attention rows' device, when a
-                                        // sibling part's (default: --device)
-  std::string gemm_timing;              // --gemm-timing back_to_back|kernel_only ("": the default)
-  std::string attention_timing;         // --attention-timing back_to_back|kernel_only
-  std::vector<std::string> samples;     // --samples FILE (calibration samples)
-  std::string table_fit_sizes = "all";  // --table-fit-sizes all|ladder (tables only)
-  std::string base;                     // --base PROFILE.json | GPU preset
-  std::string device;          // --device (alias --gemm-device): rows whose device has one of the
-                               // '|'-separated parts, in every multi-device table
-  std::string measured_on;     // --measured-on PROFILE: the tables' device, when not the base's
-  int ranks = 0;               // --ranks N: must agree with every log's rank count
-  int gpus_per_node = 0;       // --gpus-per-node N (0: the base profile's node size)
-  std::string name;            // --name: the fitted profile's name (default: BASE-fitted)
-  std::string node_network;    // --node-network PRESET: the fitted profile's node.network
-  std::string network_base;    // --network-base PRESET|FILE: the network the fit starts from
-  std::string network_name;    // --network-name: the fitted network's name
-  std::string network_output;  // --network-output FILE: write the fitted network alone
-  std::string output;          // -o PROFILE.json (required without --network-output)
-  bool json = false;           // JSON fit report on stdout
-};
-
-struct CalibrateArgs {
-  std::string backend;  // cpu | cuda
-  bool quick = false;
-  std::string base;      // optional base profile or preset
-  std::string output;    // -o PROFILE.json; samples go to PROFILE.samples.json
-  std::string launcher;  // --launcher CMD: shardsim starts the ranks itself (calibrate_launch.h)
-  // --verbose: one line per measured item even when stderr is no terminal (progress.h).
-  bool verbose = false;
-};
 
 int run_fit(const FitArgs& a);
 int run_calibrate(const CalibrateArgs& a);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "calibrate/topology_fit.h"
-#include "simulator/cli/fit_command.h"
+#include "simulator/cli/fit_args.h"
 #include "simulator/cli/fit_report.h"
 #include "simulator/hardware/hardware.h"
 
