@@ -58,6 +58,22 @@ std::set<std::string> fit_samples(const std::vector<std::string>& files, bool ha
                                       : fmt::format("{}: none of its {} items gives a profile "
                                                     "value: nothing to fit",
                                                     u.file, u.items));
+    // Without --base every value comes from the samples: one they did not measure was refused
+    // later as "outside the accepted ranges: /peak_flops_per_second/fp32 ... got 0.0" (found by
+    // review, 2026-11-29). Said here as what is missing and where it comes from.
+    if (!has_base) {
+      std::vector<std::string> missing;
+      if (!(g.peak.fp32 > 0)) missing.push_back("GEMM items (the peaks)");
+      if (!(g.hbm_bytes_per_second > 0)) missing.push_back("memory-bound items (the HBM rate)");
+      if (!(g.pcie_bytes_per_second > 0)) missing.push_back("copy items (the host link)");
+      if (!(g.memory_bytes > 0))
+        missing.push_back("the device's memory (context.backend.device.memory_bytes)");
+      if (!missing.empty())
+        throw InputError("--samples", fmt::format("without --base the profile takes every value "
+                                                  "from the samples, which lack {}; give --base "
+                                                  "PROFILE for the values they did not measure",
+                                                  fmt::join(missing, ", ")));
+    }
     for (const auto& u : fitted.uses) {
       const std::string state = u.complete ? "" : ", an incomplete (.partial) sweep";
       std::string line = fmt::format(

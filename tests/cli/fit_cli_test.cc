@@ -940,6 +940,27 @@ TEST(cli_fit, SamplesWithoutBaseMakeAProfile) {
       << network.err;
 }
 
+// Without --base every profile value comes from the samples: ones they lack are named with what
+// would give them (found by review, 2026-11-29: "outside the accepted ranges:
+// /peak_flops_per_second/fp32 ... got 0.0"). cpu_samples() without its GEMM items lacks the peaks.
+TEST(cli_fit, SamplesWithoutBaseNameWhatTheyLack) {
+  json doc = cpu_samples();
+  json kept = json::array();
+  for (const json& item : doc["items"])
+    if (item["kind"] != "gemm") kept.push_back(item);
+  doc["items"] = kept;
+  const fs::path samples = scratch_dir() / "no_gemm.samples.json";
+  std::ofstream(samples) << doc.dump();
+  const auto r = shardsim({"fit", "--samples", samples.string(), "-o",
+                           (scratch_dir() / "never_no_gemm.json").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "--samples: without --base the profile takes every value from the "
+                       "samples, which lack GEMM items (the peaks); give --base PROFILE"))
+      << r.err;
+  EXPECT_FALSE(contains(r.err, "outside the accepted ranges")) << r.err;
+}
+
 // --network-name and --network-base apply to the collectives of --samples as to logs (found by
 // review, 2026-11-29: with samples alone both were ignored, exit 0). cpu_samples() plus a 2-rank
 // all-reduce on one node at 1 KB .. 1 MB, t = 20 us + S / 1 GB/s: the fitted network is named as
