@@ -326,6 +326,28 @@ CollectiveFit fit_collective(const MeasuredCollective& m) {
 
 std::string unfitted_row_error(const MeasuredCollective& m, const CollectiveFit& fit, bool items) {
   if (fit.segments.empty()) return "";
+  // A segment whose intercept a profile cannot hold (hardware_tables.cc: alpha_s within +-10 s):
+  // its rows are no one regime. Named by its rows here; the reader's refusal named a segment
+  // index of the written network (found by review, 2026-11-29).
+  constexpr double kMaxInterceptSeconds = 10;
+  for (const auto& s : fit.segments)
+    if (std::fabs(s.entry.alpha_s) > kMaxInterceptSeconds) {
+      std::size_t first = 0, last = 0;
+      for (std::size_t i = 0; i < m.bytes.size(); ++i) {
+        if (m.bytes[i] < s.entry.min_bytes) first = i + 1;
+        if (m.bytes[i] <= s.entry.max_bytes) last = i;
+      }
+      const auto at = [&](std::size_t i) {
+        return items ? fmt::format("items[{}]", m.lines[i] - 1)
+                     : fmt::format("line {}", m.lines[i]);
+      };
+      return fmt::format(
+          "{}: {} on {} ranks, {} to {}: these rows fit a line with an intercept of {:.4g} s, "
+          "beyond the +-{:g} s a profile holds: they are no one regime (a stalled or mistyped "
+          "run?); rerun them or remove the row that stands out",
+          m.file, m.op, m.ranks, at(std::min(first, last)), at(last), s.entry.alpha_s,
+          kMaxInterceptSeconds);
+    }
   for (std::size_t i = 0; i < m.bytes.size(); ++i) {
     const double fitted = predict_fitted(fit.segments, m.bytes[i]);
     const double ratio = m.seconds[i] / fitted;

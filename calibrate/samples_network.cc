@@ -153,14 +153,17 @@ void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile
   for (const auto& m : rows)  // `lines` are 1-based item numbers here
     if (const std::string e = line_rate_error(m, line_rates ? *line_rates : start, true);
         !e.empty())
+      throw BaseNetworkError(e);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (const std::string e = unfitted_row_error(rows[i], fits[i], true); !e.empty())
       throw std::invalid_argument(e);
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    for (const std::string& e :
-         {unfitted_row_error(rows[i], fits[i], true),
-          segment_line_rate_error(rows[i], fits[i], line_rates ? *line_rates : start, true)})
-      if (!e.empty()) throw std::invalid_argument(e);
+    if (const std::string e =
+            segment_line_rate_error(rows[i], fits[i], line_rates ? *line_rates : start, true);
+        !e.empty())
+      throw BaseNetworkError(e);
+  }
   const TopologyFit topo = fit_topology(rows, start);
-  if (const std::string e = gain_limit_error(topo.net); !e.empty()) throw std::invalid_argument(e);
+  if (const std::string e = gain_limit_error(topo.net); !e.empty()) throw BaseNetworkError(e);
   NetworkConfig net = topo.net;
   // The base's segments of a measured key give way to the new ones (found 2026-11-27: refitting
   // a profile's own samples onto it duplicated every segment, and the profile did not read back).

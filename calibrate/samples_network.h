@@ -2,6 +2,7 @@
 // items grouped into measured collectives, and their fit onto a profile's network.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -21,6 +22,13 @@ using CollectiveKey = std::tuple<std::string, int, int>;  // op, ranks, ranks_pe
 // placement or is left with fewer than 2 sizes.
 [[nodiscard]] std::vector<MeasuredCollective> collective_rows(const nlohmann::json& samples,
                                                               const std::string& file);
+
+// A measured collective that the base network's declared line rates or all-reduce gain limit
+// refuse (line_rate_error, segment_line_rate_error, gain_limit_error): the base is not this
+// fabric, or the row is wrong. Other refusals of the measurements are std::invalid_argument.
+struct BaseNetworkError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
 
 // Fits every measured collective (fit_collective) and the topology formula (fit_topology) onto
 // `network_start` (fit --network-base; null: g.network): its segments of the measured keys give

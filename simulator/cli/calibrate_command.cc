@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "calibrate/profile_fit.h"
+#include "calibrate/samples_network.h"
 #include "kernels/common/comm.h"
 #include "kernels/sweep/run_sweep.h"
 #include "reports/output.h"
@@ -147,19 +148,25 @@ int run_calibrate(const CalibrateArgs& a) {
   if (launcher_rank() != 0) return kExitOk;
   const double memory = calibrate::samples_memory_bytes(samples);
   // What the base refuses of the measurements (a collective above its network's line rate) is
-  // bad input, as `fit --samples --base` says it: exit 2 naming --base, the samples kept for a
-  // refit (found by review, 2026-11-29: "internal failure", exit 3).
+  // bad input, as `fit --samples --base` says it: exit 2 naming --base. Measurements that cannot
+  // be fitted (a stalled row) are a failed run: exit 3 saying so. Both keep the samples for a
+  // refit (found by review, 2026-11-29: either was "internal failure", exit 3).
   GpuProfile g;
   try {
     g = calibrate::profile_from_samples({{&samples, options.samples_path, memory}},
                                         a.base.empty() ? nullptr : &base, &lines)
             .profile;
-  } catch (const std::invalid_argument& e) {
-    if (a.base.empty()) throw;
+  } catch (const calibrate::BaseNetworkError& e) {
     throw InputError("--base", fmt::format("{}; no profile written (the samples are kept: fit "
                                            "them with `shardsim fit --samples {}` and another "
                                            "--base)",
                                            e.what(), options.samples_path));
+  } catch (const std::invalid_argument& e) {
+    std::cerr << fmt::format(
+        "error: the measurements cannot be fitted: {}; no profile written (the samples are kept "
+        "in {}: rerun calibrate, or fit them with `shardsim fit --samples`)\n",
+        e.what(), options.samples_path);
+    return kExitRuntime;
   }
   write_profile(g, a.output);
   std::cerr << fmt::format("calibrate: wrote {} (samples: {})\n", a.output, options.samples_path);

@@ -211,6 +211,14 @@ int run_fit(const FitArgs& a) {
                                              "CPU profile (calibrate --backend cpu); fit them "
                                              "onto a GPU --base",
                                              list->front(), g.name));
+  // ...nor a GPU cluster's network: its segments and line rates were kept beside the CPU's own
+  // (found by review, 2026-11-29).
+  if (!a.network_base.empty() && (!a.samples.empty() || !a.base.empty()) &&
+      calibrate::is_cpu_profile(g))
+    throw InputError("--network-base",
+                     fmt::format("'{}' cannot start the network of '{}', a CPU profile: its "
+                                 "collectives are fitted from its own samples",
+                                 a.network_base, g.name));
   // The tables' efficiencies are against the device as --samples left it (its measured HBM
   // bandwidth and peaks), or against --measured-on (found by review, 2026-11-29: taken before
   // the samples, a triad at 2.97 TB/s was divided by the base's datasheet 3.35 TB/s and then

@@ -962,23 +962,45 @@ TEST(cli_fit, SamplesWithoutBaseNameWhatTheyLack) {
 }
 
 // --network-name and --network-base apply to the collectives of --samples as to logs (found by
-// review, 2026-11-29: with samples alone both were ignored, exit 0). cpu_samples() plus a 2-rank
-// all-reduce on one node at 1 KB .. 1 MB, t = 20 us + S / 1 GB/s: the fitted network is named as
-// asked, and started from dgx-h100 it keeps that preset's declared NVLink line rate, 450 GB/s
-// (scenarios/clusters/dgx-h100.json intra_node_line_GBps), which these 1 GB/s rows stay under.
+// review, 2026-11-29: with samples alone both were ignored, exit 0). A CUDA document on 2 ranks of
+// one node with a 2-rank all-reduce at 1 KB .. 1 MB, t = 20 us + S / 1 GB/s, onto
+// h100-sxm-datasheet: the fitted network is named as asked, and started from
+// dgx-a100-datasheet it keeps that preset's declared NVLink line rate, 300 GB/s
+// (scenarios/clusters/dgx-a100-datasheet.json intra_node_line_GBps), not the base's dgx-h100's
+// 450, which these 1 GB/s rows stay under. A CPU profile's network starts from no GPU cluster's:
+// exit 2 naming --network-base (found by the same day's diff review: dgx-h100's segments were
+// kept beside the CPU's own).
 TEST(cli_fit, SamplesTakeTheNetworkNameAndBase) {
-  const json doc = cpu_samples_with_all_reduce([](double bytes) { return 20e-6 + bytes / 1e9; });
+  json items = json::array();
+  for (const double bytes : {1e3, 1e4, 1e5, 1e6})
+    items.push_back(test_samples::samples_item(
+        "collective", fmt::format("all_reduce/{}", bytes),
+        {{"op", "all_reduce"}, {"bytes", bytes}, {"ranks", 2}, {"ranks_per_node", 2}},
+        {{"bytes", bytes}}, json::object(), 20e-6 + bytes / 1e9));
   const fs::path samples = scratch_dir() / "net.samples.json";
-  std::ofstream(samples) << doc.dump();
+  std::ofstream(samples) << test_samples::samples_document(items, "cuda", 2).dump();
   const fs::path named = scratch_dir() / "net_named.json", based = scratch_dir() / "net_based.json";
-  const auto a = shardsim(
-      {"fit", "--samples", samples.string(), "--network-name", "my-fabric", "-o", named.string()});
+  const auto a = shardsim({"fit", "--samples", samples.string(), "--base", "h100-sxm-datasheet",
+                           "--network-name", "my-fabric", "-o", named.string()});
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_EQ(json::parse(read_file(named))["network"]["name"], "my-fabric");
-  const auto b = shardsim(
-      {"fit", "--samples", samples.string(), "--network-base", "dgx-h100", "-o", based.string()});
+  const auto b = shardsim({"fit", "--samples", samples.string(), "--base", "h100-sxm-datasheet",
+                           "--network-base", "dgx-a100-datasheet", "-o", based.string()});
   ASSERT_EQ(b.exit_code, 0) << b.err;
-  EXPECT_EQ(json::parse(read_file(based))["network"]["intra_node_line_GBps"], 450.0);
+  EXPECT_EQ(json::parse(read_file(based))["network"]["intra_node_line_GBps"], 300.0);
+  const fs::path cpu = scratch_dir() / "net_cpu.samples.json";
+  std::ofstream(cpu) << cpu_samples_with_all_reduce([](double bytes) {
+                          return 20e-6 + bytes / 1e9;
+                        }).dump();
+  const fs::path never = scratch_dir() / "never_cpu_net.json";
+  const auto c = shardsim(
+      {"fit", "--samples", cpu.string(), "--network-base", "dgx-h100", "-o", never.string()});
+  EXPECT_EQ(c.exit_code, 2) << c.err;
+  EXPECT_TRUE(contains(c.err,
+                       "--network-base: 'dgx-h100' cannot start the network of "
+                       "'cpu-testhost', a CPU profile"))
+      << c.err;
+  EXPECT_FALSE(fs::exists(never));
 }
 
 // GPU measurements are not fitted onto a CPU profile (found by review, 2026-11-29: an 8-H100
@@ -1052,6 +1074,27 @@ TEST(cli_fit, ARowTheFitCannotRepresentIsRefused) {
                        "stalled_last_all_reduce_16.log:5: all_reduce of 8192 B on 16 ranks "
                        "took 1e+12 us"))
       << l.err;
+  // A stall that takes its own segment, a 2-row regime at the sweep's end: its line's intercept
+  // is beyond the +-10 s a profile holds, and the refusal names its rows (the reader named a
+  // segment index of the written network). The shipped 8-H100 all-reduce log with its last row,
+  // 16 GiB (line 31), at 1000x its 62.34 ms, algbw and busbw to match.
+  std::string text = read_file(kNccl / "h100-sxm-nvlink-1node_all_reduce_8.log");
+  const std::string row =
+      " 17179869184    2147483648    double     sum      -1  62340.7  275.58  482.27       0  "
+      "62359.0  275.50  482.12       0";
+  ASSERT_NE(text.find(row), std::string::npos);
+  text.replace(text.find(row), row.size(),
+               " 17179869184    2147483648    double     sum      -1  62340700.0  0.2756  0.4823  "
+               "     0  62359000.0  0.2755  0.4821       0");
+  const fs::path big = scratch_dir() / "stalled_pair_all_reduce_8.log";
+  std::ofstream(big) << text;
+  const auto p = shardsim({"fit", "--nccl-tests", big.string(), "--base", "h100-sxm-datasheet",
+                           "-o", (scratch_dir() / "never_pair.json").string()});
+  EXPECT_EQ(p.exit_code, 2) << p.err;
+  EXPECT_TRUE(contains(p.err,
+                       "stalled_pair_all_reduce_8.log: all_reduce on 8 ranks, line 30 to "
+                       "line 31: these rows fit a line with an intercept of"))
+      << p.err;
 }
 
 // The report says what each samples file gave (it said nothing about them before, 2026-11-27),
