@@ -336,6 +336,7 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
   g.provenance = samples_provenance(out.uses, d, cpu, base);
   out.profile = std::move(g);
   for (const auto& [part, from] : d.part_from) out.device_parts.insert(part);
+  if (!rows.empty()) out.device_parts.insert("collectives");
   return out;
 }
 

@@ -49,7 +49,8 @@ struct SamplesUse {
 struct SamplesProfile {
   GpuProfile profile;
   std::vector<SamplesUse> uses;  // one per document, in order
-  // The device parts some document measured: "gemm <dtype>", "memory_bound", "launch", "copy".
+  // The device parts some document measured: "gemm <dtype>", "memory_bound", "launch", "copy";
+  // and "collectives" when a collective was fitted.
   std::set<std::string> device_parts;
 };
 

@@ -57,6 +57,15 @@ void check_context(const json& ctx, const std::string& file) {
     refuse(file, fmt::format("context.mpi.world_size is {}, not a whole number from "
                              "context.mpi.ranks_per_node ({}) to 2^24",
                              world.dump(), per_node.dump()));
+  // context.mpi.nodes, when given, bounds the nodes a collective's group spans
+  // (check_item_value): a whole number from 1 to the world size.
+  if (const json nodes = member(member(ctx, "mpi"), "nodes");
+      nodes != json() &&
+      (!nodes.is_number() || nodes.get<double>() < 1 || nodes.get<double>() > world.get<double>() ||
+       nodes.get<double>() != std::floor(nodes.get<double>())))
+    refuse(file, fmt::format("context.mpi.nodes is {}, not a whole number from 1 to "
+                             "context.mpi.world_size ({})",
+                             nodes.dump(), world.dump()));
   // The CPU backend's record of its host's RAM (since 2026-11-28), when given.
   if (const json ram = member(member(ctx, "backend"), "host_memory_bytes");
       ram != json() && (!ram.is_number() || !(ram.get<double>() >= per_node.get<double>()) ||
@@ -235,6 +244,23 @@ void check_item_agreement(const json& item, int i, const std::string& file) {
   }
 }
 
+// `params` as the fits key on it: every number as a double (262144 and 262144.0 are one size; the
+// text compared them as two: found by review, 2026-11-29) and without a GEMM's `uses` (the layers
+// a shape stands for, which time nothing).
+json measurement_key(const json& params) {
+  if (params.is_number()) return params.get<double>();
+  if (params.is_array()) {
+    json out = json::array();
+    for (const auto& v : params) out.push_back(measurement_key(v));
+    return out;
+  }
+  if (!params.is_object()) return params;
+  json out = json::object();
+  for (const auto& [k, v] : params.items())
+    if (k != "uses") out[k] = measurement_key(v);
+  return out;
+}
+
 }  // namespace
 
 void check_samples(const json& s, const std::string& file) {
@@ -271,9 +297,11 @@ void check_samples(const json& s, const std::string& file) {
     const json p = member(item, "params");  // a launch item's may be absent
     const std::string key =
         item.at("kind") == "collective"
-            ? fmt::format("collective {} {} {} {}", p.at("op").dump(), p.at("ranks").dump(),
-                          p.at("ranks_per_node").dump(), p.at("bytes").dump())
-            : item.at("kind").dump() + " " + p.dump();
+            ? fmt::format("collective {} {} {} {}",
+                          collective_name(*collective_from_name(p.at("op").get<std::string>())),
+                          p.at("ranks").get<double>(), p.at("ranks_per_node").get<double>(),
+                          p.at("bytes").get<double>())
+            : item.at("kind").dump() + " " + measurement_key(p).dump();
     if (const auto [it, fresh] = seen.emplace(key, i); !fresh)
       refuse(file, fmt::format(
                        "items[{}] measures what items[{}] measured ({} {}): a document "

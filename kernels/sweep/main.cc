@@ -36,10 +36,20 @@ int main(int argc, char** argv) {
   // Refused before parsing, naming the argument by position and the byte, not echoing it.
   for (int a = 1; a < argc; ++a)
     if (const std::size_t at = control_at(argv[a]); at != std::string_view::npos) {
-      std::fprintf(stderr,
-                   "argument %d holds the control character 0x%02x at byte %zu: give names and "
-                   "paths without control characters\n",
-                   a, static_cast<unsigned>(static_cast<unsigned char>(argv[a][at])), at);
+      // A C1 control is two bytes in UTF-8 (0xc2 0x80-0x9f): both are named.
+      const auto byte = [&](std::size_t i) {
+        return static_cast<unsigned>(static_cast<unsigned char>(argv[a][i]));
+      };
+      if (byte(at) == 0xc2)
+        std::fprintf(stderr,
+                     "argument %d holds the C1 control character 0xc2 0x%02x at byte %zu: give "
+                     "names and paths without control characters\n",
+                     a, byte(at + 1), at);
+      else
+        std::fprintf(stderr,
+                     "argument %d holds the control character 0x%02x at byte %zu: give names and "
+                     "paths without control characters\n",
+                     a, byte(at), at);
       return 2;
     }
   sk::SweepOptions options;

@@ -211,6 +211,16 @@ int run_fit(const FitArgs& a) {
                                              "CPU profile (calibrate --backend cpu); fit them "
                                              "onto a GPU --base",
                                              list->front(), g.name));
+  // The network flags need collectives, and --samples without any gave none (found by review,
+  // 2026-11-29: a launch-only samples file took --network-name with exit 0).
+  if (a.nccl_logs.empty() && a.collective_tables.empty() && !by_samples.contains("collectives"))
+    for (const auto& [flag, value] :
+         {std::pair<const char*, const std::string*>{"--network-name", &a.network_name},
+          {"--network-base", a.network_output.empty() ? &a.network_base : nullptr}})
+      if (value != nullptr && !value->empty())
+        throw InputError(flag,
+                         "applies to the network fitted from collectives, and the --samples "
+                         "measured none (a one-rank or filtered sweep?)");
   // ...nor a GPU cluster's network: its segments and line rates were kept beside the CPU's own
   // (found by review, 2026-11-29).
   if (!a.network_base.empty() && (!a.samples.empty() || !a.base.empty()) &&

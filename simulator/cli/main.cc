@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,11 +77,16 @@ void add_collective_options(CLI::App* cmd, shardsim::cli::CollectiveArgs& a) {
   cmd->add_option("--op", a.op, "all_reduce|reduce_scatter|all_gather|alltoall|sendrecv|broadcast")
       ->required();
   cmd->add_option("--bytes", a.bytes, "nccl-tests size in bytes (e.g. 1e9)")->required();
-  cmd->add_option("--ranks", a.ranks, "ranks in the group")->required();
+  // Decimal digits only ("012" was read as octal 10: found by review, 2026-11-29); the ranges
+  // are check_args' (collective_command.cc), which reports every flag at once.
+  const auto digits = shardsim::cli::whole_number(0, std::numeric_limits<int>::max());
+  cmd->add_option("--ranks", a.ranks, "ranks in the group")->required()->check(digits);
   cmd->add_option("--gpus-per-node", a.gpus_per_node, "default: the GPU profile's node size")
+      ->check(digits)
       ->each([&a](const std::string&) { a.gpus_per_node_given = true; });
   cmd->add_option("--stride", a.stride,
-                  "global ranks between group members (1: consecutive, as TP; 8: one per node)");
+                  "global ranks between group members (1: consecutive, as TP; 8: one per node)")
+      ->check(digits);
   cmd->add_option("--network", a.network,
                   "cluster preset or network JSON (default: the GPU profile's node network)");
   cmd->add_option("--algorithm", a.algorithm, "auto|ring|tree|hierarchical|direct (default auto)");

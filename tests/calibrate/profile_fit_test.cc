@@ -702,6 +702,22 @@ TEST(CheckSamples, AnItemsRateTimeAndWorkMustAgree) {
                        "items[5] measures what items[2] measured (collective "
                        "all_reduce of 10000 B on 2 ranks, 2 per node)"))
       << message(again);
+  // The same size written as an integer, and a GEMM that differs in its `uses` alone, are the
+  // same measurement (found by the diff review, 2026-11-29: the JSON text was compared).
+  json written = document(collectives);
+  written["items"].push_back(written["items"][2]);
+  written["items"][5]["params"]["bytes"] = 10000;
+  written["items"][5]["work"]["bytes"] = 10000;
+  EXPECT_TRUE(contains(message(written), "items[5] measures what items[2] measured"))
+      << message(written);
+  json uses = document(json::array({gemm(1e11), gemm(1e11)}));
+  uses["items"][1]["params"]["uses"] = json::array({"qkv"});
+  EXPECT_TRUE(contains(message(uses), "items[1] measures what items[0] measured")) << message(uses);
+  for (const json& nodes : {json(0), json(1.5), json("1"), json(3)}) {  // world 2
+    json n = document(json::array({gemm(1e11)}));
+    n["context"]["mpi"]["nodes"] = nodes;
+    EXPECT_TRUE(contains(message(n), "context.mpi.nodes is")) << nodes.dump();
+  }
   // Fields read into the profile or the report, of another type (found by review, 2026-11-29:
   // the JSON library's message named neither field nor item), a CPU GEMM that is not sgemm (its
   // error named no file), and a group spanning more nodes than the job had (fitted as crossing

@@ -1001,6 +1001,23 @@ TEST(cli_fit, SamplesTakeTheNetworkNameAndBase) {
                        "'cpu-testhost', a CPU profile"))
       << c.err;
   EXPECT_FALSE(fs::exists(never));
+  // Samples without collectives fit no network for the flags to apply to (found by the same
+  // review: a launch-only file took --network-name with exit 0).
+  const fs::path launch = scratch_dir() / "launch_only.samples.json";
+  std::ofstream(launch) << test_samples::samples_document(
+                               json::array({test_samples::samples_item(
+                                   "launch", "launch", {{"launches", 100}}, {{"launches", 100}},
+                                   {{"seconds_per_launch", 2e-6}})}),
+                               "cuda")
+                               .dump();
+  const auto d = shardsim({"fit", "--samples", launch.string(), "--base", "h100-sxm-datasheet",
+                           "--network-name", "zzz", "-o", never.string()});
+  EXPECT_EQ(d.exit_code, 2) << d.err;
+  EXPECT_TRUE(contains(d.err,
+                       "--network-name: applies to the network fitted from collectives, "
+                       "and the --samples measured none"))
+      << d.err;
+  EXPECT_FALSE(fs::exists(never));
 }
 
 // GPU measurements are not fitted onto a CPU profile (found by review, 2026-11-29: an 8-H100
