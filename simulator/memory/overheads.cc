@@ -100,12 +100,18 @@ OverheadTerms overhead_terms(const Scenario& s, const Plan& plan, const RankFoot
   }
   const auto& m = s.model;
   if (f.moe_layers && plan.ep > 1) {
-    // All-to-all dispatch: send and receive buffers of one micro-batch's routed tokens (the
-    // received tokens are then gathered over TP, so the receive side holds all of them).
+    // All-to-all dispatch: send and receive buffers of one micro-batch's routed tokens. Under
+    // sequence parallelism each TP rank sends its own s / tp tokens' top-k copies over EP and
+    // receives as many; the TP all-gather that follows makes the experts' input, which the
+    // activations count (its fc1 input). Until 2026-11-29 the buffers held all s tokens, tp times
+    // too many (found by a numeric review: 128 MiB where Megatron-Core's dispatcher holds 64 on
+    // mixtral-8x7b-16xh100).
     const double act = activation_bytes(t.precision);
-    const double tokens = double(t.seq_len) / plan.cp * double(t.micro_batch);
+    const double tokens = double(t.seq_len) / plan.cp * double(t.micro_batch) /
+                          (s.strategy.sp ? double(plan.tp) : 1.0);
     add("overhead.moe_dispatch", 2 * tokens * m.moe.top_k * double(m.hidden) * act,
-        text("expert-parallel all-to-all send and receive buffers (one micro-batch)"));
+        text("expert-parallel all-to-all send and receive buffers (one micro-batch's tokens on "
+             "this rank, s / tp of them under sequence parallelism)"));
   }
   // Whole bytes, rounded up: 10 % of an activation total not divisible by 10 left a fraction of
   // a byte in the reports (found by review, 2026-11-29: "3901530931.2").

@@ -293,5 +293,23 @@ TEST(stage_memory, Zero3WithOffloadedParamsGathersAtAnyDataParallelDegree) {
   EXPECT_DOUBLE_EQ(one.ranks[0].params_bytes, 0.0);  // on the host
 }
 
+// The expert-parallel all-to-all's send and receive buffers hold the routed copies of the tokens
+// this rank holds: s / tp of them under sequence parallelism (Megatron-Core's alltoall
+// dispatcher; the TP all-gather after it is the experts' input, an activation). Found by a
+// numeric review (2026-11-29: all s tokens were counted). mixtral-8x7b-16xh100: s 4096,
+// micro-batch 1, top-2, h 4096, bf16, tp 2 with SP, ep 8:
+//   2 x (4096 / 2) x 2 x 4096 x 2 B = 67,108,864 B; without SP 2 x 4096 x 2 x 4096 x 2 B =
+//   134,217,728 B.
+TEST(stage_memory, MoeDispatchBuffersHoldThisRanksTokens) {
+  Scenario s = load_scenario("mixtral-8x7b-16xh100", {});
+  ASSERT_EQ(s.strategy.tp, 2);
+  ASSERT_TRUE(s.strategy.sp);
+  const MemoryEstimate sp = estimate_memory(s, make_plan(s));
+  EXPECT_DOUBLE_EQ(term_bytes(sp.ranks[0], "overhead.moe_dispatch"), 67108864.0);
+  s.strategy.sp = false;
+  const MemoryEstimate no_sp = estimate_memory(s, make_plan(s));
+  EXPECT_DOUBLE_EQ(term_bytes(no_sp.ranks[0], "overhead.moe_dispatch"), 134217728.0);
+}
+
 }  // namespace
 }  // namespace shardsim
