@@ -92,12 +92,16 @@ std::string unfitted_row_error(const MeasuredCollective& m, const CollectiveFit&
     const double fitted = predict_fitted(fit.segments, m.bytes[i]);
     const double ratio = m.seconds[i] / fitted;
     if (ratio <= kUnfittedFactor && ratio >= 1 / kUnfittedFactor) continue;
+    // Microseconds below 10 s, else seconds (1e305 s in microseconds overflowed to "inf us").
+    const auto time = [](double seconds) {
+      return seconds < 10 ? fmt::format("{:.4g} us", seconds * 1e6)
+                          : fmt::format("{:.4g} s", seconds);
+    };
     return fmt::format(
-        "{}{}: {} of {:g} B on {} ranks took {:.4g} us, but the fit of its group gives {:.4g} us, "
-        "{:.3g}x {}: the row is far from every other (a stalled or mistyped run?); rerun it or "
-        "remove the row",
+        "{}{}: {} of {:g} B on {} ranks took {}, but the fit of its group gives {}, {:.3g}x {}: "
+        "the row is far from every other (a stalled or mistyped run?); rerun it or remove the row",
         m.file, items ? fmt::format(" items[{}]", m.lines[i] - 1) : fmt::format(":{}", m.lines[i]),
-        m.op, m.bytes[i], m.ranks, m.seconds[i] * 1e6, fitted * 1e6, ratio > 1 ? ratio : 1 / ratio,
+        m.op, m.bytes[i], m.ranks, time(m.seconds[i]), time(fitted), ratio > 1 ? ratio : 1 / ratio,
         ratio > 1 ? "less" : "more");
   }
   return "";

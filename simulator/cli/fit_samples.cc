@@ -63,7 +63,15 @@ std::set<std::string> fit_samples(const std::vector<std::string>& files, bool ha
     // review, 2026-11-29). Said here as what is missing and where it comes from.
     if (!has_base) {
       std::vector<std::string> missing;
-      if (!(g.peak.fp32 > 0)) missing.push_back("GEMM items (the peaks)");
+      // A profile needs its fp32 and fp16 peaks (the others may be 0: no such tensor cores); the
+      // CPU backend's sgemm gives every peak, a GPU's GEMMs each dtype's own.
+      if (cal::is_cpu_profile(g)) {
+        if (!(g.peak.fp32 > 0)) missing.push_back("GEMM items (the peaks)");
+      } else {
+        for (const auto& [dtype, peak] : {std::pair{"fp32", g.peak.fp32}, {"fp16", g.peak.fp16}})
+          if (!(peak > 0))
+            missing.push_back(fmt::format("{} GEMM items (the {} peak)", dtype, dtype));
+      }
       if (!(g.hbm_bytes_per_second > 0)) missing.push_back("memory-bound items (the HBM rate)");
       if (!(g.pcie_bytes_per_second > 0)) missing.push_back("copy items (the host link)");
       if (!(g.memory_bytes > 0))

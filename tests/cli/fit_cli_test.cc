@@ -959,6 +959,31 @@ TEST(cli_fit, SamplesWithoutBaseNameWhatTheyLack) {
                        "samples, which lack GEMM items (the peaks); give --base PROFILE"))
       << r.err;
   EXPECT_FALSE(contains(r.err, "outside the accepted ranges")) << r.err;
+  // A GPU's peaks come each from its own dtype's GEMMs, and a profile needs fp32 and fp16: a CUDA
+  // document of bf16 GEMMs alone (with everything else a profile needs) lacks those two (found by
+  // the README check, 2026-11-29: "lack GEMM items" of a document that had some).
+  using test_samples::samples_item;
+  json gpu = test_samples::samples_document(
+      json::array(
+          {samples_item("gemm", "bf16 gemm",
+                        {{"m", 4096}, {"n", 4096}, {"k", 4096}, {"dtype", "bf16"}},
+                        {{"flops", 2.0 * 4096 * 4096 * 4096}}, {{"flops_per_second", 7e14}}),
+           samples_item("memory_bound", "dropout_residual",
+                        {{"op", "dropout_residual"}, {"rows", 1024}, {"cols", 1024}},
+                        {{"bytes", 1.2e7}}, {{"bytes_per_second", 2e12}}),
+           samples_item("copy", "copy/host_to_device",
+                        {{"direction", "host_to_device"}, {"bytes", 1e9}}, {{"bytes", 1e9}},
+                        {{"bytes_per_second", 5e10}})}),
+      "cuda");
+  const fs::path bf16 = scratch_dir() / "bf16_only.samples.json";
+  std::ofstream(bf16) << gpu.dump();
+  const auto b = shardsim(
+      {"fit", "--samples", bf16.string(), "-o", (scratch_dir() / "never_bf16.json").string()});
+  EXPECT_EQ(b.exit_code, 2) << b.err;
+  EXPECT_TRUE(contains(b.err,
+                       "which lack fp32 GEMM items (the fp32 peak), fp16 GEMM items (the "
+                       "fp16 peak); give --base"))
+      << b.err;
 }
 
 // --network-name and --network-base apply to the collectives of --samples as to logs (found by
@@ -1066,7 +1091,7 @@ TEST(cli_fit, ARowTheFitCannotRepresentIsRefused) {
   // items: 5 from cpu_samples(), then the 4 all-reduces; the 1e6 B one is items[8].
   EXPECT_TRUE(contains(r.err,
                        "stalled_last.samples.json items[8]: all_reduce of 1e+06 B on 2 "
-                       "ranks took 1e+26 us, but the fit of its group gives"))
+                       "ranks took 1e+20 s, but the fit of its group gives"))
       << r.err;
   EXPECT_FALSE(fs::exists(never));
   const fs::path huge = scratch_dir() / "huge_first.samples.json";
@@ -1089,7 +1114,7 @@ TEST(cli_fit, ARowTheFitCannotRepresentIsRefused) {
   EXPECT_EQ(l.exit_code, 2) << l.err;
   EXPECT_TRUE(contains(l.err,
                        "stalled_last_all_reduce_16.log:5: all_reduce of 8192 B on 16 ranks "
-                       "took 1e+12 us"))
+                       "took 1e+06 s"))
       << l.err;
   // A stall that takes its own segment, a 2-row regime at the sweep's end: its line's intercept
   // is beyond the +-10 s a profile holds, and the refusal names its rows (the reader named a
