@@ -310,6 +310,14 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
   // --overlap-param-gather does.
   if (!parallel.contains("overlap_grad_reduce"))
     parallel["overlap_grad_reduce"] = parallel.value("zero", 0) == 3;
+  // Without ZeRO, overlap_comm is read by no optimizer: the engine all-reduces the gradients after
+  // the backward pass (found by the diff review, 2026-11-29: true was imported as overlapped).
+  if (parallel.value("zero", 0) == 0 && parallel.value("overlap_grad_reduce", false)) {
+    parallel["overlap_grad_reduce"] = false;
+    warn(
+        "zero_optimization.overlap_comm: true has no effect without ZeRO (stage 0): DeepSpeed "
+        "all-reduces the gradients after the backward pass");
+  }
   if (const int stage = parallel.value("zero", 0); stage == 1 || stage == 2)
     parallel["overlap_param_gather"] = false;
 

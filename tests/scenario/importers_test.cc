@@ -718,6 +718,14 @@ TEST(import_deepspeed, OverlapDefaultsAreDeepSpeeds) {
                         {"zero_optimization", {{"stage", 2}, {"overlap_comm", true}}}},
                        ds_target(), "x");
   EXPECT_EQ(given.scenario["parallel"]["overlap_grad_reduce"], true);
+  // Stage 0 reads no overlap_comm (the engine all-reduces after the backward pass): true is
+  // imported as not overlapped, with a warning.
+  const ImportResult stage0 =
+      import_deepspeed({{"train_micro_batch_size_per_gpu", 1},
+                        {"zero_optimization", {{"stage", 0}, {"overlap_comm", true}}}},
+                       ds_target(), "x");
+  EXPECT_EQ(stage0.scenario["parallel"]["overlap_grad_reduce"], false);
+  EXPECT_TRUE(warns(stage0, "overlap_comm: true has no effect without ZeRO"));
   // Stage 3 with overlap_comm false: imported as said, and the scenario warns that the ZeRO-3
   // step does not model the serialised reduce-scatter.
   const ImportResult off =
