@@ -132,6 +132,12 @@ void check_item_value(const json& item, int i, const std::string& file, const js
              fmt::format("items[{}].params.{} is {}, not a whole number from {:.0f} to {:.0f}", i,
                          key, v.dump(), lo, hi));
   };
+  // Every item the sweep writes has both, and the fits read them: missing, the JSON library's
+  // message named neither the item nor the key (found by review, 2026-11-29).
+  for (const char* key : {"params", "derived"})
+    if (!member(item, key).is_object())
+      refuse(file,
+             fmt::format("items[{}].{} is {}, not an object", i, key, member(item, key).dump()));
   const json kind = member(item, "kind");
   if (kind == "gemm") {
     one_of("dtype", {"fp32", "tf32", "fp16", "bf16", "fp8"});
@@ -244,21 +250,28 @@ void check_item_agreement(const json& item, int i, const std::string& file) {
   }
 }
 
-// `params` as the fits key on it: every number as a double (262144 and 262144.0 are one size; the
-// text compared them as two: found by review, 2026-11-29) and without a GEMM's `uses` (the layers
-// a shape stands for, which time nothing).
-json measurement_key(const json& params) {
-  if (params.is_number()) return params.get<double>();
-  if (params.is_array()) {
-    json out = json::array();
-    for (const auto& v : params) out.push_back(measurement_key(v));
-    return out;
-  }
-  if (!params.is_object()) return params;
-  json out = json::object();
-  for (const auto& [k, v] : params.items())
-    if (k != "uses") out[k] = measurement_key(v);
-  return out;
+// What the fit keys an item on (found by review, 2026-11-29: the JSON text of `params` was
+// compared, so 262144 and 262144.0, a GEMM's `uses` or a `library` field made one measurement
+// two): a collective's op, group and size; a GEMM's dtype, shape and layout; a memory-bound
+// kernel's class and bytes; a copy's direction and bytes; the launch. Numbers as numbers.
+std::string measurement_key(const json& item) {
+  const json p = member(item, "params"), w = member(item, "work");
+  const json kind = member(item, "kind");
+  const auto number = [](const json& v) { return v.is_number() ? v.get<double>() : 0.0; };
+  if (kind == "collective")
+    return fmt::format("collective {} {} {} {}",
+                       collective_name(*collective_from_name(p.at("op").get<std::string>())),
+                       number(p.at("ranks")), number(p.at("ranks_per_node")),
+                       number(p.at("bytes")));
+  if (kind == "gemm")
+    return fmt::format("gemm {} {} {} {} {} {}", p.at("dtype").get<std::string>(),
+                       number(p.at("m")), number(p.at("n")), number(p.at("k")),
+                       member(p, "trans_a").dump(), member(p, "trans_b").dump());
+  if (kind == "memory_bound")
+    return fmt::format("memory_bound {} {}", p.at("op").get<std::string>(), number(w.at("bytes")));
+  if (kind == "copy")
+    return fmt::format("copy {} {}", p.at("direction").get<std::string>(), number(w.at("bytes")));
+  return "launch";
 }
 
 }  // namespace
@@ -268,7 +281,7 @@ void check_samples(const json& s, const std::string& file) {
     refuse(file,
            "not a calibration samples document (an object with schema_version, context and items)");
   const json version = s.value("schema_version", json());
-  if (!version.is_number_integer() || version.get<long long>() != 1)
+  if (!version.is_number() || version.get<double>() != 1)  // 1.0 is 1, as every count here
     refuse(file,
            fmt::format("schema_version {} is not one this shardsim reads (1)", version.dump()));
   check_context(s.at("context"), file);
@@ -295,13 +308,7 @@ void check_samples(const json& s, const std::string& file) {
                                i, item.at("params").at("dtype").dump()));
     check_item_agreement(item, i, file);
     const json p = member(item, "params");  // a launch item's may be absent
-    const std::string key =
-        item.at("kind") == "collective"
-            ? fmt::format("collective {} {} {} {}",
-                          collective_name(*collective_from_name(p.at("op").get<std::string>())),
-                          p.at("ranks").get<double>(), p.at("ranks_per_node").get<double>(),
-                          p.at("bytes").get<double>())
-            : item.at("kind").dump() + " " + measurement_key(p).dump();
+    const std::string key = measurement_key(item);
     if (const auto [it, fresh] = seen.emplace(key, i); !fresh)
       refuse(file, fmt::format(
                        "items[{}] measures what items[{}] measured ({} {}): a document "

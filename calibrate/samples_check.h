@@ -17,11 +17,12 @@ namespace shardsim::calibrate {
 // derived.seconds_per_launch; collective params.bytes and median_s, the latter at least 1 ns);
 // the keys it is fitted by (gemm dtype and whole m, n, k up to 1e9; a memory kernel class as op;
 // a copy direction; collective op and whole ranks, ranks_per_node up to 2^20, ranks at most the
-// world size); no measurement twice (a collective's op, group and size; any other item's kind and
-// params); each item's median_s above 0 and its derived rate its work over median_s (a GEMM's
-// work 2 m n k; a collective's work.bytes its params.bytes), to a relative 1e-9; and no item with
-// verified: false (a kernel whose result was wrong measured something else; calibrate writes no
-// profile from such a sweep either). Throws std::invalid_argument "FILE:
+// world size); no measurement twice (keyed as the fit keys it: measurement_key in
+// samples_check.cc); params and derived objects; each item's median_s above 0 and its derived rate
+// its work over median_s (a GEMM's work 2 m n k; a collective's work.bytes its params.bytes), to a
+// relative 1e-9; and no item with verified: false (a kernel whose result was wrong measured
+// something else; calibrate writes no profile from such a sweep either). Throws
+// std::invalid_argument "FILE:
 // ...".
 void check_samples(const nlohmann::json& samples, const std::string& file);
 

@@ -194,7 +194,8 @@ int run_fit(const FitArgs& a) {
   const std::string base_name = a.base.empty() ? std::string() : g.name;
   FitNotes notes;
   std::set<std::string> by_samples =
-      fit_samples(a.samples, !a.base.empty(), a.network_base, a.network_name, g, notes);
+      fit_samples(a.samples, !a.base.empty(), !a.bandwidth_csvs.empty(), a.network_base,
+                  a.network_name, g, notes);
   // GPU measurements (NCCL logs, cuBLAS/FlashAttention/BabelStream tables) describe no CPU: fitted
   // onto a CPU profile they priced its collectives at NVLink rates (found by review, 2026-11-29:
   // an 8-H100 all-reduce log took a CPU profile's intra-node rate from 4.5 to 493 GB/s).
@@ -246,6 +247,11 @@ int run_fit(const FitArgs& a) {
   fit_gemm_best(a.gemm_best, on, g, notes);
   apply_gemm_aliases(a.gemm_aliases, g, notes);
   fit_bandwidth_tables(a.bandwidth_csvs, on, g, notes);
+  if (a.base.empty() && !a.samples.empty() && !(g.pcie_bytes_per_second > 0))
+    throw InputError("--hbm",
+                     "without --base the host link comes from the --samples' copy items "
+                     "or an --hbm host copy (nvbandwidth_host_to_device or "
+                     "device_to_host), and neither gave one; give --base PROFILE");
   const auto base_attention = g.compute.attention_points;
   const auto written = fit_attention_tables(a.attention_csvs, a.attention_relative,
                                             a.attention_device, on, g, notes);

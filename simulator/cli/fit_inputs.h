@@ -44,9 +44,11 @@ struct MeasuredDevice {
 // The collectives' network starts from `network_base` (--network-base: a cluster preset or file;
 // "": the base's) and is named `network_name` (--network-name; "": "calibrated").
 // Returns the device parts the documents measured (SamplesProfile::device_parts).
+// Without a base, every value a profile needs must come from the documents (exit 2 naming what
+// they lack), the host link from an --hbm table's host copy instead when `host_link_from_tables`.
 std::set<std::string> fit_samples(const std::vector<std::string>& files, bool has_base,
-                                  const std::string& network_base, const std::string& network_name,
-                                  GpuProfile& g, FitNotes& notes);
+                                  bool host_link_from_tables, const std::string& network_base,
+                                  const std::string& network_name, GpuProfile& g, FitNotes& notes);
 
 // --gemm: compute.kind "measured", one point per row (efficiency = FLOP/s / the measured
 // device's dtype peak).

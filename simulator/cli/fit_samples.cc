@@ -21,8 +21,8 @@ namespace cal = shardsim::calibrate;
 using nlohmann::json;
 
 std::set<std::string> fit_samples(const std::vector<std::string>& files, bool has_base,
-                                  const std::string& network_base, const std::string& network_name,
-                                  GpuProfile& g, FitNotes& notes) {
+                                  bool host_link_from_tables, const std::string& network_base,
+                                  const std::string& network_name, GpuProfile& g, FitNotes& notes) {
   if (files.empty()) return {};
   std::vector<json> docs;
   std::vector<cal::SamplesInput> inputs;
@@ -73,7 +73,9 @@ std::set<std::string> fit_samples(const std::vector<std::string>& files, bool ha
             missing.push_back(fmt::format("{} GEMM items (the {} peak)", dtype, dtype));
       }
       if (!(g.hbm_bytes_per_second > 0)) missing.push_back("memory-bound items (the HBM rate)");
-      if (!(g.pcie_bytes_per_second > 0)) missing.push_back("copy items (the host link)");
+      // An --hbm table's host copy may give the host link instead (run_fit checks it after).
+      if (!(g.pcie_bytes_per_second > 0) && !host_link_from_tables)
+        missing.push_back("copy items (the host link)");
       if (!(g.memory_bytes > 0))
         missing.push_back("the device's memory (context.backend.device.memory_bytes)");
       if (!missing.empty())

@@ -713,6 +713,23 @@ TEST(CheckSamples, AnItemsRateTimeAndWorkMustAgree) {
   json uses = document(json::array({gemm(1e11), gemm(1e11)}));
   uses["items"][1]["params"]["uses"] = json::array({"qkv"});
   EXPECT_TRUE(contains(message(uses), "items[1] measures what items[0] measured")) << message(uses);
+  // ...nor a field the fit does not key on (found by a later review the same day: a GEMM with
+  // "library" added, at 10x the rate, raised every peak 10x).
+  json library = document(json::array({gemm(1e11), gemm(1e12)}));
+  library["items"][1]["params"]["library"] = "mkl";
+  EXPECT_TRUE(contains(message(library), "items[1] measures what items[0] measured"))
+      << message(library);
+  // Fields every item has and the fits read, missing: named, not the JSON library's message.
+  for (const char* key : {"params", "derived"}) {
+    json missing = document(json::array({gemm(1e11)}));
+    missing["items"][0].erase(key);
+    EXPECT_TRUE(contains(message(missing), fmt::format("items[0].{} is null, not an object", key)))
+        << message(missing);
+  }
+  // schema_version 1.0 is 1, as every count here (JSON Schema's integer too).
+  json one = document(json::array({gemm(1e11)}));
+  one["schema_version"] = 1.0;
+  EXPECT_EQ(message(one), "");
   for (const json& nodes : {json(0), json(1.5), json("1"), json(3)}) {  // world 2
     json n = document(json::array({gemm(1e11)}));
     n["context"]["mpi"]["nodes"] = nodes;

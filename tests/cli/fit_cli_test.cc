@@ -984,6 +984,33 @@ TEST(cli_fit, SamplesWithoutBaseNameWhatTheyLack) {
                        "which lack fp32 GEMM items (the fp32 peak), fp16 GEMM items (the "
                        "fp16 peak); give --base"))
       << b.err;
+  // The host link may come from an --hbm table's host copy instead of copy items (found by review,
+  // 2026-11-29: refused as lacking copy items, while copy items beside the row are two sources):
+  // the document without its copy item, with fp32 and fp16 GEMMs, and a table whose
+  // nvbandwidth host_to_device row runs at 52 GB/s: pcie = 52e9 / 0.8 = 6.5e10 B/s.
+  json no_copy = gpu;
+  no_copy["items"].erase(2);
+  for (const char* dtype : {"fp32", "fp16"})
+    no_copy["items"].push_back(
+        samples_item("gemm", std::string(dtype) + " gemm",
+                     {{"m", 4096}, {"n", 4096}, {"k", 4096}, {"dtype", dtype}},
+                     {{"flops", 2.0 * 4096 * 4096 * 4096}}, {{"flops_per_second", 3e14}}));
+  const fs::path host = scratch_dir() / "no_copy.samples.json";
+  std::ofstream(host) << no_copy.dump();
+  const fs::path table = scratch_dir() / "host_copy.csv";
+  std::ofstream(table) << "gpu,test,value,unit\nTest GPU,nvbandwidth_host_to_device,52,GB/s\n";
+  const fs::path out = scratch_dir() / "host_from_table.json";
+  const auto h =
+      shardsim({"fit", "--samples", host.string(), "--hbm", table.string(), "-o", out.string()});
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  EXPECT_DOUBLE_EQ(json::parse(read_file(out))["host"]["pcie_bytes_per_second"].get<double>(),
+                   6.5e10);
+  // A table without a host copy leaves the link to nothing: exit 2 naming --hbm.
+  std::ofstream(table) << "gpu,test,value,unit\nTest GPU,babelstream_copy,1.5,TB/s\n";
+  const auto none = shardsim({"fit", "--samples", host.string(), "--hbm", table.string(), "-o",
+                              (scratch_dir() / "never_host.json").string()});
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_TRUE(contains(none.err, "--hbm: without --base the host link comes from")) << none.err;
 }
 
 // --network-name and --network-base apply to the collectives of --samples as to logs (found by
@@ -1137,6 +1164,23 @@ TEST(cli_fit, ARowTheFitCannotRepresentIsRefused) {
                        "stalled_pair_all_reduce_8.log: all_reduce on 8 ranks, line 30 to "
                        "line 31: these rows fit a line with an intercept of"))
       << p.err;
+  // Stalled 10x (623.4 ms), the pair's line starts below zero by more than 10x its first row's
+  // 31.2 ms: 31.23 - 8 GiB x (623.4 - 31.23) / 8 GiB = -561 ms (found by review, 2026-11-29: at
+  // 3-100x the stall made a two-row segment of its own, exit 0). The shipped logs' two negative
+  // intercepts are 0.09 and 0.005 times their first row's time.
+  std::string ten = read_file(kNccl / "h100-sxm-nvlink-1node_all_reduce_8.log");
+  ten.replace(ten.find(row), row.size(),
+              " 17179869184    2147483648    double     sum      -1  623407.0  27.558  48.227  "
+              "     0  623590.0  27.550  48.212       0");
+  const fs::path tenx = scratch_dir() / "stalled_ten_all_reduce_8.log";
+  std::ofstream(tenx) << ten;
+  const auto t = shardsim({"fit", "--nccl-tests", tenx.string(), "--base", "h100-sxm-datasheet",
+                           "-o", (scratch_dir() / "never_ten.json").string()});
+  EXPECT_EQ(t.exit_code, 2) << t.err;
+  EXPECT_TRUE(contains(t.err,
+                       "stalled_ten_all_reduce_8.log: all_reduce on 8 ranks from line 30 "
+                       "on: these rows fit a line that starts 0.561 s below zero"))
+      << t.err;
 }
 
 // The report says what each samples file gave (it said nothing about them before, 2026-11-27),
