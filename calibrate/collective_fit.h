@@ -131,6 +131,11 @@ inline constexpr double kFlatBusbw = 1e14;  // B/s: the busbw of a flat segment 
 inline constexpr double kUnfittedFactor = 10.0;
 [[nodiscard]] std::string unfitted_row_error(const MeasuredCollective& m, const CollectiveFit& fit,
                                              bool items);
+// A segment whose intercept is beyond the +-10 s a profile holds (the reader's range of alpha_s):
+// its rows are no one regime, and no profile can be written from it. Named by its rows as above;
+// "" when every segment is in range.
+[[nodiscard]] std::string segment_range_error(const MeasuredCollective& m, const CollectiveFit& fit,
+                                              bool items);
 
 // Held-out check: fit on rows 0, 2, 4, ... (ascending size), predict rows 1, 3, 5, ...;
 // returns the median of |predicted - measured| / measured over the predicted rows, in percent.

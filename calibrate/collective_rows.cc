@@ -64,7 +64,7 @@ void leave_out_stalled(MeasuredCollective& m) {
   m.lines.resize(out);
 }
 
-std::string unfitted_row_error(const MeasuredCollective& m, const CollectiveFit& fit, bool items) {
+std::string segment_range_error(const MeasuredCollective& m, const CollectiveFit& fit, bool items) {
   if (fit.segments.empty()) return "";
   // A segment whose intercept a profile cannot hold (hardware_tables.cc: alpha_s within +-10 s):
   // its rows are no one regime. Named by its rows here; the reader's refusal named a segment
@@ -88,25 +88,11 @@ std::string unfitted_row_error(const MeasuredCollective& m, const CollectiveFit&
           m.file, m.op, m.ranks, at(std::min(first, last)), at(last), s.entry.alpha_s,
           kMaxInterceptSeconds);
     }
-  // A later segment may start below the origin, but not by more than kUnfittedFactor times its
-  // first row's time: such a line is a stall at the sweep's end given a segment of its own (a
-  // 4 MiB sample stalled 1e4x fitted -0.95 s with exit 0; found by review, 2026-11-29). Of the
-  // shipped logs' segments two have a negative intercept, at 0.09 and 0.005 times their first
-  // row's time.
-  for (const auto& s : fit.segments) {
-    if (s.entry.alpha_s >= 0) continue;
-    std::size_t first = 0;
-    while (first + 1 < m.bytes.size() && m.bytes[first] < s.entry.min_bytes) ++first;
-    if (-s.entry.alpha_s <= kUnfittedFactor * m.seconds[first]) continue;
-    const auto at = [&](std::size_t i) {
-      return items ? fmt::format("items[{}]", m.lines[i] - 1) : fmt::format("line {}", m.lines[i]);
-    };
-    return fmt::format(
-        "{}: {} on {} ranks from {} on: these rows fit a line that starts {:.4g} s below zero, "
-        "over {:g}x the {:.4g} s of its first row: a row at the sweep's end that stalled (or was "
-        "mistyped)? rerun it or remove it",
-        m.file, m.op, m.ranks, at(first), -s.entry.alpha_s, kUnfittedFactor, m.seconds[first]);
-  }
+  return "";
+}
+
+std::string unfitted_row_error(const MeasuredCollective& m, const CollectiveFit& fit, bool items) {
+  if (fit.segments.empty()) return "";
   for (std::size_t i = 0; i < m.bytes.size(); ++i) {
     const double fitted = predict_fitted(fit.segments, m.bytes[i]);
     const double ratio = m.seconds[i] / fitted;

@@ -313,7 +313,7 @@ Provenance samples_provenance(const std::vector<SamplesUse>& uses, const Documen
 SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const GpuProfile* base,
                                     const NetworkConfig* line_rates,
                                     const NetworkConfig* network_start,
-                                    const std::string& network_name) {
+                                    const std::string& network_name, bool warn_unfitted) {
   const bool cpu = check_documents(docs, base);
   GpuProfile g = base != nullptr ? *base : GpuProfile{};
   DocumentFits d;
@@ -329,8 +329,10 @@ SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs, const
   std::vector<std::vector<std::string>> keys;
   std::vector<std::vector<SampleLeftOut>> left_out;
   const std::vector<MeasuredCollective> rows = all_collectives(docs, keys, left_out);
-  if (!rows.empty()) fit_samples_network(rows, g, line_rates, network_start, network_name);
   SamplesProfile out;
+  if (!rows.empty())
+    fit_samples_network(rows, g, line_rates, network_start, network_name,
+                        warn_unfitted ? &out.warnings : nullptr);
   for (std::size_t i = 0; i < docs.size(); ++i)
     out.uses.push_back(use_of(docs, i, d, keys[i], std::move(left_out[i])));
   g.provenance = samples_provenance(out.uses, d, cpu, base);

@@ -52,6 +52,8 @@ struct SamplesProfile {
   // The device parts some document measured: "gemm <dtype>", "memory_bound", "launch", "copy";
   // and "collectives" when a collective was fitted.
   std::set<std::string> device_parts;
+  // With warn_unfitted: the rows the fit does not represent, each named (unfitted_row_error).
+  std::vector<std::string> warnings;
 };
 
 // True for a profile of the CPU backend (the CPU described as a device): its device_kind is "cpu"
@@ -86,11 +88,13 @@ struct SamplesProfile {
 // `line_rates`: the network whose declared line rates bound the measured collectives (the
 // base's node.network when it embeds none; null: the network the fit starts from).
 // `network_start`: the network the collective fit starts from (fit --network-base; null: the
-// base's own); `network_name`: the fitted network's name ("": "calibrated").
+// base's own); `network_name`: the fitted network's name ("": "calibrated"). `warn_unfitted`:
+// a collective row the fit does not represent goes into `warnings` instead of being refused.
 [[nodiscard]] SamplesProfile profile_from_samples(const std::vector<SamplesInput>& docs,
                                                   const GpuProfile* base,
                                                   const NetworkConfig* line_rates = nullptr,
                                                   const NetworkConfig* network_start = nullptr,
-                                                  const std::string& network_name = "");
+                                                  const std::string& network_name = "",
+                                                  bool warn_unfitted = false);
 
 }  // namespace shardsim::calibrate

@@ -141,7 +141,7 @@ std::vector<MeasuredCollective> collective_rows(const nlohmann::json& samples,
 
 void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g,
                          const NetworkConfig* line_rates, const NetworkConfig* network_start,
-                         const std::string& network_name) {
+                         const std::string& network_name, std::vector<std::string>* unfitted) {
   std::vector<CollectiveFit> fits;
   for (const auto& m : rows) fits.push_back(fit_collective(m));
   // --network-base and --network-name applied to logs only (found by review, 2026-11-29: with
@@ -155,8 +155,12 @@ void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile
         !e.empty())
       throw BaseNetworkError(e);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (const std::string e = unfitted_row_error(rows[i], fits[i], true); !e.empty())
+    if (const std::string e = segment_range_error(rows[i], fits[i], true); !e.empty())
       throw std::invalid_argument(e);
+    if (const std::string e = unfitted_row_error(rows[i], fits[i], true); !e.empty()) {
+      if (unfitted == nullptr) throw std::invalid_argument(e);
+      unfitted->push_back(e);
+    }
     if (const std::string e =
             segment_line_rate_error(rows[i], fits[i], line_rates ? *line_rates : start, true);
         !e.empty())

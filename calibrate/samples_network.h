@@ -34,11 +34,15 @@ struct BaseNetworkError : std::invalid_argument {
 // `network_start` (fit --network-base; null: g.network): its segments of the measured keys give
 // way, its others and their provenance are kept, marked "base 'NAME'". The result is named
 // `network_name` ("": "calibrated").
+// A row the fit does not represent (unfitted_row_error) is refused, or, with `unfitted`, added
+// to it and fitted (calibrate: its own fresh sweep, where a loaded machine stalls a row now and
+// then, warns and writes the profile rather than fail the run).
 // Rows faster than the line rates of `line_rates` (the base's resolved network; null: the start's)
 // are refused (line_rate_error; `lines` are 1-based item numbers).
 void fit_samples_network(const std::vector<MeasuredCollective>& rows, GpuProfile& g,
                          const NetworkConfig* line_rates = nullptr,
                          const NetworkConfig* network_start = nullptr,
-                         const std::string& network_name = "");
+                         const std::string& network_name = "",
+                         std::vector<std::string>* unfitted = nullptr);
 
 }  // namespace shardsim::calibrate

@@ -203,7 +203,8 @@ std::optional<NetworkFit> fit_network(const FitArgs& a, const GpuProfile& g) {
         m, cal::fit_collective(m), m.bytes.size() >= 4 ? cal::held_out_median_pct(m) : -1.0, {}};
     if (held.contains(i)) r.ladder_held_out_pct = cal::prediction_errors_pct(r.fit, held.at(i));
     check_finite(r);
-    const std::string unfitted = cal::unfitted_row_error(m, r.fit, false);
+    std::string unfitted = cal::segment_range_error(m, r.fit, false);
+    if (unfitted.empty()) unfitted = cal::unfitted_row_error(m, r.fit, false);
     if (const std::string e =
             unfitted.empty() ? cal::segment_line_rate_error(m, r.fit, base) : unfitted;
         !e.empty())
