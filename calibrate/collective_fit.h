@@ -122,6 +122,15 @@ inline constexpr double kFlatBusbw = 1e14;  // B/s: the busbw of a flat segment 
 // size, from the last segment's line. REQUIRES: segments non-empty.
 [[nodiscard]] double predict_fitted(const std::vector<SegmentFit>& segments, double bytes);
 
+// Where a row of `m` is, after its file's name: ":LINE" of a log or table, " items[i]" of a
+// samples document (`row` is then a 1-based item number; messages count items from 0).
+[[nodiscard]] std::string row_place(int row, bool items);
+
+// A measured time for messages and reports: "12.3 us" (one decimal) below 10 s, else
+// "1.235e+20 s" (a 1e300 us time printed all 300 digits, and one near the double limit
+// overflowed to "inf us").
+[[nodiscard]] std::string time_text(double seconds);
+
 // A row the fit does not represent: its fitted time off by more than kUnfittedFactor either way.
 // The fit weights rows by 1 / t^2, so a time far above its neighbours' (the largest size, which
 // leave_out_stalled cannot compare with a larger message) got no weight and was dropped without

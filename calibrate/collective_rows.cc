@@ -64,6 +64,14 @@ void leave_out_stalled(MeasuredCollective& m) {
   m.lines.resize(out);
 }
 
+std::string row_place(int row, bool items) {
+  return items ? fmt::format(" items[{}]", row - 1) : fmt::format(":{}", row);
+}
+
+std::string time_text(double seconds) {
+  return seconds < 10 ? fmt::format("{:.1f} us", seconds * 1e6) : fmt::format("{:.4g} s", seconds);
+}
+
 std::string segment_range_error(const MeasuredCollective& m, const CollectiveFit& fit, bool items) {
   if (fit.segments.empty()) return "";
   // A segment whose intercept a profile cannot hold (hardware_tables.cc: alpha_s within +-10 s):
@@ -97,17 +105,11 @@ std::string unfitted_row_error(const MeasuredCollective& m, const CollectiveFit&
     const double fitted = predict_fitted(fit.segments, m.bytes[i]);
     const double ratio = m.seconds[i] / fitted;
     if (ratio <= kUnfittedFactor && ratio >= 1 / kUnfittedFactor) continue;
-    // Microseconds below 10 s, else seconds (1e305 s in microseconds overflowed to "inf us").
-    const auto time = [](double seconds) {
-      return seconds < 10 ? fmt::format("{:.4g} us", seconds * 1e6)
-                          : fmt::format("{:.4g} s", seconds);
-    };
     return fmt::format(
         "{}{}: {} of {:g} B on {} ranks took {}, but the fit of its group gives {}, {:.3g}x {}: "
         "the row is far from every other (a stalled or mistyped run?); rerun it or remove the row",
-        m.file, items ? fmt::format(" items[{}]", m.lines[i] - 1) : fmt::format(":{}", m.lines[i]),
-        m.op, m.bytes[i], m.ranks, time(m.seconds[i]), time(fitted), ratio > 1 ? ratio : 1 / ratio,
-        ratio > 1 ? "less" : "more");
+        m.file, row_place(m.lines[i], items), m.op, m.bytes[i], m.ranks, time_text(m.seconds[i]),
+        time_text(fitted), ratio > 1 ? ratio : 1 / ratio, ratio > 1 ? "less" : "more");
   }
   return "";
 }

@@ -254,13 +254,6 @@ LineRate line_rate_of(const MeasuredCollective& m, const NetworkConfig& base) {
                                  base.intra_node_line_GBps, base.inter_node_line_Gbps)};
 }
 
-// A row's place after its file's name: ":LINE" of a log, " items[i]" of a samples document, whose
-// rows are counted from 1 (provenance) where its errors name items[] from 0 (found by review,
-// 2026-11-29: "item 91" was items[90]).
-std::string where(int row, bool items) {
-  return items ? fmt::format(" items[{}]", row - 1) : fmt::format(":{}", row);
-}
-
 }  // namespace
 
 std::string line_rate_error(const MeasuredCollective& m, const NetworkConfig& base, bool items) {
@@ -273,7 +266,7 @@ std::string line_rate_error(const MeasuredCollective& m, const NetworkConfig& ba
         "{}{}: {} of {:g} B on {} ranks ({} per node) in {:.4g} us moves at least {:g} B per "
         "rank at {:.4g} GB/s, above the base network's line rate of {:.4g} GB/s per GPU ({}); "
         "either the row is wrong or the base network is not this fabric",
-        m.file, where(m.lines[i], items), m.op, m.bytes[i], m.ranks, m.ranks_per_node,
+        m.file, row_place(m.lines[i], items), m.op, m.bytes[i], m.ranks, m.ranks_per_node,
         m.seconds[i] * 1e6, lr.f * m.bytes[i], lr.f * m.bytes[i] / m.seconds[i] / 1e9,
         lr.bytes_per_second / 1e9, lr.what);
   }
@@ -300,7 +293,7 @@ std::string segment_line_rate_error(const MeasuredCollective& m, const Collectiv
       "{:.4g} us, but a rank moves {:.0f} B then, which the base network's line rate of {:.4g} "
       "GB/s per GPU ({}) takes {:.4g} us for: the log's largest sizes have not reached the "
       "bandwidth regime; measure larger sizes (nccl-tests -e), or check the rows",
-      m.file, where(m.lines.back(), items), m.op, m.ranks, m.ranks_per_node, last.min_bytes,
+      m.file, row_place(m.lines.back(), items), m.op, m.ranks, m.ranks_per_node, last.min_bytes,
       last.max_bytes, last.busbw_bytes_per_second / 1e9, far, kFittedExtrapolation, priced * 1e6,
       lr.f * far, lr.bytes_per_second / 1e9, lr.what, least * 1e6);
 }

@@ -199,19 +199,19 @@ int run_fit(const FitArgs& a) {
   // GPU measurements (NCCL logs, cuBLAS/FlashAttention/BabelStream tables) describe no CPU: fitted
   // onto a CPU profile they priced its collectives at NVLink rates (found by review, 2026-11-29:
   // an 8-H100 all-reduce log took a CPU profile's intra-node rate from 4.5 to 493 GB/s).
-  if (!a.samples.empty() || !a.base.empty())
-    if (calibrate::is_cpu_profile(g))
-      for (const auto& [flag, list] : {std::pair{"--nccl-tests", &a.nccl_logs},
-                                       {"--collective-table", &a.collective_tables},
-                                       {"--gemm", &a.gemm_csvs},
-                                       {"--gemm-best", &a.gemm_best},
-                                       {"--hbm", &a.bandwidth_csvs},
-                                       {"--attention", &a.attention_csvs}})
-        if (!list->empty())
-          throw InputError(flag, fmt::format("{}: GPU measurements cannot be fitted onto '{}', a "
-                                             "CPU profile (calibrate --backend cpu); fit them "
-                                             "onto a GPU --base",
-                                             list->front(), g.name));
+  const bool cpu = (!a.samples.empty() || !a.base.empty()) && calibrate::is_cpu_profile(g);
+  if (cpu)
+    for (const auto& [flag, list] : {std::pair{"--nccl-tests", &a.nccl_logs},
+                                     {"--collective-table", &a.collective_tables},
+                                     {"--gemm", &a.gemm_csvs},
+                                     {"--gemm-best", &a.gemm_best},
+                                     {"--hbm", &a.bandwidth_csvs},
+                                     {"--attention", &a.attention_csvs}})
+      if (!list->empty())
+        throw InputError(flag, fmt::format("{}: GPU measurements cannot be fitted onto '{}', a "
+                                           "CPU profile (calibrate --backend cpu); fit them "
+                                           "onto a GPU --base",
+                                           list->front(), g.name));
   // The network flags need collectives, and --samples without any gave none (found by review,
   // 2026-11-29: a launch-only samples file took --network-name with exit 0).
   if (a.nccl_logs.empty() && a.collective_tables.empty() && !by_samples.contains("collectives"))
@@ -224,8 +224,7 @@ int run_fit(const FitArgs& a) {
                          "measured none (a one-rank or filtered sweep?)");
   // ...nor a GPU cluster's network: its segments and line rates were kept beside the CPU's own
   // (found by review, 2026-11-29).
-  if (!a.network_base.empty() && (!a.samples.empty() || !a.base.empty()) &&
-      calibrate::is_cpu_profile(g))
+  if (cpu && !a.network_base.empty())
     throw InputError("--network-base",
                      fmt::format("'{}' cannot start the network of '{}', a CPU profile: its "
                                  "collectives are fitted from its own samples",

@@ -13,10 +13,6 @@ namespace shardsim::cli {
 namespace cal = shardsim::calibrate;
 using nlohmann::json;
 
-std::string time_text(double seconds) {
-  return seconds < 10 ? fmt::format("{:.1f} us", seconds * 1e6) : fmt::format("{:.4g} s", seconds);
-}
-
 std::string ladder_text(const std::vector<double>& errors) {
   return fmt::format("{} rows off the size ladder held out: median {:.2f}%, max {:.2f}%",
                      errors.size(), cal::median(errors), *std::ranges::max_element(errors));
@@ -95,11 +91,12 @@ std::string fit_report_text(const FitNotes& notes, const std::vector<LogReport>&
       t += fmt::format(
           "  line {} left out: {}, over {:g}x the {} of the larger message on line {} (a "
           "stalled run)\n",
-          o.line, time_text(o.seconds), cal::kStallFactor, time_text(o.larger_seconds),
+          o.line, cal::time_text(o.seconds), cal::kStallFactor, cal::time_text(o.larger_seconds),
           o.larger_line);
     for (const auto& r : l.rows.repeated)
       t += fmt::format("  line {} repeats the size of line {}: {} against {}; the faster is kept\n",
-                       r.line, r.kept_line, time_text(r.seconds), time_text(r.kept_seconds));
+                       r.line, r.kept_line, cal::time_text(r.seconds),
+                       cal::time_text(r.kept_seconds));
     // A segment whose time does not grow with size carries kFlatBusbw, which is no rate: the text
     // says "flat" rather than printing it (found by review, 2026-11-28: "100000.00 GB/s").
     for (const auto& s : l.fit.segments)

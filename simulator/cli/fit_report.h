@@ -22,10 +22,6 @@ struct LogReport {
   std::vector<double> ladder_held_out_pct;
 };
 
-// A measured time for the report: "12.3 us" (one decimal) below 10 s, else "1.235e+20 s" (a 1e300
-// us time printed all 300 digits, and one near the double limit overflowed to "inf us" in us).
-[[nodiscard]] std::string time_text(double seconds);
-
 // "N rows off the size ladder: median x%, max y%" of a ladder-fitted table.
 [[nodiscard]] std::string ladder_text(const std::vector<double>& errors);
 

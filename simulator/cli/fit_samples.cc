@@ -11,7 +11,6 @@
 #include "calibrate/samples_check.h"
 #include "simulator/cli/fit_inputs.h"
 #include "simulator/cli/fit_network.h"
-#include "simulator/cli/fit_report.h"
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
 
@@ -100,8 +99,8 @@ std::set<std::string> fit_samples(const std::vector<std::string>& files, bool ha
         line += fmt::format(
             "\n  items[{}] ({}) left out: {}, over {:g}x the {} of the larger message items[{}] "
             "(a stalled run)",
-            o.item, o.collective, time_text(o.seconds), cal::kStallFactor,
-            time_text(o.larger_seconds), o.larger_item);
+            o.item, o.collective, cal::time_text(o.seconds), cal::kStallFactor,
+            cal::time_text(o.larger_seconds), o.larger_item);
         left.push_back({{"item", o.item},
                         {"collective", o.collective},
                         {"seconds", o.seconds},
