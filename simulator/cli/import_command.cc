@@ -56,9 +56,9 @@ int run_import(const ImportArgs& a) {
   // What is written must load, from where it is written: every problem of the imported scenario
   // is reported now (exit 2), saying that the paths are the scenario's keys, not the input's.
   try {
-    // The loaded scenario's own warnings (an unfitted profile, a sliding window not modelled,
-    // groups placed unevenly, ...) are the imported run's too: said now, not first at `simulate`
-    // (found by review, 2026-11-29: a Mistral window was mentioned nowhere on import).
+    // The loaded scenario's own warnings (an unfitted profile, a sliding window unfused attention
+    // cannot use, groups placed unevenly, ...) are the imported run's too: said now, not first at
+    // `simulate` (found by review, 2026-11-29: a Mistral window was mentioned nowhere on import).
     const Scenario s = scenario_from_json(r.scenario, folder);
     std::vector<std::string> found = s.warnings;
     for (auto& w : check_strategy(s).warnings) found.push_back(std::move(w));

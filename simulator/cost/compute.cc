@@ -376,9 +376,10 @@ std::vector<CostModelInfo> cost_models() {
        "measured (log2 m, log2 n, log2 k) points of the dtype, query clamped to the measured "
        "range; dtypes without points use the roofline closed form"},
       {"flash_attention",
-       "fused attention: 4*s_local*s_full*head_dim*heads*batch FLOPs counted (causal not "
-       "halved), half of them timed under causal masking, at the profile's measured flash "
-       "attention efficiency (attention_points, fp16/bf16, scaled by SM fill) or else its score "
+       "fused attention: 4*s_local*keys*head_dim*heads*batch FLOPs counted (causal not halved; "
+       "keys = s_full, or 2w - w^2/s_full under a sliding window of w), half of them timed under "
+       "causal masking, at the profile's measured flash attention efficiency at that many keys "
+       "(attention_points, fp16/bf16, scaled by SM fill) or else its score "
        "GEMM's efficiency, Q/K/V/O bytes; backward 2.5x FLOPs (2x of them model work), 2x bytes"},
       {"attention_bmm",
        "unfused Q.K^T and P.V batched GEMMs; backward-input runs both operand-gradient GEMMs"},

@@ -120,7 +120,8 @@ struct OpContext {
 //   backward-weight gemm(k, n, m)      dW = X^T . dC   (same FLOPs as forward)
 // Attention bmms (kAttentionScore S = Q.K^T, kAttentionValue O = P.V; no weights): backward-input
 // runs both operand gradients, gemm(m, k, n) + gemm(k, n, m); backward-weight is empty.
-// Flash attention (m = s_local, n = s_full, k = head_dim, batch = heads * micro_batch):
+// Flash attention (m = s_local, n = s_full or, on a windowed layer, windowed_attention_keys
+// (model/ops.h), k = head_dim, batch = heads * micro_batch):
 //   forward flops = 4 * m * n * k * batch (Q.K^T and P.V; causal masking NOT halved, matching the
 //   unfused ops and the usual MFU convention), bytes = Q, K, V read + O written once
 //   (elements + m*k*batch, activation dtype); backward-input 2.5x the forward FLOPs (it

@@ -44,10 +44,11 @@ struct KindCost {
   double dense_params = 0, expert_params = 0;
 };
 
-// Every kind of a (scenario, plan). `has[k]`: the model has blocks of kind k (0 dense, 1 MoE).
+// Every kind of a (scenario, plan). `has[k]`: the model has blocks of kind k
+// (ModelConfig::layer_kind: dense or MoE, attending to the whole sequence or a window).
 struct KindCosts {
-  KindCost block[2];
-  bool has[2] = {false, false};
+  KindCost block[ModelConfig::kLayerKinds];
+  bool has[ModelConfig::kLayerKinds] = {};
   KindCost embedding, output;
 };
 

@@ -56,12 +56,15 @@ std::vector<OpCostRow> op_cost_rows(const Scenario& s, const Plan& plan) {
   std::vector<OpCostRow> out;
   const double vocab = padded_vocab(m.vocab, plan.tp);
   add_rows(c, "embedding", embedding_ops(m, vocab, c.shape), out);
-  bool seen[2] = {false, false};  // as kind_costs: the first block of each kind
-  for (int l = 0; l < m.layers && !(seen[0] && seen[1]); ++l) {
-    const int k = m.is_moe_layer(l) ? 1 : 0;
+  // As kind_costs: the first block of each kind (ModelConfig::layer_kind).
+  constexpr const char* kKindNames[ModelConfig::kLayerKinds] = {
+      "dense block", "MoE block", "dense block, windowed", "MoE block, windowed"};
+  bool seen[ModelConfig::kLayerKinds] = {};
+  for (int l = 0; l < m.layers; ++l) {
+    const int k = m.layer_kind(l);
     if (seen[k]) continue;
     seen[k] = true;
-    add_rows(c, k ? "MoE block" : "dense block", layer_ops(m, l, c.shape), out);
+    add_rows(c, kKindNames[k], layer_ops(m, l, c.shape), out);
   }
   add_rows(c, "output", output_ops(m, vocab, c.shape), out);
   return out;

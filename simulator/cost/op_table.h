@@ -13,7 +13,8 @@
 namespace shardsim {
 
 struct OpCostRow {
-  std::string part;  // "dense block", "MoE block", "embedding", "output"
+  std::string part;  // "dense block", "MoE block" (", windowed" for a windowed layer), "embedding",
+                     // "output"
   std::string name;  // the op's name (model/ops.h)
   std::string kind;  // gemm, expert_gemm, flash_attention, norm, ... (op_kind_name)
   // One micro-batch on one TP rank: forward, backward-input, backward-weight.

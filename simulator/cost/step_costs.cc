@@ -53,9 +53,9 @@ Ctx make_ctx(const Scenario& s, const Plan& plan) {
 }
 
 // Stages whose costs are equal by construction: the same embedding/output role, the same chunk
-// sizes and, position by position, the same kind of block (dense or MoE). stage_cost reads only
-// those (through per-kind layer costs), so b's StageCost is a's with every bucket's trigger layer
-// moved from a's chunk to the same place in b's.
+// sizes and, position by position, the same kind of block (ModelConfig::layer_kind). stage_cost
+// reads only those (through per-kind layer costs), so b's StageCost is a's with every bucket's
+// trigger layer moved from a's chunk to the same place in b's.
 bool same_stage_shape(const ModelConfig& m, const PipelineStage& a, const PipelineStage& b) {
   if (a.has_embedding != b.has_embedding || a.has_output != b.has_output ||
       a.chunks.size() != b.chunks.size())
@@ -64,7 +64,7 @@ bool same_stage_shape(const ModelConfig& m, const PipelineStage& a, const Pipeli
     const StageChunk &x = a.chunks[c], &y = b.chunks[c];
     if (x.layers != y.layers) return false;
     for (int k = 0; k < x.layers; ++k)
-      if (m.is_moe_layer(x.first_layer + k) != m.is_moe_layer(y.first_layer + k)) return false;
+      if (m.layer_kind(x.first_layer + k) != m.layer_kind(y.first_layer + k)) return false;
   }
   return true;
 }
@@ -119,10 +119,11 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan, KindCostCache*
     kinds = &computed;
   }
   out.layer_kind.resize(std::size_t(s.model.layers));
-  out.kinds.reserve(2);
-  int kind_index[2] = {-1, -1};  // layers of one kind (dense, MoE) cost the same
+  constexpr int kKinds = ModelConfig::kLayerKinds;
+  out.kinds.reserve(kKinds);
+  int kind_index[kKinds] = {-1, -1, -1, -1};  // layers of one kind cost the same
   for (int l = 0; l < s.model.layers; ++l) {
-    const int kind = s.model.is_moe_layer(l) ? 1 : 0;
+    const int kind = s.model.layer_kind(l);
     int& k = kind_index[kind];
     if (k < 0) {
       k = int(out.kinds.size());
@@ -136,8 +137,8 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan, KindCostCache*
                            c.act_bytes / (c.op.sp ? plan.tp : 1);
   out.p2p_seconds = plan.pp > 1 ? coll(c, CollectiveOp::kSendRecv, p2p_bytes, c.pp) : 0;
   // One forward of each kind of block (the same for every block of the kind).
-  double kind_fwd[2] = {0, 0};
-  for (int k = 0; k < 2; ++k)
+  double kind_fwd[kKinds] = {};
+  for (int k = 0; k < kKinds; ++k)
     if (kind_index[k] >= 0) kind_fwd[k] = out.kinds[std::size_t(kind_index[k])].work.fwd.total();
   out.stages.reserve(plan.stages.size());
   std::vector<const PipelineStage*> costed;  // stages of distinct shape, costed in full
@@ -154,7 +155,7 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan, KindCostCache*
                  (st.has_output ? out.output.work.fwd.total() : 0);
     for (const auto& ch : st.chunks)
       for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
-        fwd += kind_fwd[s.model.is_moe_layer(l) ? 1 : 0];
+        fwd += kind_fwd[s.model.layer_kind(l)];
     out.stages.back().forward_seconds = fwd;
   }
   // The MFU denominator is the peak the GEMMs run at (fp32 training: TF32's where the run uses

@@ -58,6 +58,19 @@ class HfKeys {
     const json* v = find(key);
     return v == nullptr ? std::nullopt : positive(key, *v);
   }
+  // A non-negative integer; absent or null -> nullopt.
+  std::optional<std::int64_t> optional_count(std::string_view key) {
+    const json* v = find(key);
+    if (v == nullptr) return std::nullopt;
+    if (v->is_number() && v->get<double>() == 0) return 0;
+    if (v->is_number() && v->get<double>() < 0) {
+      type_error(key, "a non-negative integer", *v);
+      return std::nullopt;
+    }
+    return positive(key, *v);
+  }
+  // The raw value of a key (nullptr: absent or null), for keys with a shape of their own.
+  const json* raw(std::string_view key) const { return find(key); }
   double number_or(std::string_view key, double fallback) {
     const json* v = find(key);
     if (v == nullptr) return fallback;
@@ -100,6 +113,8 @@ class HfKeys {
     type_error(key, "a positive integer up to 9e15", v);
     return std::nullopt;
   }
+
+ public:  // for keys whose shape the caller checks itself (Qwen2's layer_types)
   void type_error(std::string_view key, std::string_view expected, const json& got) {
     error(key, fmt::format("must be {}, got {} {}", expected, json_type_name(got), json_text(got)));
   }
@@ -107,6 +122,7 @@ class HfKeys {
     diags_.error(kHfConfigPointer, fmt::format("{}: HF key \"{}\" {}", source_, key, what));
   }
 
+ private:
   const json& hf_;
   const std::string& source_;
   std::string_view model_type_;
@@ -171,6 +187,38 @@ const FamilyName& identify(const json& hf, const std::string& source) {
   throw_unsupported(source, model_type, architecture);
 }
 
+// The first windowed layer of a Qwen2 model that uses its window (nullopt: no layer does).
+// transformers' Qwen2Config: layer i slides when i >= max_window_layers (default 28), unless an
+// explicit layer_types list ("full_attention" / "sliding_attention" per layer) says otherwise;
+// shardsim's model expresses full-attention layers followed by windowed ones, so any other
+// order in layer_types is an error naming it.
+std::optional<std::int64_t> qwen2_window_from_layer(HfKeys& k, std::int64_t layers) {
+  constexpr std::int64_t kQwen2MaxWindowLayers = 28;  // Qwen2Config's default
+  std::int64_t from = k.optional_count("max_window_layers").value_or(kQwen2MaxWindowLayers);
+  if (const json* types = k.raw("layer_types")) {
+    const auto bad = [&](std::string_view what) {
+      k.type_error("layer_types", what, *types);
+      return std::nullopt;
+    };
+    if (!types->is_array() || std::int64_t(types->size()) != layers)
+      return bad(fmt::format("an array of num_hidden_layers ({}) strings", layers));
+    from = layers;
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      const json& t = (*types)[i];
+      const bool sliding = t == "sliding_attention";
+      if (!sliding && t != "full_attention")
+        return bad("an array of \"full_attention\" and \"sliding_attention\"");
+      if (sliding && from == layers) from = std::int64_t(i);
+      if (!sliding && from < layers)
+        return bad(
+            "full-attention layers followed by sliding-window ones (shardsim's "
+            "model.sliding_window_from_layer); another order is not modelled");
+    }
+  }
+  if (from >= layers) return std::nullopt;
+  return from;
+}
+
 // Llama, Mistral, Mixtral and Qwen2: pre-norm RMSNorm decoder, RoPE, gated SiLU MLP (SwiGLU).
 json llama_like(HfKeys& k, Family family) {
   json m;
@@ -192,13 +240,19 @@ json llama_like(HfKeys& k, Family family) {
   m["qkv_bias"] = family == Family::kQwen2 || k.boolean_or("attention_bias", false);
   m["dropout"] = k.number_or("attention_dropout", 0.0) > 0.0;
   m["attention"] = "standard";
-  // Mistral's and Mixtral's sliding_window (null: none), Qwen2's only with use_sliding_window
-  // (then on the layers from max_window_layers on). Kept so the scenario warns that it is not
-  // modelled (found by review, 2026-11-29: it was dropped silently).
-  const bool windowed = family == Family::kQwen2 ? k.boolean_or("use_sliding_window", false)
-                                                 : family != Family::kLlama;
-  if (windowed)
+  // Mistral's and Mixtral's sliding_window (null: none) on every layer; Qwen2's only with
+  // use_sliding_window, and then on the layers from max_window_layers on (found by review,
+  // 2026-11-29: it was dropped silently).
+  if (family == Family::kQwen2) {
+    if (k.boolean_or("use_sliding_window", false))
+      if (const auto window = k.optional_integer("sliding_window"))
+        if (const auto from = qwen2_window_from_layer(k, m["layers"].get<std::int64_t>())) {
+          m["sliding_window"] = *window;
+          if (*from > 0) m["sliding_window_from_layer"] = *from;
+        }
+  } else if (family != Family::kLlama) {
     if (const auto window = k.optional_integer("sliding_window")) m["sliding_window"] = *window;
+  }
   if (family == Family::kMixtral) {
     m["moe"] = {{"experts", k.integer("num_local_experts")},
                 {"top_k", k.integer("num_experts_per_tok")},

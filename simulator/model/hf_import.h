@@ -25,7 +25,8 @@ inline constexpr const char* kHfConfigPointer = "/model/hf_config";
 // Converts a parsed config.json into an object holding only scenario model keys: layers, hidden,
 // heads, kv_heads, head_dim (only when the config sets it), ffn_hidden, vocab, ffn_type, norm,
 // tied_embeddings, position, max_position (learned positions only), bias, qkv_bias, dropout,
-// attention and, for Mixtral, moe. `source` names the config in messages (file path or repo id).
+// attention, sliding_window and sliding_window_from_layer (Mistral, Mixtral; Qwen2 with
+// use_sliding_window) and, for Mixtral, moe. `source` names the config in messages.
 // Throws InputError at kHfConfigPointer when `hf` is not an object, when the architecture is not
 // supported (the message names it and the supported list), or when required HF keys are missing or
 // not of the expected type (every such key is named, all in one error).

@@ -47,7 +47,9 @@ void add_dropout_residual(const ModelConfig& m, std::vector<Op>& ops, std::strin
 
 // The attention core for q/k width dqk and v width dv per head: either fused (flash) or the
 // unfused chain Q.K^T -> softmax -> dropout -> P.V of Korthikanti et al. (their 5as^2b term).
-void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, double dv,
+// `keys`: the key count fused attention is counted at (windowed_attention_keys); the unfused
+// chain computes and masks every score, whatever the window.
+void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, double dv, double keys,
                         std::vector<Op>& ops) {
   const double t = s.seq_local * s.micro_batch;
   const double a = m.heads;
@@ -58,7 +60,7 @@ void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, doub
                   {tensor("q", q_el), tensor("k", k_el), tensor("v", v_el),
                    tensor("softmax_lse", t * a, ActKind::kFp32)});
     op.m = s.seq_local;  // per head: [s_local x dqk] . [dqk x s_full], then . [s_full x dv]
-    op.n = s.seq_full;
+    op.n = keys;
     op.k = dqk;
     op.value_dim = dv;
     op.batch = a * s.micro_batch;
@@ -89,7 +91,8 @@ void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, doub
   ops.push_back(std::move(pv));
 }
 
-void add_standard_attention(const ModelConfig& m, const OpShape& s, std::vector<Op>& ops) {
+void add_standard_attention(const ModelConfig& m, const OpShape& s, double keys,
+                            std::vector<Op>& ops) {
   const double t = s.seq_local * s.micro_batch;
   const double h = double(m.hidden), d = double(m.effective_head_dim());
   const double qkv_out = (m.heads + 2.0 * m.effective_kv_heads()) * d;
@@ -100,7 +103,7 @@ void add_standard_attention(const ModelConfig& m, const OpShape& s, std::vector<
     ops.push_back(memop("rotary", OpKind::kElementwise,
                         t * (m.heads + double(m.effective_kv_heads())) * d, TpSplit::kHeads, {}));
   }
-  add_attention_core(m, s, d, d, ops);
+  add_attention_core(m, s, d, d, keys, ops);
   const double ctx = m.heads * d;
   ops.push_back(gemm("attention_output_projection", t, h, ctx, TpSplit::kRow,
                      {tensor("context", t * ctx, ActKind::kGemmInput)}));
@@ -108,7 +111,7 @@ void add_standard_attention(const ModelConfig& m, const OpShape& s, std::vector<
 
 // DeepSeek multi-head latent attention: low-rank down projections (replicated over TP, like
 // Megatron-Core) followed by per-head up projections (split over heads).
-void add_mla_attention(const ModelConfig& m, const OpShape& s, std::vector<Op>& ops) {
+void add_mla_attention(const ModelConfig& m, const OpShape& s, double keys, std::vector<Op>& ops) {
   const double t = s.seq_local * s.micro_batch;
   const double h = double(m.hidden), a = m.heads;
   const MlaConfig& c = m.mla;
@@ -131,7 +134,7 @@ void add_mla_attention(const ModelConfig& m, const OpShape& s, std::vector<Op>& 
       memop("kv_norm", OpKind::kNorm, t * r, TpSplit::kSequence, {seq("kv_norm_input", t * r)}));
   ops.push_back(gemm("kv_up_projection", t, a * double(c.qk_nope_head_dim + c.v_head_dim), r,
                      TpSplit::kColumn, {seq("kv_up_input", t * r, ActKind::kGemmInput)}));
-  add_attention_core(m, s, dqk, double(c.v_head_dim), ops);
+  add_attention_core(m, s, dqk, double(c.v_head_dim), keys, ops);
   const double ctx = a * double(c.v_head_dim);
   ops.push_back(gemm("attention_output_projection", t, h, ctx, TpSplit::kRow,
                      {tensor("context", t * ctx, ActKind::kGemmInput)}));
@@ -237,6 +240,11 @@ std::vector<Op> tag_kernels(const ModelConfig& m, std::vector<Op> ops) {
 
 }  // namespace
 
+double windowed_attention_keys(double seq, double window) {
+  if (window <= 0 || window >= seq) return seq;
+  return 2 * window - window * window / seq;
+}
+
 std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
   const double t = s.seq_local * s.micro_batch;
   const double h = double(m.hidden);
@@ -245,10 +253,13 @@ std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
   // Pre-norm block: norm keeps its input (Korthikanti's 2sbh per LayerNorm).
   ops.push_back(memop("attention_norm", OpKind::kNorm, t * h, TpSplit::kSequence,
                       {seq("attention_norm_input", t * h)}));
+  const double keys = m.is_windowed_layer(layer)
+                          ? windowed_attention_keys(s.seq_full, double(m.sliding_window))
+                          : s.seq_full;
   if (m.attention == AttentionType::kMla)
-    add_mla_attention(m, s, ops);
+    add_mla_attention(m, s, keys, ops);
   else
-    add_standard_attention(m, s, ops);
+    add_standard_attention(m, s, keys, ops);
   add_dropout_residual(m, ops, "attention_dropout_out", "attention_residual", t);
   ops.push_back(
       memop("mlp_norm", OpKind::kNorm, t * h, TpSplit::kSequence, {seq("mlp_norm_input", t * h)}));

@@ -124,7 +124,19 @@ struct OpShape {
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;
 };
 
-// Ops of transformer block `layer` (0-based), in forward order.
+// The key count that fused attention over `seq` tokens under a causal mask and a sliding window
+// of `window` keys (0: none) is counted at (its op's n): the count a plain causal mask over that
+// many keys would have, so the kernel executes half of it per query, as under the causal mask.
+//   A query at position q (0-based) attends to min(q + 1, window) keys; summed over q, in the
+//   continuous form the causal mask already uses (s^2 / 2 pairs for s^2 counted):
+//   pairs = window * seq - window^2 / 2 for window <= seq, counted = 2 * pairs / seq
+//         = 2 * window - window^2 / seq;
+//   window >= seq (or 0) leaves seq, the causal count. Mistral 7B at seq 32768, window 4096:
+//   2 * 4096 - 4096^2 / 32768 = 7680 keys counted, 3840 executed per query.
+[[nodiscard]] double windowed_attention_keys(double seq, double window);
+
+// Ops of transformer block `layer` (0-based), in forward order. A windowed layer's flash attention
+// is counted at windowed_attention_keys (ModelConfig::is_windowed_layer).
 [[nodiscard]] std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s);
 // Input embedding (first pipeline stage).
 [[nodiscard]] std::vector<Op> embedding_ops(const ModelConfig& m, double padded_vocab,

@@ -365,16 +365,39 @@ void check_dense_moe_keys(const Scenario& s, StrategyCheck& c) {
                   fmt::join(set, ", "), set.size() == 1 ? "is" : "are"));
 }
 
-// Sliding-window attention is not modelled (model_config.h): a window shorter than the sequence
-// means less attention work than priced.
+// Sliding-window attention (model_config.h): fused attention executes only the window's tiles;
+// what the window does not change is said where a user would expect it to.
 void check_sliding_window(const Scenario& s, StrategyCheck& c) {
-  const std::int64_t window = s.model.sliding_window;
-  if (window > 0 && window < s.training.seq_len)
+  const ModelConfig& m = s.model;
+  if (m.sliding_window_from_layer > m.layers) {
+    c.errors.error("/model/sliding_window_from_layer",
+                   fmt::format("model.sliding_window_from_layer ({}) exceeds model.layers ({})",
+                               m.sliding_window_from_layer, m.layers));
+    return;
+  }
+  if (m.sliding_window == 0) {
+    if (m.sliding_window_from_layer > 0)
+      c.warnings.push_back(
+          fmt::format("model.sliding_window_from_layer = {} is ignored: model.sliding_window is 0 "
+                      "(no window)",
+                      m.sliding_window_from_layer));
+    return;
+  }
+  const std::int64_t window = m.sliding_window;
+  const std::int64_t seq = s.training.seq_len;
+  if (window >= seq || m.sliding_window_from_layer == m.layers) return;  // nothing windowed
+  if (!s.training.flash_attention)
     c.warnings.push_back(
-        fmt::format("model.sliding_window ({}) is shorter than training.seq_len ({}): "
-                    "sliding-window attention is not modelled, so attention is priced over the "
-                    "whole causal sequence, more work than the window's",
-                    window, s.training.seq_len));
+        fmt::format("model.sliding_window ({}) is shorter than training.seq_len ({}), but unfused "
+                    "attention computes and masks every score, so the window saves it nothing; "
+                    "fused attention (training.flash_attention: true) executes only the window's",
+                    window, seq));
+  else if (s.strategy.cp > 1)
+    c.warnings.push_back(fmt::format(
+        "model.sliding_window ({}) is shorter than training.seq_len ({}): attention executes the "
+        "window's share, but the context-parallel exchange is priced as the ring over the whole "
+        "sequence (parallel.cp = {}), which moves K and V chunks the window does not need",
+        window, seq, s.strategy.cp));
 }
 
 }  // namespace

@@ -198,7 +198,8 @@ TEST(cli_robustness, AnImportModelPathWithoutSlashIsAPath) {
 
 // import says what the imported scenario will warn about (found by review, 2026-11-29: a
 // Mistral config's sliding_window of 128, far below the 8,192-token sequence, was mentioned
-// nowhere). The config: Mistral's shape, cut to 4 layers.
+// nowhere; since the window is priced, the warnings checked are those of B200's datasheet
+// profile and network). The config: Mistral's shape, cut to 4 layers.
 TEST(cli_robustness, ImportSaysWhatTheScenarioWarnsAbout) {
   const fs::path dir = scratch_dir() / "mistral_small";
   fs::create_directories(dir);
@@ -211,12 +212,12 @@ TEST(cli_robustness, ImportSaysWhatTheScenarioWarnsAbout) {
     "bf16": {"enabled": true}, "zero_optimization": {"stage": 1}})";
   const Result r =
       shardsim({"import", "deepspeed", ds.string(), "--model", (dir / "config.json").string(),
-                "--gpu", "a100-sxm-80gb", "--gpus", "8", "--seq-len", "8192"});
+                "--gpu", "b200", "--gpus", "8", "--seq-len", "8192"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(contains(r.err,
-                       "warning: model.sliding_window (128) is shorter than "
-                       "training.seq_len (8192)"))
-      << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: hardware profile 'b200' is not fitted")) << r.err;
+  EXPECT_TRUE(contains(r.err, "warning: network 'dgx-b200' is not fitted")) << r.err;
+  // Flash attention (the scenario default) executes the window's share: nothing to warn about.
+  EXPECT_FALSE(contains(r.err, "sliding_window")) << r.err;
 }
 
 // Nothing the user gave reaches the terminal as a control sequence (found by review, 2026-11-29):

@@ -3,6 +3,8 @@
 // 1.5x DDP), and the per-GPU throughput derived from them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "simulator/analytic/analytic.h"
 #include "simulator/cost/collective.h"
 #include "simulator/cost/compute.h"
@@ -345,6 +347,88 @@ TEST(op_table, LossRowMovesItsImplementationsBytes) {
             (std::pair{209715200.0, 419430400.0}));
   EXPECT_EQ(loss_bytes({"training.cross_entropy=fused", "effects.cross_entropy_traffic=false"}),
             (std::pair{209715200.0, 419430400.0}));
+}
+
+// Sliding-window attention (model/ops.h windowed_attention_keys). A query at position q attends
+// to min(q + 1, w) keys; the exact pair count is w s - w (w - 1) / 2, and the function's count,
+// half of which the kernel executes, is its continuous form (the causal mask's s^2 / 2 likewise
+// stands for s (s + 1) / 2): they differ by w / 2 pairs in all. Mistral 7B v0.1 at s = 32768,
+// w = 4096: 2 * 4096 - 4096^2 / 32768 = 7680.
+TEST(sliding_window, KeysCountedAreTwiceTheWindowsPairsPerQuery) {
+  EXPECT_DOUBLE_EQ(windowed_attention_keys(32768, 4096), 7680);
+  EXPECT_DOUBLE_EQ(windowed_attention_keys(8192, 0), 8192);      // no window: the causal count
+  EXPECT_DOUBLE_EQ(windowed_attention_keys(8192, 8192), 8192);   // a window of the whole sequence
+  EXPECT_DOUBLE_EQ(windowed_attention_keys(8192, 10000), 8192);  // longer than it
+  for (const double s : {512.0, 2048.0, 8192.0})
+    for (const double w : {1.0, 64.0, 256.0, 511.0}) {
+      double pairs = 0;  // brute force
+      for (double q = 0; q < s; ++q) pairs += std::min(q + 1, w);
+      EXPECT_NEAR(windowed_attention_keys(s, w) * s / 2, pairs, w / 2 + 1e-9) << s << " " << w;
+    }
+}
+
+// Layers from sliding_window_from_layer on count their fused attention at the window's keys;
+// earlier layers, and unfused attention on any layer, at the whole sequence.
+TEST(sliding_window, OnlyFusedAttentionOfWindowedLayersIsCountedAtTheWindow) {
+  ModelConfig m;
+  m.layers = 4;
+  m.hidden = 1024;
+  m.heads = 16;
+  m.vocab = 51200;
+  m.sliding_window = 512;
+  m.sliding_window_from_layer = 2;
+  OpShape shape{2048, 2048, 1, true};
+  const auto keys = [&](int layer, OpKind kind) {
+    for (const Op& op : layer_ops(m, layer, shape))
+      if (op.kind == kind) return op.n;
+    return -1.0;
+  };
+  EXPECT_EQ(keys(1, OpKind::kFlashAttention), 2048);
+  EXPECT_EQ(keys(2, OpKind::kFlashAttention), 896);  // 2 * 512 - 512^2 / 2048
+  EXPECT_EQ(m.layer_kind(1), 0);
+  EXPECT_EQ(m.layer_kind(2), 2);
+  shape.flash_attention = false;
+  EXPECT_EQ(keys(3, OpKind::kAttentionScore), 2048);  // Q.K^T over every key, masked after
+}
+
+// A step with the window on the last two of gpt(1)'s four layers, fused attention, s = 2048,
+// w = 512: each windowed layer's flash attention is counted at 896 keys instead of 2048. Per
+// micro-batch and layer the counted forward FLOPs fall by 4 s (2048 - 896) d a
+//   = 4 * 2048 * 1152 * 64 * 16 = 9,663,676,416;
+// the model FLOPs (3x the forward) by 3x that, the executed ones (half of forward + 2.5x
+// backward) by 1.75x that; two layers, two micro-batches (global batch 2).
+TEST(sliding_window, StepFlopsFallByTheWindowsShareAndOnlyOnWindowedLayers) {
+  nlohmann::json raw = gpt(1, "none");
+  raw["training"]["flash_attention"] = true;
+  const Scenario full = scenario_from_json(raw, "");
+  raw["model"]["sliding_window"] = 512;
+  raw["model"]["sliding_window_from_layer"] = 2;
+  const Scenario windowed = scenario_from_json(raw, "");
+  constexpr double kDelta = 4.0 * 2048 * 1152 * 64 * 16;
+  EXPECT_NEAR(
+      flops_per_gpu(full, &WorkCost::model_flops) - flops_per_gpu(windowed, &WorkCost::model_flops),
+      3 * kDelta * 2 * 2, 1e-9 * kDelta);
+  EXPECT_NEAR(flops_per_gpu(full, &WorkCost::hardware_flops) -
+                  flops_per_gpu(windowed, &WorkCost::hardware_flops),
+              1.75 * kDelta * 2 * 2, 1e-9 * kDelta);
+  const StepCosts c = compute_step_costs(windowed, make_plan(windowed));
+  EXPECT_EQ(c.kinds.size(), 2u);  // dense over the whole sequence, dense windowed
+  EXPECT_EQ(c.layer(1).work.fwd.total(), c.layer(0).work.fwd.total());
+  EXPECT_LT(c.layer(2).work.fwd.total(), c.layer(1).work.fwd.total());
+  EXPECT_EQ(c.layer(3).work.fwd.total(), c.layer(2).work.fwd.total());
+  // Two pipeline stages of two layers: the second holds the windowed ones (and the output
+  // layer), so the stages are costed apart, not as twins.
+  raw["parallel"]["pp"] = 2;
+  raw["cluster"]["gpus_per_node"] = 2;
+  raw["training"]["global_batch"] = 4;
+  raw["model"]["tied_embeddings"] = false;
+  const Scenario piped = scenario_from_json(raw, "");
+  const StepCosts p = compute_step_costs(piped, make_plan(piped));
+  ASSERT_EQ(p.stages.size(), 2u);
+  const double block0 = p.layer(0).work.fwd.total(), block2 = p.layer(2).work.fwd.total();
+  EXPECT_NEAR(p.stages[0].forward_seconds - p.embedding.work.fwd.total(), 2 * block0,
+              1e-12 * block0);
+  EXPECT_NEAR(p.stages[1].forward_seconds - p.output.work.fwd.total(), 2 * block2, 1e-12 * block2);
 }
 
 }  // namespace

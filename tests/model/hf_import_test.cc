@@ -92,9 +92,8 @@ TEST(HfImport, Qwen2_7B) {
   EXPECT_EQ(m["tied_embeddings"], false);  // tie_word_embeddings false
 }
 
-// sliding_window is kept as a model key (not modelled; the scenario warns when the window is
-// shorter than the sequence; found by review, 2026-11-29: it was dropped silently). Mistral 7B
-// v0.1 sets 4096; Mixtral 8x7B sets null (no window); Qwen2-7B sets 131072 but
+// sliding_window is kept as a model key (found by review, 2026-11-29: it was dropped silently).
+// Mistral 7B v0.1 sets 4096; Mixtral 8x7B sets null (no window); Qwen2-7B sets 131072 but
 // use_sliding_window false, so no window either.
 TEST(HfImport, SlidingWindowIsKeptWhereTheModelUsesOne) {
   const json mistral = import_file("mistral_7b_v0_1.json");
@@ -104,6 +103,49 @@ TEST(HfImport, SlidingWindowIsKeptWhereTheModelUsesOne) {
   EXPECT_FALSE(
       import_file("qwen2_7b.json").contains("sliding_window"));  // use_sliding_window false
   EXPECT_FALSE(import_file("llama3_8b.json").contains("sliding_window"));
+}
+
+// Qwen2 windows the layers from max_window_layers on (transformers' Qwen2Config: layer i is
+// "sliding_attention" when use_sliding_window and i >= max_window_layers, default 28), unless
+// layer_types lists each layer's kind. Qwen2-7B has 28 layers.
+TEST(HfImport, Qwen2WindowsTheLayersFromMaxWindowLayersOn) {
+  json hf = load_hf_config_file(data_path("qwen2_7b.json"));
+  hf["use_sliding_window"] = true;
+  hf["sliding_window"] = 4096;
+  EXPECT_FALSE(hf_config_to_model_json(hf, "q").contains("sliding_window"));  // 28 of 28: none
+  hf["max_window_layers"] = 20;
+  json m = hf_config_to_model_json(hf, "q");
+  EXPECT_EQ(m["sliding_window"], 4096);
+  EXPECT_EQ(m["sliding_window_from_layer"], 20);  // layers 20..27 slide
+  hf["max_window_layers"] = 0;
+  m = hf_config_to_model_json(hf, "q");
+  EXPECT_EQ(m["sliding_window"], 4096);
+  EXPECT_FALSE(m.contains("sliding_window_from_layer"));  // every layer: the key's default 0
+  hf.erase("max_window_layers");
+  EXPECT_FALSE(hf_config_to_model_json(hf, "q").contains("sliding_window"));  // default 28
+  // An explicit layer_types list decides: 25 full layers, then 3 sliding ones.
+  hf["layer_types"] = json::array();
+  for (int i = 0; i < 28; ++i)
+    hf["layer_types"].push_back(i < 25 ? "full_attention" : "sliding_attention");
+  EXPECT_EQ(hf_config_to_model_json(hf, "q")["sliding_window_from_layer"], 25);
+  // Sliding layers before full ones are not expressible: an error naming the key.
+  hf["layer_types"][26] = "full_attention";
+  Diagnostic d = first_error([&] { (void)hf_config_to_model_json(hf, "q"); });
+  EXPECT_EQ(d.path, "/model/hf_config");
+  EXPECT_TRUE(contains(d.message,
+                       "\"layer_types\" must be full-attention layers followed by "
+                       "sliding-window ones"))
+      << d.message;
+  hf["layer_types"] = json::array({"full_attention"});
+  d = first_error([&] { (void)hf_config_to_model_json(hf, "q"); });
+  EXPECT_TRUE(contains(d.message, "must be an array of num_hidden_layers (28) strings"))
+      << d.message;
+  hf["layer_types"] = nullptr;  // null: absent
+  hf["max_window_layers"] = -1;
+  d = first_error([&] { (void)hf_config_to_model_json(hf, "q"); });
+  EXPECT_TRUE(
+      contains(d.message, "\"max_window_layers\" must be a non-negative integer, got integer -1"))
+      << d.message;
 }
 
 TEST(HfImport, Gpt2Small) {
@@ -150,10 +192,10 @@ TEST(HfImport, PythiaGptNeoX) {
 
 TEST(HfImport, OnlyScenarioKeysAndAnnotationsIgnored) {
   const std::set<std::string> allowed = {
-      "layers",     "hidden",       "heads",    "kv_heads",      "head_dim",
-      "ffn_hidden", "vocab",        "ffn_type", "norm",          "tied_embeddings",
-      "position",   "max_position", "bias",     "qkv_bias",      "dropout",
-      "attention",  "mla",          "moe",      "sliding_window"};
+      "layers",     "hidden",       "heads",    "kv_heads",       "head_dim",
+      "ffn_hidden", "vocab",        "ffn_type", "norm",           "tied_embeddings",
+      "position",   "max_position", "bias",     "qkv_bias",       "dropout",
+      "attention",  "mla",          "moe",      "sliding_window", "sliding_window_from_layer"};
   for (const char* name : {"llama3_8b.json", "mixtral_8x7b.json", "qwen2_7b.json", "gpt2.json",
                            "pythia_12b_deduped.json", "mistral_7b_v0_1.json"}) {
     const json m = import_file(name);  // each file carries a "_source" annotation

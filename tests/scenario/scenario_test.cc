@@ -171,10 +171,12 @@ TEST(Scenario, AttentionKernelIsReadSwitchedAndChecked) {
   }
 }
 
-// Sliding-window attention is not modelled: a window shorter than the sequence is warned about
-// (found by review, 2026-11-29: Mistral's sliding_window was dropped silently), one at least as
-// long changes nothing, and the key is written back so the report's scenario keeps it.
-TEST(Scenario, ASlidingWindowShorterThanTheSequenceIsWarnedAbout) {
+// A sliding window (found by review, 2026-11-29: Mistral's was dropped silently; priced since
+// 2026-11-29 for fused attention): what the window does not change is warned about (unfused
+// attention computes every score; the context-parallel ring moves every chunk), a window at
+// least as long as the sequence changes nothing, the first windowed layer must be a layer, and
+// both keys are written back so the report's scenario keeps them.
+TEST(Scenario, ASlidingWindowSaysWhatItDoesNotChange) {
   auto raw = minimal();
   raw["training"]["seq_len"] = 8192;
   const auto warning = [&](int window) {
@@ -183,12 +185,41 @@ TEST(Scenario, ASlidingWindowShorterThanTheSequenceIsWarnedAbout) {
       if (w.find("model.sliding_window") == 0) return w;
     return std::string();
   };
+  EXPECT_EQ(warning(4096), "");  // flash attention (the default), cp 1: priced, nothing to say
+  raw["training"]["flash_attention"] = false;
   EXPECT_EQ(warning(4096).find("model.sliding_window (4096) is shorter than training.seq_len "
-                               "(8192): sliding-window attention is not modelled"),
+                               "(8192), but unfused attention computes and masks every score"),
             0u)
       << warning(4096);
   EXPECT_EQ(warning(8192), "");
-  EXPECT_EQ(to_json(scenario_from_json(raw, "").model)["sliding_window"], 8192);
+  raw["training"]["flash_attention"] = true;
+  raw["parallel"] = {{"cp", 2}};
+  EXPECT_NE(warning(4096).find("the context-parallel exchange is priced as the ring over the "
+                               "whole sequence (parallel.cp = 2)"),
+            std::string::npos)
+      << warning(4096);
+  raw.erase("parallel");
+  raw["model"]["sliding_window_from_layer"] = 31;  // llama3-8b has 32 layers
+  EXPECT_EQ(to_json(scenario_from_json(raw, "").model)["sliding_window"], 4096);
+  EXPECT_EQ(to_json(scenario_from_json(raw, "").model)["sliding_window_from_layer"], 31);
+  raw["model"]["sliding_window_from_layer"] = 33;
+  try {
+    (void)scenario_from_json(raw, "");
+    ADD_FAILURE() << "a first windowed layer past the last layer was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/model/sliding_window_from_layer: "
+                                         "model.sliding_window_from_layer (33) exceeds "
+                                         "model.layers (32)"),
+              std::string::npos)
+        << e.what();
+  }
+  raw["model"]["sliding_window"] = 0;
+  raw["model"]["sliding_window_from_layer"] = 4;
+  bool ignored = false;
+  for (const auto& w : check_strategy(scenario_from_json(raw, "")).warnings)
+    ignored = ignored || w == "model.sliding_window_from_layer = 4 is ignored: "
+                              "model.sliding_window is 0 (no window)";
+  EXPECT_TRUE(ignored);
 }
 
 // A whole number written with a point counts in the search lists as it does for a single key
