@@ -1,7 +1,9 @@
 // What the ops of each layer kind cost on one rank (compute only, before any communication), and
-// a caller-held memo of them. compute_step_costs (step_costs.h) prices every op of a dense block,
-// an MoE block, the embedding and the output layer; those prices depend only on the keys below,
-// which a search revisits across pipeline depth, data parallelism, ZeRO and schedules.
+// a caller-held memo of them. compute_step_costs (step_costs.h) prices every op of each kind of
+// block (block_kind: dense or MoE, each with fused attention over the whole sequence or a
+// sliding window), the embedding and the output layer; those prices depend only on the model,
+// the GPU and the keys below, which a search revisits across pipeline depth, data parallelism,
+// ZeRO and schedules.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include "simulator/cost/time_split.h"
 #include "simulator/hardware/hardware.h"
 #include "simulator/model/model_config.h"
+#include "simulator/model/ops.h"
 
 namespace shardsim {
 
@@ -45,10 +48,10 @@ struct KindCost {
 };
 
 // Every kind of a (scenario, plan). `has[k]`: the model has blocks of kind k
-// (ModelConfig::layer_kind: dense or MoE, attending to the whole sequence or a window).
+// (block_kind, model/ops.h: dense or MoE, fused attention over the whole sequence or a window).
 struct KindCosts {
-  KindCost block[ModelConfig::kLayerKinds];
-  bool has[ModelConfig::kLayerKinds] = {};
+  KindCost block[kBlockKinds];
+  bool has[kBlockKinds] = {};
   KindCost embedding, output;
 };
 

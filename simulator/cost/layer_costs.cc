@@ -227,9 +227,9 @@ KindCostKey kind_cost_key(const Ctx& c) {
 KindCosts kind_costs(const Ctx& c, double vocab) {
   KindCosts out;
   const auto& m = c.s.model;
-  // Blocks of one kind (ModelConfig::layer_kind) have the same ops: cost the first of each.
+  // Blocks of one kind (block_kind) have the same ops: cost the first of each.
   for (int l = 0; l < m.layers; ++l) {
-    const int k = m.layer_kind(l);
+    const int k = block_kind(m, l, c.shape);
     if (out.has[k]) continue;
     out.has[k] = true;
     KindCost& kc = out.block[k];

@@ -56,12 +56,12 @@ std::vector<OpCostRow> op_cost_rows(const Scenario& s, const Plan& plan) {
   std::vector<OpCostRow> out;
   const double vocab = padded_vocab(m.vocab, plan.tp);
   add_rows(c, "embedding", embedding_ops(m, vocab, c.shape), out);
-  // As kind_costs: the first block of each kind (ModelConfig::layer_kind).
-  constexpr const char* kKindNames[ModelConfig::kLayerKinds] = {
-      "dense block", "MoE block", "dense block, windowed", "MoE block, windowed"};
-  bool seen[ModelConfig::kLayerKinds] = {};
+  // As kind_costs: the first block of each kind (block_kind).
+  constexpr const char* kKindNames[kBlockKinds] = {"dense block", "MoE block",
+                                                   "dense block, windowed", "MoE block, windowed"};
+  bool seen[kBlockKinds] = {};
   for (int l = 0; l < m.layers; ++l) {
-    const int k = m.layer_kind(l);
+    const int k = block_kind(m, l, c.shape);
     if (seen[k]) continue;
     seen[k] = true;
     add_rows(c, kKindNames[k], layer_ops(m, l, c.shape), out);

@@ -33,8 +33,12 @@ Ctx make_ctx(const Scenario& s, const Plan& plan) {
   c.op.attention_kernel = t.attention_kernel;
   c.op.cross_entropy =
       s.effects.cross_entropy_traffic ? t.cross_entropy : CrossEntropyKernel::kStreaming;
-  c.shape = {double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
-             t.flash_attention, t.cross_entropy};
+  c.shape = {double(t.seq_len) / plan.cp,
+             double(t.seq_len),
+             double(t.micro_batch),
+             t.flash_attention,
+             t.cross_entropy,
+             attention_window(s.model, t.seq_len, t.flash_attention, t.attention_kernel)};
   c.act_bytes = activation_bytes(t.precision);
   c.param_bytes = c.act_bytes;
   c.grad_bytes = t.grad_dtype == GradDtype::kFp32 ? 4 : c.act_bytes;
@@ -53,10 +57,11 @@ Ctx make_ctx(const Scenario& s, const Plan& plan) {
 }
 
 // Stages whose costs are equal by construction: the same embedding/output role, the same chunk
-// sizes and, position by position, the same kind of block (ModelConfig::layer_kind). stage_cost
+// sizes and, position by position, the same kind of block (block_kind). stage_cost
 // reads only those (through per-kind layer costs), so b's StageCost is a's with every bucket's
 // trigger layer moved from a's chunk to the same place in b's.
-bool same_stage_shape(const ModelConfig& m, const PipelineStage& a, const PipelineStage& b) {
+bool same_stage_shape(const ModelConfig& m, const OpShape& shape, const PipelineStage& a,
+                      const PipelineStage& b) {
   if (a.has_embedding != b.has_embedding || a.has_output != b.has_output ||
       a.chunks.size() != b.chunks.size())
     return false;
@@ -64,7 +69,8 @@ bool same_stage_shape(const ModelConfig& m, const PipelineStage& a, const Pipeli
     const StageChunk &x = a.chunks[c], &y = b.chunks[c];
     if (x.layers != y.layers) return false;
     for (int k = 0; k < x.layers; ++k)
-      if (m.layer_kind(x.first_layer + k) != m.layer_kind(y.first_layer + k)) return false;
+      if (block_kind(m, x.first_layer + k, shape) != block_kind(m, y.first_layer + k, shape))
+        return false;
   }
   return true;
 }
@@ -119,11 +125,11 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan, KindCostCache*
     kinds = &computed;
   }
   out.layer_kind.resize(std::size_t(s.model.layers));
-  constexpr int kKinds = ModelConfig::kLayerKinds;
+  constexpr int kKinds = kBlockKinds;
   out.kinds.reserve(kKinds);
   int kind_index[kKinds] = {-1, -1, -1, -1};  // layers of one kind cost the same
   for (int l = 0; l < s.model.layers; ++l) {
-    const int kind = s.model.layer_kind(l);
+    const int kind = block_kind(s.model, l, c.shape);
     int& k = kind_index[kind];
     if (k < 0) {
       k = int(out.kinds.size());
@@ -147,7 +153,7 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan, KindCostCache*
     // Middle stages usually repeat one shape: cost it once (bit-identical, see same_stage_shape).
     const PipelineStage* twin = nullptr;
     for (const PipelineStage* a : costed)
-      if (same_stage_shape(s.model, *a, st)) twin = a;
+      if (same_stage_shape(s.model, c.shape, *a, st)) twin = a;
     if (!twin) costed.push_back(&st);
     out.stages.push_back(twin ? moved_stage_cost(out.stages[std::size_t(twin->index)], *twin, st)
                               : stage_cost(c, st, out));
@@ -155,7 +161,7 @@ StepCosts compute_step_costs(const Scenario& s, const Plan& plan, KindCostCache*
                  (st.has_output ? out.output.work.fwd.total() : 0);
     for (const auto& ch : st.chunks)
       for (int l = ch.first_layer; l < ch.first_layer + ch.layers; ++l)
-        fwd += kind_fwd[s.model.layer_kind(l)];
+        fwd += kind_fwd[block_kind(s.model, l, c.shape)];
     out.stages.back().forward_seconds = fwd;
   }
   // The MFU denominator is the peak the GEMMs run at (fp32 training: TF32's where the run uses

@@ -46,7 +46,8 @@ struct StageCost {
 };
 
 struct StepCosts {
-  // Blocks of one kind (dense, MoE) cost the same: one LayerCost per kind, and model layer l
+  // Blocks of one kind (block_kind: dense or MoE, windowed or not) cost the same: one LayerCost
+  // per kind, and model layer l
   // costs kinds[layer_kind[l]] (layer(l)). Hand-built costs may give every layer its own kind
   // (set_layers).
   std::vector<LayerCost> kinds;

@@ -41,7 +41,9 @@ struct PlanFacts {
   ActivationOptions act;
   OpShape shape;
   double vocab = 0;
-  KindFacts kind[2];  // [0] dense, [1] MoE
+  // [0] dense, [1] MoE. A sliding window makes no kind of its own here: saved activations
+  // and parameters do not depend on it (flash attention stores no scores, unfused stores all).
+  KindFacts kind[2];
   std::vector<ParamGroup> embedding_params, output_params;
   double embedding_saved = 0, output_saved = 0;
 };

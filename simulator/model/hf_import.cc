@@ -62,15 +62,23 @@ class HfKeys {
   std::optional<std::int64_t> optional_count(std::string_view key) {
     const json* v = find(key);
     if (v == nullptr) return std::nullopt;
-    if (v->is_number() && v->get<double>() == 0) return 0;
-    if (v->is_number() && v->get<double>() < 0) {
-      type_error(key, "a non-negative integer", *v);
-      return std::nullopt;
+    if (v->is_number()) {
+      const double d = v->get<double>();
+      if (d == 0) return 0;
+      if (d < 0 || std::trunc(d) != d) {
+        type_error(key, "a non-negative integer", *v);
+        return std::nullopt;
+      }
     }
     return positive(key, *v);
   }
   // The raw value of a key (nullptr: absent or null), for keys with a shape of their own.
   const json* raw(std::string_view key) const { return find(key); }
+  // Whether the key is written at all, null included (transformers' defaults apply only to
+  // absent keys: an explicit null is "none").
+  bool written(std::string_view key) const {
+    return !key.empty() && key.front() != '_' && hf_.contains(std::string(key));
+  }
   double number_or(std::string_view key, double fallback) {
     const json* v = find(key);
     if (v == nullptr) return fallback;
@@ -194,7 +202,11 @@ const FamilyName& identify(const json& hf, const std::string& source) {
 // order in layer_types is an error naming it.
 std::optional<std::int64_t> qwen2_window_from_layer(HfKeys& k, std::int64_t layers) {
   constexpr std::int64_t kQwen2MaxWindowLayers = 28;  // Qwen2Config's default
+  // An explicit null fails in transformers (i >= None); absent takes the default.
+  if (k.written("max_window_layers") && k.raw("max_window_layers") == nullptr)
+    k.type_error("max_window_layers", "a non-negative integer", nullptr);
   std::int64_t from = k.optional_count("max_window_layers").value_or(kQwen2MaxWindowLayers);
+  if (layers < 1) return std::nullopt;  // num_hidden_layers is missing or bad: said already
   if (const json* types = k.raw("layer_types")) {
     const auto bad = [&](std::string_view what) {
       k.type_error("layer_types", what, *types);
@@ -240,18 +252,24 @@ json llama_like(HfKeys& k, Family family) {
   m["qkv_bias"] = family == Family::kQwen2 || k.boolean_or("attention_bias", false);
   m["dropout"] = k.number_or("attention_dropout", 0.0) > 0.0;
   m["attention"] = "standard";
-  // Mistral's and Mixtral's sliding_window (null: none) on every layer; Qwen2's only with
-  // use_sliding_window, and then on the layers from max_window_layers on (found by review,
-  // 2026-11-29: it was dropped silently).
-  if (family == Family::kQwen2) {
-    if (k.boolean_or("use_sliding_window", false))
-      if (const auto window = k.optional_integer("sliding_window"))
-        if (const auto from = qwen2_window_from_layer(k, m["layers"].get<std::int64_t>())) {
-          m["sliding_window"] = *window;
-          if (*from > 0) m["sliding_window_from_layer"] = *from;
-        }
-  } else if (family != Family::kLlama) {
-    if (const auto window = k.optional_integer("sliding_window")) m["sliding_window"] = *window;
+  // Mistral's and Mixtral's sliding_window on every layer; Qwen2's only with use_sliding_window,
+  // and then on the layers from max_window_layers on (found by review, 2026-11-29: it was dropped
+  // silently). An explicit null is no window; an absent key takes transformers' default:
+  // MistralConfig and Qwen2Config 4096, MixtralConfig none.
+  if (family != Family::kLlama) {
+    constexpr std::int64_t kHfDefaultWindow = 4096;
+    const std::optional<std::int64_t> window =
+        k.written("sliding_window")  ? k.optional_integer("sliding_window")
+        : family == Family::kMixtral ? std::nullopt
+                                     : std::optional<std::int64_t>(kHfDefaultWindow);
+    if (family != Family::kQwen2) {
+      if (window) m["sliding_window"] = *window;
+    } else if (k.boolean_or("use_sliding_window", false) && window) {
+      if (const auto from = qwen2_window_from_layer(k, m["layers"].get<std::int64_t>())) {
+        m["sliding_window"] = *window;
+        if (*from > 0) m["sliding_window_from_layer"] = *from;
+      }
+    }
   }
   if (family == Family::kMixtral) {
     m["moe"] = {{"experts", k.integer("num_local_experts")},

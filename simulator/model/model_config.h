@@ -54,8 +54,9 @@ struct ModelConfig {
   bool qkv_bias = false;          // bias on the QKV projection only (Qwen2); implied by bias
   bool dropout = false;           // dropout layers present (1-byte masks are stored)
   // Keys each query attends to under sliding-window attention (Mistral 7B v0.1: 4096); 0: none.
-  // Fused (flash) attention executes only the window's score tiles (model/attention_window.h);
-  // unfused attention computes every score and masks them, so the window saves it nothing.
+  // Fused (flash) attention executes only the window's score tiles (model/ops.h
+  // attention_window, windowed_attention_keys); unfused attention computes every score and masks
+  // them, so the window saves it nothing. Saved activations and parameters do not depend on it.
   std::int64_t sliding_window = 0;
   // The first layer (0-based) that uses the window; the layers before it attend to the whole
   // sequence (Qwen2's max_window_layers). 0: every layer (Mistral, Mixtral).
@@ -78,12 +79,6 @@ struct ModelConfig {
   // Windowed layers are those at index >= sliding_window_from_layer when sliding_window > 0.
   [[nodiscard]] bool is_windowed_layer(int layer) const {
     return sliding_window > 0 && layer >= sliding_window_from_layer;
-  }
-  // The kind of block a layer is, for costing: blocks of one kind have the same ops. Bit 0: an
-  // MoE block (else dense); bit 1: a windowed attention (else over the whole sequence).
-  static constexpr int kLayerKinds = 4;
-  [[nodiscard]] int layer_kind(int layer) const {
-    return (is_moe_layer(layer) ? 1 : 0) | (is_windowed_layer(layer) ? 2 : 0);
   }
   bool operator==(const ModelConfig&) const = default;
 };

@@ -1,5 +1,8 @@
 #include "simulator/model/ops.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace shardsim {
 namespace {
 
@@ -240,9 +243,33 @@ std::vector<Op> tag_kernels(const ModelConfig& m, std::vector<Op> ops) {
 
 }  // namespace
 
-double windowed_attention_keys(double seq, double window) {
-  if (window <= 0 || window >= seq) return seq;
-  return 2 * window - window * window / seq;
+double attention_window(const ModelConfig& m, std::int64_t seq_len, bool flash,
+                        std::string_view attention_kernel) {
+  const bool skips = flash && attention_kernel != "flash-attention-triton";
+  return skips && m.sliding_window > 0 && m.sliding_window < seq_len ? double(m.sliding_window)
+                                                                     : 0.0;
+}
+
+double windowed_attention_keys(double seq, double seq_local, double window) {
+  if (window <= 0 || window >= seq || seq_local <= 0) return seq;
+  const double w = window;
+  const int cp = std::max(1, int(std::lround(seq / seq_local)));
+  const double c = seq / (2.0 * cp);
+  // integral of min(x, w) over [a, b)
+  const auto pairs = [&](double a, double b) {
+    if (b <= w) return (b * b - a * a) / 2;
+    if (a >= w) return w * (b - a);
+    return (w * w - a * a) / 2 + w * (b - w);
+  };
+  double busiest = 0;
+  for (int r = 0; r < cp; ++r)
+    busiest = std::max(busiest,
+                       pairs(r * c, (r + 1) * c) + pairs((2 * cp - 1 - r) * c, (2 * cp - r) * c));
+  return 2 * busiest / seq_local;
+}
+
+int block_kind(const ModelConfig& m, int layer, const OpShape& s) {
+  return (m.is_moe_layer(layer) ? 1 : 0) | (s.window > 0 && m.is_windowed_layer(layer) ? 2 : 0);
 }
 
 std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
@@ -253,8 +280,8 @@ std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
   // Pre-norm block: norm keeps its input (Korthikanti's 2sbh per LayerNorm).
   ops.push_back(memop("attention_norm", OpKind::kNorm, t * h, TpSplit::kSequence,
                       {seq("attention_norm_input", t * h)}));
-  const double keys = m.is_windowed_layer(layer)
-                          ? windowed_attention_keys(s.seq_full, double(m.sliding_window))
+  const double keys = block_kind(m, layer, s) & 2
+                          ? windowed_attention_keys(s.seq_full, s.seq_local, s.window)
                           : s.seq_full;
   if (m.attention == AttentionType::kMla)
     add_mla_attention(m, s, keys, ops);

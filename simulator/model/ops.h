@@ -122,21 +122,43 @@ struct OpShape {
   // The loss's implementation decides what the output layer keeps for backward: Megatron's
   // vocabulary-parallel loss its fp32 copy of the logits, a fused kernel the logits themselves.
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;
+  // The sliding window that fused attention on the model's windowed layers skips tiles by
+  // (attention_window); 0: every layer attends to the whole sequence.
+  double window = 0;
 };
 
-// The key count that fused attention over `seq` tokens under a causal mask and a sliding window
-// of `window` keys (0: none) is counted at (its op's n): the count a plain causal mask over that
-// many keys would have, so the kernel executes half of it per query, as under the causal mask.
-//   A query at position q (0-based) attends to min(q + 1, window) keys; summed over q, in the
-//   continuous form the causal mask already uses (s^2 / 2 pairs for s^2 counted):
-//   pairs = window * seq - window^2 / 2 for window <= seq, counted = 2 * pairs / seq
-//         = 2 * window - window^2 / seq;
+// The window a run's fused attention skips tiles by: model.sliding_window where it is shorter
+// than the sequence and the attention is fused by a kernel that takes a window (FlashAttention-2
+// from v2.3, FlashAttention-3, cuDNN and Transformer Engine's fused attention do; the 2023
+// Triton kernel, `flash-attention-triton`, has no window argument and runs a window as a bias
+// mask over every tile); else 0. Unfused attention computes every score and masks them.
+[[nodiscard]] double attention_window(const ModelConfig& m, std::int64_t seq_len, bool flash,
+                                      std::string_view attention_kernel);
+
+// The key count that fused attention under a causal mask and a sliding window of `window` keys
+// (0: none) is counted at on the busiest context-parallel rank (its op's n): the count a plain
+// causal mask over that many keys would have, so the kernel executes half of it per query, as
+// under the causal mask. `seq` is the whole sequence, `seq_local` this rank's share (seq / cp).
+//   A query at position x attends to min(x, window) keys, in the continuous form the causal mask
+//   already uses (s^2 / 2 pairs for s^2 counted). Context parallelism cuts the sequence into
+//   2 cp chunks of c = seq / (2 cp) and gives rank r chunks r and 2 cp - 1 - r (Megatron's
+//   causal load balance); chunk [a, a + c) holds integral_a^{a+c} min(x, w) dx pairs. Without a
+//   window both chunks of every rank sum to seq * c pairs; with one, the ranks of the later
+//   chunks hold more, and the step waits for the busiest:
+//   counted = 2 * max_r pairs(r) / seq_local.
+//   cp = 1: pairs = window * seq - window^2 / 2, counted = 2 * window - window^2 / seq;
 //   window >= seq (or 0) leaves seq, the causal count. Mistral 7B at seq 32768, window 4096:
 //   2 * 4096 - 4096^2 / 32768 = 7680 keys counted, 3840 executed per query.
-[[nodiscard]] double windowed_attention_keys(double seq, double window);
+[[nodiscard]] double windowed_attention_keys(double seq, double seq_local, double window);
+
+// The kind of block a layer is for costing; blocks of one kind have the same ops. Bit 0: an MoE
+// block (else dense); bit 1: fused attention over a window (s.window > 0 on a windowed layer),
+// else over the whole sequence.
+inline constexpr int kBlockKinds = 4;
+[[nodiscard]] int block_kind(const ModelConfig& m, int layer, const OpShape& s);
 
 // Ops of transformer block `layer` (0-based), in forward order. A windowed layer's flash attention
-// is counted at windowed_attention_keys (ModelConfig::is_windowed_layer).
+// is counted at windowed_attention_keys (ModelConfig::is_windowed_layer, s.window).
 [[nodiscard]] std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s);
 // Input embedding (first pipeline stage).
 [[nodiscard]] std::vector<Op> embedding_ops(const ModelConfig& m, double padded_vocab,

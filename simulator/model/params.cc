@@ -148,7 +148,8 @@ ParamTotals count_parameters(const ModelConfig& m, std::int64_t seq_len) {
   t.embedding = embed + (m.tied_embeddings ? 0 : vocab * double(m.hidden));
   t.total = embed + sum_params(out);
   t.active = t.total;
-  std::vector<ParamGroup> kind[2];  // blocks of one kind (dense, MoE) hold the same groups
+  // Blocks of one kind (dense, MoE) hold the same groups; a sliding window changes none.
+  std::vector<ParamGroup> kind[2];
   for (int l = 0; l < m.layers; ++l) {
     auto& groups = kind[m.is_moe_layer(l) ? 1 : 0];
     if (groups.empty()) groups = layer_params(m, l);

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "simulator/core/diagnostics.h"
+#include "simulator/model/ops.h"
 #include "simulator/scenario/validate_detail.h"
 
 namespace shardsim {
@@ -369,12 +370,6 @@ void check_dense_moe_keys(const Scenario& s, StrategyCheck& c) {
 // what the window does not change is said where a user would expect it to.
 void check_sliding_window(const Scenario& s, StrategyCheck& c) {
   const ModelConfig& m = s.model;
-  if (m.sliding_window_from_layer > m.layers) {
-    c.errors.error("/model/sliding_window_from_layer",
-                   fmt::format("model.sliding_window_from_layer ({}) exceeds model.layers ({})",
-                               m.sliding_window_from_layer, m.layers));
-    return;
-  }
   if (m.sliding_window == 0) {
     if (m.sliding_window_from_layer > 0)
       c.warnings.push_back(
@@ -383,21 +378,37 @@ void check_sliding_window(const Scenario& s, StrategyCheck& c) {
                       m.sliding_window_from_layer));
     return;
   }
-  const std::int64_t window = m.sliding_window;
-  const std::int64_t seq = s.training.seq_len;
-  if (window >= seq || m.sliding_window_from_layer == m.layers) return;  // nothing windowed
-  if (!s.training.flash_attention)
-    c.warnings.push_back(
-        fmt::format("model.sliding_window ({}) is shorter than training.seq_len ({}), but unfused "
-                    "attention computes and masks every score, so the window saves it nothing; "
-                    "fused attention (training.flash_attention: true) executes only the window's",
-                    window, seq));
-  else if (s.strategy.cp > 1)
+  if (m.sliding_window_from_layer >= m.layers) {
     c.warnings.push_back(fmt::format(
-        "model.sliding_window ({}) is shorter than training.seq_len ({}): attention executes the "
-        "window's share, but the context-parallel exchange is priced as the ring over the whole "
-        "sequence (parallel.cp = {}), which moves K and V chunks the window does not need",
-        window, seq, s.strategy.cp));
+        "model.sliding_window_from_layer ({}) is not below model.layers ({}): no layer uses "
+        "model.sliding_window",
+        m.sliding_window_from_layer, m.layers));
+    return;
+  }
+  const std::int64_t window = m.sliding_window;
+  const auto& t = s.training;
+  if (window >= t.seq_len) return;  // every query sees its whole causal past anyway
+  const std::string shorter = fmt::format(
+      "model.sliding_window ({}) is shorter than training.seq_len ({})", window, t.seq_len);
+  if (!t.flash_attention)
+    c.warnings.push_back(shorter +
+                         ", but unfused attention computes and masks every score, so the window "
+                         "saves it nothing; fused attention (training.flash_attention: true) "
+                         "executes only the window's");
+  else if (attention_window(m, t.seq_len, true, t.attention_kernel) == 0)
+    c.warnings.push_back(
+        shorter + fmt::format(", but training.attention_kernel \"{}\" takes no window (it runs "
+                              "one as a mask over every tile), so attention is priced over the "
+                              "whole causal sequence",
+                              t.attention_kernel));
+  else if (s.strategy.cp > 1)
+    c.warnings.push_back(
+        shorter + fmt::format(": attention is priced on the context-parallel rank whose chunks "
+                              "the window trims least, and the exchange as the ring over the "
+                              "whole sequence (parallel.cp = {}); several Transformer Engine "
+                              "versions run a window only with cp_comm_type all_gather or a2a, "
+                              "which move other bytes",
+                              s.strategy.cp));
 }
 
 }  // namespace

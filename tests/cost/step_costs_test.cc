@@ -355,16 +355,56 @@ TEST(op_table, LossRowMovesItsImplementationsBytes) {
 // stands for s (s + 1) / 2): they differ by w / 2 pairs in all. Mistral 7B v0.1 at s = 32768,
 // w = 4096: 2 * 4096 - 4096^2 / 32768 = 7680.
 TEST(sliding_window, KeysCountedAreTwiceTheWindowsPairsPerQuery) {
-  EXPECT_DOUBLE_EQ(windowed_attention_keys(32768, 4096), 7680);
-  EXPECT_DOUBLE_EQ(windowed_attention_keys(8192, 0), 8192);      // no window: the causal count
-  EXPECT_DOUBLE_EQ(windowed_attention_keys(8192, 8192), 8192);   // a window of the whole sequence
-  EXPECT_DOUBLE_EQ(windowed_attention_keys(8192, 10000), 8192);  // longer than it
+  EXPECT_DOUBLE_EQ(windowed_attention_keys(32768, 32768, 4096), 7680);
+  EXPECT_DOUBLE_EQ(windowed_attention_keys(8192, 8192, 0), 8192);     // no window: the causal count
+  EXPECT_DOUBLE_EQ(windowed_attention_keys(8192, 8192, 8192), 8192);  // the whole sequence
+  EXPECT_DOUBLE_EQ(windowed_attention_keys(8192, 8192, 10000), 8192);  // longer than it
   for (const double s : {512.0, 2048.0, 8192.0})
     for (const double w : {1.0, 64.0, 256.0, 511.0}) {
       double pairs = 0;  // brute force
       for (double q = 0; q < s; ++q) pairs += std::min(q + 1, w);
-      EXPECT_NEAR(windowed_attention_keys(s, w) * s / 2, pairs, w / 2 + 1e-9) << s << " " << w;
+      EXPECT_NEAR(windowed_attention_keys(s, s, w) * s / 2, pairs, w / 2 + 1e-9) << s << " " << w;
     }
+}
+
+// Under context parallelism rank r holds chunks r and 2cp - 1 - r of c = s / (2 cp) tokens; the
+// window trims the early chunks, so the ranks differ and the busiest is counted. s = 32768,
+// w = 4096, cp = 2, c = 8192:
+//   rank 0: chunk [0, 8192): 4096^2 / 2 + 4096 * 4096 = 25,165,824; chunk [24576, 32768):
+//           4096 * 8192 = 33,554,432; 58,720,256 in all;
+//   rank 1: chunks [8192, 16384) and [16384, 24576): 2 * 4096 * 8192 = 67,108,864, the busiest;
+//   counted = 2 * 67,108,864 / 16,384 = 8192 keys (7680 at cp 1: 1.067x).
+// Without a window both ranks hold s * c pairs and the count stays s. A brute force over integer
+// positions agrees within c (half a key per query of two chunks).
+TEST(sliding_window, ContextParallelismCountsTheBusiestRank) {
+  EXPECT_DOUBLE_EQ(windowed_attention_keys(32768, 16384, 4096), 8192);
+  EXPECT_DOUBLE_EQ(windowed_attention_keys(32768, 16384, 0), 32768);
+  for (const int cp : {2, 4, 8})
+    for (const double w : {100.0, 1000.0, 3000.0}) {
+      const double s = 8192, c = s / (2 * cp);
+      double busiest = 0;
+      for (int r = 0; r < cp; ++r) {
+        double pairs = 0;
+        for (const int chunk : {r, 2 * cp - 1 - r})
+          for (double q = chunk * c; q < (chunk + 1) * c; ++q) pairs += std::min(q + 1, w);
+        busiest = std::max(busiest, pairs);
+      }
+      EXPECT_NEAR(windowed_attention_keys(s, s / cp, w) * (s / cp) / 2, busiest, c)
+          << cp << " " << w;
+    }
+}
+
+// The window a run's fused attention skips tiles by: none for unfused attention, for the 2023
+// Triton kernel (no window argument) or for a window at least as long as the sequence.
+TEST(sliding_window, OnlyAKernelThatTakesAWindowSkipsTiles) {
+  ModelConfig m;
+  m.sliding_window = 4096;
+  EXPECT_EQ(attention_window(m, 8192, true, "flash-attention-2"), 4096);
+  EXPECT_EQ(attention_window(m, 8192, false, "flash-attention-2"), 0);
+  EXPECT_EQ(attention_window(m, 8192, true, "flash-attention-triton"), 0);
+  EXPECT_EQ(attention_window(m, 4096, true, "flash-attention-2"), 0);
+  m.sliding_window = 0;
+  EXPECT_EQ(attention_window(m, 8192, true, "flash-attention-2"), 0);
 }
 
 // Layers from sliding_window_from_layer on count their fused attention at the window's keys;
@@ -378,6 +418,7 @@ TEST(sliding_window, OnlyFusedAttentionOfWindowedLayersIsCountedAtTheWindow) {
   m.sliding_window = 512;
   m.sliding_window_from_layer = 2;
   OpShape shape{2048, 2048, 1, true};
+  shape.window = 512;
   const auto keys = [&](int layer, OpKind kind) {
     for (const Op& op : layer_ops(m, layer, shape))
       if (op.kind == kind) return op.n;
@@ -385,10 +426,12 @@ TEST(sliding_window, OnlyFusedAttentionOfWindowedLayersIsCountedAtTheWindow) {
   };
   EXPECT_EQ(keys(1, OpKind::kFlashAttention), 2048);
   EXPECT_EQ(keys(2, OpKind::kFlashAttention), 896);  // 2 * 512 - 512^2 / 2048
-  EXPECT_EQ(m.layer_kind(1), 0);
-  EXPECT_EQ(m.layer_kind(2), 2);
+  EXPECT_EQ(block_kind(m, 1, shape), 0);
+  EXPECT_EQ(block_kind(m, 2, shape), 2);
   shape.flash_attention = false;
+  shape.window = 0;                                   // attention_window: unfused takes none
   EXPECT_EQ(keys(3, OpKind::kAttentionScore), 2048);  // Q.K^T over every key, masked after
+  EXPECT_EQ(block_kind(m, 3, shape), 0);  // no kind of its own: it costs what a full layer does
 }
 
 // A step with the window on the last two of gpt(1)'s four layers, fused attention, s = 2048,
@@ -413,6 +456,14 @@ TEST(sliding_window, StepFlopsFallByTheWindowsShareAndOnlyOnWindowedLayers) {
               1.75 * kDelta * 2 * 2, 1e-9 * kDelta);
   const StepCosts c = compute_step_costs(windowed, make_plan(windowed));
   EXPECT_EQ(c.kinds.size(), 2u);  // dense over the whole sequence, dense windowed
+  {
+    nlohmann::json whole = raw;  // a window of the whole sequence: one kind, the full count
+    whole["model"]["sliding_window"] = 2048;
+    const Scenario w = scenario_from_json(whole, "");
+    EXPECT_EQ(compute_step_costs(w, make_plan(w)).kinds.size(), 1u);
+    EXPECT_EQ(flops_per_gpu(w, &WorkCost::model_flops),
+              flops_per_gpu(full, &WorkCost::model_flops));
+  }
   EXPECT_EQ(c.layer(1).work.fwd.total(), c.layer(0).work.fwd.total());
   EXPECT_LT(c.layer(2).work.fwd.total(), c.layer(1).work.fwd.total());
   EXPECT_EQ(c.layer(3).work.fwd.total(), c.layer(2).work.fwd.total());

@@ -103,6 +103,13 @@ TEST(HfImport, SlidingWindowIsKeptWhereTheModelUsesOne) {
   EXPECT_FALSE(
       import_file("qwen2_7b.json").contains("sliding_window"));  // use_sliding_window false
   EXPECT_FALSE(import_file("llama3_8b.json").contains("sliding_window"));
+  // Absent, the key takes transformers' default: MistralConfig 4096, MixtralConfig none.
+  json hf = load_hf_config_file(data_path("mistral_7b_v0_1.json"));
+  hf.erase("sliding_window");
+  EXPECT_EQ(hf_config_to_model_json(hf, "m")["sliding_window"], 4096);
+  hf = load_hf_config_file(data_path("mixtral_8x7b.json"));
+  hf.erase("sliding_window");
+  EXPECT_FALSE(hf_config_to_model_json(hf, "x").contains("sliding_window"));
 }
 
 // Qwen2 windows the layers from max_window_layers on (transformers' Qwen2Config: layer i is
@@ -123,6 +130,14 @@ TEST(HfImport, Qwen2WindowsTheLayersFromMaxWindowLayersOn) {
   EXPECT_FALSE(m.contains("sliding_window_from_layer"));  // every layer: the key's default 0
   hf.erase("max_window_layers");
   EXPECT_FALSE(hf_config_to_model_json(hf, "q").contains("sliding_window"));  // default 28
+  // An absent sliding_window is Qwen2Config's default 4096; an explicit null is none.
+  hf["max_window_layers"] = 0;
+  hf.erase("sliding_window");
+  EXPECT_EQ(hf_config_to_model_json(hf, "q")["sliding_window"], 4096);
+  hf["sliding_window"] = nullptr;
+  EXPECT_FALSE(hf_config_to_model_json(hf, "q").contains("sliding_window"));
+  hf["sliding_window"] = 4096;
+  hf.erase("max_window_layers");
   // An explicit layer_types list decides: 25 full layers, then 3 sliding ones.
   hf["layer_types"] = json::array();
   for (int i = 0; i < 28; ++i)
@@ -140,7 +155,13 @@ TEST(HfImport, Qwen2WindowsTheLayersFromMaxWindowLayersOn) {
   d = first_error([&] { (void)hf_config_to_model_json(hf, "q"); });
   EXPECT_TRUE(contains(d.message, "must be an array of num_hidden_layers (28) strings"))
       << d.message;
-  hf["layer_types"] = nullptr;  // null: absent
+  hf["layer_types"] = nullptr;                          // null: absent
+  for (const json& bad : {json(nullptr), json(0.5)}) {  // null fails in transformers (i >= None)
+    hf["max_window_layers"] = bad;
+    d = first_error([&] { (void)hf_config_to_model_json(hf, "q"); });
+    EXPECT_TRUE(contains(d.message, "\"max_window_layers\" must be a non-negative integer"))
+        << d.message;
+  }
   hf["max_window_layers"] = -1;
   d = first_error([&] { (void)hf_config_to_model_json(hf, "q"); });
   EXPECT_TRUE(
