@@ -15,8 +15,8 @@ namespace shardsim {
 inline constexpr const char* kFlopConvention =
     "megatron: 2*m*n*k per GEMM incl. attention scores and values (causal mask not halved), "
     "backward = 2x forward, element-wise ops not counted; MFU excludes recomputation, HFU "
-    "includes it; fused attention under a sliding window w counted at 2w - w^2/s keys, twice "
-    "the window's pairs per query (Megatron's own count ignores the window)";
+    "includes it; attention under a sliding window w < s counted at 2w - w^2/s keys, twice the "
+    "window's pairs per query, whatever the kernel (Megatron's own count ignores the window)";
 
 // Header, "model", "memory", "time", "throughput" and "feasibility".
 // REQUIRES: e.memory and e.time when e.plan.

@@ -123,9 +123,15 @@ OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
     // full, unmasked count (the convention MFU uses); under a causal mask the kernel executes
     // half of them, which is what HFU counts (found by review: HFU passed 100 % at long
     // sequences).
-    const double share = op.kind == OpKind::kFlashAttention && c.op.causal ? 0.5 : 1.0;
+    // Under a sliding window the model counts the window's even share of keys whatever the
+    // kernel, and the average context-parallel rank executes less than the busiest one the op is
+    // timed at (Op::model_flops_scale, executed_flops_scale).
+    const double share =
+        (op.kind == OpKind::kFlashAttention && c.op.causal ? 0.5 : 1.0) * op.executed_flops_scale;
     const double executed = share * (f.flops + bi.flops + bw.flops);
-    double model = op.kind == OpKind::kFlashAttention ? 3 * f.flops : executed;
+    double model =
+        (op.kind == OpKind::kFlashAttention ? 3 * f.flops : f.flops + bi.flops + bw.flops) *
+        op.model_flops_scale;
     // GEMMs that TP does not split (router, MLA down projections) run on every TP rank; each
     // rank's share of the model's work is 1/tp of them.
     if (op.split == TpSplit::kNone && is_gemm(op)) model /= c.plan.tp;

@@ -202,12 +202,15 @@ const FamilyName& identify(const json& hf, const std::string& source) {
 // order in layer_types is an error naming it.
 std::optional<std::int64_t> qwen2_window_from_layer(HfKeys& k, std::int64_t layers) {
   constexpr std::int64_t kQwen2MaxWindowLayers = 28;  // Qwen2Config's default
-  // An explicit null fails in transformers (i >= None); absent takes the default.
-  if (k.written("max_window_layers") && k.raw("max_window_layers") == nullptr)
-    k.type_error("max_window_layers", "a non-negative integer", nullptr);
-  std::int64_t from = k.optional_count("max_window_layers").value_or(kQwen2MaxWindowLayers);
   if (layers < 1) return std::nullopt;  // num_hidden_layers is missing or bad: said already
-  if (const json* types = k.raw("layer_types")) {
+  const json* types = k.raw("layer_types");
+  // Read only without layer_types; an explicit null then fails in transformers (i >= None),
+  // absent takes the default.
+  if (types == nullptr && k.written("max_window_layers") && k.raw("max_window_layers") == nullptr)
+    k.error("max_window_layers", "must be a non-negative integer, got null");
+  std::int64_t from =
+      types != nullptr ? 0 : k.optional_count("max_window_layers").value_or(kQwen2MaxWindowLayers);
+  if (types != nullptr) {
     const auto bad = [&](std::string_view what) {
       k.type_error("layer_types", what, *types);
       return std::nullopt;

@@ -50,10 +50,18 @@ void add_dropout_residual(const ModelConfig& m, std::vector<Op>& ops, std::strin
 
 // The attention core for q/k width dqk and v width dv per head: either fused (flash) or the
 // unfused chain Q.K^T -> softmax -> dropout -> P.V of Korthikanti et al. (their 5as^2b term).
-// `keys`: the key count fused attention is counted at (windowed_attention_keys); the unfused
-// chain computes and masks every score, whatever the window.
-void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, double dv, double keys,
-                        std::vector<Op>& ops) {
+// Keys of a layer's attention: `timed`, the count fused attention is timed at (the busiest
+// context-parallel rank's window share where the kernel takes the window, else the whole
+// sequence); `model`, the count its model FLOPs take (the window's even share on a windowed
+// layer, whatever the kernel; else the whole sequence); `executed`, the count whose half the
+// average rank executes (the even share where the kernel takes the window, else `timed`). The
+// unfused chain computes and masks every score, whatever the window.
+struct AttentionKeys {
+  double timed = 0, model = 0, executed = 0;
+};
+
+void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, double dv,
+                        AttentionKeys keys, std::vector<Op>& ops) {
   const double t = s.seq_local * s.micro_batch;
   const double a = m.heads;
   const double kv = m.attention == AttentionType::kMla ? a : m.effective_kv_heads();
@@ -63,10 +71,12 @@ void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, doub
                   {tensor("q", q_el), tensor("k", k_el), tensor("v", v_el),
                    tensor("softmax_lse", t * a, ActKind::kFp32)});
     op.m = s.seq_local;  // per head: [s_local x dqk] . [dqk x s_full], then . [s_full x dv]
-    op.n = keys;
+    op.n = keys.timed;
     op.k = dqk;
     op.value_dim = dv;
     op.batch = a * s.micro_batch;
+    op.model_flops_scale = keys.model / keys.timed;
+    op.executed_flops_scale = keys.executed / keys.timed;
     ops.push_back(std::move(op));
     return;
   }
@@ -80,6 +90,7 @@ void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, doub
         0,
         TpSplit::kHeads,
         {tensor("q", q_el), tensor("k", k_el)}};
+  qk.model_flops_scale = keys.model / s.seq_full;
   ops.push_back(std::move(qk));
   ops.push_back(memop("softmax", OpKind::kSoftmax, scores, TpSplit::kHeads,
                       {core("softmax_output", scores)}));
@@ -91,10 +102,11 @@ void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, doub
   Op pv{"attention_values", OpKind::kAttentionValue, s.seq_local, dv,
         s.seq_full,         a * s.micro_batch,       0,           TpSplit::kHeads,
         {tensor("v", v_el)}};
+  pv.model_flops_scale = keys.model / s.seq_full;
   ops.push_back(std::move(pv));
 }
 
-void add_standard_attention(const ModelConfig& m, const OpShape& s, double keys,
+void add_standard_attention(const ModelConfig& m, const OpShape& s, AttentionKeys keys,
                             std::vector<Op>& ops) {
   const double t = s.seq_local * s.micro_batch;
   const double h = double(m.hidden), d = double(m.effective_head_dim());
@@ -114,7 +126,8 @@ void add_standard_attention(const ModelConfig& m, const OpShape& s, double keys,
 
 // DeepSeek multi-head latent attention: low-rank down projections (replicated over TP, like
 // Megatron-Core) followed by per-head up projections (split over heads).
-void add_mla_attention(const ModelConfig& m, const OpShape& s, double keys, std::vector<Op>& ops) {
+void add_mla_attention(const ModelConfig& m, const OpShape& s, AttentionKeys keys,
+                       std::vector<Op>& ops) {
   const double t = s.seq_local * s.micro_batch;
   const double h = double(m.hidden), a = m.heads;
   const MlaConfig& c = m.mla;
@@ -269,7 +282,8 @@ double windowed_attention_keys(double seq, double seq_local, double window) {
 }
 
 int block_kind(const ModelConfig& m, int layer, const OpShape& s) {
-  return (m.is_moe_layer(layer) ? 1 : 0) | (s.window > 0 && m.is_windowed_layer(layer) ? 2 : 0);
+  const bool windowed = m.is_windowed_layer(layer) && double(m.sliding_window) < s.seq_full;
+  return (m.is_moe_layer(layer) ? 1 : 0) | (windowed ? 2 : 0);
 }
 
 std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
@@ -280,9 +294,14 @@ std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
   // Pre-norm block: norm keeps its input (Korthikanti's 2sbh per LayerNorm).
   ops.push_back(memop("attention_norm", OpKind::kNorm, t * h, TpSplit::kSequence,
                       {seq("attention_norm_input", t * h)}));
-  const double keys = block_kind(m, layer, s) & 2
-                          ? windowed_attention_keys(s.seq_full, s.seq_local, s.window)
-                          : s.seq_full;
+  AttentionKeys keys{s.seq_full, s.seq_full, s.seq_full};
+  if (block_kind(m, layer, s) & 2) {
+    keys.model = windowed_attention_keys(s.seq_full, s.seq_full, double(m.sliding_window));
+    if (s.window > 0) {
+      keys.timed = windowed_attention_keys(s.seq_full, s.seq_local, s.window);
+      keys.executed = keys.model;
+    }
+  }
   if (m.attention == AttentionType::kMla)
     add_mla_attention(m, s, keys, ops);
   else

@@ -111,6 +111,12 @@ struct Op {
   // ColumnParallelLinear) and MoE router (a plain linear), which sit outside Transformer Engine's
   // FP8 layers; Transformer Engine's guide keeps the first and last layers in higher precision.
   bool outside_fp8 = false;
+  // Attention under a sliding window (ops.cc add_attention_core): the ratio of the FLOPs the
+  // model counts to the op's own (the window's even share of keys over the keys the op is timed
+  // at: the busiest context-parallel rank's, or every key where the kernel takes no window), and
+  // of the FLOPs the average rank executes to the op's (the even share over the busiest rank's).
+  double model_flops_scale = 1;
+  double executed_flops_scale = 1;
 };
 
 // Token geometry of one micro-batch on one context-parallel rank.
@@ -152,8 +158,9 @@ struct OpShape {
 [[nodiscard]] double windowed_attention_keys(double seq, double seq_local, double window);
 
 // The kind of block a layer is for costing; blocks of one kind have the same ops. Bit 0: an MoE
-// block (else dense); bit 1: fused attention over a window (s.window > 0 on a windowed layer),
-// else over the whole sequence.
+// block (else dense); bit 1: a layer whose window is shorter than the sequence (its model FLOPs
+// count the window whatever the kernel; its time too where s.window > 0), else attention over
+// the whole sequence.
 inline constexpr int kBlockKinds = 4;
 [[nodiscard]] int block_kind(const ModelConfig& m, int layer, const OpShape& s);
 

@@ -397,17 +397,20 @@ void check_sliding_window(const Scenario& s, StrategyCheck& c) {
                          "executes only the window's");
   else if (attention_window(m, t.seq_len, true, t.attention_kernel) == 0)
     c.warnings.push_back(
-        shorter + fmt::format(", but training.attention_kernel \"{}\" takes no window (it runs "
-                              "one as a mask over every tile), so attention is priced over the "
-                              "whole causal sequence",
-                              t.attention_kernel));
+        shorter +
+        fmt::format(", but training.attention_kernel \"{}\" takes no window (it masks the "
+                    "causal half's tiles instead), so attention is priced over the "
+                    "whole causal sequence",
+                    t.attention_kernel));
   else if (s.strategy.cp > 1)
     c.warnings.push_back(
         shorter + fmt::format(": attention is priced on the context-parallel rank whose chunks "
                               "the window trims least, and the exchange as the ring over the "
-                              "whole sequence (parallel.cp = {}); several Transformer Engine "
-                              "versions run a window only with cp_comm_type all_gather or a2a, "
-                              "which move other bytes",
+                              "whole sequence (parallel.cp = {}), which moves K and V chunks "
+                              "the window does not need while the window shortens the attention "
+                              "that hides it, so the exposed cp_comm may be overstated; several "
+                              "Transformer Engine versions run a window only with cp_comm_type "
+                              "all_gather or a2a, which move other bytes",
                               s.strategy.cp));
 }
 

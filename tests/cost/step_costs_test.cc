@@ -408,7 +408,8 @@ TEST(sliding_window, OnlyAKernelThatTakesAWindowSkipsTiles) {
 }
 
 // Layers from sliding_window_from_layer on count their fused attention at the window's keys;
-// earlier layers, and unfused attention on any layer, at the whole sequence.
+// earlier layers at the whole sequence. Unfused attention computes every key on any layer, but
+// its model FLOPs count the window's (896 of 2048 keys), so a windowed layer is a kind of its own.
 TEST(sliding_window, OnlyFusedAttentionOfWindowedLayersIsCountedAtTheWindow) {
   ModelConfig m;
   m.layers = 4;
@@ -431,7 +432,12 @@ TEST(sliding_window, OnlyFusedAttentionOfWindowedLayersIsCountedAtTheWindow) {
   shape.flash_attention = false;
   shape.window = 0;                                   // attention_window: unfused takes none
   EXPECT_EQ(keys(3, OpKind::kAttentionScore), 2048);  // Q.K^T over every key, masked after
-  EXPECT_EQ(block_kind(m, 3, shape), 0);  // no kind of its own: it costs what a full layer does
+  EXPECT_EQ(block_kind(m, 3, shape), 2);
+  for (const Op& op : layer_ops(m, 3, shape))
+    if (op.kind == OpKind::kAttentionScore || op.kind == OpKind::kAttentionValue) {
+      EXPECT_DOUBLE_EQ(op.model_flops_scale, 896.0 / 2048);
+      EXPECT_EQ(op.executed_flops_scale, 1);
+    }
 }
 
 // A step with the window on the last two of gpt(1)'s four layers, fused attention, s = 2048,
@@ -480,6 +486,31 @@ TEST(sliding_window, StepFlopsFallByTheWindowsShareAndOnlyOnWindowedLayers) {
   EXPECT_NEAR(p.stages[0].forward_seconds - p.embedding.work.fwd.total(), 2 * block0,
               1e-12 * block0);
   EXPECT_NEAR(p.stages[1].forward_seconds - p.output.work.fwd.total(), 2 * block2, 1e-12 * block2);
+}
+
+// Model FLOPs depend on the model, not on the layout or the kernel. Summed over the GPUs, a
+// windowed step's model and executed FLOPs are the same at cp 1 and cp 2 (the busiest rank is
+// timed, the average one counted), and the model FLOPs are the same for fused and unfused
+// attention: the unfused score and value GEMMs, 3 x 2 x 2 m s d per head and micro-batch, count
+// the window's 896 of 2048 keys, 12 m 896 d, as the fused op's 3 x 4 m 896 d does.
+TEST(sliding_window, ModelFlopsDependOnTheModelNotTheLayoutOrKernel) {
+  nlohmann::json raw = gpt(1, "none");
+  raw["training"]["flash_attention"] = true;
+  raw["model"]["sliding_window"] = 512;
+  const Scenario one = scenario_from_json(raw, "");
+  raw["parallel"]["cp"] = 2;
+  raw["cluster"]["gpus_per_node"] = 2;
+  const Scenario two = scenario_from_json(raw, "");
+  for (auto field : {&WorkCost::model_flops, &WorkCost::hardware_flops}) {
+    const double a = flops_per_gpu(one, field), b = 2 * flops_per_gpu(two, field);
+    EXPECT_NEAR(a, b, 1e-12 * a);
+  }
+  raw["parallel"]["cp"] = 1;
+  raw["cluster"]["gpus_per_node"] = 1;
+  raw["training"]["flash_attention"] = false;
+  const Scenario unfused = scenario_from_json(raw, "");
+  const double fused_model = flops_per_gpu(one, &WorkCost::model_flops);
+  EXPECT_NEAR(flops_per_gpu(unfused, &WorkCost::model_flops), fused_model, 1e-12 * fused_model);
 }
 
 }  // namespace

@@ -155,8 +155,13 @@ TEST(HfImport, Qwen2WindowsTheLayersFromMaxWindowLayersOn) {
   d = first_error([&] { (void)hf_config_to_model_json(hf, "q"); });
   EXPECT_TRUE(contains(d.message, "must be an array of num_hidden_layers (28) strings"))
       << d.message;
-  hf["layer_types"] = nullptr;                          // null: absent
-  for (const json& bad : {json(nullptr), json(0.5)}) {  // null fails in transformers (i >= None)
+  hf["max_window_layers"] = nullptr;  // not read when layer_types is given
+  hf["layer_types"] = json::array();
+  for (int i = 0; i < 28; ++i) hf["layer_types"].push_back("sliding_attention");
+  EXPECT_FALSE(hf_config_to_model_json(hf, "q").contains("sliding_window_from_layer"));  // 0
+  hf["layer_types"] = nullptr;  // null: absent
+  // null fails in transformers (i >= None); a fraction shardsim refuses (no model has one)
+  for (const json& bad : {json(nullptr), json(0.5)}) {
     hf["max_window_layers"] = bad;
     d = first_error([&] { (void)hf_config_to_model_json(hf, "q"); });
     EXPECT_TRUE(contains(d.message, "\"max_window_layers\" must be a non-negative integer"))
