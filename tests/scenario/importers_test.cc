@@ -414,6 +414,31 @@ TEST(import_megatron, BiasAndDropoutFollowMegatronDefaults) {
   EXPECT_FALSE(preset.contains("dropout"));
 }
 
+// Megatron's --window-size LEFT,RIGHT (arguments.py tuple_type, "1,2" or "(1,2)"; Transformer
+// Engine's window: query i attends keys i - LEFT to i + RIGHT, the causal mask cutting at i) is
+// LEFT + 1 keys: 4095,0 is Mistral's 4096; -1 is an infinite window (none). With
+// --window-attn-skip-freq some layers attend to everything in a pattern the scenario cannot
+// express, so the window is left out and a warning says so (it was "not modelled" before
+// 2026-11-29, when windows were not priced).
+TEST(import_megatron, WindowSizeIsLeftPlusOneKeys) {
+  const auto model = [](const std::vector<std::string>& extra) {
+    return import_small_megatron(extra).scenario["model"];
+  };
+  EXPECT_EQ(model({"--window-size", "4095,0"})["sliding_window"], 4096);
+  EXPECT_EQ(model({"--window-size", "(127,0)"})["sliding_window"], 128);
+  EXPECT_FALSE(model({"--window-size", "-1,0"}).contains("sliding_window"));
+  for (const char* bad : {"4095", "a,0", "4095,0,1", "-2,0", "4095.5,0"})
+    EXPECT_THROW((void)model({std::string("--window-size=") + bad, "--micro-batch-size", "1"}),
+                 InputError)
+        << bad;
+  const ImportResult r =
+      import_small_megatron({"--window-size", "4095,0", "--window-attn-skip-freq", "4"});
+  EXPECT_FALSE(r.scenario["model"].contains("sliding_window"));
+  EXPECT_TRUE(warns(r,
+                    "--window-size 4095,0 with --window-attn-skip-freq 4: windowed layers "
+                    "interleaved with full ones are not modelled"));
+}
+
 // Megatron's main-gradient dtype (megatron/training/arguments.py, 2024-07 f2e5db402c and today):
 // --bf16 sets accumulate_allreduce_grads_in_fp32 (gradients accumulated and reduced in fp32)
 // unless --grad-reduce-in-bf16 is given; --accumulate-allreduce-grads-in-fp32 asks for fp32
