@@ -59,6 +59,7 @@ void read_model_config(const nlohmann::json& j, const std::string& path, Diagnos
   r.boolean("dropout", out.dropout);
   r.integer("sliding_window", out.sliding_window, 0, std::int64_t{1} << 32);
   r.integer("sliding_window_from_layer", out.sliding_window_from_layer, 0, 1 << 20);
+  r.integer("sliding_window_full_every", out.sliding_window_full_every, 0, 1 << 20);
   r.enumeration("attention", out.attention, kAttention);
   const auto* mla = r.object("mla");
   if (mla) read_mla(*mla, pointer_join(path, "mla"), diags, out.mla);
@@ -97,6 +98,7 @@ nlohmann::json to_json(const ModelConfig& m) {
   if (m.position == PositionType::kLearned) j["max_position"] = m.max_position;
   if (m.sliding_window > 0) j["sliding_window"] = m.sliding_window;
   if (m.sliding_window_from_layer > 0) j["sliding_window_from_layer"] = m.sliding_window_from_layer;
+  if (m.sliding_window_full_every > 0) j["sliding_window_full_every"] = m.sliding_window_full_every;
   if (m.attention == AttentionType::kMla) {
     j["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},
                 {"kv_lora_rank", m.mla.kv_lora_rank},

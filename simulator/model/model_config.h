@@ -61,6 +61,10 @@ struct ModelConfig {
   // The first layer (0-based) that uses the window; the layers before it attend to the whole
   // sequence (Qwen2's max_window_layers). 0: every layer (Mistral, Mixtral).
   int sliding_window_from_layer = 0;
+  // Every this-many-th layer (1-based: layers N, 2N, ...) attends to the whole sequence, the
+  // others to the window (Megatron's --window-attn-skip-freq N; Gemma 3's sliding_window_pattern
+  // 6, Gemma 2's and GPT-OSS's alternation 2). 0: none.
+  int sliding_window_full_every = 0;
   AttentionType attention = AttentionType::kStandard;
   MlaConfig mla;
   MoeConfig moe;
@@ -76,9 +80,12 @@ struct ModelConfig {
   [[nodiscard]] bool is_moe_layer(int layer) const {
     return moe.enabled() && layer >= moe.first_dense_layers;
   }
-  // Windowed layers are those at index >= sliding_window_from_layer when sliding_window > 0.
+  // Windowed layers, when sliding_window > 0: those at index >= sliding_window_from_layer, but
+  // not every sliding_window_full_every-th (index + 1 a multiple of it).
   [[nodiscard]] bool is_windowed_layer(int layer) const {
-    return sliding_window > 0 && layer >= sliding_window_from_layer;
+    const int every = sliding_window_full_every;
+    return sliding_window > 0 && layer >= sliding_window_from_layer &&
+           !(every > 0 && (layer + 1) % every == 0);
   }
   bool operator==(const ModelConfig&) const = default;
 };

@@ -21,8 +21,10 @@ using Warn = std::function<void(std::string)>;
 
 // Megatron's --window-size LEFT,RIGHT (megatron/training/arguments.py tuple_type; TransformerConfig
 // window_size, handed to Transformer Engine: query i attends keys i - LEFT to i + RIGHT, which the
-// causal mask cuts at i): LEFT + 1 keys, -1 an infinite window (none). --window-attn-skip-freq
-// makes some layers attend to the whole sequence in a pattern model.sliding_window_from_layer
+// causal mask cuts at i): LEFT + 1 keys, -1 an infinite window (none). --window-attn-skip-freq N
+// makes every N-th layer (1-based) attend to the whole sequence (megatron/core/transformer/
+// utils.py is_layer_window_attention: layer_number % N != 0 slides):
+// model.sliding_window_full_every. Its list form ("[1,1,1,0]*3") is a pattern the scenario
 // cannot express: then the window is left out and a warning says so (attention priced whole).
 void read_window(MegatronArgs& a, nlohmann::json& model, const Warn& warn) {
   std::string text = a.text("--window-size");
@@ -49,13 +51,22 @@ void read_window(MegatronArgs& a, nlohmann::json& model, const Warn& warn) {
     if (used != part.size() || *out < -1 || *out > (1LL << 32)) throw bad();
   }
   if (left < 0) return;  // an infinite window looks back over the whole sequence
-  if (!a.text("--window-attn-skip-freq").empty()) {
-    warn(
-        fmt::format("--window-size {} with --window-attn-skip-freq {}: windowed layers "
-                    "interleaved with full ones are not modelled; attention is priced over "
-                    "the whole sequence on every layer",
-                    given, a.text("--window-attn-skip-freq")));
-    return;
+  const std::string skip = a.text("--window-attn-skip-freq");
+  if (!skip.empty()) {
+    if (skip.find_first_not_of("0123456789") != std::string::npos || skip.size() > 7) {
+      warn(
+          fmt::format("--window-size {} with --window-attn-skip-freq {}: a list of windowed and "
+                      "full layers is not modelled (an integer N is); attention is priced over "
+                      "the whole sequence on every layer",
+                      given, skip));
+      return;
+    }
+    const int every = std::stoi(skip);
+    if (every < 1)  // Megatron divides by it
+      throw InputError("", fmt::format("--window-attn-skip-freq {}: expected a positive integer "
+                                       "or a list",
+                                       skip));
+    model["sliding_window_full_every"] = every;
   }
   model["sliding_window"] = left + 1;
 }

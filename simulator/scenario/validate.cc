@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <utility>
+
 #include "simulator/core/diagnostics.h"
 #include "simulator/model/ops.h"
 #include "simulator/scenario/validate_detail.h"
@@ -371,11 +373,18 @@ void check_dense_moe_keys(const Scenario& s, StrategyCheck& c) {
 void check_sliding_window(const Scenario& s, StrategyCheck& c) {
   const ModelConfig& m = s.model;
   if (m.sliding_window == 0) {
-    if (m.sliding_window_from_layer > 0)
-      c.warnings.push_back(
-          fmt::format("model.sliding_window_from_layer = {} is ignored: model.sliding_window is 0 "
-                      "(no window)",
-                      m.sliding_window_from_layer));
+    for (const auto& [key, value] :
+         {std::pair{"sliding_window_from_layer", m.sliding_window_from_layer},
+          std::pair{"sliding_window_full_every", m.sliding_window_full_every}})
+      if (value > 0)
+        c.warnings.push_back(fmt::format(
+            "model.{} = {} is ignored: model.sliding_window is 0 (no window)", key, value));
+    return;
+  }
+  if (m.sliding_window_full_every == 1) {
+    c.warnings.push_back(
+        "model.sliding_window_full_every = 1 makes every layer attend to the whole sequence: no "
+        "layer uses model.sliding_window");
     return;
   }
   if (m.sliding_window_from_layer >= m.layers) {

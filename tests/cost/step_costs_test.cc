@@ -429,6 +429,12 @@ TEST(sliding_window, OnlyFusedAttentionOfWindowedLayersIsCountedAtTheWindow) {
   EXPECT_EQ(keys(2, OpKind::kFlashAttention), 896);  // 2 * 512 - 512^2 / 2048
   EXPECT_EQ(block_kind(m, 1, shape), 0);
   EXPECT_EQ(block_kind(m, 2, shape), 2);
+  // Every 2nd layer (1-based) full, from layer 0: layers 0 and 2 windowed, 1 and 3 not
+  // (Megatron's layer_number % 2 != 0 slides).
+  ModelConfig alternating = m;
+  alternating.sliding_window_from_layer = 0;
+  alternating.sliding_window_full_every = 2;
+  for (int l = 0; l < 4; ++l) EXPECT_EQ(alternating.is_windowed_layer(l), l % 2 == 0) << l;
   shape.flash_attention = false;
   shape.window = 0;                                   // attention_window: unfused takes none
   EXPECT_EQ(keys(3, OpKind::kAttentionScore), 2048);  // Q.K^T over every key, masked after
@@ -460,6 +466,15 @@ TEST(sliding_window, StepFlopsFallByTheWindowsShareAndOnlyOnWindowedLayers) {
   EXPECT_NEAR(flops_per_gpu(full, &WorkCost::hardware_flops) -
                   flops_per_gpu(windowed, &WorkCost::hardware_flops),
               1.75 * kDelta * 2 * 2, 1e-9 * kDelta);
+  {
+    // The same two windowed layers by alternation (layers 0 and 2) give the same FLOPs.
+    nlohmann::json alt = raw;
+    alt["model"]["sliding_window_from_layer"] = 0;
+    alt["model"]["sliding_window_full_every"] = 2;
+    const Scenario a = scenario_from_json(alt, "");
+    EXPECT_NEAR(flops_per_gpu(a, &WorkCost::model_flops),
+                flops_per_gpu(windowed, &WorkCost::model_flops), 1e-12 * kDelta);
+  }
   const StepCosts c = compute_step_costs(windowed, make_plan(windowed));
   EXPECT_EQ(c.kinds.size(), 2u);  // dense over the whole sequence, dense windowed
   {

@@ -416,10 +416,10 @@ TEST(import_megatron, BiasAndDropoutFollowMegatronDefaults) {
 
 // Megatron's --window-size LEFT,RIGHT (arguments.py tuple_type, "1,2" or "(1,2)"; Transformer
 // Engine's window: query i attends keys i - LEFT to i + RIGHT, the causal mask cutting at i) is
-// LEFT + 1 keys: 4095,0 is Mistral's 4096; -1 is an infinite window (none). With
-// --window-attn-skip-freq some layers attend to everything in a pattern the scenario cannot
-// express, so the window is left out and a warning says so (it was "not modelled" before
-// 2026-11-29, when windows were not priced).
+// LEFT + 1 keys: 4095,0 is Mistral's 4096; -1 is an infinite window (none). --window-attn-skip-freq
+// N makes every N-th layer full (model.sliding_window_full_every); its list form is a pattern the
+// scenario cannot express, so the window is left out and a warning says so (both were "not
+// modelled" before 2026-11-29, when windows were not priced).
 TEST(import_megatron, WindowSizeIsLeftPlusOneKeys) {
   const auto model = [](const std::vector<std::string>& extra) {
     return import_small_megatron(extra).scenario["model"];
@@ -431,12 +431,17 @@ TEST(import_megatron, WindowSizeIsLeftPlusOneKeys) {
     EXPECT_THROW((void)model({std::string("--window-size=") + bad, "--micro-batch-size", "1"}),
                  InputError)
         << bad;
+  const nlohmann::json every4 = model({"--window-size", "4095,0", "--window-attn-skip-freq", "4"});
+  EXPECT_EQ(every4["sliding_window"], 4096);
+  EXPECT_EQ(every4["sliding_window_full_every"], 4);
+  EXPECT_THROW((void)model({"--window-size", "4095,0", "--window-attn-skip-freq", "0"}),
+               InputError);
   const ImportResult r =
-      import_small_megatron({"--window-size", "4095,0", "--window-attn-skip-freq", "4"});
+      import_small_megatron({"--window-size", "4095,0", "--window-attn-skip-freq", "[1,1,1,0]*2"});
   EXPECT_FALSE(r.scenario["model"].contains("sliding_window"));
   EXPECT_TRUE(warns(r,
-                    "--window-size 4095,0 with --window-attn-skip-freq 4: windowed layers "
-                    "interleaved with full ones are not modelled"));
+                    "--window-size 4095,0 with --window-attn-skip-freq [1,1,1,0]*2: a list of "
+                    "windowed and full layers is not modelled"));
 }
 
 // Megatron's main-gradient dtype (megatron/training/arguments.py, 2024-07 f2e5db402c and today):

@@ -222,6 +222,23 @@ TEST(Scenario, ASlidingWindowSaysWhatItDoesNotChange) {
     ignored = ignored || w == "model.sliding_window_from_layer = 4 is ignored: "
                               "model.sliding_window is 0 (no window)";
   EXPECT_TRUE(ignored);
+  const auto warned = [&](const std::string& text) {
+    for (const auto& w : check_strategy(scenario_from_json(raw, "")).warnings)
+      if (w == text) return true;
+    return false;
+  };
+  raw["model"]["sliding_window_from_layer"] = 0;
+  raw["model"]["sliding_window_full_every"] = 3;
+  EXPECT_TRUE(
+      warned("model.sliding_window_full_every = 3 is ignored: model.sliding_window is 0 "
+             "(no window)"));
+  raw["model"]["sliding_window"] = 4096;
+  raw["model"]["sliding_window_full_every"] = 1;
+  EXPECT_TRUE(
+      warned("model.sliding_window_full_every = 1 makes every layer attend to the whole "
+             "sequence: no layer uses model.sliding_window"));
+  raw["model"]["sliding_window_full_every"] = 6;  // Gemma 3's pattern: written back
+  EXPECT_EQ(to_json(scenario_from_json(raw, "").model)["sliding_window_full_every"], 6);
 }
 
 // A whole number written with a point counts in the search lists as it does for a single key
