@@ -3,10 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <exception>
 #include <functional>
-#include <string>
-#include <utility>
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/scenario/importers_detail.h"
@@ -18,58 +15,6 @@ namespace {
 
 using import_detail::MegatronArgs;
 using Warn = std::function<void(std::string)>;
-
-// Megatron's --window-size LEFT,RIGHT (megatron/training/arguments.py tuple_type; TransformerConfig
-// window_size, handed to Transformer Engine: query i attends keys i - LEFT to i + RIGHT, which the
-// causal mask cuts at i): LEFT + 1 keys, -1 an infinite window (none). --window-attn-skip-freq N
-// makes every N-th layer (1-based) attend to the whole sequence (megatron/core/transformer/
-// utils.py is_layer_window_attention: layer_number % N != 0 slides):
-// model.sliding_window_full_every. Its list form ("[1,1,1,0]*3") is a pattern the scenario
-// cannot express: then the window is left out and a warning says so (attention priced whole).
-void read_window(MegatronArgs& a, nlohmann::json& model, const Warn& warn) {
-  std::string text = a.text("--window-size");
-  if (text.empty()) return;
-  const std::string given = text;
-  if (text.size() >= 2 && text.front() == '(' && text.back() == ')')
-    text = text.substr(1, text.size() - 2);
-  const auto bad = [&] {
-    return InputError("", fmt::format("--window-size {}: expected LEFT,RIGHT, two integers of at "
-                                      "least -1 (-1: an infinite window), as 4095,0",
-                                      given));
-  };
-  const std::size_t comma = text.find(',');
-  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos) throw bad();
-  long long left = 0, right = 0;
-  for (const auto& [part, out] :
-       {std::pair{text.substr(0, comma), &left}, std::pair{text.substr(comma + 1), &right}}) {
-    std::size_t used = 0;
-    try {
-      *out = std::stoll(part, &used);
-    } catch (const std::exception&) {
-      throw bad();
-    }
-    if (used != part.size() || *out < -1 || *out > (1LL << 32)) throw bad();
-  }
-  if (left < 0) return;  // an infinite window looks back over the whole sequence
-  const std::string skip = a.text("--window-attn-skip-freq");
-  if (!skip.empty()) {
-    if (skip.find_first_not_of("0123456789") != std::string::npos || skip.size() > 7) {
-      warn(
-          fmt::format("--window-size {} with --window-attn-skip-freq {}: a list of windowed and "
-                      "full layers is not modelled (an integer N is); attention is priced over "
-                      "the whole sequence on every layer",
-                      given, skip));
-      return;
-    }
-    const int every = std::stoi(skip);
-    if (every < 1)  // Megatron divides by it
-      throw InputError("", fmt::format("--window-attn-skip-freq {}: expected a positive integer "
-                                       "or a list",
-                                       skip));
-    model["sliding_window_full_every"] = every;
-  }
-  model["sliding_window"] = left + 1;
-}
 
 // The scenario's `model` section. A --model preset or Hugging Face config (ImportTarget::model)
 // is the base; the Megatron model arguments given override it.
@@ -157,7 +102,7 @@ nlohmann::json megatron_model(MegatronArgs& a, const ImportTarget& t, const Warn
                                      "absolute, rotary or alibi (Megatron-DeepSpeed's)",
                                      pos));
   if (const auto mp = a.integer("--max-position-embeddings")) model["max_position"] = mp;
-  read_window(a, model, warn);
+  import_detail::read_megatron_window(a, model, warn);
   if (const auto e = a.integer("--num-experts")) {
     model["moe"] = {{"experts", e}, {"top_k", 2}};
     if (const auto k = a.integer("--moe-router-topk")) model["moe"]["top_k"] = k;

@@ -4,6 +4,8 @@
 
 #include <cctype>
 #include <exception>
+#include <string>
+#include <utility>
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/scenario/strategy.h"
@@ -116,6 +118,59 @@ void MegatronArgs::warn_unread() {
     if (!read_.count(k)) warnings_.push_back(k + " " + v + ": not modelled");
   for (const auto& f : flags_)
     if (!read_.count(f)) warnings_.push_back(f + ": not modelled");
+}
+
+// Megatron's --window-size LEFT,RIGHT (megatron/training/arguments.py tuple_type; TransformerConfig
+// window_size, handed to Transformer Engine: query i attends keys i - LEFT to i + RIGHT, which the
+// causal mask cuts at i): LEFT + 1 keys, -1 an infinite window (none). --window-attn-skip-freq N
+// makes every N-th layer (1-based) attend to the whole sequence (megatron/core/transformer/
+// utils.py is_layer_window_attention: layer_number % N != 0 slides):
+// model.sliding_window_full_every. Its list form ("[1,1,1,0]*3") is a pattern the scenario
+// cannot express: then the window is left out and a warning says so (attention priced whole).
+void read_megatron_window(MegatronArgs& a, nlohmann::json& model,
+                          const std::function<void(std::string)>& warn) {
+  std::string text = a.text("--window-size");
+  if (text.empty()) return;
+  const std::string given = text;
+  if (text.size() >= 2 && text.front() == '(' && text.back() == ')')
+    text = text.substr(1, text.size() - 2);
+  const auto bad = [&] {
+    return InputError("", fmt::format("--window-size {}: expected LEFT,RIGHT, two integers of at "
+                                      "least -1 (-1: an infinite window), as 4095,0",
+                                      given));
+  };
+  const std::size_t comma = text.find(',');
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos) throw bad();
+  long long left = 0, right = 0;
+  for (const auto& [part, out] :
+       {std::pair{text.substr(0, comma), &left}, std::pair{text.substr(comma + 1), &right}}) {
+    std::size_t used = 0;
+    try {
+      *out = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      throw bad();
+    }
+    if (used != part.size() || *out < -1 || *out > (1LL << 32)) throw bad();
+  }
+  if (left < 0) return;  // an infinite window looks back over the whole sequence
+  const std::string skip = a.text("--window-attn-skip-freq");
+  if (!skip.empty()) {
+    if (skip.find_first_not_of("0123456789") != std::string::npos || skip.size() > 7) {
+      warn(
+          fmt::format("--window-size {} with --window-attn-skip-freq {}: a list of windowed and "
+                      "full layers is not modelled (an integer N is); attention is priced over "
+                      "the whole sequence on every layer",
+                      given, skip));
+      return;
+    }
+    const int every = std::stoi(skip);
+    if (every < 1)  // Megatron divides by it
+      throw InputError("", fmt::format("--window-attn-skip-freq {}: expected a positive integer "
+                                       "or a list",
+                                       skip));
+    model["sliding_window_full_every"] = every;
+  }
+  model["sliding_window"] = left + 1;
 }
 
 }  // namespace shardsim::import_detail

@@ -4,7 +4,9 @@
 // (importers_megatron.cc).
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,5 +41,10 @@ class MegatronArgs {
   std::set<std::string> read_;
   std::vector<std::string>& warnings_;
 };
+
+// Megatron's --window-size and --window-attn-skip-freq onto `model` (sliding_window,
+// sliding_window_full_every); `warn` receives what is left out. InputError on a malformed value.
+void read_megatron_window(MegatronArgs& a, nlohmann::json& model,
+                          const std::function<void(std::string)>& warn);
 
 }  // namespace shardsim::import_detail

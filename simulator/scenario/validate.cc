@@ -3,10 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <utility>
-
 #include "simulator/core/diagnostics.h"
-#include "simulator/model/ops.h"
 #include "simulator/scenario/validate_detail.h"
 
 namespace shardsim {
@@ -368,61 +365,6 @@ void check_dense_moe_keys(const Scenario& s, StrategyCheck& c) {
                   fmt::join(set, ", "), set.size() == 1 ? "is" : "are"));
 }
 
-// Sliding-window attention (model_config.h): fused attention executes only the window's tiles;
-// what the window does not change is said where a user would expect it to.
-void check_sliding_window(const Scenario& s, StrategyCheck& c) {
-  const ModelConfig& m = s.model;
-  if (m.sliding_window == 0) {
-    for (const auto& [key, value] :
-         {std::pair{"sliding_window_from_layer", m.sliding_window_from_layer},
-          std::pair{"sliding_window_full_every", m.sliding_window_full_every}})
-      if (value > 0)
-        c.warnings.push_back(fmt::format(
-            "model.{} = {} is ignored: model.sliding_window is 0 (no window)", key, value));
-    return;
-  }
-  if (m.sliding_window_full_every == 1) {
-    c.warnings.push_back(
-        "model.sliding_window_full_every = 1 makes every layer attend to the whole sequence: no "
-        "layer uses model.sliding_window");
-    return;
-  }
-  if (m.sliding_window_from_layer >= m.layers) {
-    c.warnings.push_back(fmt::format(
-        "model.sliding_window_from_layer ({}) is not below model.layers ({}): no layer uses "
-        "model.sliding_window",
-        m.sliding_window_from_layer, m.layers));
-    return;
-  }
-  const std::int64_t window = m.sliding_window;
-  const auto& t = s.training;
-  if (window >= t.seq_len) return;  // every query sees its whole causal past anyway
-  const std::string shorter = fmt::format(
-      "model.sliding_window ({}) is shorter than training.seq_len ({})", window, t.seq_len);
-  if (!t.flash_attention)
-    c.warnings.push_back(shorter +
-                         ", but unfused attention computes and masks every score, so the window "
-                         "saves it nothing; fused attention (training.flash_attention: true) "
-                         "executes only the window's");
-  else if (attention_window(m, t.seq_len, true, t.attention_kernel) == 0)
-    c.warnings.push_back(
-        shorter +
-        fmt::format(", but training.attention_kernel \"{}\" takes no window (it masks the "
-                    "causal half's tiles instead), so attention is priced over the "
-                    "whole causal sequence",
-                    t.attention_kernel));
-  else if (s.strategy.cp > 1)
-    c.warnings.push_back(
-        shorter + fmt::format(": attention is priced on the context-parallel rank whose chunks "
-                              "the window trims least, and the exchange as the ring over the "
-                              "whole sequence (parallel.cp = {}), which moves K and V chunks "
-                              "the window does not need while the window shortens the attention "
-                              "that hides it, so the exposed cp_comm may be overstated; several "
-                              "Transformer Engine versions run a window only with cp_comm_type "
-                              "all_gather or a2a, which move other bytes",
-                              s.strategy.cp));
-}
-
 }  // namespace
 
 StrategyCheck check_strategy(const Scenario& s) {
@@ -431,7 +373,7 @@ StrategyCheck check_strategy(const Scenario& s) {
   if (!c.errors.empty()) return c;  // the other checks divide by the degrees
   check_model(s, c.errors);
   check_dense_moe_keys(s, c);
-  check_sliding_window(s, c);
+  validate_detail::warn_sliding_window(s, c);
   check_parallel(s, c);
   check_layers(s, c.errors);
   check_positions(s, c.errors);

@@ -1,7 +1,7 @@
 #pragma once
 
-// Shared by the cross-field checks of validate.cc and the placement checks of
-// validate_placement.cc.
+// Shared by the cross-field checks of validate.cc and the placement and window checks of
+// validate_placement.cc and validate_window.cc.
 
 #include "simulator/scenario/scenario.h"
 #include "simulator/scenario/validate.h"
@@ -12,5 +12,10 @@ namespace shardsim::validate_detail {
 // on the nodes: a tensor-parallel group spanning nodes, and groups of one kind (tp, cp, dp, pp)
 // that cross node boundaries or hold different numbers of ranks per node.
 void warn_group_placement(const Scenario& s, StrategyCheck& c);
+
+// Warnings for what a sliding window (model.sliding_window) does not change: unfused attention
+// and a kernel without a window argument compute every score, the context-parallel ring moves
+// every chunk, and keys that window no layer (validate_window.cc).
+void warn_sliding_window(const Scenario& s, StrategyCheck& c);
 
 }  // namespace shardsim::validate_detail
