@@ -135,15 +135,17 @@ nlohmann::json ops_json(const std::vector<OpCostRow>& rows) {
            "one micro-batch on one tensor-parallel rank, compute only: communication, host "
            "dispatch and recomputation are not in these rows (see time.breakdown); blocks of one "
            "kind cost the same, so one block of each kind is listed; flash attention's flops are "
-           "the unmasked count of its keys (the whole sequence, or under a sliding window twice "
-           "the window's pairs per query) while its time covers the causal half"}};
+           "the unmasked count of the keys it is timed at (the whole sequence; under a sliding "
+           "window that the kernel takes, twice the window's pairs per query on the busiest "
+           "context-parallel rank) while its time covers the causal half"}};
 }
 
 std::string ops_text(const std::vector<OpCostRow>& rows) {
   std::string out =
       "\nOps (one micro-batch on one TP rank, compute only; rate over all passes: TFLOP/s = 1e12 "
       "FLOP/s, GB/s = 1e9 B/s of HBM traffic; flash attention's FLOPs are the unmasked "
-      "count of its keys, a sliding window's counted at twice its pairs per query, its time the "
+      "count of the keys it is timed at (under a sliding window the kernel takes, twice the "
+      "window's pairs per query on the busiest context-parallel rank), its time the "
       "causal half's):\n";
   out += fmt::format("  {:<30} {:<16} {:>10} {:>10} {:>10} {:>14}\n", "op", "kind", "fwd us",
                      "bwd-in us", "bwd-w us", "rate");

@@ -14,6 +14,7 @@
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
 #include "simulator/core/strings.h"
+#include "simulator/model/model_config.h"
 
 namespace shardsim {
 namespace {
@@ -195,12 +196,12 @@ const FamilyName& identify(const json& hf, const std::string& source) {
   throw_unsupported(source, model_type, architecture);
 }
 
-// The first windowed layer of a Qwen2 model that uses its window (nullopt: no layer does).
+// The windowed layers of a Qwen2 model that uses its window (nullopt: no layer does).
 // transformers' Qwen2Config: layer i slides when i >= max_window_layers (default 28), unless an
 // explicit layer_types list ("full_attention" / "sliding_attention" per layer) says otherwise;
-// shardsim's model expresses full-attention layers followed by windowed ones, so any other
-// order in layer_types is an error naming it.
-std::optional<std::int64_t> qwen2_window_from_layer(HfKeys& k, std::int64_t layers) {
+// shardsim's model expresses full-attention layers, then windowed ones but for every N-th
+// (window_layers_of), so any other order in layer_types is an error naming it.
+std::optional<WindowLayers> qwen2_window_layers(HfKeys& k, std::int64_t layers) {
   constexpr std::int64_t kQwen2MaxWindowLayers = 28;  // Qwen2Config's default
   if (layers < 1) return std::nullopt;  // num_hidden_layers is missing or bad: said already
   const json* types = k.raw("layer_types");
@@ -208,8 +209,6 @@ std::optional<std::int64_t> qwen2_window_from_layer(HfKeys& k, std::int64_t laye
   // absent takes the default.
   if (types == nullptr && k.written("max_window_layers") && k.raw("max_window_layers") == nullptr)
     k.error("max_window_layers", "must be a non-negative integer, got null");
-  std::int64_t from =
-      types != nullptr ? 0 : k.optional_count("max_window_layers").value_or(kQwen2MaxWindowLayers);
   if (types != nullptr) {
     const auto bad = [&](std::string_view what) {
       k.type_error("layer_types", what, *types);
@@ -217,21 +216,25 @@ std::optional<std::int64_t> qwen2_window_from_layer(HfKeys& k, std::int64_t laye
     };
     if (!types->is_array() || std::int64_t(types->size()) != layers)
       return bad(fmt::format("an array of num_hidden_layers ({}) strings", layers));
-    from = layers;
-    for (std::size_t i = 0; i < types->size(); ++i) {
-      const json& t = (*types)[i];
+    std::vector<bool> windowed;
+    for (const json& t : *types) {
       const bool sliding = t == "sliding_attention";
       if (!sliding && t != "full_attention")
         return bad("an array of \"full_attention\" and \"sliding_attention\"");
-      if (sliding && from == layers) from = std::int64_t(i);
-      if (!sliding && from < layers)
-        return bad(
-            "full-attention layers followed by sliding-window ones (shardsim's "
-            "model.sliding_window_from_layer); another order is not modelled");
+      windowed.push_back(sliding);
     }
+    const auto w = window_layers_of(windowed);
+    if (!w)
+      return bad(
+          "full-attention layers, then sliding-window ones but for every N-th (shardsim's "
+          "model.sliding_window_from_layer and sliding_window_full_every); another order is not "
+          "modelled");
+    if (w->from_layer >= layers) return std::nullopt;
+    return w;
   }
+  const std::int64_t from = k.optional_count("max_window_layers").value_or(kQwen2MaxWindowLayers);
   if (from >= layers) return std::nullopt;
-  return from;
+  return WindowLayers{int(from), 0};
 }
 
 // Llama, Mistral, Mixtral and Qwen2: pre-norm RMSNorm decoder, RoPE, gated SiLU MLP (SwiGLU).
@@ -268,9 +271,10 @@ json llama_like(HfKeys& k, Family family) {
     if (family != Family::kQwen2) {
       if (window) m["sliding_window"] = *window;
     } else if (k.boolean_or("use_sliding_window", false) && window) {
-      if (const auto from = qwen2_window_from_layer(k, m["layers"].get<std::int64_t>())) {
+      if (const auto w = qwen2_window_layers(k, m["layers"].get<std::int64_t>())) {
         m["sliding_window"] = *window;
-        if (*from > 0) m["sliding_window_from_layer"] = *from;
+        if (w->from_layer > 0) m["sliding_window_from_layer"] = w->from_layer;
+        if (w->full_every > 0) m["sliding_window_full_every"] = w->full_every;
       }
     }
   }

@@ -116,4 +116,26 @@ nlohmann::json to_json(const ModelConfig& m) {
   return j;
 }
 
+std::optional<WindowLayers> window_layers_of(const std::vector<bool>& windowed) {
+  const int n = int(windowed.size());
+  int from = 0;
+  while (from < n && !windowed[std::size_t(from)]) ++from;
+  if (from == n) return WindowLayers{n, 0};
+  // The first full layer at or after `from` fixes the candidates: divisors of its 1-based number.
+  int first_full = from;
+  while (first_full < n && windowed[std::size_t(first_full)]) ++first_full;
+  if (first_full == n) return WindowLayers{from, 0};
+  for (int every = 1; every <= first_full + 1; ++every) {
+    if ((first_full + 1) % every != 0) continue;
+    ModelConfig m;
+    m.sliding_window = 1;
+    m.sliding_window_from_layer = from;
+    m.sliding_window_full_every = every;
+    bool same = true;
+    for (int l = 0; l < n && same; ++l) same = m.is_windowed_layer(l) == windowed[std::size_t(l)];
+    if (same) return WindowLayers{from, every};
+  }
+  return std::nullopt;
+}
+
 }  // namespace shardsim

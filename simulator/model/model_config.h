@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "simulator/core/diagnostics.h"
 
@@ -89,6 +91,17 @@ struct ModelConfig {
   }
   bool operator==(const ModelConfig&) const = default;
 };
+
+// The sliding_window_from_layer and sliding_window_full_every that window exactly the layers
+// flagged true (index = layer), if any pair does: false up to the first true, then from there on
+// false exactly at the multiples of full_every (1-based). Importers map per-layer lists
+// (Megatron's --window-attn-skip-freq pattern, Hugging Face layer_types) with it. No true at
+// all gives from_layer = size().
+struct WindowLayers {
+  int from_layer = 0;
+  int full_every = 0;
+};
+[[nodiscard]] std::optional<WindowLayers> window_layers_of(const std::vector<bool>& windowed);
 
 // Reads the keys of a "model" object (no "preset"/"hf_config": those are resolved before, by
 // merging JSON). Fields absent keep the values already in `out`. Problems go to `diags`.

@@ -136,8 +136,9 @@ struct OpShape {
 // The window a run's fused attention skips tiles by: model.sliding_window where it is shorter
 // than the sequence and the attention is fused by a kernel that takes a window (FlashAttention-2
 // from v2.3, FlashAttention-3, cuDNN and Transformer Engine's fused attention do; the 2023
-// Triton kernel, `flash-attention-triton`, has no window argument and runs a window as a bias
-// mask over every tile); else 0. Unfused attention computes every score and masks them.
+// Triton kernel, `flash-attention-triton`, has no window argument and masks a window within the
+// causal half's tiles, all of which it computes); else 0. Unfused attention computes every score
+// and masks them.
 [[nodiscard]] double attention_window(const ModelConfig& m, std::int64_t seq_len, bool flash,
                                       std::string_view attention_kernel);
 

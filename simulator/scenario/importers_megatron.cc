@@ -102,7 +102,7 @@ nlohmann::json megatron_model(MegatronArgs& a, const ImportTarget& t, const Warn
                                      "absolute, rotary or alibi (Megatron-DeepSpeed's)",
                                      pos));
   if (const auto mp = a.integer("--max-position-embeddings")) model["max_position"] = mp;
-  import_detail::read_megatron_window(a, model, warn);
+  import_detail::read_megatron_window(a, model, a.integer("--num-layers"), warn);
   if (const auto e = a.integer("--num-experts")) {
     model["moe"] = {{"experts", e}, {"top_k", 2}};
     if (const auto k = a.integer("--moe-router-topk")) model["moe"]["top_k"] = k;

@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <exception>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "simulator/core/diagnostics.h"
+#include "simulator/model/model_config.h"
 #include "simulator/scenario/strategy.h"
 
 namespace shardsim::import_detail {
@@ -108,6 +112,12 @@ std::string MegatronArgs::text(const std::string& key) {
   return it == options_.end() ? "" : it->second;
 }
 
+bool MegatronArgs::given(const std::string& key) {
+  read_.insert(key);
+  needs_value(key);
+  return options_.count(key) != 0;
+}
+
 bool MegatronArgs::flag(const std::string& key) {
   read_.insert(key);
   return flags_.count(key) > 0;
@@ -120,57 +130,193 @@ void MegatronArgs::warn_unread() {
     if (!read_.count(f)) warnings_.push_back(f + ": not modelled");
 }
 
-// Megatron's --window-size LEFT,RIGHT (megatron/training/arguments.py tuple_type; TransformerConfig
+namespace {
+
+// Python's int() of a string: surrounding whitespace and a sign allowed; nullopt otherwise or
+// beyond int64.
+std::optional<long long> python_int(std::string_view text) {
+  const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!text.empty() && space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && space(text.back())) text.remove_suffix(1);
+  if (text.empty()) return std::nullopt;
+  std::string digits(text);
+  if (digits.front() == '+') digits.erase(0, 1);
+  if (digits.empty() || digits.find_first_not_of("-0123456789") != std::string::npos)
+    return std::nullopt;
+  std::size_t used = 0;
+  try {
+    const long long v = std::stoll(digits, &used);
+    if (used == digits.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// A Megatron layer pattern, the Python list expression moe_freq_type evaluates ("[1,1,1,0]*3",
+// "([1]*3+[0]*1)*3", "([0]+[1]*23)"): lists of integers, '+' joining lists, '*' repeating one by
+// an integer on either side, parentheses. nullopt when the text is not such an expression or
+// grows past 2^20 entries.
+class PatternParser {
+ public:
+  explicit PatternParser(std::string_view text) : text_(text) {}
+  std::optional<std::vector<long long>> parse() {
+    auto v = sum();
+    skip();
+    if (!v || pos_ != text_.size()) return std::nullopt;
+    return v;
+  }
+
+ private:
+  static constexpr std::size_t kMaxEntries = std::size_t{1} << 20;
+  void skip() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool eat(char c) {
+    skip();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  std::optional<long long> integer() {
+    skip();
+    const std::size_t start = pos_;
+    if (pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+')) ++pos_;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    return python_int(text_.substr(start, pos_ - start));
+  }
+  std::optional<std::vector<long long>> sum() {
+    auto v = product();
+    while (v && eat('+')) {
+      auto w = product();
+      if (!w || v->size() + w->size() > kMaxEntries) return std::nullopt;
+      v->insert(v->end(), w->begin(), w->end());
+    }
+    return v;
+  }
+  std::optional<std::vector<long long>> repeat(std::vector<long long> v, long long times) {
+    if (times < 0) times = 0;  // Python: a list times a negative integer is empty
+    if (!v.empty() && std::size_t(times) > kMaxEntries / v.size()) return std::nullopt;
+    std::vector<long long> out;
+    for (long long i = 0; i < times; ++i) out.insert(out.end(), v.begin(), v.end());
+    return out;
+  }
+  std::optional<std::vector<long long>> product() {
+    skip();
+    std::optional<std::vector<long long>> v;
+    if (pos_ < text_.size() && text_[pos_] != '[' && text_[pos_] != '(') {  // N * list
+      const auto times = integer();
+      if (!times || !eat('*')) return std::nullopt;
+      auto w = atom();
+      if (!w) return std::nullopt;
+      v = repeat(std::move(*w), *times);
+    } else {
+      v = atom();
+    }
+    while (v && eat('*')) {
+      const auto times = integer();
+      if (!times) return std::nullopt;
+      v = repeat(std::move(*v), *times);
+    }
+    return v;
+  }
+  std::optional<std::vector<long long>> atom() {
+    if (eat('(')) {
+      auto v = sum();
+      if (!v || !eat(')')) return std::nullopt;
+      return v;
+    }
+    if (!eat('[')) return std::nullopt;
+    std::vector<long long> v;
+    if (eat(']')) return v;
+    do {
+      const auto x = integer();
+      if (!x || v.size() >= kMaxEntries) return std::nullopt;
+      v.push_back(*x);
+    } while (eat(','));
+    if (!eat(']')) return std::nullopt;
+    return v;
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+// Megatron's --window-size LEFT,RIGHT (megatron/training/arguments.py tuple_type: the text
+// stripped of '(' and ')' at both ends, split at ',', each part Python's int(); TransformerConfig
 // window_size, handed to Transformer Engine: query i attends keys i - LEFT to i + RIGHT, which the
-// causal mask cuts at i): LEFT + 1 keys, -1 an infinite window (none). --window-attn-skip-freq N
-// makes every N-th layer (1-based) attend to the whole sequence (megatron/core/transformer/
-// utils.py is_layer_window_attention: layer_number % N != 0 slides):
-// model.sliding_window_full_every. Its list form ("[1,1,1,0]*3") is a pattern the scenario
-// cannot express: then the window is left out and a warning says so (attention priced whole).
-void read_megatron_window(MegatronArgs& a, nlohmann::json& model,
+// causal mask cuts at i): LEFT + 1 keys, LEFT -1 an infinite window (none).
+// --window-attn-skip-freq (moe_freq_type): an integer N windows the layers whose 1-based number
+// is not a multiple of N (megatron/core/transformer/utils.py is_layer_window_attention:
+// layer_number % N != 0; Python's % makes -N read as N, and +-1 windows none), or a list pattern,
+// one 0/1 per layer (1: windowed). Given --window-size, all three window keys are written, so a
+// --model base's own window does not stay beside Megatron's; absent, the base keeps its own.
+void read_megatron_window(MegatronArgs& a, nlohmann::json& model, std::int64_t layers,
                           const std::function<void(std::string)>& warn) {
-  std::string text = a.text("--window-size");
-  if (text.empty()) return;
-  const std::string given = text;
-  if (text.size() >= 2 && text.front() == '(' && text.back() == ')')
-    text = text.substr(1, text.size() - 2);
+  if (!a.given("--window-size")) return;
+  const std::string given = a.text("--window-size");
   const auto bad = [&] {
     return InputError("", fmt::format("--window-size {}: expected LEFT,RIGHT, two integers of at "
                                       "least -1 (-1: an infinite window), as 4095,0",
                                       given));
   };
+  std::string_view text = given;
+  while (!text.empty() && (text.front() == '(' || text.front() == ')')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == '(' || text.back() == ')')) text.remove_suffix(1);
   const std::size_t comma = text.find(',');
-  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos) throw bad();
-  long long left = 0, right = 0;
-  for (const auto& [part, out] :
-       {std::pair{text.substr(0, comma), &left}, std::pair{text.substr(comma + 1), &right}}) {
-    std::size_t used = 0;
-    try {
-      *out = std::stoll(part, &used);
-    } catch (const std::exception&) {
-      throw bad();
-    }
-    if (used != part.size() || *out < -1 || *out > (1LL << 32)) throw bad();
-  }
-  if (left < 0) return;  // an infinite window looks back over the whole sequence
+  if (comma == std::string_view::npos || text.find(',', comma + 1) != std::string_view::npos)
+    throw bad();
+  const auto left = python_int(text.substr(0, comma));
+  const auto right = python_int(text.substr(comma + 1));
+  constexpr long long kMaxLeft = (1LL << 32) - 1;  // model.sliding_window's bound, less one
+  if (!left || !right || *left < -1 || *right < -1 || *left > kMaxLeft) throw bad();
+  model["sliding_window"] = *left < 0 ? 0 : *left + 1;
+  model["sliding_window_from_layer"] = 0;
+  model["sliding_window_full_every"] = 0;
+  if (*left < 0 || !a.given("--window-attn-skip-freq")) return;
   const std::string skip = a.text("--window-attn-skip-freq");
-  if (!skip.empty()) {
-    if (skip.find_first_not_of("0123456789") != std::string::npos || skip.size() > 7) {
-      warn(
-          fmt::format("--window-size {} with --window-attn-skip-freq {}: a list of windowed and "
-                      "full layers is not modelled (an integer N is); attention is priced over "
-                      "the whole sequence on every layer",
-                      given, skip));
-      return;
-    }
-    const int every = std::stoi(skip);
-    if (every < 1)  // Megatron divides by it
-      throw InputError("", fmt::format("--window-attn-skip-freq {}: expected a positive integer "
-                                       "or a list",
+  if (skip.find('[') == std::string::npos) {
+    const auto n = python_int(skip);
+    if (!n || *n == 0)  // Megatron divides by it
+      throw InputError("", fmt::format("--window-attn-skip-freq {}: expected a non-zero integer "
+                                       "or a list pattern",
                                        skip));
-    model["sliding_window_full_every"] = every;
+    const long long every = *n < 0 ? -*n : *n;
+    if (every == 1)
+      model["sliding_window"] = 0;  // every layer number is a multiple of 1: none slides
+    else if (layers <= 0 || every <= layers)
+      model["sliding_window_full_every"] = std::min<long long>(every, 1 << 20);
+    return;  // a period past the last layer windows every layer
   }
-  model["sliding_window"] = left + 1;
+  const auto pattern = PatternParser(skip).parse();
+  if (!pattern)
+    throw InputError("", fmt::format("--window-attn-skip-freq {}: not a list pattern Megatron "
+                                     "evaluates (lists of 0 and 1, '+', '*', parentheses)",
+                                     skip));
+  if (layers > 0 && std::int64_t(pattern->size()) != layers)
+    throw InputError("", fmt::format("--window-attn-skip-freq {}: {} entries for --num-layers {} "
+                                     "(Megatron needs one per layer)",
+                                     skip, pattern->size(), layers));
+  std::vector<bool> windowed;
+  for (const long long x : *pattern) windowed.push_back(x != 0);
+  if (const auto w = window_layers_of(windowed)) {
+    if (w->from_layer >= int(windowed.size())) {
+      model["sliding_window"] = 0;
+    } else {
+      model["sliding_window_from_layer"] = w->from_layer;
+      model["sliding_window_full_every"] = w->full_every;
+    }
+    return;
+  }
+  model["sliding_window"] = 0;
+  warn(
+      fmt::format("--window-size {} with --window-attn-skip-freq {}: that order of windowed and "
+                  "full layers is not modelled (full layers first, then every N-th, is); "
+                  "attention is priced over the whole sequence on every layer",
+                  given, skip));
 }
 
 }  // namespace shardsim::import_detail

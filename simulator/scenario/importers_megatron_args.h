@@ -29,6 +29,8 @@ class MegatronArgs {
   // The value as given, "" when absent. InputError when given without a value.
   std::string text(const std::string& key);
   bool flag(const std::string& key);
+  // Whether the option was given with a value (possibly empty: "--key="); marks it read.
+  bool given(const std::string& key);
 
   // Appends "<option>: not modelled" for every option and flag no accessor read.
   void warn_unread();
@@ -43,8 +45,9 @@ class MegatronArgs {
 };
 
 // Megatron's --window-size and --window-attn-skip-freq onto `model` (sliding_window,
-// sliding_window_full_every); `warn` receives what is left out. InputError on a malformed value.
-void read_megatron_window(MegatronArgs& a, nlohmann::json& model,
+// sliding_window_from_layer, sliding_window_full_every); `layers` is --num-layers (0: not given)
+// for the pattern's length; `warn` receives what is left out. InputError on a malformed value.
+void read_megatron_window(MegatronArgs& a, nlohmann::json& model, std::int64_t layers,
                           const std::function<void(std::string)>& warn);
 
 }  // namespace shardsim::import_detail

@@ -528,5 +528,23 @@ TEST(sliding_window, ModelFlopsDependOnTheModelNotTheLayoutOrKernel) {
   EXPECT_NEAR(flops_per_gpu(unfused, &WorkCost::model_flops), fused_model, 1e-12 * fused_model);
 }
 
+// window_layers_of (model_config.h) finds the first windowed layer and the period of full layers
+// that reproduce a per-layer list, when one does: F F T T -> from 2; T F T F (GPT-OSS) -> every
+// 2nd full; T T T F T T T F (Megatron's [1,1,1,0]*2) -> every 4th; F F F -> none windowed
+// (from = 3); T F F T -> no pair (two full layers in a row, then a windowed one).
+TEST(sliding_window, PerLayerListsMapOntoTheTwoKeysWhereTheyCan) {
+  const auto of = [](std::vector<bool> v) { return window_layers_of(v); };
+  const auto is = [](std::optional<WindowLayers> w, int from, int every) {
+    return w && w->from_layer == from && w->full_every == every;
+  };
+  EXPECT_TRUE(is(of({false, false, true, true}), 2, 0));
+  EXPECT_TRUE(is(of({true, false, true, false}), 0, 2));
+  EXPECT_TRUE(is(of({true, true, true, false, true, true, true, false}), 0, 4));
+  EXPECT_TRUE(is(of({false, false, false}), 3, 0));
+  EXPECT_FALSE(of({true, false, false, true}).has_value());
+  // from 3 with every 3rd full: layers 3, 4 windowed, 5 (number 6) full, 6, 7 windowed.
+  EXPECT_TRUE(is(of({false, false, false, true, true, false, true, true}), 3, 3));
+}
+
 }  // namespace
 }  // namespace shardsim

@@ -143,13 +143,20 @@ TEST(HfImport, Qwen2WindowsTheLayersFromMaxWindowLayersOn) {
   for (int i = 0; i < 28; ++i)
     hf["layer_types"].push_back(i < 25 ? "full_attention" : "sliding_attention");
   EXPECT_EQ(hf_config_to_model_json(hf, "q")["sliding_window_from_layer"], 25);
-  // Sliding layers before full ones are not expressible: an error naming the key.
-  hf["layer_types"][26] = "full_attention";
+  // Gemma 2's and GPT-OSS's alternation, sliding first, is every 2nd layer full.
+  for (int i = 0; i < 28; ++i)
+    hf["layer_types"][i] = i % 2 == 0 ? "sliding_attention" : "full_attention";
+  m = hf_config_to_model_json(hf, "q");
+  EXPECT_FALSE(m.contains("sliding_window_from_layer"));
+  EXPECT_EQ(m["sliding_window_full_every"], 2);
+  // Sliding, full, full, then sliding: no first layer and period express it; an error naming it.
+  for (int i = 0; i < 28; ++i)
+    hf["layer_types"][i] = i == 1 || i == 2 ? "full_attention" : "sliding_attention";
   Diagnostic d = first_error([&] { (void)hf_config_to_model_json(hf, "q"); });
   EXPECT_EQ(d.path, "/model/hf_config");
   EXPECT_TRUE(contains(d.message,
-                       "\"layer_types\" must be full-attention layers followed by "
-                       "sliding-window ones"))
+                       "\"layer_types\" must be full-attention layers, then sliding-window "
+                       "ones but for every N-th"))
       << d.message;
   hf["layer_types"] = json::array({"full_attention"});
   d = first_error([&] { (void)hf_config_to_model_json(hf, "q"); });

@@ -414,34 +414,47 @@ TEST(import_megatron, BiasAndDropoutFollowMegatronDefaults) {
   EXPECT_FALSE(preset.contains("dropout"));
 }
 
-// Megatron's --window-size LEFT,RIGHT (arguments.py tuple_type, "1,2" or "(1,2)"; Transformer
-// Engine's window: query i attends keys i - LEFT to i + RIGHT, the causal mask cutting at i) is
-// LEFT + 1 keys: 4095,0 is Mistral's 4096; -1 is an infinite window (none). --window-attn-skip-freq
-// N makes every N-th layer full (model.sliding_window_full_every); its list form is a pattern the
-// scenario cannot express, so the window is left out and a warning says so (both were "not
-// modelled" before 2026-11-29, when windows were not priced).
+// Megatron's --window-size LEFT,RIGHT (arguments.py tuple_type: stripped of parentheses, split at
+// ',', each part Python's int(); Transformer Engine's window: query i attends keys i - LEFT to
+// i + RIGHT, the causal mask cutting at i) is LEFT + 1 keys: 4095,0 is Mistral's 4096; -1 is an
+// infinite window (none). --window-attn-skip-freq N makes every N-th layer (1-based) full
+// (utils.py is_layer_window_attention: layer_number % N != 0 slides; Python's % reads -4 as 4);
+// its list form, one 0/1 per layer, maps where the scenario's two keys can express it and is
+// otherwise left out with a warning. Given --window-size, all three keys are written, so a
+// --model base's window does not survive Megatron's "-1". (Both flags were "not modelled"
+// before 2026-11-29, when windows were not priced.) The tiny model has 8 layers.
 TEST(import_megatron, WindowSizeIsLeftPlusOneKeys) {
   const auto model = [](const std::vector<std::string>& extra) {
     return import_small_megatron(extra).scenario["model"];
   };
-  EXPECT_EQ(model({"--window-size", "4095,0"})["sliding_window"], 4096);
-  EXPECT_EQ(model({"--window-size", "(127,0)"})["sliding_window"], 128);
-  EXPECT_FALSE(model({"--window-size", "-1,0"}).contains("sliding_window"));
-  for (const char* bad : {"4095", "a,0", "4095,0,1", "-2,0", "4095.5,0"})
-    EXPECT_THROW((void)model({std::string("--window-size=") + bad, "--micro-batch-size", "1"}),
-                 InputError)
-        << bad;
-  const nlohmann::json every4 = model({"--window-size", "4095,0", "--window-attn-skip-freq", "4"});
-  EXPECT_EQ(every4["sliding_window"], 4096);
-  EXPECT_EQ(every4["sliding_window_full_every"], 4);
-  EXPECT_THROW((void)model({"--window-size", "4095,0", "--window-attn-skip-freq", "0"}),
-               InputError);
+  const nlohmann::json plain = model({"--window-size", "4095,0"});
+  EXPECT_EQ(plain["sliding_window"], 4096);
+  EXPECT_EQ(plain["sliding_window_from_layer"], 0);
+  EXPECT_EQ(plain["sliding_window_full_every"], 0);
+  for (const char* same : {"(127,0)", "(127,0", "127 ,0", "+127,0"})
+    EXPECT_EQ(model({"--window-size", same})["sliding_window"], 128) << same;
+  EXPECT_EQ(model({"--window-size", "-1,0"})["sliding_window"], 0);
+  for (const char* bad : {"4095", "a,0", "4095,0,1", "-2,0", "4095.5,0", "", "4294967296,0"})
+    EXPECT_THROW((void)model({std::string("--window-size=") + bad}), InputError) << bad;
+  const auto every = [&](const std::string& skip) {
+    return model({"--window-size", "4095,0", "--window-attn-skip-freq=" + skip});
+  };
+  EXPECT_EQ(every("4")["sliding_window_full_every"], 4);
+  EXPECT_EQ(every("-4")["sliding_window_full_every"], 4);
+  EXPECT_EQ(every("1")["sliding_window"], 0);       // every layer number is a multiple of 1
+  EXPECT_EQ(every("100")["sliding_window"], 4096);  // past the 8 layers: every layer slides
+  EXPECT_EQ(every("100")["sliding_window_full_every"], 0);
+  EXPECT_EQ(every("[1,1,1,0]*2")["sliding_window_full_every"], 4);  // Megatron's help example
+  EXPECT_EQ(every("([0]*2+[1]*6)")["sliding_window_from_layer"], 2);
+  EXPECT_EQ(every("4*[1,0]")["sliding_window_full_every"], 2);
+  for (const char* bad : {"0", "", "4.0", "[1,0]*3", "[1,0", "[1,x]*4"})
+    EXPECT_THROW((void)every(bad), InputError) << bad;
   const ImportResult r =
-      import_small_megatron({"--window-size", "4095,0", "--window-attn-skip-freq", "[1,1,1,0]*2"});
-  EXPECT_FALSE(r.scenario["model"].contains("sliding_window"));
+      import_small_megatron({"--window-size", "4095,0", "--window-attn-skip-freq", "[1,0,0,1]*2"});
+  EXPECT_EQ(r.scenario["model"]["sliding_window"], 0);
   EXPECT_TRUE(warns(r,
-                    "--window-size 4095,0 with --window-attn-skip-freq [1,1,1,0]*2: a list of "
-                    "windowed and full layers is not modelled"));
+                    "--window-size 4095,0 with --window-attn-skip-freq [1,0,0,1]*2: that order "
+                    "of windowed and full layers is not modelled"));
 }
 
 // Megatron's main-gradient dtype (megatron/training/arguments.py, 2024-07 f2e5db402c and today):
