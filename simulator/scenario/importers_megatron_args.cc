@@ -154,8 +154,8 @@ std::optional<long long> python_int(std::string_view text) {
 
 // A Megatron layer pattern, the Python list expression moe_freq_type evaluates ("[1,1,1,0]*3",
 // "([1]*3+[0]*1)*3", "([0]+[1]*23)"): lists of integers, '+' joining lists, '*' repeating one by
-// an integer on either side, parentheses. nullopt when the text is not such an expression or
-// grows past 2^20 entries.
+// an integer on either side, parentheses. nullopt when the text is not such an expression, grows
+// past 2^20 entries or nests parentheses more than 64 deep (the parser recurses).
 class PatternParser {
  public:
   explicit PatternParser(std::string_view text) : text_(text) {}
@@ -168,6 +168,7 @@ class PatternParser {
 
  private:
   static constexpr std::size_t kMaxEntries = std::size_t{1} << 20;
+  static constexpr int kMaxDepth = 64;
   void skip() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
@@ -223,7 +224,9 @@ class PatternParser {
   }
   std::optional<std::vector<long long>> atom() {
     if (eat('(')) {
+      if (++depth_ > kMaxDepth) return std::nullopt;
       auto v = sum();
+      --depth_;
       if (!v || !eat(')')) return std::nullopt;
       return v;
     }
@@ -241,6 +244,7 @@ class PatternParser {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

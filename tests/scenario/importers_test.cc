@@ -447,8 +447,14 @@ TEST(import_megatron, WindowSizeIsLeftPlusOneKeys) {
   EXPECT_EQ(every("[1,1,1,0]*2")["sliding_window_full_every"], 4);  // Megatron's help example
   EXPECT_EQ(every("([0]*2+[1]*6)")["sliding_window_from_layer"], 2);
   EXPECT_EQ(every("4*[1,0]")["sliding_window_full_every"], 2);
-  for (const char* bad : {"0", "", "4.0", "[1,0]*3", "[1,0", "[1,x]*4"})
+  for (const char* bad : {"0", "", "4.0", "[1,0]*3", "[1,0", "[1,x]*4", "[1]*1000000000"})
     EXPECT_THROW((void)every(bad), InputError) << bad;
+  // Nesting past 64 parentheses is refused, not recursed into (the parser's depth).
+  EXPECT_THROW((void)every(std::string(100000, '(') + "[1]*8" + std::string(100000, ')')),
+               InputError);
+  EXPECT_EQ(
+      every(std::string(60, '(') + "[1,0]*4" + std::string(60, ')'))["sliding_window_full_every"],
+      2);
   const ImportResult r =
       import_small_megatron({"--window-size", "4095,0", "--window-attn-skip-freq", "[1,0,0,1]*2"});
   EXPECT_EQ(r.scenario["model"]["sliding_window"], 0);
