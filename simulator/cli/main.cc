@@ -265,8 +265,21 @@ int run_command(int argc, char** argv) {
       return shardsim::kExitBadInput;
     }
   }
+  // import megatron: what follows "--" is Megatron's command line, handed over as written (CLI11
+  // splits a value written as a list, "[1,1,1,0]", a --window-attn-skip-freq pattern, into its
+  // items; found by review, 2026-11-29).
+  int parsed_argc = argc;
+  std::vector<std::string> megatron_tail;
+  if (argc > 2 && std::string_view(argv[1]) == "import" && std::string_view(argv[2]) == "megatron")
+    for (int i = 3; i < argc; ++i)
+      if (std::string_view(argv[i]) == "--") {
+        megatron_tail.assign(argv + i + 1, argv + argc);
+        parsed_argc = i;
+        break;
+      }
   try {
-    app.parse(argc, argv);
+    app.parse(parsed_argc, argv);
+    if (parsed_argc != argc) imp.args = std::move(megatron_tail);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -140,8 +140,10 @@ std::optional<long long> python_int(std::string_view text) {
   while (!text.empty() && space(text.back())) text.remove_suffix(1);
   if (text.empty()) return std::nullopt;
   std::string digits(text);
-  if (digits.front() == '+') digits.erase(0, 1);
-  if (digits.empty() || digits.find_first_not_of("-0123456789") != std::string::npos)
+  const bool plus = digits.front() == '+';
+  if (plus) digits.erase(0, 1);
+  const std::size_t start = !plus && !digits.empty() && digits.front() == '-' ? 1 : 0;
+  if (start == digits.size() || digits.find_first_not_of("0123456789", start) != std::string::npos)
     return std::nullopt;
   std::size_t used = 0;
   try {
@@ -154,12 +156,15 @@ std::optional<long long> python_int(std::string_view text) {
 
 // A Megatron layer pattern, the Python list expression moe_freq_type evaluates ("[1,1,1,0]*3",
 // "([1]*3+[0]*1)*3", "([0]+[1]*23)"): lists of integers, '+' joining lists, '*' repeating one by
-// an integer on either side, parentheses. nullopt when the text is not such an expression, grows
-// past 2^20 entries or nests parentheses more than 64 deep (the parser recurses).
+// an integer on either side, parentheses; only the characters Megatron's _eval_pattern lets
+// through (digits , [ ] ( ) + *). nullopt when the text is not such an expression, nests
+// parentheses more than 64 deep (the parser recurses) or makes more than 2^20 entries in all
+// (too_long() then says so).
 class PatternParser {
  public:
   explicit PatternParser(std::string_view text) : text_(text) {}
   std::optional<std::vector<long long>> parse() {
+    if (text_.find_first_not_of("0123456789,[]()+*") != std::string_view::npos) return std::nullopt;
     auto v = sum();
     skip();
     if (!v || pos_ != text_.size()) return std::nullopt;
@@ -191,18 +196,39 @@ class PatternParser {
     auto v = product();
     while (v && eat('+')) {
       auto w = product();
-      if (!w || v->size() + w->size() > kMaxEntries) return std::nullopt;
+      if (!w) return std::nullopt;
+      if (v->size() + w->size() > kMaxEntries || !spend(w->size())) {
+        too_long_ = true;
+        return std::nullopt;
+      }
       v->insert(v->end(), w->begin(), w->end());
     }
     return v;
   }
   std::optional<std::vector<long long>> repeat(std::vector<long long> v, long long times) {
-    if (times < 0) times = 0;  // Python: a list times a negative integer is empty
-    if (!v.empty() && std::size_t(times) > kMaxEntries / v.size()) return std::nullopt;
+    if (v.empty() || times <= 0) return std::vector<long long>{};  // as Python's list * n
+    if (times == 1) return v;
+    if (std::size_t(times) > kMaxEntries / v.size() || !spend(v.size() * std::size_t(times))) {
+      too_long_ = true;
+      return std::nullopt;
+    }
     std::vector<long long> out;
+    out.reserve(v.size() * std::size_t(times));
     for (long long i = 0; i < times; ++i) out.insert(out.end(), v.begin(), v.end());
     return out;
   }
+  // Every entry the parse makes counts against one budget, so that many small steps cannot
+  // add up to a long run (a chain of "*2+[1]" terms).
+  bool spend(std::size_t entries) {
+    made_ += entries;
+    too_long_ = too_long_ || made_ > 16 * kMaxEntries;
+    return !too_long_;
+  }
+
+ public:
+  [[nodiscard]] bool too_long() const { return too_long_; }
+
+ private:
   std::optional<std::vector<long long>> product() {
     skip();
     std::optional<std::vector<long long>> v;
@@ -234,8 +260,9 @@ class PatternParser {
     std::vector<long long> v;
     if (eat(']')) return v;
     do {
+      if (eat(']')) return v;  // Python allows a trailing comma
       const auto x = integer();
-      if (!x || v.size() >= kMaxEntries) return std::nullopt;
+      if (!x || v.size() >= kMaxEntries || !spend(1)) return std::nullopt;
       v.push_back(*x);
     } while (eat(','));
     if (!eat(']')) return std::nullopt;
@@ -245,6 +272,8 @@ class PatternParser {
   std::string_view text_;
   std::size_t pos_ = 0;
   int depth_ = 0;
+  std::size_t made_ = 0;
+  bool too_long_ = false;
 };
 
 }  // namespace
@@ -260,7 +289,14 @@ class PatternParser {
 // --model base's own window does not stay beside Megatron's; absent, the base keeps its own.
 void read_megatron_window(MegatronArgs& a, nlohmann::json& model, std::int64_t layers,
                           const std::function<void(std::string)>& warn) {
-  if (!a.given("--window-size")) return;
+  if (!a.given("--window-size")) {
+    if (a.given("--window-attn-skip-freq"))
+      warn(
+          fmt::format("--window-attn-skip-freq {}: no effect without --window-size (Megatron "
+                      "windows no layer then)",
+                      a.text("--window-attn-skip-freq")));
+    return;
+  }
   const std::string given = a.text("--window-size");
   const auto bad = [&] {
     return InputError("", fmt::format("--window-size {}: expected LEFT,RIGHT, two integers of at "
@@ -280,8 +316,12 @@ void read_megatron_window(MegatronArgs& a, nlohmann::json& model, std::int64_t l
   model["sliding_window"] = *left < 0 ? 0 : *left + 1;
   model["sliding_window_from_layer"] = 0;
   model["sliding_window_full_every"] = 0;
-  if (*left < 0 || !a.given("--window-attn-skip-freq")) return;
+  if (!a.given("--window-attn-skip-freq")) return;
+  // Read (and refused when Megatron would fail) even under an infinite window, which Megatron
+  // still passes through is_layer_window_attention.
   const std::string skip = a.text("--window-attn-skip-freq");
+  WindowLayers w;
+  bool expressible = true;
   if (skip.find('[') == std::string::npos) {
     const auto n = python_int(skip);
     if (!n || *n == 0)  // Megatron divides by it
@@ -289,38 +329,49 @@ void read_megatron_window(MegatronArgs& a, nlohmann::json& model, std::int64_t l
                                        "or a list pattern",
                                        skip));
     const long long every = *n < 0 ? -*n : *n;
-    if (every == 1)
-      model["sliding_window"] = 0;  // every layer number is a multiple of 1: none slides
-    else if (layers <= 0 || every <= layers)
-      model["sliding_window_full_every"] = std::min<long long>(every, 1 << 20);
-    return;  // a period past the last layer windows every layer
+    // 1: every layer number is a multiple, none slides; past the last layer: every layer slides
+    if (every == 1) w.from_layer = 1 << 20;
+    if (every > 1) w.full_every = int(std::min<long long>(every, 1 << 20));
+  } else {
+    PatternParser parser(skip);
+    const auto pattern = parser.parse();
+    if (!pattern)
+      throw InputError(
+          "", fmt::format("--window-attn-skip-freq {}: {}", skip,
+                          parser.too_long() ? "the pattern makes more entries than shardsim reads "
+                                              "(2^20 layers)"
+                                            : "not a list pattern Megatron evaluates (lists of "
+                                              "integers, '+', '*', parentheses; digits , [ ] ( ) "
+                                              "+ * only)"));
+    if (layers <= 0)
+      throw InputError("", fmt::format("--window-attn-skip-freq {}: a list pattern needs "
+                                       "--num-layers to be checked against",
+                                       skip));
+    if (std::int64_t(pattern->size()) < layers)  // Megatron indexes it by layer: IndexError
+      throw InputError("", fmt::format("--window-attn-skip-freq {}: {} entries for --num-layers "
+                                       "{} (Megatron reads one per layer)",
+                                       skip, pattern->size(), layers));
+    std::vector<bool> windowed;  // entries past the last layer are never read
+    for (std::int64_t l = 0; l < layers; ++l) windowed.push_back((*pattern)[std::size_t(l)] != 0);
+    const auto found = window_layers_of(windowed);
+    expressible = found.has_value();
+    if (found) w = *found;
+    if (found && found->from_layer >= int(windowed.size())) w.from_layer = 1 << 20;
   }
-  const auto pattern = PatternParser(skip).parse();
-  if (!pattern)
-    throw InputError("", fmt::format("--window-attn-skip-freq {}: not a list pattern Megatron "
-                                     "evaluates (lists of 0 and 1, '+', '*', parentheses)",
-                                     skip));
-  if (layers > 0 && std::int64_t(pattern->size()) != layers)
-    throw InputError("", fmt::format("--window-attn-skip-freq {}: {} entries for --num-layers {} "
-                                     "(Megatron needs one per layer)",
-                                     skip, pattern->size(), layers));
-  std::vector<bool> windowed;
-  for (const long long x : *pattern) windowed.push_back(x != 0);
-  if (const auto w = window_layers_of(windowed)) {
-    if (w->from_layer >= int(windowed.size())) {
-      model["sliding_window"] = 0;
-    } else {
-      model["sliding_window_from_layer"] = w->from_layer;
-      model["sliding_window_full_every"] = w->full_every;
-    }
-    return;
+  if (*left < 0) return;
+  if (!expressible) {
+    model["sliding_window"] = 0;
+    warn(
+        fmt::format("--window-size {} with --window-attn-skip-freq {}: that order of windowed "
+                    "and full layers is not modelled (full layers first, then every N-th, is); "
+                    "attention is priced over the whole sequence on every layer",
+                    given, skip));
+  } else if (w.from_layer >= (1 << 20)) {
+    model["sliding_window"] = 0;  // no layer slides
+  } else {
+    model["sliding_window_from_layer"] = w.from_layer;
+    model["sliding_window_full_every"] = w.full_every;
   }
-  model["sliding_window"] = 0;
-  warn(
-      fmt::format("--window-size {} with --window-attn-skip-freq {}: that order of windowed and "
-                  "full layers is not modelled (full layers first, then every N-th, is); "
-                  "attention is priced over the whole sequence on every layer",
-                  given, skip));
 }
 
 }  // namespace shardsim::import_detail

@@ -220,6 +220,44 @@ TEST(cli_robustness, ImportSaysWhatTheScenarioWarnsAbout) {
   EXPECT_FALSE(contains(r.err, "sliding_window")) << r.err;
 }
 
+// What follows "--" reaches the Megatron importer as written: CLI11 split a value written as a
+// list ("[1,1,1,0,1,1,1,0]", a --window-attn-skip-freq pattern) into its items, so the window was
+// dropped with seven "not an option" warnings (found by review, 2026-11-29). The pattern is every
+// 4th layer full.
+TEST(cli_robustness, MegatronArgumentsAfterTheSeparatorArriveWhole) {
+  const Result r = shardsim({"import",
+                             "megatron",
+                             "--gpu",
+                             "h100-sxm",
+                             "--gpus",
+                             "8",
+                             "--",
+                             "--num-layers",
+                             "8",
+                             "--hidden-size",
+                             "1024",
+                             "--num-attention-heads",
+                             "8",
+                             "--vocab-size",
+                             "32000",
+                             "--seq-length",
+                             "8192",
+                             "--micro-batch-size",
+                             "1",
+                             "--global-batch-size",
+                             "16",
+                             "--use-flash-attn",
+                             "--window-size",
+                             "4095,0",
+                             "--window-attn-skip-freq",
+                             "[1,1,1,0,1,1,1,0]"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const json s = json::parse(r.out);
+  EXPECT_EQ(s["model"]["sliding_window"], 4096);
+  EXPECT_EQ(s["model"]["sliding_window_full_every"], 4);
+  EXPECT_FALSE(contains(r.err, "not an option")) << r.err;
+}
+
 // Nothing the user gave reaches the terminal as a control sequence (found by review, 2026-11-29):
 // a scenario file named with ESC [ 31 m printed it raw on the report's scenario line, and an
 // error message echoed it raw; a compare variant holding one printed it in its table row.

@@ -443,11 +443,13 @@ TEST(import_megatron, WindowSizeIsLeftPlusOneKeys) {
   EXPECT_EQ(every("-4")["sliding_window_full_every"], 4);
   EXPECT_EQ(every("1")["sliding_window"], 0);       // every layer number is a multiple of 1
   EXPECT_EQ(every("100")["sliding_window"], 4096);  // past the 8 layers: every layer slides
-  EXPECT_EQ(every("100")["sliding_window_full_every"], 0);
+  EXPECT_EQ(every("100")["sliding_window_full_every"], 100);        // no layer number a multiple
   EXPECT_EQ(every("[1,1,1,0]*2")["sliding_window_full_every"], 4);  // Megatron's help example
   EXPECT_EQ(every("([0]*2+[1]*6)")["sliding_window_from_layer"], 2);
   EXPECT_EQ(every("4*[1,0]")["sliding_window_full_every"], 2);
-  for (const char* bad : {"0", "", "4.0", "[1,0]*3", "[1,0", "[1,x]*4", "[1]*1000000000"})
+  EXPECT_EQ(every("[1,1,1,0,]*2+[1]")["sliding_window_full_every"], 4);  // tail never read
+  for (const char* bad : {"0", "", "4.0", "+-4", "[1,0]*3", "[1,0", "[1,x]*4", "[-1]*8", "[1, 0]*4",
+                          "[1]*1000000000", "[]*9223372036854775807"})
     EXPECT_THROW((void)every(bad), InputError) << bad;
   // Nesting past 64 parentheses is refused, not recursed into (the parser's depth).
   EXPECT_THROW((void)every(std::string(100000, '(') + "[1]*8" + std::string(100000, ')')),
@@ -455,6 +457,10 @@ TEST(import_megatron, WindowSizeIsLeftPlusOneKeys) {
   EXPECT_EQ(
       every(std::string(60, '(') + "[1,0]*4" + std::string(60, ')'))["sliding_window_full_every"],
       2);
+  // Without --window-size Megatron windows nothing, whatever the skip frequency says.
+  const ImportResult none = import_small_megatron({"--window-attn-skip-freq", "4"});
+  EXPECT_FALSE(none.scenario["model"].contains("sliding_window"));
+  EXPECT_TRUE(warns(none, "--window-attn-skip-freq 4: no effect without --window-size"));
   const ImportResult r =
       import_small_megatron({"--window-size", "4095,0", "--window-attn-skip-freq", "[1,0,0,1]*2"});
   EXPECT_EQ(r.scenario["model"]["sliding_window"], 0);
