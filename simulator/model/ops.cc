@@ -48,8 +48,6 @@ void add_dropout_residual(const ModelConfig& m, std::vector<Op>& ops, std::strin
                       {seq("dropout_mask", n, ActKind::kMask)}));
 }
 
-// The attention core for q/k width dqk and v width dv per head: either fused (flash) or the
-// unfused chain Q.K^T -> softmax -> dropout -> P.V of Korthikanti et al. (their 5as^2b term).
 // Keys of a layer's attention: `timed`, the count fused attention is timed at (the busiest
 // context-parallel rank's window share where the kernel takes the window, else the whole
 // sequence); `model`, the count its model FLOPs take (the window's even share on a windowed
@@ -60,6 +58,8 @@ struct AttentionKeys {
   double timed = 0, model = 0, executed = 0;
 };
 
+// The attention core for q/k width dqk and v width dv per head: either fused (flash) or the
+// unfused chain Q.K^T -> softmax -> dropout -> P.V of Korthikanti et al. (their 5as^2b term).
 void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, double dv,
                         AttentionKeys keys, std::vector<Op>& ops) {
   const double t = s.seq_local * s.micro_batch;
