@@ -279,7 +279,8 @@ int run_command(int argc, char** argv) {
       }
   try {
     app.parse(parsed_argc, argv);
-    if (parsed_argc != argc) imp.args = std::move(megatron_tail);
+    // after any words CLI11 took as ARGS before the "--"
+    imp.args.insert(imp.args.end(), megatron_tail.begin(), megatron_tail.end());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

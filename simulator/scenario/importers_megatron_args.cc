@@ -166,19 +166,16 @@ class PatternParser {
   std::optional<std::vector<long long>> parse() {
     if (text_.find_first_not_of("0123456789,[]()+*") != std::string_view::npos) return std::nullopt;
     auto v = sum();
-    skip();
     if (!v || pos_ != text_.size()) return std::nullopt;
     return v;
   }
+  [[nodiscard]] bool too_long() const { return too_long_; }
 
  private:
   static constexpr std::size_t kMaxEntries = std::size_t{1} << 20;
   static constexpr int kMaxDepth = 64;
-  void skip() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
+  // The character set admits no whitespace and no '-': nothing to skip, no negative entry.
   bool eat(char c) {
-    skip();
     if (pos_ < text_.size() && text_[pos_] == c) {
       ++pos_;
       return true;
@@ -186,9 +183,8 @@ class PatternParser {
     return false;
   }
   std::optional<long long> integer() {
-    skip();
     const std::size_t start = pos_;
-    if (pos_ < text_.size() && (text_[pos_] == '-' || text_[pos_] == '+')) ++pos_;
+    if (pos_ < text_.size() && text_[pos_] == '+') ++pos_;
     while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
     return python_int(text_.substr(start, pos_ - start));
   }
@@ -224,13 +220,7 @@ class PatternParser {
     too_long_ = too_long_ || made_ > 16 * kMaxEntries;
     return !too_long_;
   }
-
- public:
-  [[nodiscard]] bool too_long() const { return too_long_; }
-
- private:
   std::optional<std::vector<long long>> product() {
-    skip();
     std::optional<std::vector<long long>> v;
     if (pos_ < text_.size() && text_[pos_] != '[' && text_[pos_] != '(') {  // N * list
       const auto times = integer();
@@ -258,11 +248,14 @@ class PatternParser {
     }
     if (!eat('[')) return std::nullopt;
     std::vector<long long> v;
-    if (eat(']')) return v;
     do {
-      if (eat(']')) return v;  // Python allows a trailing comma
+      if (eat(']')) return v;  // "[]", or a trailing comma, which Python allows
       const auto x = integer();
-      if (!x || v.size() >= kMaxEntries || !spend(1)) return std::nullopt;
+      if (!x) return std::nullopt;
+      if (v.size() >= kMaxEntries || !spend(1)) {
+        too_long_ = true;
+        return std::nullopt;
+      }
       v.push_back(*x);
     } while (eat(','));
     if (!eat(']')) return std::nullopt;
@@ -321,7 +314,7 @@ void read_megatron_window(MegatronArgs& a, nlohmann::json& model, std::int64_t l
   // still passes through is_layer_window_attention.
   const std::string skip = a.text("--window-attn-skip-freq");
   WindowLayers w;
-  bool expressible = true;
+  bool expressible = true, none = false;  // none: no layer slides
   if (skip.find('[') == std::string::npos) {
     const auto n = python_int(skip);
     if (!n || *n == 0)  // Megatron divides by it
@@ -330,7 +323,7 @@ void read_megatron_window(MegatronArgs& a, nlohmann::json& model, std::int64_t l
                                        skip));
     const long long every = *n < 0 ? -*n : *n;
     // 1: every layer number is a multiple, none slides; past the last layer: every layer slides
-    if (every == 1) w.from_layer = 1 << 20;
+    none = every == 1;
     if (every > 1) w.full_every = int(std::min<long long>(every, 1 << 20));
   } else {
     PatternParser parser(skip);
@@ -356,7 +349,7 @@ void read_megatron_window(MegatronArgs& a, nlohmann::json& model, std::int64_t l
     const auto found = window_layers_of(windowed);
     expressible = found.has_value();
     if (found) w = *found;
-    if (found && found->from_layer >= int(windowed.size())) w.from_layer = 1 << 20;
+    none = found && found->from_layer >= layers;
   }
   if (*left < 0) return;
   if (!expressible) {
@@ -366,8 +359,8 @@ void read_megatron_window(MegatronArgs& a, nlohmann::json& model, std::int64_t l
                     "and full layers is not modelled (full layers first, then every N-th, is); "
                     "attention is priced over the whole sequence on every layer",
                     given, skip));
-  } else if (w.from_layer >= (1 << 20)) {
-    model["sliding_window"] = 0;  // no layer slides
+  } else if (none) {
+    model["sliding_window"] = 0;
   } else {
     model["sliding_window_from_layer"] = w.from_layer;
     model["sliding_window_full_every"] = w.full_every;

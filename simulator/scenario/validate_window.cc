@@ -22,17 +22,13 @@ void warn_sliding_window(const Scenario& s, StrategyCheck& c) {
             "model.{} = {} is ignored: model.sliding_window is 0 (no window)", key, value));
     return;
   }
-  if (m.sliding_window_full_every == 1) {
-    c.warnings.push_back(
-        "model.sliding_window_full_every = 1 makes every layer attend to the whole sequence: no "
-        "layer uses model.sliding_window");
-    return;
-  }
-  if (m.sliding_window_from_layer >= m.layers) {
+  bool windowed = false;
+  for (int l = 0; l < m.layers && !windowed; ++l) windowed = m.is_windowed_layer(l);
+  if (!windowed) {
     c.warnings.push_back(fmt::format(
-        "model.sliding_window_from_layer ({}) is not below model.layers ({}): no layer uses "
-        "model.sliding_window",
-        m.sliding_window_from_layer, m.layers));
+        "no layer uses model.sliding_window: model.sliding_window_from_layer = {} and "
+        "model.sliding_window_full_every = {} leave none of the {} layers (model.layers)",
+        m.sliding_window_from_layer, m.sliding_window_full_every, m.layers));
     return;
   }
   const std::int64_t window = m.sliding_window;

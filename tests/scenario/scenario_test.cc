@@ -209,24 +209,29 @@ TEST(Scenario, ASlidingWindowSaysWhatItDoesNotChange) {
   raw["model"]["sliding_window_from_layer"] = 31;  // llama3-8b has 32 layers
   EXPECT_EQ(to_json(scenario_from_json(raw, "").model)["sliding_window"], 4096);
   EXPECT_EQ(to_json(scenario_from_json(raw, "").model)["sliding_window_from_layer"], 31);
-  raw["model"]["sliding_window_from_layer"] = 33;
-  bool none = false;
-  for (const auto& w : check_strategy(scenario_from_json(raw, "")).warnings)
-    none = none || w == "model.sliding_window_from_layer (33) is not below model.layers (32): no "
-                        "layer uses model.sliding_window";
-  EXPECT_TRUE(none);
-  raw["model"]["sliding_window"] = 0;
-  raw["model"]["sliding_window_from_layer"] = 4;
-  bool ignored = false;
-  for (const auto& w : check_strategy(scenario_from_json(raw, "")).warnings)
-    ignored = ignored || w == "model.sliding_window_from_layer = 4 is ignored: "
-                              "model.sliding_window is 0 (no window)";
-  EXPECT_TRUE(ignored);
   const auto warned = [&](const std::string& text) {
     for (const auto& w : check_strategy(scenario_from_json(raw, "")).warnings)
       if (w == text) return true;
     return false;
   };
+  raw["model"]["sliding_window_from_layer"] = 33;
+  EXPECT_TRUE(
+      warned("no layer uses model.sliding_window: model.sliding_window_from_layer = 33 and "
+             "model.sliding_window_full_every = 0 leave none of the 32 layers "
+             "(model.layers)"));
+  // The keys together: layer 31 alone from 31 on, and it is the 32nd, which every 32nd makes full.
+  raw["model"]["sliding_window_from_layer"] = 31;
+  raw["model"]["sliding_window_full_every"] = 32;
+  EXPECT_TRUE(
+      warned("no layer uses model.sliding_window: model.sliding_window_from_layer = 31 and "
+             "model.sliding_window_full_every = 32 leave none of the 32 layers "
+             "(model.layers)"));
+  raw["model"].erase("sliding_window_full_every");
+  raw["model"]["sliding_window"] = 0;
+  raw["model"]["sliding_window_from_layer"] = 4;
+  EXPECT_TRUE(
+      warned("model.sliding_window_from_layer = 4 is ignored: model.sliding_window is 0 "
+             "(no window)"));
   raw["model"]["sliding_window_from_layer"] = 0;
   raw["model"]["sliding_window_full_every"] = 3;
   EXPECT_TRUE(
@@ -235,8 +240,9 @@ TEST(Scenario, ASlidingWindowSaysWhatItDoesNotChange) {
   raw["model"]["sliding_window"] = 4096;
   raw["model"]["sliding_window_full_every"] = 1;
   EXPECT_TRUE(
-      warned("model.sliding_window_full_every = 1 makes every layer attend to the whole "
-             "sequence: no layer uses model.sliding_window"));
+      warned("no layer uses model.sliding_window: model.sliding_window_from_layer = 0 and "
+             "model.sliding_window_full_every = 1 leave none of the 32 layers "
+             "(model.layers)"));
   raw["model"]["sliding_window_full_every"] = 6;  // Gemma 3's pattern: written back
   EXPECT_EQ(to_json(scenario_from_json(raw, "").model)["sliding_window_full_every"], 6);
 }
