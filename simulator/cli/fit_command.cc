@@ -192,6 +192,8 @@ int run_fit(const FitArgs& a) {
   check_fit_args(a);
   GpuProfile g = a.base.empty() ? GpuProfile{} : load_profile(a.base, "--base");
   const std::string base_name = a.base.empty() ? std::string() : g.name;
+  // What the tables' efficiencies are taken against, as the base gave it.
+  const auto base_rates = std::pair{g.peak, g.hbm_bytes_per_second};
   FitNotes notes;
   std::set<std::string> by_samples =
       fit_samples(a.samples, !a.base.empty(), !a.bandwidth_csvs.empty(), a.network_base,
@@ -235,9 +237,12 @@ int run_fit(const FitArgs& a) {
   // priced against the samples' 2.67 TB/s; without --base it was divided by 0).
   GpuProfile measured = a.measured_on.empty() ? g : load_profile(a.measured_on, "--measured-on");
   // Named as the user knows it in the provenance ("the dense peak of h100-sxm-datasheet with
-  // --samples"), not by the samples' interim name.
+  // --samples"), not by the samples' interim name; by the base's alone where the samples left
+  // its peaks and HBM bandwidth as they were (a collectives-only sweep).
   if (a.measured_on.empty() && !a.samples.empty() && !base_name.empty())
-    measured.name = base_name + " with --samples";
+    measured.name = std::pair{g.peak, g.hbm_bytes_per_second} == base_rates
+                        ? base_name
+                        : base_name + " with --samples";
   const MeasuredDevice on{measured, a.device, std::move(by_samples)};
   if (!a.gemm_csvs.empty())  // --gemm adds to the points the base (or --samples) gave
     set_table_timing(g.compute.gemm_points_timing, a.gemm_timing, !g.compute.gemm_points.empty(),

@@ -498,6 +498,9 @@ TEST(cli_fit, TablesAreTakenAgainstTheDeviceTheSamplesMeasured) {
       EXPECT_NEAR(point["efficiency"].get<double>(), 0.5, 1e-12);
     }
   EXPECT_TRUE(found) << p["compute"]["gemm_points"].dump();
+  // The provenance names the device the efficiencies are against as the samples left it.
+  EXPECT_TRUE(contains(p["provenance"].dump(), "dense peak of h100-sxm-datasheet with --samples"))
+      << p["provenance"].dump();
 
   const fs::path mb = scratch_dir() / "memory_bound.samples.json";
   std::ofstream(mb) << test_samples::samples_document(
@@ -1040,6 +1043,23 @@ TEST(cli_fit, SamplesTakeTheNetworkNameAndBase) {
                            "--network-base", "dgx-a100-datasheet", "-o", based.string()});
   ASSERT_EQ(b.exit_code, 0) << b.err;
   EXPECT_EQ(json::parse(read_file(based))["network"]["intra_node_line_GBps"], 300.0);
+  // These samples measured no GEMM and no memory-bound kernel: a --gemm table beside them is
+  // taken against the base's own peak, and the provenance says so without "with --samples"
+  // (it named the samples though they changed nothing there). 600 TFLOP/s / the datasheet's
+  // 989.4 TFLOP/s dense BF16 (scenarios/gpus/h100-sxm-datasheet.json) = 0.6064.
+  const fs::path gemm = scratch_dir() / "beside_collectives.csv";
+  std::ofstream(gemm) << "gpu,dtype,m,n,k,tflops\nH100,bf16,2048,2048,2048,600\n";
+  const fs::path tables = scratch_dir() / "net_gemm.json";
+  const auto t = shardsim({"fit", "--samples", samples.string(), "--base", "h100-sxm-datasheet",
+                           "--gemm", gemm.string(), "-o", tables.string()});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const json tp = json::parse(read_file(tables));
+  EXPECT_TRUE(contains(tp["provenance"].dump(), "dense peak of h100-sxm-datasheet)"))
+      << tp["provenance"].dump();
+  EXPECT_FALSE(contains(tp["provenance"].dump(), "with --samples")) << tp["provenance"].dump();
+  for (const json& point : tp["compute"]["gemm_points"])
+    if (point["m"] == 2048 && point["dtype"] == "bf16")
+      EXPECT_NEAR(point["efficiency"].get<double>(), 600e12 / 989.4e12, 1e-4);
   const fs::path cpu = scratch_dir() / "net_cpu.samples.json";
   std::ofstream(cpu) << cpu_samples_with_all_reduce([](double bytes) {
                           return 20e-6 + bytes / 1e9;
