@@ -111,10 +111,10 @@ std::string describe_setup(const Estimate& e) {
       s.cluster.gpu.memory_bytes / kGiB, s.cluster.gpu.memory_bytes / 1e9,
       s.cluster.network.name.empty() ? "custom" : s.cluster.network.name);
   out += fmt::format(
-      "strategy  tp {} pp {} vpp {} cp {} ep {} dp {}, sp {}, ZeRO-{}{}{}, "
+      "strategy  tp {} pp {} vpp {} cp {}{} ep {} dp {}, sp {}, ZeRO-{}{}{}, "
       "schedule {}\n",
-      p.tp, p.pp, p.vpp, p.cp, p.ep, p.dp, p.sp ? "on" : "off", p.zero,
-      p.offload_optimizer ? ", optimizer offload" : "",
+      p.tp, p.pp, p.vpp, p.cp, p.cp > 1 ? " (" + cp_comm_name(p.cp_comm) + ")" : std::string(),
+      p.ep, p.dp, p.sp ? "on" : "off", p.zero, p.offload_optimizer ? ", optimizer offload" : "",
       p.offload_params ? ", parameter offload" : "", schedule_name(p.schedule));
   out += fmt::format(
       "training  {} x {} tokens per step, micro-batch {} (m = {} per DP rank), {}, "

@@ -16,6 +16,7 @@
 #include "simulator/hardware/hardware.h"
 #include "simulator/model/model_config.h"
 #include "simulator/model/ops.h"
+#include "simulator/scenario/strategy.h"
 
 namespace shardsim {
 
@@ -68,6 +69,7 @@ struct KindCostKey {
   bool output_projection = false;  // untied embeddings, or pp > 1
   std::string attention_kernel;    // training.attention_kernel
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;  // OpContext's
+  CpComm cp_comm = CpComm::kP2p;  // a2a gives the attention core its own shape (OpShape)
   bool operator==(const KindCostKey&) const = default;
 };
 

@@ -79,16 +79,54 @@ double tp_backward_exposed(const Ctx& c, double col_dgrad, double col_wgrad) {
   return ag + std::max(0.0, ag - col_dgrad) + std::max(0.0, rs - col_wgrad);
 }
 
-// Context parallel ring attention: cp - 1 exchanges of this rank's K and V (heads split by TP).
-double cp_ring_seconds(const Ctx& c) {
-  if (c.plan.cp <= 1) return 0;
-  const auto& m = c.s.model;
-  const double kv_width = m.attention == AttentionType::kMla
-                              ? double(m.heads) * double(m.mla.qk_nope_head_dim +
-                                                         m.mla.qk_rope_head_dim + m.mla.v_head_dim)
-                              : 2.0 * m.effective_kv_heads() * double(m.effective_head_dim());
-  const double bytes = c.shape.seq_local * c.shape.micro_batch * kv_width * c.act_bytes / c.plan.tp;
-  return (c.plan.cp - 1) * coll(c, CollectiveOp::kSendRecv, bytes, c.cp);
+// Bytes of one micro-batch's Q, K, V and attention output on this rank (heads split by TP):
+// the tensors context parallelism exchanges.
+ModelConfig::AttentionWidths attention_tensors(const Ctx& c) {
+  const double per_width = c.shape.seq_local * c.shape.micro_batch * c.act_bytes / c.plan.tp;
+  const auto w = c.s.model.attention_widths();
+  return {w.q * per_width, w.k * per_width, w.v * per_width, w.out * per_width};
+}
+
+// Context-parallel exchange of one block per micro-batch, each pass (Transformer Engine's
+// context_parallel.py, by parallel.cp_comm_type):
+// - p2p: cp - 1 ring steps, each sending this rank's K and V to the next rank while the attention
+//   of the chunk received before computes (hidden behind it); the backward moves K, V and their
+//   gradients, twice the forward's bytes.
+// - all_gather: K and V are all-gathered before the attention (exposed: nothing computes until
+//   they arrive); the backward gathers them again and reduce-scatters dK and dV, all exposed.
+// - a2a: all-to-alls of Q, K and V before the attention and of its output after (forward), of the
+//   output's gradient and then dQ, dK, dV (backward); each rank sends its own tensors (nccl-tests'
+//   all-to-all size), exposed.
+struct CpExchange {
+  double fwd = 0, bwd = 0;  // seconds per pass
+  bool overlapped = false;  // behind the attention core (the ring)
+  int fwd_calls = 0, bwd_calls = 0;
+};
+CpExchange cp_exchange(const Ctx& c) {
+  const int cp = c.plan.cp;
+  if (cp <= 1) return {};
+  const auto a = attention_tensors(c);
+  switch (c.s.strategy.cp_comm) {
+    case CpComm::kP2p: {
+      const double ring = (cp - 1) * coll(c, CollectiveOp::kSendRecv, a.k + a.v, c.cp);
+      return {ring, 2 * ring, true, cp - 1, 2 * (cp - 1)};
+    }
+    case CpComm::kAllGather: {
+      const double gather = coll(c, CollectiveOp::kAllGather, cp * a.k, c.cp) +
+                            coll(c, CollectiveOp::kAllGather, cp * a.v, c.cp);
+      const double scatter = coll(c, CollectiveOp::kReduceScatter, cp * a.k, c.cp) +
+                             coll(c, CollectiveOp::kReduceScatter, cp * a.v, c.cp);
+      return {gather, gather + scatter, false, 2, 4};
+    }
+    case CpComm::kA2a: {
+      const double all = coll(c, CollectiveOp::kAllToAll, a.q, c.cp) +
+                         coll(c, CollectiveOp::kAllToAll, a.k, c.cp) +
+                         coll(c, CollectiveOp::kAllToAll, a.v, c.cp) +
+                         coll(c, CollectiveOp::kAllToAll, a.out, c.cp);
+      return {all, all, false, 4, 4};
+    }
+  }
+  return {};
 }
 
 // MoE dispatch or combine (Megatron-Core's all-to-all dispatcher): each rank sends its own
@@ -191,15 +229,18 @@ void add_zero3(const Ctx& c, LayerCost& lc) {
 
 // Collective calls a block issues per pass (host dispatch counts): TP two all-reduces forward and
 // two backward, or with SP two all-gathers and two reduce-scatters forward and six backward
-// (tp_backward_exposed); CP cp - 1 ring steps forward, twice that backward; an MoE block's
-// dispatch and combine all-to-alls, with their TP exchanges under SP, each way.
-void count_collectives(const Ctx& c, bool moe, DispatchCounts& n) {
+// (tp_backward_exposed); CP's exchange (cp_exchange), again in the backward under selective
+// recomputation; an MoE block's dispatch and combine all-to-alls, with their TP exchanges under
+// SP, each way.
+void count_collectives(const Ctx& c, bool moe, const CpExchange& cp, DispatchCounts& n) {
   if (c.plan.tp > 1) {
     n.fwd_colls += c.op.sp ? 4 : 2;
     n.bwd_colls += c.op.sp ? 6 : 2;
   }
-  n.fwd_colls += c.plan.cp - 1;
-  n.bwd_colls += 2.0 * (c.plan.cp - 1);
+  n.fwd_colls += cp.fwd_calls;
+  n.bwd_colls += cp.bwd_calls;
+  // Selective recomputation re-runs the core attention, its exchange included.
+  if (c.s.strategy.recompute == Recompute::kSelective) n.bwd_colls += cp.fwd_calls;
   if (moe) {
     const double per_pass = 2 + (c.plan.tp > 1 && c.op.sp ? 2 : 0);
     n.fwd_colls += per_pass;
@@ -222,12 +263,13 @@ void add_host(const Ctx& c, const OpSums& sum, DispatchCounts n, WorkCost& w) {
 KindCostKey kind_cost_key(const Ctx& c) {
   const auto& t = c.s.training;
   const auto& m = c.s.model;
-  return {c.plan.tp,          c.plan.cp,
-          c.plan.ep,          c.op.sp,
-          c.op.precision,     c.op.tf32,
-          t.seq_len,          t.micro_batch,
-          t.flash_attention,  !m.tied_embeddings || c.plan.pp > 1,
-          t.attention_kernel, c.op.cross_entropy};
+  return {c.plan.tp,           c.plan.cp,
+          c.plan.ep,           c.op.sp,
+          c.op.precision,      c.op.tf32,
+          t.seq_len,           t.micro_batch,
+          t.flash_attention,   !m.tied_embeddings || c.plan.pp > 1,
+          t.attention_kernel,  c.op.cross_entropy,
+          c.s.strategy.cp_comm};
 }
 
 KindCosts kind_costs(const Ctx& c, double vocab) {
@@ -272,11 +314,12 @@ LayerCost layer_cost(const Ctx& c, int layer, const KindCost& kc) {
               : tp_backward_exposed(c, sum.col_dgrad, zb ? 0 : sum.col_wgrad);
   w.fwd.add(TimeCategory::kTpComm, tp_fwd);
   w.bwd_input.add(TimeCategory::kTpComm, tp_bwd);
-  // CP ring exchange overlaps the attention it feeds; backward moves K, V and their gradients.
-  const double cp = cp_ring_seconds(c);
-  const double cp_fwd = std::max(0.0, cp - sum.core_fwd);
+  // The CP ring overlaps the attention it feeds; the all-gather and the all-to-alls do not.
+  const CpExchange cp = cp_exchange(c);
+  const double cp_fwd = cp.overlapped ? std::max(0.0, cp.fwd - sum.core_fwd) : cp.fwd;
   w.fwd.add(TimeCategory::kCpComm, cp_fwd);
-  w.bwd_input.add(TimeCategory::kCpComm, std::max(0.0, 2 * cp - sum.core_bwd));
+  w.bwd_input.add(TimeCategory::kCpComm,
+                  cp.overlapped ? std::max(0.0, cp.bwd - sum.core_bwd) : cp.bwd);
   // EP dispatch and combine, forward and backward.
   const bool moe = c.s.model.is_moe_layer(layer);
   const double ep = moe ? 2 * ep_all_to_all(c) : 0;
@@ -289,7 +332,10 @@ LayerCost layer_cost(const Ctx& c, int layer, const KindCost& kc) {
   w.bwd_input.add(TimeCategory::kTpComm, moe_tp);
   // Recomputation in the backward pass (HFU counts it, MFU does not).
   if (c.s.strategy.recompute == Recompute::kSelective) {
+    // Megatron checkpoints the core attention module, Transformer Engine's context-parallel
+    // exchange inside it: recomputing it exchanges again (until 2026-11-29 left out).
     w.bwd_input.add(TimeCategory::kRecompute, sum.core_fwd);
+    w.bwd_input.add(TimeCategory::kCpComm, cp_fwd);
     w.hardware_flops += sum.core_flops;
   } else if (c.s.strategy.recompute == Recompute::kFull) {
     w.bwd_input.add(TimeCategory::kRecompute, sum.fwd_compute);
@@ -302,7 +348,7 @@ LayerCost layer_cost(const Ctx& c, int layer, const KindCost& kc) {
   lc.expert_params = kc.expert_params;
   add_zero3(c, lc);
   DispatchCounts n;
-  count_collectives(c, moe, n);
+  count_collectives(c, moe, cp, n);
   n.recompute_full = c.s.strategy.recompute == Recompute::kFull;
   add_host(c, sum, n, w);
   return lc;

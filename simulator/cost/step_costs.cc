@@ -38,7 +38,8 @@ Ctx make_ctx(const Scenario& s, const Plan& plan) {
              double(t.micro_batch),
              t.flash_attention,
              t.cross_entropy,
-             attention_window(s.model, t.seq_len, t.flash_attention, t.attention_kernel)};
+             attention_window(s.model, t.seq_len, t.flash_attention, t.attention_kernel),
+             s.strategy.cp_comm == CpComm::kA2a ? double(plan.cp) : 1.0};
   c.act_bytes = activation_bytes(t.precision);
   c.param_bytes = c.act_bytes;
   c.grad_bytes = t.grad_dtype == GradDtype::kFp32 ? 4 : c.act_bytes;

@@ -11,7 +11,7 @@ enum class TimeCategory : int {
   kCompute,       // model math (GEMMs, attention, memory-bound ops)
   kRecompute,     // forward work repeated in the backward pass
   kTpComm,        // tensor/sequence-parallel collectives not hidden behind compute
-  kCpComm,        // context-parallel ring exchange not hidden behind attention
+  kCpComm,        // context-parallel exchange (parallel.cp_comm_type) not hidden behind attention
   kEpComm,        // expert-parallel dispatch/combine all-to-all
   kDpComm,        // data-parallel gradient reduction and ZeRO gathers not hidden
   kPpComm,        // pipeline send/recv a stage waited for

@@ -113,6 +113,23 @@ OverheadTerms overhead_terms(const Scenario& s, const Plan& plan, const RankFoot
         text("expert-parallel all-to-all send and receive buffers (one micro-batch's tokens on "
              "this rank, s / tp of them under sequence parallelism)"));
   }
+  if (plan.cp > 1 && s.strategy.cp_comm == CpComm::kAllGather) {
+    // Transformer Engine's all-gather exchange (context_parallel.py, AttnFuncWithCPAndKVAllGather)
+    // gathers one layer's K and V from every context-parallel rank before its attention and, in
+    // the backward, gathers them again beside dK and dV of the whole sequence, which it then
+    // reduce-scatters: 2 x cp x this rank's K and V at once, one layer at a time.
+    const double act = activation_bytes(t.precision);
+    const double tokens = double(t.seq_len) / plan.cp * double(t.micro_batch);
+    const auto w = m.attention_widths();
+    const double kv = tokens * (w.k + w.v) / plan.tp * act;
+    add("overhead.cp_all_gather", 2 * plan.cp * kv, [&, kv] {
+      return fmt::format(
+          "context-parallel all-gather (parallel.cp_comm_type): one layer's K and V gathered from "
+          "the {} ranks and, in the backward, dK and dV of the whole sequence: 2 x {} x {:.4g} "
+          "bytes of this rank's K and V",
+          plan.cp, plan.cp, kv);
+    });
+  }
   // Whole bytes, rounded up: 10 % of an activation total not divisible by 10 left a fraction of
   // a byte in the reports (found by review, 2026-11-29: "3901530931.2").
   add("overhead.fragmentation", std::ceil(o.fragmentation_fraction * f.activations), [&] {

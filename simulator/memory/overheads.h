@@ -40,7 +40,9 @@ struct RankFootprint {
 // DP > 1: the largest unit gathered plus what is prefetched, at most the rank's other units, and
 // its gradient reduce-scatter buffer),
 // moe_dispatch (EP > 1: all-to-all send and receive buffers of one micro-batch's routed tokens),
-// fragmentation (fraction of activations). `notes`: also write each term's note (reports).
+// cp_all_gather (CP > 1 exchanging by all_gather: one layer's gathered K and V and their
+// gradients), fragmentation (fraction of activations). `notes`: also write each term's note
+// (reports).
 [[nodiscard]] OverheadTerms overhead_terms(const Scenario& s, const Plan& plan,
                                            const RankFootprint& f, bool notes = true);
 

@@ -75,6 +75,22 @@ struct ModelConfig {
   [[nodiscard]] std::int64_t effective_head_dim() const {
     return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0);
   }
+  // Elements per token of the attention's Q, K, V and output over all heads, as attention
+  // consumes them (after the projections and positions): MLA's K carries its positional part per
+  // head as Q does, its V and output the value width.
+  struct AttentionWidths {
+    double q = 0, k = 0, v = 0, out = 0;
+  };
+  [[nodiscard]] AttentionWidths attention_widths() const {
+    if (attention == AttentionType::kMla) {
+      const double qk = double(heads) * double(mla.qk_nope_head_dim + mla.qk_rope_head_dim);
+      const double v = double(heads) * double(mla.v_head_dim);
+      return {qk, qk, v, v};
+    }
+    const double d = double(effective_head_dim());
+    const double kv = double(effective_kv_heads()) * d;
+    return {double(heads) * d, kv, kv, double(heads) * d};
+  }
   [[nodiscard]] std::int64_t effective_ffn_hidden() const {
     return ffn_hidden > 0 ? ffn_hidden : 4 * hidden;
   }

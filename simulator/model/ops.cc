@@ -60,21 +60,25 @@ struct AttentionKeys {
 
 // The attention core for q/k width dqk and v width dv per head: either fused (flash) or the
 // unfused chain Q.K^T -> softmax -> dropout -> P.V of Korthikanti et al. (their 5as^2b term).
+// Under context parallelism by all-to-all (s.cp_heads > 1) each rank's core takes every query of
+// heads / cp heads: the same element counts, saved tensors and FLOPs as seq_local queries of every
+// head, in the kernel's own shape.
 void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, double dv,
                         AttentionKeys keys, std::vector<Op>& ops) {
   const double t = s.seq_local * s.micro_batch;
   const double a = m.heads;
   const double kv = m.attention == AttentionType::kMla ? a : m.effective_kv_heads();
   const double q_el = t * a * dqk, k_el = t * kv * dqk, v_el = t * kv * dv;
+  const double queries = s.seq_local * s.cp_heads, heads = a / s.cp_heads;
   if (s.flash_attention) {
     Op op = memop("flash_attention", OpKind::kFlashAttention, q_el + k_el + v_el, TpSplit::kHeads,
                   {tensor("q", q_el), tensor("k", k_el), tensor("v", v_el),
                    tensor("softmax_lse", t * a, ActKind::kFp32)});
-    op.m = s.seq_local;  // per head: [s_local x dqk] . [dqk x s_full], then . [s_full x dv]
+    op.m = queries;  // per head: [queries x dqk] . [dqk x s_full], then . [s_full x dv]
     op.n = keys.timed;
     op.k = dqk;
     op.value_dim = dv;
-    op.batch = a * s.micro_batch;
+    op.batch = heads * s.micro_batch;
     op.model_flops_scale = keys.model / keys.timed;
     op.executed_flops_scale = keys.executed / keys.timed;
     ops.push_back(std::move(op));
@@ -83,10 +87,10 @@ void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, doub
   const double scores = a * s.seq_local * s.seq_full * s.micro_batch;
   Op qk{"attention_scores",
         OpKind::kAttentionScore,
-        s.seq_local,
+        queries,
         s.seq_full,
         dqk,
-        a * s.micro_batch,
+        heads * s.micro_batch,
         0,
         TpSplit::kHeads,
         {tensor("q", q_el), tensor("k", k_el)}};
@@ -99,8 +103,8 @@ void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, doub
                         {core("attention_dropout_mask", scores, ActKind::kMask),
                          core("attention_dropout_output", scores)}));
   }
-  Op pv{"attention_values", OpKind::kAttentionValue, s.seq_local, dv,
-        s.seq_full,         a * s.micro_batch,       0,           TpSplit::kHeads,
+  Op pv{"attention_values", OpKind::kAttentionValue, queries, dv,
+        s.seq_full,         heads * s.micro_batch,   0,       TpSplit::kHeads,
         {tensor("v", v_el)}};
   pv.model_flops_scale = keys.model / s.seq_full;
   ops.push_back(std::move(pv));
@@ -297,8 +301,8 @@ std::vector<Op> layer_ops(const ModelConfig& m, int layer, const OpShape& s) {
   AttentionKeys keys{s.seq_full, s.seq_full, s.seq_full};
   if (block_kind(m, layer, s) & 2) {
     keys.model = windowed_attention_keys(s.seq_full, s.seq_full, double(m.sliding_window));
-    if (s.window > 0) {
-      keys.timed = windowed_attention_keys(s.seq_full, s.seq_local, s.window);
+    if (s.window > 0) {  // a rank of the all-to-all holds the whole sequence: no busiest chunk
+      keys.timed = windowed_attention_keys(s.seq_full, s.seq_local * s.cp_heads, s.window);
       keys.executed = keys.model;
     }
   }

@@ -131,6 +131,10 @@ struct OpShape {
   // The sliding window that fused attention on the model's windowed layers skips tiles by
   // (attention_window); 0: every layer attends to the whole sequence.
   double window = 0;
+  // Context parallelism by all-to-all (parallel.cp_comm_type a2a): the attention core of each
+  // rank takes the whole sequence for heads / cp_heads heads; 1: its own seq_local queries for
+  // every head (the ring and the all-gather).
+  double cp_heads = 1;
 };
 
 // The window a run's fused attention skips tiles by: model.sliding_window where it is shorter

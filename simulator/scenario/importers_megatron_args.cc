@@ -42,6 +42,12 @@ const std::set<std::string>& value_less_flags() {
   return flags;
 }
 
+// Megatron-LM's options that take one or more values (argparse nargs='+').
+const std::set<std::string>& list_options() {
+  static const std::set<std::string> lists = {"--cp-comm-type"};
+  return lists;
+}
+
 // An option name, not a value (negative numbers are values).
 bool is_option(const std::string& s) {
   return s.starts_with("--") || (s.size() > 1 && s[0] == '-' &&
@@ -65,6 +71,8 @@ MegatronArgs::MegatronArgs(const std::vector<std::string>& args, std::vector<std
       flags_.insert(a);
     } else if (i + 1 < args.size() && !is_option(args[i + 1])) {
       options_[a] = args[++i];
+      if (list_options().count(a))
+        while (i + 1 < args.size() && !is_option(args[i + 1])) options_[a] += " " + args[++i];
     } else {
       flags_.insert(a);  // an unknown flag: warn_unread names it
     }

@@ -26,7 +26,8 @@ class MegatronArgs {
   std::int64_t integer(const std::string& key);
   // integer(), at most kMaxParallelDegree (a parallel degree, or layers per virtual stage).
   std::int64_t degree(const std::string& key);
-  // The value as given, "" when absent. InputError when given without a value.
+  // The value as given, "" when absent; an option of several values (--cp-comm-type) has them
+  // separated by single spaces. InputError when given without a value.
   std::string text(const std::string& key);
   bool flag(const std::string& key);
   // Whether the option was given with a value (possibly empty: "--key="); marks it read.

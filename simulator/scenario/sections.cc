@@ -24,6 +24,8 @@ const std::vector<std::pair<std::string, CrossEntropyKernel>> kCrossEntropy = {
     {std::string(kCrossEntropyNames[1]), CrossEntropyKernel::kFused}};
 const std::vector<std::pair<std::string, Recompute>> kRecompute = {
     {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
+const std::vector<std::pair<std::string, CpComm>> kCpComms = {
+    {"p2p", CpComm::kP2p}, {"all_gather", CpComm::kAllGather}, {"a2a", CpComm::kA2a}};
 const std::vector<std::pair<std::string, Schedule>> kSchedules = {
     {"gpipe", Schedule::kGpipe},
     {"1f1b", Schedule::k1F1B},
@@ -68,6 +70,7 @@ void read_parallel(const nlohmann::json& j, Diagnostics& d, Strategy& p) {
   r.boolean("overlap_param_gather", p.overlap_param_gather);
   r.boolean("overlap_tp_comm", p.overlap_tp_comm);
   r.integer("zero3_prefetch", p.zero3_prefetch, 0, 64);
+  r.enumeration("cp_comm_type", p.cp_comm, kCpComms);
   r.choice("rank_order", p.rank_order,
            {"tp-cp-dp-pp", "tp-cp-pp-dp", "tp-dp-cp-pp", "tp-pp-cp-dp", "cp-tp-dp-pp",
             "tp-dp-pp-cp", "tp-pp-dp-cp", "dp-tp-cp-pp", "pp-tp-cp-dp"});
@@ -259,6 +262,10 @@ void read_scenario_sections(const nlohmann::json& raw, Diagnostics& diags, Scena
 std::string schedule_name(Schedule s) {
   return enum_name(kSchedules, s);
 }
+std::string cp_comm_name(CpComm c) {
+  return enum_name(kCpComms, c);
+}
+
 std::string recompute_name(Recompute r) {
   return enum_name(kRecompute, r);
 }
@@ -298,6 +305,7 @@ nlohmann::json effective_parallel_json(const Scenario& s) {
                       {"overlap_param_gather", p.overlap_param_gather},
                       {"overlap_tp_comm", p.overlap_tp_comm},
                       {"zero3_prefetch", p.zero3_prefetch},
+                      {"cp_comm_type", enum_name(kCpComms, p.cp_comm)},
                       {"rank_order", p.rank_order}};
   if (p.first_stage_layers >= 0) j["first_stage_layers"] = p.first_stage_layers;
   if (p.last_stage_layers >= 0) j["last_stage_layers"] = p.last_stage_layers;

@@ -11,6 +11,12 @@ namespace shardsim {
 
 enum class Recompute { kNone, kSelective, kFull };
 enum class Schedule { kGpipe, k1F1B, kInterleaved, kZbH1, kZbH2 };
+// How context-parallel attention exchanges the sequence (Megatron-LM's --cp-comm-type, run by
+// Transformer Engine): a ring of K/V point-to-point steps overlapped with the attention (p2p),
+// an exposed all-gather of K and V (all_gather; the backward reduce-scatters dK and dV), or
+// all-to-alls that give each rank the whole sequence for heads / cp heads (a2a, DeepSpeed
+// Ulysses' layout).
+enum class CpComm { kP2p, kAllGather, kA2a };
 inline constexpr int kRecomputeCount = 3;
 inline constexpr int kScheduleCount = 5;
 inline constexpr int kZeroStages = 4;  // 0..3
@@ -81,6 +87,7 @@ struct Strategy {
   // the compute. 1: FSDP's default (BACKWARD_PRE, rate-limited to one unit ahead); 0: on demand
   // (FSDP backward_prefetch=None), each gather queued behind the previous unit's reduce-scatter.
   int zero3_prefetch = 1;
+  CpComm cp_comm = CpComm::kP2p;  // scenario key parallel.cp_comm_type
   // Order of the parallel dimensions in the global rank, innermost first ("tp-cp-dp-pp"):
   // decides which groups share a node. EP groups are carved from DP.
   std::string rank_order = "tp-cp-dp-pp";
@@ -94,5 +101,6 @@ struct Strategy {
 // Scenario names of the enumerations ("1f1b", "selective").
 [[nodiscard]] std::string schedule_name(Schedule s);
 [[nodiscard]] std::string recompute_name(Recompute r);
+[[nodiscard]] std::string cp_comm_name(CpComm c);
 
 }  // namespace shardsim

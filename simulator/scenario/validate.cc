@@ -127,19 +127,7 @@ void check_parallel(const Scenario& s, StrategyCheck& c) {
                      p.ep, dpcp)});
   else
     check_divides(d, "/parallel/ep", "dp*cp", dpcp, "parallel.ep", p.ep);
-  if (p.cp > 1)  // Megatron splits each sequence into 2*cp chunks for causal load balance
-    check_divides(d, "/training/seq_len", "training.seq_len", t.seq_len, "2*parallel.cp",
-                  2 * std::int64_t(p.cp));
-  // Megatron-LM's context parallelism is ring attention inside Transformer Engine's flash or
-  // fused attention; its unfused attention refuses it (megatron/core/transformer/
-  // dot_product_attention.py: "Context parallelism is only supported by TEDotProductAttention!").
-  // Found by review, 2026-11-28: cp 2 without flash attention ran with no cp_comm at all.
-  if (p.cp > 1 && !t.flash_attention)
-    d.error("/parallel/cp",
-            fmt::format("context parallelism (cp = {}) needs training.flash_attention: it runs as "
-                        "ring attention inside Transformer Engine's flash or fused attention, and "
-                        "Megatron-LM's unfused attention refuses it",
-                        p.cp));
+  validate_detail::check_context_parallel(s, c);
   if (p.sp && p.tp > 1)
     check_divides(d, "/training/seq_len", "training.seq_len / cp", t.seq_len / p.cp,
                   "parallel.tp (sequence parallel)", p.tp);

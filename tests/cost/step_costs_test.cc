@@ -132,6 +132,109 @@ TEST(step_comm, TensorParallelCollectivesPerLayer) {
   }
 }
 
+// Context parallelism's exchange per layer and micro-batch by parallel.cp_comm_type (Transformer
+// Engine's context_parallel.py). gpt(1) with flash attention at cp 2 on one node: each rank holds
+// s / cp = 1024 tokens, so its Q, K, V and output are each 1024 x 16 heads x 64 x 2 B = 2 MiB.
+// - all_gather: K and V all-gathered (nccl-tests size: the whole 2 x 2 MiB buffer) before the
+//   attention, exposed; the backward gathers them again and reduce-scatters dK and dV.
+// - a2a: all-to-alls of Q, K, V and the output (2 MiB each per rank) forward, of dO, dQ, dK, dV
+//   backward, exposed.
+// - p2p: one ring step (cp - 1) of K and V, 4 MiB, behind the forward's attention core; the
+//   backward moves twice the bytes behind its own.
+// Selective recomputation re-runs the core attention module with its exchange (Megatron's
+// _checkpointed_attention_forward wraps Transformer Engine's attention, exchange included).
+TEST(step_comm, ContextParallelExchangeByCommType) {
+  nlohmann::json raw = gpt(1, "none");
+  raw["training"]["flash_attention"] = true;
+  raw["parallel"]["cp"] = 2;
+  raw["cluster"]["gpus_per_node"] = 2;
+  const double mib2 = 1024.0 * 16 * 64 * 2;
+  const GroupPlacement cp = place_group(2, 1, 2);
+  const auto seconds = [&](CollectiveOp op, double bytes, const Scenario& s) {
+    return collective_cost(op, bytes, cp, s.cluster.network).seconds;
+  };
+  const auto layer = [](const Scenario& s) { return compute_step_costs(s, make_plan(s)).layer(0); };
+  {
+    raw["parallel"]["cp_comm_type"] = "all_gather";
+    const Scenario s = scenario_from_json(raw, "");
+    const double ag = seconds(CollectiveOp::kAllGather, 2 * mib2, s);
+    const double rs = seconds(CollectiveOp::kReduceScatter, 2 * mib2, s);
+    const LayerCost l = layer(s);
+    EXPECT_DOUBLE_EQ(l.work.fwd[TimeCategory::kCpComm], 2 * ag);
+    EXPECT_DOUBLE_EQ(l.work.bwd_input[TimeCategory::kCpComm], 2 * ag + 2 * rs);
+    raw["training"]["recompute"] = "selective";
+    const LayerCost r = layer(scenario_from_json(raw, ""));
+    EXPECT_DOUBLE_EQ(r.work.bwd_input[TimeCategory::kCpComm], 4 * ag + 2 * rs);
+    raw["training"]["recompute"] = "none";
+  }
+  {
+    raw["parallel"]["cp_comm_type"] = "a2a";
+    const Scenario s = scenario_from_json(raw, "");
+    const double a2a = seconds(CollectiveOp::kAllToAll, mib2, s);
+    const LayerCost l = layer(s);
+    EXPECT_DOUBLE_EQ(l.work.fwd[TimeCategory::kCpComm], 4 * a2a);
+    EXPECT_DOUBLE_EQ(l.work.bwd_input[TimeCategory::kCpComm], 4 * a2a);
+  }
+  {
+    raw["parallel"]["cp_comm_type"] = "p2p";
+    const Scenario s = scenario_from_json(raw, "");
+    const double ring = seconds(CollectiveOp::kSendRecv, 2 * mib2, s);
+    double core_fwd = 0, core_bwd = 0;  // the flash attention op on one rank
+    OpShape shape{1024, 2048, 1, true};
+    for (const Op& op : layer_ops(s.model, 0, shape))
+      if (op.kind == OpKind::kFlashAttention) {
+        const OpContext ctx{1, false, Dtype::kBf16};
+        core_fwd += op_cost(op, Pass::kForward, ctx, s.cluster.gpu).seconds;
+        core_bwd += op_cost(op, Pass::kBackwardInput, ctx, s.cluster.gpu).seconds;
+      }
+    ASSERT_GT(core_fwd, 0);
+    const LayerCost l = layer(s);
+    EXPECT_DOUBLE_EQ(l.work.fwd[TimeCategory::kCpComm], std::max(0.0, ring - core_fwd));
+    EXPECT_DOUBLE_EQ(l.work.bwd_input[TimeCategory::kCpComm], std::max(0.0, 2 * ring - core_bwd));
+  }
+}
+
+// Under the all-to-all a rank's attention core takes the whole sequence for heads / cp heads:
+// the same FLOPs as s / cp queries of every head, so a step's compute and FLOPs do not change
+// with the exchange. Under a window it holds no busiest chunk: gpt(1) at s = 2048, w = 512 is
+// counted at 2 x 512 - 512^2 / 2048 = 896 keys for cp 1 and a2a (the ring's busiest rank of cp 2
+// holds more: windowed_attention_keys(2048, 1024, 512) = 1024, chunks of 512 tokens).
+TEST(step_comm, AllToAllAttentionTakesTheWholeSequenceForItsHeads) {
+  ModelConfig m;
+  m.layers = 1;
+  m.hidden = 1024;
+  m.heads = 16;
+  m.vocab = 51200;
+  m.sliding_window = 512;
+  OpShape ring{1024, 2048, 1, true};
+  ring.window = 512;
+  OpShape a2a = ring;
+  a2a.cp_heads = 2;
+  const auto flash = [&](const OpShape& shape) {
+    for (const Op& op : layer_ops(m, 0, shape))
+      if (op.kind == OpKind::kFlashAttention) return op;
+    return Op{};
+  };
+  EXPECT_EQ(flash(ring).m, 1024);
+  EXPECT_EQ(flash(ring).batch, 16);
+  EXPECT_EQ(flash(ring).n, 1024);
+  EXPECT_EQ(flash(a2a).m, 2048);
+  EXPECT_EQ(flash(a2a).batch, 8);
+  EXPECT_EQ(flash(a2a).n, 896);
+  EXPECT_EQ(flash(a2a).elements, flash(ring).elements);  // the same Q, K, V on the rank
+  nlohmann::json raw = gpt(1, "none");
+  raw["training"]["flash_attention"] = true;
+  raw["parallel"]["cp"] = 2;
+  raw["cluster"]["gpus_per_node"] = 2;
+  const Scenario p2p = scenario_from_json(raw, "");
+  raw["parallel"]["cp_comm_type"] = "a2a";
+  const Scenario all = scenario_from_json(raw, "");
+  for (auto field : {&WorkCost::model_flops, &WorkCost::hardware_flops}) {
+    const double a = flops_per_gpu(p2p, field), b = flops_per_gpu(all, field);
+    EXPECT_NEAR(a, b, 1e-12 * a);
+  }
+}
+
 // One layer's GEMM seconds on one TP-8 rank, per pass, from op_cost (the priced ops alone).
 struct GemmSeconds {
   double fwd = 0, dgrad = 0, wgrad = 0;

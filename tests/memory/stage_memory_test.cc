@@ -311,5 +311,25 @@ TEST(stage_memory, MoeDispatchBuffersHoldThisRanksTokens) {
   EXPECT_DOUBLE_EQ(term_bytes(no_sp.ranks[0], "overhead.moe_dispatch"), 134217728.0);
 }
 
+// Context parallelism by all-gather holds one layer's K and V gathered from every CP rank and, in
+// the backward, dK and dV of the whole sequence beside them (Transformer Engine's
+// AttnFuncWithCPAndKVAllGather). llama3-8b-8xh100 at cp 2 (TP 2, 8 KV heads of 128, s 8192,
+// micro-batch 1, bf16): this rank's K and V are 8192 / 2 x 2 x 8 x 128 / 2 x 2 B = 8,388,608 B;
+// 2 x cp x that = 33,554,432 B. The ring and the all-to-all hold no such buffer.
+TEST(stage_memory, ContextParallelAllGatherHoldsTheGatheredKeysAndValues) {
+  Scenario s = load_scenario("llama3-8b-8xh100", {});
+  s.strategy.cp = 2;
+  s.strategy.dp = 2;
+  s.strategy.cp_comm = CpComm::kAllGather;
+  const MemoryEstimate gathered = estimate_memory(s, make_plan(s));
+  EXPECT_DOUBLE_EQ(term_bytes(gathered.ranks[0], "overhead.cp_all_gather"), 33554432.0);
+  for (const CpComm other : {CpComm::kP2p, CpComm::kA2a}) {
+    s.strategy.cp_comm = other;
+    const MemoryEstimate e = estimate_memory(s, make_plan(s));
+    EXPECT_EQ(find_term(e.ranks[0], "overhead.cp_all_gather"), nullptr);
+    EXPECT_DOUBLE_EQ(gathered.ranks[0].total_bytes - e.ranks[0].total_bytes, 33554432.0);
+  }
+}
+
 }  // namespace
 }  // namespace shardsim

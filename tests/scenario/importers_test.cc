@@ -469,6 +469,43 @@ TEST(import_megatron, WindowSizeIsLeftPlusOneKeys) {
                     "of windowed and full layers is not modelled"));
 }
 
+// --cp-comm-type (nargs='+': one type or one per layer; Megatron hands it to Transformer Engine
+// as given): p2p, all_gather and a2a map onto parallel.cp_comm_type; "allgather", the spelling of
+// Megatron's help text, which Transformer Engine refuses, is taken as all_gather with a warning;
+// per-layer types that differ are priced as the first's, and the hierarchical a2a+p2p as p2p,
+// each warned about; a count other than 1 or --num-layers (8 here) and an unknown type are errors.
+// The values after the option are all read (a word after a single-valued option is still "not an
+// option; ignored").
+TEST(import_megatron, CpCommTypeMapsOntoTheScenario) {
+  const auto type = [](const std::vector<std::string>& extra) {
+    return import_small_megatron(extra).scenario["parallel"]["cp_comm_type"];
+  };
+  for (const char* same : {"p2p", "all_gather", "a2a"})
+    EXPECT_EQ(type({"--cp-comm-type", same}), same);
+  const ImportResult spelled = import_small_megatron({"--cp-comm-type", "allgather"});
+  EXPECT_EQ(spelled.scenario["parallel"]["cp_comm_type"], "all_gather");
+  EXPECT_TRUE(warns(spelled, "--cp-comm-type allgather: Transformer Engine names it all_gather"));
+  EXPECT_EQ(type({"--cp-comm-type", "a2a", "a2a", "a2a", "a2a", "a2a", "a2a", "a2a", "a2a"}),
+            "a2a");
+  const ImportResult mixed = import_small_megatron(
+      {"--cp-comm-type", "a2a", "p2p", "p2p", "p2p", "p2p", "p2p", "p2p", "p2p", "--bf16"});
+  EXPECT_EQ(mixed.scenario["parallel"]["cp_comm_type"], "a2a");
+  EXPECT_TRUE(warns(mixed,
+                    "different types per layer are not modelled; every layer is priced "
+                    "as the first's, a2a"));
+  EXPECT_EQ(mixed.scenario["training"]["precision"], "bf16");  // the list ends at the next option
+  const ImportResult hierarchical = import_small_megatron({"--cp-comm-type", "a2a+p2p"});
+  EXPECT_EQ(hierarchical.scenario["parallel"]["cp_comm_type"], "p2p");
+  EXPECT_TRUE(warns(hierarchical, "--cp-comm-type a2a+p2p (hierarchical"));
+  EXPECT_FALSE(import_small_megatron({}).scenario["parallel"].contains("cp_comm_type"));
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--cp-comm-type", "ring"},
+                                              {"--cp-comm-type", "a2a", "a2a"},
+                                              {"--cp-comm-type"}})
+    EXPECT_THROW((void)import_small_megatron(bad), InputError) << bad.size();
+  const ImportResult extra = import_small_megatron({"--seq-length", "2048", "4096"});
+  EXPECT_TRUE(warns(extra, "\"4096\": not an option; ignored"));
+}
+
 // Megatron's main-gradient dtype (megatron/training/arguments.py, 2024-07 f2e5db402c and today):
 // --bf16 sets accumulate_allreduce_grads_in_fp32 (gradients accumulated and reduced in fp32)
 // unless --grad-reduce-in-bf16 is given; --accumulate-allreduce-grads-in-fp32 asks for fp32

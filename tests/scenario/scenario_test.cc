@@ -173,10 +173,10 @@ TEST(Scenario, AttentionKernelIsReadSwitchedAndChecked) {
 
 // A sliding window (found by review, 2026-11-29: Mistral's was dropped silently; priced since
 // 2026-11-29 for fused attention): what the window does not change is warned about (unfused
-// attention and the Triton kernel compute every score; the context-parallel ring moves every
-// chunk), a window at least as long as the sequence changes nothing, a first windowed layer past
-// the last windows none (transformers' max_window_layers reads so), and both keys are written
-// back so the report's scenario keeps them.
+// attention and the Triton kernel compute every score; Transformer Engine refuses the
+// context-parallel ring under a window), a window at least as long as the sequence changes nothing,
+// a first windowed layer past the last windows none (transformers' max_window_layers reads so), and
+// both keys are written back so the report's scenario keeps them.
 TEST(Scenario, ASlidingWindowSaysWhatItDoesNotChange) {
   auto raw = minimal();
   raw["training"]["seq_len"] = 8192;
@@ -200,11 +200,18 @@ TEST(Scenario, ASlidingWindowSaysWhatItDoesNotChange) {
             std::string::npos)
       << warning(4096);
   raw["training"].erase("attention_kernel");
+  // Transformer Engine refuses a window with the ring (cp_comm_type p2p, the default): said, and
+  // priced as the ring would run. With all_gather or a2a, which it runs, nothing to say.
   raw["parallel"] = {{"cp", 2}};
-  EXPECT_NE(warning(4096).find("the exchange as the ring over the whole sequence (parallel.cp = "
-                               "2)"),
+  EXPECT_NE(warning(4096).find("parallel.cp = 2 exchanges by \"p2p\" (parallel.cp_comm_type, "
+                               "the default), which Transformer Engine refuses under a sliding "
+                               "window"),
             std::string::npos)
       << warning(4096);
+  for (const char* type : {"all_gather", "a2a"}) {
+    raw["parallel"]["cp_comm_type"] = type;
+    EXPECT_EQ(warning(4096), "") << type;
+  }
   raw.erase("parallel");
   raw["model"]["sliding_window_from_layer"] = 31;  // llama3-8b has 32 layers
   EXPECT_EQ(to_json(scenario_from_json(raw, "").model)["sliding_window"], 4096);
