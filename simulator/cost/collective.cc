@@ -339,13 +339,15 @@ CollectiveCost collective_cost(CollectiveOp op, double bytes, const GroupPlaceme
                                     : nullptr;
   if (fit) {
     CollectiveCost c = fitted_cost(*fit, op, bytes, group.size);
-    // Inside a gap (h, n) the nearer line, extrapolated, may leave the times its neighbours
-    // charge at the gap's ends (found by review, 2026-11-28: 80 MB send/recv on 8 H100s took
-    // 973 us where the log measures 820 us at 67 MB and 826 us at 134 MB). The price is kept
-    // between L(h) and U(n), the lower segment's at its last size and the upper's at its first.
-    // (Also tried: clamping and never falling across the switch; on the 27 shared logs' held-out
-    // sizes RoCE went 5.57 -> 7.51 % and EFA H100 2.88 -> 3.75 %. The clamp alone changed one
-    // log, 2080 Ti all_gather 2.14 -> 1.42 %.)
+    // Inside a gap (h, n) the price runs from the lower segment's at its last size, L(h), to the
+    // upper one's at its first, U(n), as a power of the size (a straight line in log-log):
+    //   t(b) = L(h) (U(n) / L(h))^(ln(b / h) / ln(n / h)),
+    // continuous at both ends and monotone between them, so it never falls where both ends rise.
+    // Until 2026-11-29 the nearer segment's line, extrapolated and clamped to [L(h), U(n)], which
+    // stepped down at the gap's geometric mean (found by review: an 80-rank H100 all_gather took
+    // 2,359 us at 376 MB and 1,952 us at 400 MB where the log measures 1,766 us at 268 MB and
+    // 2,426 us at 537 MB). Before 2026-11-28 that line ran unclamped (80 MB send/recv on 8 H100s
+    // took 973 us where the log measures 820 us at 67 MB and 826 us at 134 MB).
     if (gap.lower != nullptr) {
       const auto at = [&](const FittedCollective* f, double s) {
         return fitted_cost(*f, op, s, group.size).seconds;
@@ -354,6 +356,9 @@ CollectiveCost collective_cost(CollectiveOp op, double bytes, const GroupPlaceme
       const double end_lo = at(gap.lower, h), end_hi = at(gap.upper, n);
       const double lo = std::min(end_lo, end_hi), hi = std::max(end_lo, end_hi);
       c.seconds = std::clamp(c.seconds, lo, hi);
+      // Where both ends rise, the upper half starts no lower than the lower half ended.
+      if (fit == gap.upper && end_hi >= end_lo)
+        c.seconds = std::max(c.seconds, std::clamp(at(gap.lower, std::sqrt(h * n)), lo, hi));
       c.alg_bytes_per_second = bytes / c.seconds;
       c.bus_bytes_per_second = c.alg_bytes_per_second * bus_factor(op, group.size);
     }
