@@ -90,8 +90,8 @@ ModelConfig::AttentionWidths attention_tensors(const Ctx& c) {
 // Context-parallel exchange of one block per micro-batch, each pass (Transformer Engine's
 // context_parallel.py, by parallel.cp_comm_type):
 // - p2p: cp - 1 ring steps, each sending this rank's K and V to the next rank while the attention
-//   of the chunk received before computes (hidden behind it); the backward moves K, V and their
-//   gradients, twice the forward's bytes.
+//   of the chunk received before computes (hidden behind it); the backward's cp steps move K and
+//   V, then both with their gradients, then the gradients (twice the forward's bytes).
 // - all_gather: K and V are all-gathered before the attention (exposed: nothing computes until
 //   they arrive); the backward gathers them again and reduce-scatters dK and dV, all exposed.
 // - a2a: all-to-alls of Q, K and V before the attention and of its output after (forward), of the
@@ -108,8 +108,11 @@ CpExchange cp_exchange(const Ctx& c) {
   const auto a = attention_tensors(c);
   switch (c.s.strategy.cp_comm) {
     case CpComm::kP2p: {
-      const double ring = (cp - 1) * coll(c, CollectiveOp::kSendRecv, a.k + a.v, c.cp);
-      return {ring, 2 * ring, true, cp - 1, 2 * (cp - 1)};
+      // The backward's cp steps send K and V first, K, V, dK and dV together in the middle, and
+      // dK and dV last: the forward's bytes twice, in cp calls.
+      const double kv = coll(c, CollectiveOp::kSendRecv, a.k + a.v, c.cp);
+      const double both = coll(c, CollectiveOp::kSendRecv, 2 * (a.k + a.v), c.cp);
+      return {(cp - 1) * kv, 2 * kv + (cp - 2) * both, true, cp - 1, cp};
     }
     case CpComm::kAllGather: {
       const double gather = coll(c, CollectiveOp::kAllGather, cp * a.k, c.cp) +

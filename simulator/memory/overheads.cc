@@ -113,21 +113,42 @@ OverheadTerms overhead_terms(const Scenario& s, const Plan& plan, const RankFoot
         text("expert-parallel all-to-all send and receive buffers (one micro-batch's tokens on "
              "this rank, s / tp of them under sequence parallelism)"));
   }
-  if (plan.cp > 1 && s.strategy.cp_comm == CpComm::kAllGather) {
-    // Transformer Engine's all-gather exchange (context_parallel.py, AttnFuncWithCPAndKVAllGather)
-    // gathers one layer's K and V from every context-parallel rank before its attention and, in
-    // the backward, gathers them again beside dK and dV of the whole sequence, which it then
-    // reduce-scatters: 2 x cp x this rank's K and V at once, one layer at a time.
+  if (plan.cp > 1) {
+    // Buffers of Transformer Engine's context-parallel exchange (context_parallel.py), one layer
+    // at a time, in units of this rank's K and V (kv) or its Q, K, V and output (qkvo):
+    // - p2p: the forward keeps every K/V chunk it receives (its own copy included) until the
+    //   attention returns, cp x kv; the backward two double buffers of K/V and dK/dV, 4 x kv.
+    // - all_gather: the backward gathers K and V again (cp x kv), zeroes dK and dV of the whole
+    //   sequence (cp x kv) and holds each of its two steps' dK and dV over the keys that step's
+    //   chunk sees ((1 + 1 / (2 cp)) cp x kv on the first rank, the busiest).
+    // - a2a: the other side of each all-to-all (Q, K, V in, the output out): qkvo.
     const double act = activation_bytes(t.precision);
-    const double tokens = double(t.seq_len) / plan.cp * double(t.micro_batch);
+    const double per_width = double(t.seq_len) / plan.cp * double(t.micro_batch) / plan.tp * act;
     const auto w = m.attention_widths();
-    const double kv = tokens * (w.k + w.v) / plan.tp * act;
-    add("overhead.cp_all_gather", 2 * plan.cp * kv, [&, kv] {
-      return fmt::format(
-          "context-parallel all-gather (parallel.cp_comm_type): one layer's K and V gathered from "
-          "the {} ranks and, in the backward, dK and dV of the whole sequence: 2 x {} x {:.4g} "
-          "bytes of this rank's K and V",
-          plan.cp, plan.cp, kv);
+    const double kv = per_width * (w.k + w.v), qkvo = per_width * (w.q + w.k + w.v + w.out);
+    const double cp = plan.cp;
+    const CpComm type = s.strategy.cp_comm;
+    const double bytes = type == CpComm::kP2p         ? std::max(cp, 4.0) * kv
+                         : type == CpComm::kAllGather ? (3 * cp + 0.5) * kv
+                                                      : qkvo;
+    add("overhead.cp_exchange", bytes, [&, kv, qkvo, cp, type] {
+      const std::string unit = fmt::format("this rank's K and V, {:.4g} bytes", kv);
+      return type == CpComm::kP2p
+                 ? fmt::format(
+                       "context-parallel ring (parallel.cp_comm_type p2p): the {} K/V "
+                       "chunks of the forward, or the backward's 4 double buffers of K/V "
+                       "and dK/dV, the larger; x {}",
+                       cp, unit)
+             : type == CpComm::kAllGather
+                 ? fmt::format(
+                       "context-parallel all-gather (parallel.cp_comm_type all_gather): K "
+                       "and V gathered again in the backward, dK and dV of the whole "
+                       "sequence, and each step's dK and dV: (3 x {} + 1/2) x {}",
+                       cp, unit)
+                 : fmt::format(
+                       "context-parallel all-to-all (parallel.cp_comm_type a2a): the other "
+                       "side of the exchange of Q, K, V and the output, {:.4g} bytes",
+                       qkvo);
     });
   }
   // Whole bytes, rounded up: 10 % of an activation total not divisible by 10 left a fraction of

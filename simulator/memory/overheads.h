@@ -40,8 +40,8 @@ struct RankFootprint {
 // DP > 1: the largest unit gathered plus what is prefetched, at most the rank's other units, and
 // its gradient reduce-scatter buffer),
 // moe_dispatch (EP > 1: all-to-all send and receive buffers of one micro-batch's routed tokens),
-// cp_all_gather (CP > 1 exchanging by all_gather: one layer's gathered K and V and their
-// gradients), fragmentation (fraction of activations). `notes`: also write each term's note
+// cp_exchange (CP > 1: the buffers of one layer's exchange by parallel.cp_comm_type),
+// fragmentation (fraction of activations). `notes`: also write each term's note
 // (reports).
 [[nodiscard]] OverheadTerms overhead_terms(const Scenario& s, const Plan& plan,
                                            const RankFootprint& f, bool notes = true);

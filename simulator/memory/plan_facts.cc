@@ -33,6 +33,7 @@ PlanFacts plan_facts(const Scenario& s, const Plan& plan) {
   f.act = {plan.tp, s.strategy.sp && plan.tp > 1, s.strategy.recompute, t.precision};
   f.shape = {double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
              t.flash_attention, t.cross_entropy};
+  if (s.strategy.cp_comm == CpComm::kA2a) f.shape.cp_heads = plan.cp;  // its saved output
   f.vocab = padded_vocab(m.vocab, plan.tp);
   ActivationOptions no_recompute = f.act;
   no_recompute.recompute = Recompute::kNone;
@@ -66,7 +67,8 @@ PlanFactsKey plan_facts_key(const Scenario& s, const Plan& plan) {
           t.micro_batch,
           t.flash_attention,
           !s.model.tied_embeddings || plan.pp > 1,
-          t.cross_entropy};
+          t.cross_entropy,
+          s.strategy.cp_comm};
 }
 
 LocalParams stage_params(const Scenario& s, const Plan& plan, const PlanFacts& f,

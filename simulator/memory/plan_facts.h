@@ -62,6 +62,7 @@ struct PlanFactsKey {
   bool flash_attention = false;
   bool output_projection = false;  // untied embeddings, or pp > 1
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;  // what the loss keeps
+  CpComm cp_comm = CpComm::kP2p;  // the all-to-all keeps one more attention output
   bool operator==(const PlanFactsKey&) const = default;
 };
 [[nodiscard]] PlanFactsKey plan_facts_key(const Scenario& s, const Plan& plan);

@@ -61,8 +61,8 @@ struct AttentionKeys {
 // The attention core for q/k width dqk and v width dv per head: either fused (flash) or the
 // unfused chain Q.K^T -> softmax -> dropout -> P.V of Korthikanti et al. (their 5as^2b term).
 // Under context parallelism by all-to-all (s.cp_heads > 1) each rank's core takes every query of
-// heads / cp heads: the same element counts, saved tensors and FLOPs as seq_local queries of every
-// head, in the kernel's own shape.
+// heads / cp heads: the same element counts and FLOPs as seq_local queries of every head, in the
+// kernel's own shape, and one more saved output (below).
 void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, double dv,
                         AttentionKeys keys, std::vector<Op>& ops) {
   const double t = s.seq_local * s.micro_batch;
@@ -79,6 +79,11 @@ void add_attention_core(const ModelConfig& m, const OpShape& s, double dqk, doub
     op.k = dqk;
     op.value_dim = dv;
     op.batch = heads * s.micro_batch;
+    // Transformer Engine's all-to-all keeps the attention's output before the all-to-all back
+    // (out_part, in AttnFuncWithCPAndQKVOA2A's saved tensors) beside the one it returns, which
+    // the output projection keeps: one more output-sized tensor, recomputed under selective
+    // recomputation with the rest of the core.
+    if (s.cp_heads > 1) op.saves.push_back(core("attention_output_a2a", t * a * dv));
     op.model_flops_scale = keys.model / keys.timed;
     op.executed_flops_scale = keys.executed / keys.timed;
     ops.push_back(std::move(op));

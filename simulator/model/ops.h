@@ -47,18 +47,18 @@ struct SavedTensor {
   bool attention_core = false;  // dropped (recomputed) under selective recomputation
 };
 
-// The tensors one op saves, held in place (no allocation): at most four (flash attention keeps
-// q, k, v and the softmax statistics).
+// The tensors one op saves, held in place (no allocation): at most five (flash attention keeps
+// q, k, v and the softmax statistics, and under the all-to-all its own output too).
 class SavedTensors {
  public:
-  static constexpr std::size_t kCapacity = 4;
+  static constexpr std::size_t kCapacity = 5;
   SavedTensors() = default;
   SavedTensors(std::initializer_list<SavedTensor> items) {
     for (const auto& t : items) push_back(t);
   }
   // Throws std::length_error beyond kCapacity (an op list bug).
   void push_back(const SavedTensor& t) {
-    if (count_ == kCapacity) throw std::length_error("an op saves more than four tensors");
+    if (count_ == kCapacity) throw std::length_error("an op saves more than five tensors");
     items_[count_++] = t;
   }
   void clear() { count_ = 0; }

@@ -274,53 +274,6 @@ nlohmann::json megatron_training(MegatronArgs& a, const ImportTarget& t, const W
   return training;
 }
 
-// --cp-comm-type (nargs='+': one type, or one per layer) onto parallel.cp_comm_type. Megatron
-// hands the name to Transformer Engine as given, which knows p2p, all_gather, a2a and a2a+p2p
-// (its help text spells "allgather", which Transformer Engine refuses: taken as meant, warned).
-// Per-layer types that differ are priced as the first layer's, and the hierarchical a2a+p2p as
-// p2p, each with a warning.
-void read_cp_comm_type(MegatronArgs& a, std::int64_t layers, nlohmann::json& parallel,
-                       const Warn& warn) {
-  const std::string given = a.text("--cp-comm-type");
-  if (given.empty()) return;
-  std::vector<std::string> types;
-  for (std::size_t at = 0; at <= given.size();) {
-    const std::size_t end = std::min(given.find(' ', at), given.size());
-    types.push_back(given.substr(at, end - at));
-    at = end + 1;
-  }
-  for (const std::string& type : types)
-    if (type != "p2p" && type != "a2a" && type != "all_gather" && type != "allgather" &&
-        type != "a2a+p2p")
-      throw InputError("", fmt::format("--cp-comm-type {}: expected p2p, all_gather, a2a or "
-                                       "a2a+p2p",
-                                       type));
-  if (types.size() > 1 && layers > 0 && std::int64_t(types.size()) != layers)
-    throw InputError("", fmt::format("--cp-comm-type: {} types for --num-layers {} (Megatron "
-                                     "takes one, or one per layer)",
-                                     types.size(), layers));
-  std::string type = types.front();
-  if (std::ranges::any_of(types, [&](const std::string& x) { return x != type; }))
-    warn(
-        fmt::format("--cp-comm-type {}: different types per layer are not modelled; every layer "
-                    "is priced as the first's, {}",
-                    given, type));
-  if (type == "allgather") {
-    warn(
-        "--cp-comm-type allgather: Transformer Engine names it all_gather and refuses "
-        "\"allgather\"; imported as all_gather");
-    type = "all_gather";
-  }
-  if (type == "a2a+p2p") {
-    warn(
-        "--cp-comm-type a2a+p2p (hierarchical: all-to-all inside "
-        "--hierarchical-context-parallel-sizes' groups, the ring across them) is not modelled; "
-        "priced as p2p over the whole context-parallel group");
-    type = "p2p";
-  }
-  parallel["cp_comm_type"] = type;
-}
-
 // The scenario's `parallel` section.
 nlohmann::json megatron_parallel(MegatronArgs& a, const ImportTarget& t, const Warn& warn) {
   const std::int64_t layers = a.integer("--num-layers");
@@ -362,7 +315,7 @@ nlohmann::json megatron_parallel(MegatronArgs& a, const ImportTarget& t, const W
   parallel["overlap_grad_reduce"] = a.flag("--overlap-grad-reduce") || ddp_impl == "torch";
   parallel["overlap_param_gather"] = a.flag("--overlap-param-gather");
   parallel["overlap_tp_comm"] = a.flag("--tp-comm-overlap");
-  read_cp_comm_type(a, layers, parallel, warn);
+  import_detail::read_megatron_cp_comm(a, layers, cp, parallel, warn);
   if (t.gpus > 0 && t.gpus % (tp * pp * cp) != 0)
     throw InputError("", fmt::format("--gpus {} is not a multiple of the tensor x pipeline x "
                                      "context parallel sizes {} x {} x {} = {}",

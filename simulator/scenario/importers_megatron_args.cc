@@ -44,7 +44,8 @@ const std::set<std::string>& value_less_flags() {
 
 // Megatron-LM's options that take one or more values (argparse nargs='+').
 const std::set<std::string>& list_options() {
-  static const std::set<std::string> lists = {"--cp-comm-type"};
+  static const std::set<std::string> lists = {"--cp-comm-type",
+                                              "--hierarchical-context-parallel-sizes"};
   return lists;
 }
 

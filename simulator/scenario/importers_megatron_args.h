@@ -51,4 +51,11 @@ class MegatronArgs {
 void read_megatron_window(MegatronArgs& a, nlohmann::json& model, std::int64_t layers,
                           const std::function<void(std::string)>& warn);
 
+// Megatron's --cp-comm-type (with --hierarchical-context-parallel-sizes for a2a+p2p) onto
+// parallel.cp_comm_type when `cp` (--context-parallel-size) > 1; `layers` is --num-layers (0: not
+// given) for a per-layer list; `warn` receives what is priced otherwise. InputError on a value
+// Megatron or Transformer Engine refuses (importers_megatron_cp.cc).
+void read_megatron_cp_comm(MegatronArgs& a, std::int64_t layers, std::int64_t cp,
+                           nlohmann::json& parallel, const std::function<void(std::string)>& warn);
+
 }  // namespace shardsim::import_detail

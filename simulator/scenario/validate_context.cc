@@ -29,6 +29,20 @@ void check_context_parallel(const Scenario& s, StrategyCheck& c) {
                         "inside Transformer Engine's flash or fused attention, and Megatron-LM's "
                         "unfused attention refuses it",
                         p.cp));
+  // Transformer Engine refuses a sliding window on the ring (attn_forward_func_with_cp: "Context
+  // parallelism does not support sliding window attention with cp_comm_type='p2p'"), whatever
+  // the window's length: a layer with a window needs all_gather or a2a.
+  if (p.cp_comm == CpComm::kP2p && m.sliding_window > 0) {
+    int windowed = -1;
+    for (int l = 0; l < m.layers && windowed < 0; ++l)
+      if (m.is_windowed_layer(l)) windowed = l;
+    if (windowed >= 0)
+      d.error("/parallel/cp_comm_type",
+              fmt::format("context parallelism (cp = {}) by \"p2p\" (parallel.cp_comm_type, the "
+                          "default) takes no sliding window in Transformer Engine, and layer {} "
+                          "has one (model.sliding_window = {}): set \"all_gather\" or \"a2a\"",
+                          p.cp, windowed, m.sliding_window));
+  }
   // The all-to-all gives each rank heads / cp of this TP rank's query and key-value heads
   // (Transformer Engine's AttnFuncWithCPAndQKVOA2A: "cp_comm_type='a2a' requires num_heads %
   // cp_size == 0 for Q, K, V"). Heads not divisible by TP are refused elsewhere.

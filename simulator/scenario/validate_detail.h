@@ -14,13 +14,13 @@ namespace shardsim::validate_detail {
 void warn_group_placement(const Scenario& s, StrategyCheck& c);
 
 // Warnings for what a sliding window (model.sliding_window) does not change: unfused attention
-// and a kernel without a window argument compute every score, context parallelism by the ring
-// (which Transformer Engine refuses under a window), and keys that window no layer
+// and a kernel without a window argument compute every score, and keys that window no layer
 // (validate_window.cc).
 void warn_sliding_window(const Scenario& s, StrategyCheck& c);
 
 // Errors for context parallelism that Megatron-LM and Transformer Engine refuse: a sequence not
-// in 2*cp chunks, unfused attention, heads the all-to-all cannot split (validate_context.cc).
+// in 2*cp chunks, unfused attention, a sliding window on the ring, heads the all-to-all cannot
+// split (validate_context.cc).
 void check_context_parallel(const Scenario& s, StrategyCheck& c);
 
 }  // namespace shardsim::validate_detail

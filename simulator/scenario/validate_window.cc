@@ -48,17 +48,6 @@ void warn_sliding_window(const Scenario& s, StrategyCheck& c) {
                     "causal half's tiles instead), so attention is priced over the "
                     "whole causal sequence",
                     t.attention_kernel));
-  else if (s.strategy.cp > 1 && s.strategy.cp_comm == CpComm::kP2p)
-    // Transformer Engine's attn_forward_func_with_cp asserts "Context parallelism does not
-    // support sliding window attention with cp_comm_type='p2p'" (context_parallel.py, 2025-26).
-    c.warnings.push_back(
-        shorter +
-        fmt::format(", and parallel.cp = {} exchanges by \"p2p\" (parallel.cp_comm_type, the "
-                    "default), which Transformer Engine refuses under a sliding window: such a "
-                    "run sets \"all_gather\" or \"a2a\". It is priced as the ring would run "
-                    "(the busiest context-parallel rank's window, the ring over the whole "
-                    "sequence)",
-                    s.strategy.cp));
 }
 
 }  // namespace shardsim::validate_detail

@@ -140,7 +140,8 @@ TEST(step_comm, TensorParallelCollectivesPerLayer) {
 // - a2a: all-to-alls of Q, K, V and the output (2 MiB each per rank) forward, of dO, dQ, dK, dV
 //   backward, exposed.
 // - p2p: one ring step (cp - 1) of K and V, 4 MiB, behind the forward's attention core; the
-//   backward moves twice the bytes behind its own.
+//   backward's cp = 2 steps send K and V, then dK and dV (no middle step carrying both), behind
+//   its own.
 // Selective recomputation re-runs the core attention module with its exchange (Megatron's
 // _checkpointed_attention_forward wraps Transformer Engine's attention, exchange included).
 TEST(step_comm, ContextParallelExchangeByCommType) {
@@ -617,6 +618,7 @@ TEST(sliding_window, ModelFlopsDependOnTheModelNotTheLayoutOrKernel) {
   raw["model"]["sliding_window"] = 512;
   const Scenario one = scenario_from_json(raw, "");
   raw["parallel"]["cp"] = 2;
+  raw["parallel"]["cp_comm_type"] = "all_gather";  // Transformer Engine's ring takes no window
   raw["cluster"]["gpus_per_node"] = 2;
   const Scenario two = scenario_from_json(raw, "");
   for (auto field : {&WorkCost::model_flops, &WorkCost::hardware_flops}) {

@@ -311,24 +311,40 @@ TEST(stage_memory, MoeDispatchBuffersHoldThisRanksTokens) {
   EXPECT_DOUBLE_EQ(term_bytes(no_sp.ranks[0], "overhead.moe_dispatch"), 134217728.0);
 }
 
-// Context parallelism by all-gather holds one layer's K and V gathered from every CP rank and, in
-// the backward, dK and dV of the whole sequence beside them (Transformer Engine's
-// AttnFuncWithCPAndKVAllGather). llama3-8b-8xh100 at cp 2 (TP 2, 8 KV heads of 128, s 8192,
-// micro-batch 1, bf16): this rank's K and V are 8192 / 2 x 2 x 8 x 128 / 2 x 2 B = 8,388,608 B;
-// 2 x cp x that = 33,554,432 B. The ring and the all-to-all hold no such buffer.
-TEST(stage_memory, ContextParallelAllGatherHoldsTheGatheredKeysAndValues) {
+// The buffers of one layer's context-parallel exchange (Transformer Engine's context_parallel.py)
+// on llama3-8b-8xh100 at cp 2 (TP 2, 32 heads and 8 KV heads of 128, s 8192, micro-batch 1,
+// bf16). This rank's K and V: 8192 / 2 x (8 + 8) x 128 / 2 x 2 B = 8 MiB (kv); its Q and output
+// 16 MiB each.
+//   p2p: the larger of the forward's cp = 2 chunks and the backward's 4 double buffers: 4 x kv
+//        = 33,554,432 B;
+//   all_gather: (3 x 2 + 1/2) x kv = 54,525,952 B;
+//   a2a: Q + K + V + output = 16 + 4 + 4 + 16 MiB = 41,943,040 B.
+// The all-to-all also saves the attention output before its all-to-all back (out_part) beside
+// the output the projection keeps: 16 MiB per layer and micro-batch in flight (one under 1F1B on
+// one stage), 32 layers = 536,870,912 B more activations, none under selective recomputation
+// (the core's saved tensors are recomputed).
+TEST(stage_memory, ContextParallelExchangeBuffersByCommType) {
   Scenario s = load_scenario("llama3-8b-8xh100", {});
   s.strategy.cp = 2;
   s.strategy.dp = 2;
-  s.strategy.cp_comm = CpComm::kAllGather;
-  const MemoryEstimate gathered = estimate_memory(s, make_plan(s));
-  EXPECT_DOUBLE_EQ(term_bytes(gathered.ranks[0], "overhead.cp_all_gather"), 33554432.0);
-  for (const CpComm other : {CpComm::kP2p, CpComm::kA2a}) {
-    s.strategy.cp_comm = other;
-    const MemoryEstimate e = estimate_memory(s, make_plan(s));
-    EXPECT_EQ(find_term(e.ranks[0], "overhead.cp_all_gather"), nullptr);
-    EXPECT_DOUBLE_EQ(gathered.ranks[0].total_bytes - e.ranks[0].total_bytes, 33554432.0);
-  }
+  constexpr double kMiB = 1 << 20;
+  const auto estimate = [&](CpComm type) {
+    s.strategy.cp_comm = type;
+    return estimate_memory(s, make_plan(s));
+  };
+  const MemoryEstimate p2p = estimate(CpComm::kP2p);
+  EXPECT_DOUBLE_EQ(term_bytes(p2p.ranks[0], "overhead.cp_exchange"), 32 * kMiB);
+  EXPECT_DOUBLE_EQ(term_bytes(estimate(CpComm::kAllGather).ranks[0], "overhead.cp_exchange"),
+                   52 * kMiB);
+  const MemoryEstimate a2a = estimate(CpComm::kA2a);
+  EXPECT_DOUBLE_EQ(term_bytes(a2a.ranks[0], "overhead.cp_exchange"), 40 * kMiB);
+  EXPECT_DOUBLE_EQ(a2a.ranks[0].activations_bytes - p2p.ranks[0].activations_bytes, 32 * 16 * kMiB);
+  s.strategy.recompute = Recompute::kSelective;
+  EXPECT_DOUBLE_EQ(estimate(CpComm::kA2a).ranks[0].activations_bytes,
+                   estimate(CpComm::kP2p).ranks[0].activations_bytes);
+  s.strategy.cp = 1;  // no exchange
+  s.strategy.dp = 4;
+  EXPECT_EQ(find_term(estimate(CpComm::kA2a).ranks[0], "overhead.cp_exchange"), nullptr);
 }
 
 }  // namespace

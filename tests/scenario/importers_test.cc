@@ -470,38 +470,63 @@ TEST(import_megatron, WindowSizeIsLeftPlusOneKeys) {
 }
 
 // --cp-comm-type (nargs='+': one type or one per layer; Megatron hands it to Transformer Engine
-// as given): p2p, all_gather and a2a map onto parallel.cp_comm_type; "allgather", the spelling of
-// Megatron's help text, which Transformer Engine refuses, is taken as all_gather with a warning;
-// per-layer types that differ are priced as the first's, and the hierarchical a2a+p2p as p2p,
-// each warned about; a count other than 1 or --num-layers (8 here) and an unknown type are errors.
-// The values after the option are all read (a word after a single-valued option is still "not an
-// option; ignored").
+// as given) with --context-parallel-size 2: p2p, all_gather and a2a map onto
+// parallel.cp_comm_type; "allgather", the spelling of Megatron's help text, which Transformer
+// Engine refuses, is taken as all_gather with a warning; per-layer types that differ are priced
+// as the first's, warned; a count other than 1 or --num-layers (8 here), an unknown or empty type
+// are errors. a2a+p2p needs --hierarchical-context-parallel-sizes A2A P2P with product cp
+// (Megatron's assertion); Transformer Engine runs a level of size 1 as the other alone, and two
+// real levels are priced as p2p, warned. Without context parallelism the option is not read
+// (Megatron checks it only with cp > 1). The values after the option are all read (a word after a
+// single-valued option is still "not an option; ignored").
 TEST(import_megatron, CpCommTypeMapsOntoTheScenario) {
-  const auto type = [](const std::vector<std::string>& extra) {
-    return import_small_megatron(extra).scenario["parallel"]["cp_comm_type"];
+  const auto with_cp = [](std::vector<std::string> extra, const std::string& cp = "2") {
+    extra.insert(extra.end(), {"--context-parallel-size", cp});
+    return import_small_megatron(extra);
+  };
+  const auto type = [&](const std::vector<std::string>& extra) {
+    return with_cp(extra).scenario["parallel"]["cp_comm_type"];
   };
   for (const char* same : {"p2p", "all_gather", "a2a"})
     EXPECT_EQ(type({"--cp-comm-type", same}), same);
-  const ImportResult spelled = import_small_megatron({"--cp-comm-type", "allgather"});
+  const ImportResult spelled = with_cp({"--cp-comm-type", "allgather"});
   EXPECT_EQ(spelled.scenario["parallel"]["cp_comm_type"], "all_gather");
   EXPECT_TRUE(warns(spelled, "--cp-comm-type allgather: Transformer Engine names it all_gather"));
   EXPECT_EQ(type({"--cp-comm-type", "a2a", "a2a", "a2a", "a2a", "a2a", "a2a", "a2a", "a2a"}),
             "a2a");
-  const ImportResult mixed = import_small_megatron(
-      {"--cp-comm-type", "a2a", "p2p", "p2p", "p2p", "p2p", "p2p", "p2p", "p2p", "--bf16"});
+  const ImportResult mixed =
+      with_cp({"--cp-comm-type", "a2a", "p2p", "p2p", "p2p", "p2p", "p2p", "p2p", "p2p", "--bf16"});
   EXPECT_EQ(mixed.scenario["parallel"]["cp_comm_type"], "a2a");
   EXPECT_TRUE(warns(mixed,
                     "different types per layer are not modelled; every layer is priced "
                     "as the first's, a2a"));
   EXPECT_EQ(mixed.scenario["training"]["precision"], "bf16");  // the list ends at the next option
-  const ImportResult hierarchical = import_small_megatron({"--cp-comm-type", "a2a+p2p"});
-  EXPECT_EQ(hierarchical.scenario["parallel"]["cp_comm_type"], "p2p");
-  EXPECT_TRUE(warns(hierarchical, "--cp-comm-type a2a+p2p (hierarchical"));
-  EXPECT_FALSE(import_small_megatron({}).scenario["parallel"].contains("cp_comm_type"));
-  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--cp-comm-type", "ring"},
-                                              {"--cp-comm-type", "a2a", "a2a"},
-                                              {"--cp-comm-type"}})
-    EXPECT_THROW((void)import_small_megatron(bad), InputError) << bad.size();
+  EXPECT_FALSE(with_cp({}).scenario["parallel"].contains("cp_comm_type"));
+  // Without context parallelism nothing is read or refused.
+  EXPECT_FALSE(import_small_megatron({"--cp-comm-type", "a2a", "p2p"})
+                   .scenario["parallel"]
+                   .contains("cp_comm_type"));
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--cp-comm-type", "ring"},
+        {"--cp-comm-type", "a2a", "a2a"},
+        {"--cp-comm-type"},
+        {"--cp-comm-type="},
+        {"--cp-comm-type", "a2a+p2p"},
+        {"--cp-comm-type", "a2a+p2p", "--hierarchical-context-parallel-sizes", "2", "2"},
+        {"--cp-comm-type", "a2a+p2p", "--hierarchical-context-parallel-sizes", "x", "1"}})
+    EXPECT_THROW((void)with_cp(bad), InputError) << bad.size();
+  // The hierarchical levels: a2a over 2 and p2p over 1 is a2a; 1 and 2 is p2p; 2 x 2 of cp 4 is
+  // priced as p2p with a warning.
+  EXPECT_EQ(type({"--cp-comm-type", "a2a+p2p", "--hierarchical-context-parallel-sizes", "2", "1"}),
+            "a2a");
+  EXPECT_EQ(type({"--cp-comm-type", "a2a+p2p", "--hierarchical-context-parallel-sizes", "1", "2"}),
+            "p2p");
+  const ImportResult two_levels = with_cp(
+      {"--cp-comm-type", "a2a+p2p", "--hierarchical-context-parallel-sizes", "2", "2"}, "4");
+  EXPECT_EQ(two_levels.scenario["parallel"]["cp_comm_type"], "p2p");
+  EXPECT_TRUE(warns(two_levels,
+                    "--cp-comm-type a2a+p2p (all-to-all inside groups of 2, the ring "
+                    "across 2 of them) is not modelled"));
   const ImportResult extra = import_small_megatron({"--seq-length", "2048", "4096"});
   EXPECT_TRUE(warns(extra, "\"4096\": not an option; ignored"));
 }

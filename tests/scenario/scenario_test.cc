@@ -174,9 +174,9 @@ TEST(Scenario, AttentionKernelIsReadSwitchedAndChecked) {
 // A sliding window (found by review, 2026-11-29: Mistral's was dropped silently; priced since
 // 2026-11-29 for fused attention): what the window does not change is warned about (unfused
 // attention and the Triton kernel compute every score; Transformer Engine refuses the
-// context-parallel ring under a window), a window at least as long as the sequence changes nothing,
-// a first windowed layer past the last windows none (transformers' max_window_layers reads so), and
-// both keys are written back so the report's scenario keeps them.
+// context-parallel ring under a window: exit 2), a window at least as long as the sequence changes
+// nothing, a first windowed layer past the last windows none (transformers' max_window_layers reads
+// so), and both keys are written back so the report's scenario keeps them.
 TEST(Scenario, ASlidingWindowSaysWhatItDoesNotChange) {
   auto raw = minimal();
   raw["training"]["seq_len"] = 8192;
@@ -200,14 +200,23 @@ TEST(Scenario, ASlidingWindowSaysWhatItDoesNotChange) {
             std::string::npos)
       << warning(4096);
   raw["training"].erase("attention_kernel");
-  // Transformer Engine refuses a window with the ring (cp_comm_type p2p, the default): said, and
-  // priced as the ring would run. With all_gather or a2a, which it runs, nothing to say.
+  // Transformer Engine refuses a window on the ring (cp_comm_type p2p, the default), whatever its
+  // length: exit 2 naming the key. With all_gather or a2a, which it runs, nothing to say.
   raw["parallel"] = {{"cp", 2}};
-  EXPECT_NE(warning(4096).find("parallel.cp = 2 exchanges by \"p2p\" (parallel.cp_comm_type, "
-                               "the default), which Transformer Engine refuses under a sliding "
-                               "window"),
-            std::string::npos)
-      << warning(4096);
+  for (const int window : {4096, 8192}) {
+    raw["model"]["sliding_window"] = window;
+    try {
+      (void)scenario_from_json(raw, "");
+      ADD_FAILURE() << "a window on the ring is accepted: " << window;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("/parallel/cp_comm_type: context parallelism (cp = 2) "
+                                           "by \"p2p\" (parallel.cp_comm_type, the default) "
+                                           "takes no sliding window in Transformer Engine, and "
+                                           "layer 0 has one"),
+                std::string::npos)
+          << e.what();
+    }
+  }
   for (const char* type : {"all_gather", "a2a"}) {
     raw["parallel"]["cp_comm_type"] = type;
     EXPECT_EQ(warning(4096), "") << type;
