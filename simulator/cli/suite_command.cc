@@ -41,7 +41,9 @@ std::vector<suite::Group> chosen_groups(const std::vector<std::string>& names) {
 }  // namespace
 
 int run_framework_fit(const SuiteArgs& a) {
-  const std::string name = std::filesystem::path(a.fit_framework).stem().string();
+  // Written out, so the framework file loads back (found by review, 2026-11-29: a control
+  // character in the file name was written into "name", which the reader then refused).
+  const std::string name = terminal_safe(std::filesystem::path(a.fit_framework).stem().string());
   const Mode mode = a.mode == "analytic" ? Mode::kAnalytic : Mode::kDes;
   const suite::FrameworkFit fit = suite::fit_framework(name, mode);
   const std::string description =

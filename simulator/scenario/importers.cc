@@ -8,6 +8,7 @@
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
+#include "simulator/core/strings.h"
 #include "simulator/hardware/hardware.h"
 #include "simulator/scenario/importers_detail.h"
 #include "simulator/scenario/load.h"
@@ -382,9 +383,11 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
   nlohmann::json model = import_detail::model_json(t.model);
   parallel["dp"] = dp;
   // named by the config's file name without folder or extension ("../ds/zero3.json": "zero3")
+  // A control character in the file name is written out (terminal_safe), not refused as the
+  // user's own `name` would be (found by review, 2026-11-29: exit 2 blaming /name).
   const std::string stem = std::filesystem::path(source_name).stem().string();
-  r.scenario = {{"name", stem.empty() ? source_name : stem},
-                {"description", fmt::format("imported from the DeepSpeed config {}", source_name)},
+  r.scenario = {{"name", terminal_safe(stem.empty() ? source_name : stem)},
+                {"description", "imported from the DeepSpeed config " + terminal_safe(source_name)},
                 {"model", model},
                 {"training", training},
                 {"parallel", parallel},

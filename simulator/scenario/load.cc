@@ -56,9 +56,9 @@ nlohmann::json resolve_model_json(const nlohmann::json& model, const std::string
       std::error_code ec;
       fs::path abs = fs::weakly_canonical(fs::absolute(path, ec), ec);
       if (abs.empty()) abs = fs::path(path).lexically_normal();
-      base["name"] = abs.filename() == "config.json" && abs.has_parent_path()
-                         ? abs.parent_path().filename().string()
-                         : abs.stem().string();
+      base["name"] = terminal_safe(abs.filename() == "config.json" && abs.has_parent_path()
+                                       ? abs.parent_path().filename().string()
+                                       : abs.stem().string());
     }
   }
   nlohmann::json own = model;
@@ -310,7 +310,7 @@ Scenario load_scenario(const std::string& scenario, const std::vector<std::strin
   fs::path folder = fs::weakly_canonical(fs::absolute(scenario), ec).parent_path();
   if (ec) folder = fs::path(scenario).parent_path();
   Scenario s = scenario_from_json(read_json_file(scenario), folder.string(), overrides, checks);
-  if (s.name.empty()) s.name = fs::path(scenario).stem().string();
+  if (s.name.empty()) s.name = terminal_safe(fs::path(scenario).stem().string());
   return s;
 }
 

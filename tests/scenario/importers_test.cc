@@ -41,6 +41,17 @@ ImportTarget ds_target() {
   return t;
 }
 
+// A control character in the config's file name is written out in the scenario's name and
+// description ("\\u001b" as six characters), so the scenario loads; the user's own `name` with
+// one is refused (found by review, 2026-11-29: the import was exit 2 blaming /name and
+// /description, keys the user never wrote).
+TEST(import_deepspeed, AControlCharacterInTheFileNameIsWrittenOut) {
+  const ImportResult r = import_deepspeed(kDeepSpeed, ds_target(), "d\x1bs.json");
+  EXPECT_EQ(r.scenario["name"], "d\\u001bs");
+  EXPECT_EQ(r.scenario["description"], "imported from the DeepSpeed config d\\u001bs.json");
+  EXPECT_NO_THROW((void)scenario_from_json(r.scenario, ""));
+}
+
 TEST(import_deepspeed, MapsEveryModelledKeyAndWarnsOnTheRest) {
   const ImportResult r = import_deepspeed(kDeepSpeed, ds_target(), "ds.json");
   const nlohmann::json& s = r.scenario;
