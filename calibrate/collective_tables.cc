@@ -97,7 +97,7 @@ std::optional<std::string> check_busbw(const VtrainRow& r, int ranks, const std:
     const double expected = r.bytes / t * factor;
     if (std::abs(b - expected) > kBusbwTolerance * expected + 0.01 * kGB)
       return fmt::format(
-          "{}:{}: busbw {:.2f} GB/s but size / time x 2(N-1)/N = {:.2f} GB/s "
+          "{}:{}: busbw {:.4g} GB/s but size / time x 2(N-1)/N = {:.4g} GB/s "
           "for N = {} ranks",
           file, line, b / kGB, expected / kGB, ranks);
   }

@@ -14,6 +14,7 @@
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/core/json_reader.h"
+#include "simulator/core/strings.h"
 
 namespace shardsim {
 namespace {
@@ -243,9 +244,12 @@ std::vector<GateOutcome> run_checks(const nlohmann::json& report,
                                     const std::vector<std::string>& exprs,
                                     std::string_view command) {
   std::vector<GateOutcome> out;
-  for (const std::string& e : exprs) {
+  for (const std::string& gate : exprs) {
+    // Echoed in messages at most 80 characters long (found by review, 2026-11-29: a 120 KB
+    // --check was printed whole); the outcome keeps the whole expression.
+    const std::string e = abbreviated(gate);
     std::string expr;
-    for (char c : e)
+    for (char c : gate)
       if (!std::isspace(static_cast<unsigned char>(c))) expr += c;
     const std::size_t pos = expr.find_first_of("<>=!");
     if (pos == std::string::npos || pos == 0)
@@ -264,19 +268,20 @@ std::vector<GateOutcome> run_checks(const nlohmann::json& report,
     } catch (const InputError&) {
     }
     if (!bound.is_number() && !bound.is_boolean())
-      throw InputError("",
-                       fmt::format("--check \"{}\": \"{}\" is not a number or boolean", e, rhs));
+      throw InputError("", fmt::format("--check \"{}\": \"{}\" is not a number or boolean", e,
+                                       abbreviated(rhs)));
     const nlohmann::json* value = find_path(report, path);
     if (value == nullptr) {
       // A plan that cannot be built has no plan, memory, time or throughput: its gates fail.
       const std::optional<std::string> why = unbuilt_reason(report, path, command);
       if (!why)
-        throw InputError("", fmt::format("--check \"{}\": the report has no \"{}\"", e, path));
-      out.push_back({e, false, fmt::format("{} is absent: {}", path, *why)});
+        throw InputError(
+            "", fmt::format("--check \"{}\": the report has no \"{}\"", e, abbreviated(path)));
+      out.push_back({gate, false, fmt::format("{} is absent: {}", path, *why)});
       continue;
     }
     GateOutcome g;
-    g.gate = e;
+    g.gate = gate;
     if (value->is_number() && bound.is_number()) {
       g.passed = compare_numbers(value->get<double>(), op, bound.get<double>());
       g.message =

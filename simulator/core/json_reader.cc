@@ -275,7 +275,7 @@ void ObjectReader::number(std::string_view key, double& out, double min, double 
                  fmt::format("must be a number in [{}, {}], got {}", min, max, v->dump()));
     return;
   }
-  out = d;
+  out = d == 0 ? 0.0 : d;  // -0 is read as 0 (found by review, 2026-11-29: echoed as -0.0)
 }
 
 void ObjectReader::boolean(std::string_view key, bool& out, bool required) {

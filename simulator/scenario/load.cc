@@ -21,6 +21,15 @@ namespace shardsim {
 namespace fs = std::filesystem;
 namespace {
 
+// Every -0 of `j` as 0: the reader takes -0 as 0, and the echoed scenario says so (found by
+// review, 2026-11-29: --set overheads.cuda_context_bytes=-0.0 was echoed as -0.0).
+void positive_zeros(nlohmann::json& j) {
+  if (j.is_number_float() && j.get<double>() == 0)
+    j = 0.0;
+  else if (j.is_structured())
+    for (auto& item : j) positive_zeros(item);
+}
+
 // The framework of a scenario that names none (scenarios/frameworks/).
 constexpr const char* kDefaultFramework = "megatron-eager";
 
@@ -286,6 +295,7 @@ Scenario scenario_from_json(nlohmann::json raw, const std::string& base_dir,
     raw["cluster"]["gpus_per_node"] = s.cluster.gpus_per_node;
     if (s.cluster.nodes > 0) raw["cluster"]["nodes"] = s.cluster.nodes;
   }
+  positive_zeros(raw);
   s.resolved = raw;
   s.files_read = files_read;
   return s;

@@ -123,7 +123,7 @@ TEST(collective_tables, MalformedVtrainRowsNameFileAndLine) {
                                "2097152,524288,float,53430,30.00,51130,41.01\n"
                                "3145728,786432,float,60000,52.43,60000,52.43\n";
   EXPECT_NE(
-      error_of(parse_collective_table(mismatch, "v.csv", {}, "")).find("v.csv:3: busbw 30.00"),
+      error_of(parse_collective_table(mismatch, "v.csv", {}, "")).find("v.csv:3: busbw 30 GB/s"),
       std::string::npos);
   // Line 3: 524288 floats are 2097152 B, not 2097150; line 2: "float32" is no nccl-tests type
   // (size(B) = count x the type's bytes in every row of vTrain's tables).

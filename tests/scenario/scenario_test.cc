@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "simulator/core/diagnostics.h"
 #include "simulator/scenario/load.h"
@@ -169,6 +170,15 @@ TEST(Scenario, AttentionKernelIsReadSwitchedAndChecked) {
     EXPECT_NE(std::string(e.what()).find("/training/attention_kernel"), std::string::npos)
         << e.what();
   }
+}
+
+// -0 is read as 0, and the report's echoed scenario says 0.0, not -0.0 (found by review,
+// 2026-11-29).
+TEST(Scenario, NegativeZeroIsReadAndEchoedAsZero) {
+  const Scenario s = load_scenario("llama3-8b-8xh100", {"overheads.cuda_context_bytes=-0.0"});
+  EXPECT_FALSE(std::signbit(s.overheads.cuda_context_bytes));
+  EXPECT_FALSE(std::signbit(s.resolved["overheads"]["cuda_context_bytes"].get<double>()));
+  EXPECT_EQ(s.resolved["overheads"]["cuda_context_bytes"].dump(), "0.0");
 }
 
 // A sliding window (found by review, 2026-11-29: Mistral's was dropped silently; priced since
