@@ -80,8 +80,12 @@ std::string memory_report_text(const Estimate& est) {
                      gib(e.peak_bytes), e.peak_bytes / kGB, e.peak_stage, gib(e.capacity_bytes),
                      e.capacity_bytes / kGB, e.fits ? "fits" : "does NOT fit — " + e.reason);
   if (e.host_bytes_per_node > 0)
-    out += fmt::format("host memory for offloaded states: {:.2f} GiB ({:.2f} GB) per node\n",
-                       gib(e.host_bytes_per_node), e.host_bytes_per_node / kGB);
+    out +=
+        fmt::format("host memory for offloaded states: {:.2f} GiB ({:.2f} GB) per node{}\n",
+                    gib(e.host_bytes_per_node), e.host_bytes_per_node / kGB,
+                    est.input().cluster.host_memory_bytes > 0
+                        ? fmt::format(" of {:.2f} GiB", gib(est.input().cluster.host_memory_bytes))
+                        : std::string(" (not checked: cluster.host_memory_bytes not given)"));
   const auto& peak = e.ranks.at(std::size_t(e.peak_stage));
   out += fmt::format("\nTerms of stage {} (GiB):\n", peak.pp_stage);
   for (const auto& t : peak.terms)

@@ -2,6 +2,7 @@
 // (simulator/cost/collective.h holds the model).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -242,13 +243,25 @@ std::string text_report(const CollectiveArgs& a, const GpuProfile& gpu, const Ne
     // Inside a gap the segment's line is kept between its neighbours' prices at the gap's ends
     // (cost/collective.cc), so the line above need not give the time below (found by review,
     // 2026-11-28).
-    if (gap.lower != nullptr)
+    if (gap.lower != nullptr) {
+      const double h = gap.lower->max_bytes, n = gap.upper->min_bytes;
+      const double lo = fitted_cost(*gap.lower, p.op, h, p.group.size).seconds;
+      const double hi = fitted_cost(*gap.upper, p.op, n, p.group.size).seconds;
       t += fmt::format(
           "  in the gap {:g}-{:g} bytes between two segments: the time is kept between theirs "
           "at its ends ({:.1f} and {:.1f} µs)\n",
-          gap.lower->max_bytes, gap.upper->min_bytes,
-          fitted_cost(*gap.lower, p.op, gap.lower->max_bytes, p.group.size).seconds * 1e6,
-          fitted_cost(*gap.upper, p.op, gap.upper->min_bytes, p.group.size).seconds * 1e6);
+          h, n, lo * 1e6, hi * 1e6);
+      // ...and, where they rise, the upper half starts where the lower half ended (found by
+      // review, 2026-11-29: a time set by that floor was not explained).
+      if (&f == gap.upper && hi >= lo)
+        t += fmt::format(
+            "  and, as the ends rise, at least the lower segment's time at the switch "
+            "{:g} bytes ({:.1f} µs, kept between the ends), so it never falls with size\n",
+            std::sqrt(h * n),
+            std::clamp(fitted_cost(*gap.lower, p.op, std::sqrt(h * n), p.group.size).seconds, lo,
+                       hi) *
+                1e6);
+    }
   } else {
     t += fmt::format("algorithm: {} ({})\n", algorithm_name(c.algorithm),
                      a.algorithm == "auto" ? "auto: the fastest" : "requested");

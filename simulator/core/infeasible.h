@@ -8,7 +8,8 @@
 namespace shardsim {
 
 struct Infeasibility {
-  std::string code;     // "interleaved_microbatches", "ep_group", "memory", "zero3_prefetch"
+  std::string
+      code;  // "interleaved_microbatches", "ep_group", "memory", "host_memory", "zero3_prefetch"
   std::string path;     // JSON pointer of the deciding setting
   std::string message;  // names the numbers, e.g. "needs 91.3 GiB, has 80 GiB"
 };

@@ -339,15 +339,17 @@ CollectiveCost collective_cost(CollectiveOp op, double bytes, const GroupPlaceme
                                     : nullptr;
   if (fit) {
     CollectiveCost c = fitted_cost(*fit, op, bytes, group.size);
-    // Inside a gap (h, n) the price runs from the lower segment's at its last size, L(h), to the
-    // upper one's at its first, U(n), as a power of the size (a straight line in log-log):
-    //   t(b) = L(h) (U(n) / L(h))^(ln(b / h) / ln(n / h)),
-    // continuous at both ends and monotone between them, so it never falls where both ends rise.
-    // Until 2026-11-29 the nearer segment's line, extrapolated and clamped to [L(h), U(n)], which
-    // stepped down at the gap's geometric mean (found by review: an 80-rank H100 all_gather took
-    // 2,359 us at 376 MB and 1,952 us at 400 MB where the log measures 1,766 us at 268 MB and
-    // 2,426 us at 537 MB). Before 2026-11-28 that line ran unclamped (80 MB send/recv on 8 H100s
-    // took 973 us where the log measures 820 us at 67 MB and 826 us at 134 MB).
+    // Inside a gap (h, n) the nearer line, extrapolated, may leave the times its neighbours
+    // charge at the gap's ends (found by review, 2026-11-28: 80 MB send/recv on 8 H100s took
+    // 973 us where the log measures 820 us at 67 MB and 826 us at 134 MB). The price is kept
+    // between L(h) and U(n), the lower segment's at its last size and the upper's at its first.
+    // Where those ends rise, the upper half starts no lower than the lower half ended, at the
+    // switch sqrt(h n), so the price never falls with size there (found by review, 2026-11-29:
+    // an 80-rank H100 all_gather took 2,359 us at 376 MB and 1,952 us at 400 MB where the log
+    // measures 1,766 us at 268 MB and 2,426 us at 537 MB). Where the ends fall, so may the price.
+    // (Also measured on the 27 shared logs' held-out sizes, and not adopted: never falling across
+    // the switch, RoCE 5.57 -> 7.51 %; interpolating between the ends, Polaris 8-node all_gather
+    // 3.67 -> 10.47 %.)
     if (gap.lower != nullptr) {
       const auto at = [&](const FittedCollective* f, double s) {
         return fitted_cost(*f, op, s, group.size).seconds;

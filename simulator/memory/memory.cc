@@ -327,6 +327,15 @@ MemoryEstimate estimate_memory(const Scenario& s, const Plan& plan, MemoryDetail
     }
   }
   e.host_bytes_per_node = busiest_node_host_bytes(plan, e.ranks);
+  // Offloaded states past the node's host memory (found by review, 2026-11-29: 16.5 TiB per node
+  // was reported feasible). Unchecked when the scenario does not give it.
+  if (const double host = s.cluster.host_memory_bytes; host > 0 && e.host_bytes_per_node > host)
+    e.infeasible.push_back({"host_memory", "/cluster/host_memory_bytes",
+                            "the busiest node's offloaded states need " +
+                                format_gib(e.host_bytes_per_node) + " (" +
+                                format_fixed(e.host_bytes_per_node / 1e9, 1) +
+                                " GB) of host memory, the node has " + format_gib(host) + " (" +
+                                format_fixed(host / 1e9, 1) + " GB, cluster.host_memory_bytes)"});
   e.fits = e.peak_bytes <= e.capacity_bytes;
   if (!e.fits) {
     // "pipeline stage {} needs {} ({:.1f} GB), the GPU has {} ({:.1f} GB)", without fmt's

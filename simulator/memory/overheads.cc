@@ -120,7 +120,8 @@ OverheadTerms overhead_terms(const Scenario& s, const Plan& plan, const RankFoot
     //   attention returns, cp x kv; the backward two double buffers of K/V and dK/dV, 4 x kv.
     // - all_gather: the backward gathers K and V again (cp x kv), zeroes dK and dV of the whole
     //   sequence (cp x kv) and holds each of its two steps' dK and dV over the keys that step's
-    //   chunk sees ((1 + 1 / (2 cp)) cp x kv on the first rank, the busiest).
+    //   chunk sees: rank r's chunks see r + 1 and 2 cp - r of the 2 cp chunks, (cp + 1/2) x kv
+    //   on every rank.
     // - a2a: the other side of each all-to-all (Q, K, V in, the output out): qkvo.
     const double act = activation_bytes(t.precision);
     const double per_width = double(t.seq_len) / plan.cp * double(t.micro_batch) / plan.tp * act;

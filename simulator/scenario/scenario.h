@@ -42,6 +42,9 @@ struct ClusterConfig {
   int gpus_per_node = 0;  // 0 -> the GPU preset's node size
   int nodes = 0;          // 0 -> derived from parallel.dp, or 1
   NetworkConfig network;
+  // Host memory of one node for offloaded states, bytes (cluster.host_memory_bytes); 0: not
+  // given, so not checked.
+  double host_memory_bytes = 0;
   [[nodiscard]] std::int64_t gpus() const { return std::int64_t(gpus_per_node) * nodes; }
 };
 

@@ -90,6 +90,7 @@ void read_cluster(const nlohmann::json& j, Diagnostics& d, ClusterConfig& c) {
   c.gpus_per_node = c.gpu.default_gpus_per_node;
   r.integer("gpus_per_node", c.gpus_per_node, 1, 1 << 16);
   r.integer("nodes", c.nodes, 1, 1 << 24);
+  r.number("host_memory_bytes", c.host_memory_bytes, 0, 1e15);  // 0: not checked; 1 PB bound
   if (const auto* net = r.raw("network"))
     read_network_config(*net, "/cluster/network", d, c.network);
   r.finish();

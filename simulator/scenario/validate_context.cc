@@ -38,9 +38,10 @@ void check_context_parallel(const Scenario& s, StrategyCheck& c) {
       if (m.is_windowed_layer(l)) windowed = l;
     if (windowed >= 0)
       d.error("/parallel/cp_comm_type",
-              fmt::format("context parallelism (cp = {}) by \"p2p\" (parallel.cp_comm_type, the "
-                          "default) takes no sliding window in Transformer Engine, and layer {} "
-                          "has one (model.sliding_window = {}): set \"all_gather\" or \"a2a\"",
+              fmt::format("context parallelism (cp = {}) by \"p2p\" (parallel.cp_comm_type; "
+                          "\"p2p\" is its default) takes no sliding window in Transformer "
+                          "Engine, and layer {} has one (model.sliding_window = {}): set "
+                          "\"all_gather\" or \"a2a\"",
                           p.cp, windowed, m.sliding_window));
   }
   // The all-to-all gives each rank heads / cp of this TP rank's query and key-value heads

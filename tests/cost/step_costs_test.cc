@@ -139,9 +139,7 @@ TEST(step_comm, TensorParallelCollectivesPerLayer) {
 //   attention, exposed; the backward gathers them again and reduce-scatters dK and dV.
 // - a2a: all-to-alls of Q, K, V and the output (2 MiB each per rank) forward, of dO, dQ, dK, dV
 //   backward, exposed.
-// - p2p: one ring step (cp - 1) of K and V, 4 MiB, behind the forward's attention core; the
-//   backward's cp = 2 steps send K and V, then dK and dV (no middle step carrying both), behind
-//   its own.
+// - p2p: below, at cp 2 and 4.
 // Selective recomputation re-runs the core attention module with its exchange (Megatron's
 // _checkpointed_attention_forward wraps Transformer Engine's attention, exchange included).
 TEST(step_comm, ContextParallelExchangeByCommType) {
@@ -176,12 +174,22 @@ TEST(step_comm, ContextParallelExchangeByCommType) {
     EXPECT_DOUBLE_EQ(l.work.fwd[TimeCategory::kCpComm], 4 * a2a);
     EXPECT_DOUBLE_EQ(l.work.bwd_input[TimeCategory::kCpComm], 4 * a2a);
   }
-  {
+  // p2p at cp 2 and 4 (this rank's K and V: 2048 / cp x 16 x 64 x 2 B each, kv = both): the
+  // forward's cp - 1 steps of kv; the backward's cp steps send kv, then kv with dK and dV
+  // (2 kv) cp - 2 times, then dK and dV (kv). At cp 4 that is 2 t(kv) + 2 t(2 kv), where the
+  // rule before 2026-11-29 priced 6 t(kv).
+  for (const int degree : {2, 4}) {
     raw["parallel"]["cp_comm_type"] = "p2p";
+    raw["parallel"]["cp"] = degree;
+    raw["cluster"]["gpus_per_node"] = degree;
     const Scenario s = scenario_from_json(raw, "");
-    const double ring = seconds(CollectiveOp::kSendRecv, 2 * mib2, s);
+    const GroupPlacement group = place_group(degree, 1, degree);
+    const double kv = 2 * 2048.0 / degree * 16 * 64 * 2;
+    const auto sr = [&](double bytes) {
+      return collective_cost(CollectiveOp::kSendRecv, bytes, group, s.cluster.network).seconds;
+    };
     double core_fwd = 0, core_bwd = 0;  // the flash attention op on one rank
-    OpShape shape{1024, 2048, 1, true};
+    const OpShape shape{2048.0 / degree, 2048, 1, true};
     for (const Op& op : layer_ops(s.model, 0, shape))
       if (op.kind == OpKind::kFlashAttention) {
         const OpContext ctx{1, false, Dtype::kBf16};
@@ -190,8 +198,12 @@ TEST(step_comm, ContextParallelExchangeByCommType) {
       }
     ASSERT_GT(core_fwd, 0);
     const LayerCost l = layer(s);
-    EXPECT_DOUBLE_EQ(l.work.fwd[TimeCategory::kCpComm], std::max(0.0, ring - core_fwd));
-    EXPECT_DOUBLE_EQ(l.work.bwd_input[TimeCategory::kCpComm], std::max(0.0, 2 * ring - core_bwd));
+    EXPECT_DOUBLE_EQ(l.work.fwd[TimeCategory::kCpComm],
+                     std::max(0.0, (degree - 1) * sr(kv) - core_fwd))
+        << degree;
+    EXPECT_DOUBLE_EQ(l.work.bwd_input[TimeCategory::kCpComm],
+                     std::max(0.0, 2 * sr(kv) + (degree - 2) * sr(2 * kv) - core_bwd))
+        << degree;
   }
 }
 

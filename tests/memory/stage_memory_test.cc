@@ -347,5 +347,27 @@ TEST(stage_memory, ContextParallelExchangeBuffersByCommType) {
   EXPECT_EQ(find_term(estimate(CpComm::kA2a).ranks[0], "overhead.cp_exchange"), nullptr);
 }
 
+// Offloaded states past the node's host memory (cluster.host_memory_bytes) make the plan
+// infeasible, code host_memory naming the key; at the capacity exactly, or with none given, they
+// do not (found by review, 2026-11-29: 16.5 TiB per node was reported feasible).
+TEST(stage_memory, OffloadedStatesPastTheNodesHostMemoryAreInfeasible) {
+  Scenario s = load_scenario("llama3-8b-8xh100", {});
+  s.strategy.zero = 3;
+  s.strategy.offload_optimizer = true;
+  const auto host_reason = [&](double capacity) {
+    s.cluster.host_memory_bytes = capacity;
+    for (const auto& r : estimate_memory(s, make_plan(s)).infeasible)
+      if (r.code == "host_memory") return r;
+    return Infeasibility{};
+  };
+  const double need = estimate_memory(s, make_plan(s)).host_bytes_per_node;
+  ASSERT_GT(need, 0);
+  EXPECT_EQ(host_reason(0).code, "");     // not given: not checked
+  EXPECT_EQ(host_reason(need).code, "");  // exactly enough
+  const Infeasibility r = host_reason(need / 2);
+  EXPECT_EQ(r.path, "/cluster/host_memory_bytes");
+  EXPECT_NE(r.message.find("of host memory, the node has"), std::string::npos) << r.message;
+}
+
 }  // namespace
 }  // namespace shardsim

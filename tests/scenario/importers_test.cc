@@ -487,9 +487,10 @@ TEST(import_megatron, WindowSizeIsLeftPlusOneKeys) {
 // as the first's, warned; a count other than 1 or --num-layers (8 here), an unknown or empty type
 // are errors. a2a+p2p needs --hierarchical-context-parallel-sizes A2A P2P with product cp
 // (Megatron's assertion); Transformer Engine runs a level of size 1 as the other alone, and two
-// real levels are priced as p2p, warned. Without context parallelism the option is not read
-// (Megatron checks it only with cp > 1). The values after the option are all read (a word after a
-// single-valued option is still "not an option; ignored").
+// real levels are priced as p2p, warned. Without context parallelism the types are not read
+// (Megatron checks them only with cp > 1), but its assertions on the levels hold at any size. The
+// values after the option are all read (a word after a single-valued option is still "not an
+// option; ignored").
 TEST(import_megatron, CpCommTypeMapsOntoTheScenario) {
   const auto with_cp = [](std::vector<std::string> extra, const std::string& cp = "2") {
     extra.insert(extra.end(), {"--context-parallel-size", cp});
@@ -513,10 +514,22 @@ TEST(import_megatron, CpCommTypeMapsOntoTheScenario) {
                     "as the first's, a2a"));
   EXPECT_EQ(mixed.scenario["training"]["precision"], "bf16");  // the list ends at the next option
   EXPECT_FALSE(with_cp({}).scenario["parallel"].contains("cp_comm_type"));
-  // Without context parallelism nothing is read or refused.
+  // Without context parallelism the types are not read (Megatron checks the list only then),
+  // but Megatron's own assertions hold at any size: a2a+p2p needs the levels, and the levels'
+  // product is cp.
   EXPECT_FALSE(import_small_megatron({"--cp-comm-type", "a2a", "p2p"})
                    .scenario["parallel"]
                    .contains("cp_comm_type"));
+  EXPECT_THROW((void)import_small_megatron({"--cp-comm-type", "a2a+p2p"}), InputError);
+  EXPECT_THROW(
+      (void)with_cp({"--cp-comm-type", "p2p", "a2a+p2p", "p2p", "p2p", "p2p", "p2p", "p2p", "p2p"}),
+      InputError);
+  EXPECT_THROW(
+      (void)with_cp({"--cp-comm-type", "p2p", "--hierarchical-context-parallel-sizes", "4", "4"}),
+      InputError);
+  EXPECT_THROW((void)with_cp({"--hierarchical-context-parallel-sizes", "9999999", "9999999",
+                              "9999999", "9999999"}),
+               InputError);
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--cp-comm-type", "ring"},
         {"--cp-comm-type", "a2a", "a2a"},

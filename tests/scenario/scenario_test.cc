@@ -220,9 +220,9 @@ TEST(Scenario, ASlidingWindowSaysWhatItDoesNotChange) {
       ADD_FAILURE() << "a window on the ring is accepted: " << window;
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("/parallel/cp_comm_type: context parallelism (cp = 2) "
-                                           "by \"p2p\" (parallel.cp_comm_type, the default) "
-                                           "takes no sliding window in Transformer Engine, and "
-                                           "layer 0 has one"),
+                                           "by \"p2p\" (parallel.cp_comm_type; \"p2p\" is its "
+                                           "default) takes no sliding window in Transformer "
+                                           "Engine, and layer 0 has one"),
                 std::string::npos)
           << e.what();
     }
