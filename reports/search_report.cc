@@ -23,7 +23,8 @@ nlohmann::json plan_json(const Candidate& c) {
           {"sp", c.sp},
           {"offload_optimizer", c.offload_optimizer},
           {"recompute", recompute_name(c.recompute)},
-          {"schedule", schedule_name(c.schedule)}};
+          {"schedule", schedule_name(c.schedule)},
+          {"cp_comm_type", cp_comm_name(c.cp_comm)}};
 }
 
 }  // namespace
@@ -140,18 +141,20 @@ std::string search_report_text(const SearchResult& r, const Scenario& s) {
 std::string search_report_csv(const SearchResult& r) {
   std::string out =
       "rank,tp,pp,vpp,cp,ep,dp,micro_batch,zero,sp,offload_optimizer,recompute,schedule,"
-      "peak_bytes,step_seconds,tokens_per_second,mfu,analytic_rank,analytic_tokens_per_second\n";
+      "cp_comm_type,peak_bytes,step_seconds,tokens_per_second,mfu,analytic_rank,"
+      "analytic_tokens_per_second\n";
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const RankedPlan& p = r.results[i];
     const Candidate& c = p.plan;
     const StepTime& t = *p.estimate.time;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i + 1, c.tp,
-                       c.pp, c.vpp, c.cp, c.ep, c.dp, c.micro_batch, c.zero,
-                       c.sp ? "true" : "false", c.offload_optimizer ? "true" : "false",
-                       recompute_name(c.recompute), schedule_name(c.schedule),
-                       csv_number(p.estimate.memory->peak_bytes), csv_number(t.step_seconds),
-                       csv_number(t.throughput.tokens_per_second), csv_number(t.throughput.mfu),
-                       p.analytic_rank, csv_number(p.analytic_tokens_per_second));
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i + 1, c.tp,
+                    c.pp, c.vpp, c.cp, c.ep, c.dp, c.micro_batch, c.zero, c.sp ? "true" : "false",
+                    c.offload_optimizer ? "true" : "false", recompute_name(c.recompute),
+                    schedule_name(c.schedule), cp_comm_name(c.cp_comm),
+                    csv_number(p.estimate.memory->peak_bytes), csv_number(t.step_seconds),
+                    csv_number(t.throughput.tokens_per_second), csv_number(t.throughput.mfu),
+                    p.analytic_rank, csv_number(p.analytic_tokens_per_second));
   }
   return out;
 }

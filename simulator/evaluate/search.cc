@@ -51,6 +51,7 @@ std::string describe(const Candidate& c) {
   std::string out = fmt::format("tp {} pp {}", c.tp, c.pp);
   if (c.vpp > 1) out += fmt::format(" vpp {}", c.vpp);
   if (c.cp > 1) out += fmt::format(" cp {}", c.cp);
+  if (c.cp > 1 && c.cp_comm != CpComm::kP2p) out += " " + cp_comm_name(c.cp_comm);
   if (c.ep > 1) out += fmt::format(" ep {}", c.ep);
   out += fmt::format(" dp {} mb {} zero {}", c.dp, c.micro_batch, c.zero);
   if (c.sp) out += " sp";
@@ -78,6 +79,7 @@ Candidate candidate_of(const Scenario& s) {
   c.offload_optimizer = p.offload_optimizer;
   c.recompute = p.recompute;
   c.schedule = p.schedule;
+  c.cp_comm = p.cp_comm;
   c.micro_batch = s.training.micro_batch;
   return c;
 }
@@ -95,6 +97,7 @@ void apply(const Candidate& c, Scenario& s) {
   p.offload_optimizer = c.offload_optimizer;
   p.recompute = c.recompute;
   p.schedule = c.schedule;
+  p.cp_comm = c.cp_comm;
   s.training.micro_batch = c.micro_batch;
 }
 
@@ -169,22 +172,28 @@ std::vector<Candidate> enumerate_candidates(const Scenario& s,
                                                sp.recompute, rc_default)) {
                       std::vector<int> sp_default{0};
                       if (tp > 1) sp_default = {1, 0};
-                      for (int seq : values(keys, "parallel.sp", int(base.sp), sp.sp, sp_default)) {
-                        Candidate c;
-                        c.tp = tp;
-                        c.pp = pp;
-                        c.vpp = vpp;
-                        c.cp = cp;
-                        c.ep = ep;
-                        c.dp = dp;
-                        c.zero = zero;
-                        c.micro_batch = mb;
-                        c.sp = seq != 0;
-                        c.offload_optimizer = off != 0;
-                        c.recompute = rc;
-                        c.schedule = sched;
-                        out.push_back(c);
-                      }
+                      for (int seq : values(keys, "parallel.sp", int(base.sp), sp.sp, sp_default))
+                        // The exchange matters only with context parallelism: other plans take
+                        // the scenario's, once (default: the scenario's at every cp).
+                        for (CpComm comm : cp > 1 ? values(keys, "parallel.cp_comm_type",
+                                                           base.cp_comm, sp.cp_comm, {base.cp_comm})
+                                                  : std::vector<CpComm>{base.cp_comm}) {
+                          Candidate c;
+                          c.tp = tp;
+                          c.pp = pp;
+                          c.vpp = vpp;
+                          c.cp = cp;
+                          c.ep = ep;
+                          c.dp = dp;
+                          c.zero = zero;
+                          c.micro_batch = mb;
+                          c.sp = seq != 0;
+                          c.offload_optimizer = off != 0;
+                          c.recompute = rc;
+                          c.schedule = sched;
+                          c.cp_comm = comm;
+                          out.push_back(c);
+                        }
                     }
                   }
                 }

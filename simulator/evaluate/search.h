@@ -53,6 +53,7 @@ struct Candidate {
   bool sp = false, offload_optimizer = false;
   Recompute recompute = Recompute::kNone;
   Schedule schedule = Schedule::k1F1B;
+  CpComm cp_comm = CpComm::kP2p;  // parallel.cp_comm_type (matters only with cp > 1)
   bool operator==(const Candidate&) const = default;
 };
 

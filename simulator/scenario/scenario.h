@@ -97,7 +97,8 @@ struct SearchSpace {
   std::vector<int> sp, offload_optimizer;  // 0 / 1
   std::vector<Recompute> recompute;
   std::vector<Schedule> schedule;
-  int top_k = 10;  // plans re-ranked by the discrete-event simulation and reported
+  std::vector<CpComm> cp_comm;  // search.cp_comm_type
+  int top_k = 10;               // plans re-ranked by the discrete-event simulation and reported
 };
 
 struct Scenario {

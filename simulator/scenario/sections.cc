@@ -229,6 +229,7 @@ void read_search(const nlohmann::json& j, Diagnostics& d, SearchSpace& s) {
   bool_list(r, "offload_optimizer", s.offload_optimizer, d);
   enum_list(r, "recompute", s.recompute, kRecompute, d);
   enum_list(r, "schedule", s.schedule, kSchedules, d);
+  enum_list(r, "cp_comm_type", s.cp_comm, kCpComms, d);
   r.integer("top_k", s.top_k, 1, 1000);
   r.finish();
 }

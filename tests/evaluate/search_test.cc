@@ -65,6 +65,43 @@ TEST(search, Llama3_405bBestPlanIsAtLeastAsFastAsMetas) {
   EXPECT_TRUE(r.results.front().estimate.feasible());
 }
 
+// The context-parallel exchange as a search dimension (search.cp_comm_type): by default every
+// plan takes the scenario's type, so with a sliding window the default p2p makes every cp > 1
+// plan invalid (Transformer Engine refuses a window on the ring); listing all_gather and a2a
+// gives each cp > 1 plan once per type, and plans without context parallelism once. Llama 3 8B on
+// 32 GPUs, 4,096-key window at sequence 8,192, tp 1, cp 1 or 2, ZeRO-1.
+TEST(search, TheContextParallelExchangeIsASearchDimension) {
+  Scenario s = small_llama3_8b();
+  s.model.sliding_window = 4096;
+  s.training.seq_len = 8192;
+  s.search.tp = {1};
+  s.search.cp = {1, 2};
+  s.search.zero = {1};
+  const auto count = [](const std::vector<Candidate>& all, int cp) {
+    return std::count_if(all.begin(), all.end(), [&](const Candidate& c) { return c.cp == cp; });
+  };
+  const std::vector<Candidate> fixed = enumerate_candidates(s, {});
+  const auto cp1 = count(fixed, 1), cp2 = count(fixed, 2);
+  ASSERT_GT(cp1, 0);
+  ASSERT_GT(cp2, 0);
+  SearchOptions o;
+  o.top_k = 3;
+  const SearchResult ring = search_plans(s, o);
+  EXPECT_EQ(ring.infeasible.at("invalid /parallel/cp_comm_type"), std::size_t(cp2));
+  for (const RankedPlan& p : ring.results) EXPECT_EQ(p.plan.cp, 1);
+  s.search.cp_comm = {CpComm::kAllGather, CpComm::kA2a};
+  const std::vector<Candidate> both = enumerate_candidates(s, {});
+  EXPECT_EQ(count(both, 1), cp1);
+  EXPECT_EQ(count(both, 2), 2 * cp2);
+  for (const CpComm type : {CpComm::kAllGather, CpComm::kA2a})
+    EXPECT_EQ(std::count_if(both.begin(), both.end(),
+                            [&](const Candidate& c) { return c.cp == 2 && c.cp_comm == type; }),
+              cp2);
+  const SearchResult r = search_plans(s, o);
+  EXPECT_EQ(r.infeasible.count("invalid /parallel/cp_comm_type"), 0u);
+  EXPECT_GT(r.feasible, ring.feasible);
+}
+
 // The space split over 3 "processes" (SearchOptions::shard/shards/gather, what
 // `mpirun -np 3 shardsim search` does with MPI in simulator/cli/search_mpi.cc): each shard fills
 // exactly the plans i with i % 3 == shard, and shard 0, given the others' outcomes by its gather,
