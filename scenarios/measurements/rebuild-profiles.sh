@@ -23,6 +23,7 @@ gemm=$m/gemm/azure_cublaslt_gemm_a100_h100_h200.csv
 mamf=$m/gemm/mamf_best_shape_nvidia.csv
 hbm=$m/gemm/azure_hbm_stream_bandwidth.csv
 attn=$m/attention/flash_attention2_fwd_bwd_a100_h100.csv
+attn_h200=$m/attention/flash_attention_fwd_bwd_h200_pytorch.csv
 nccl=$m/nccl-tests
 vtrain=()
 for n in 2 3 4 5 6 7 8; do vtrain+=(--collective-table "$m/vtrain/a100_all_reduce_${n}gpu_1M_1024M.csv"); done
@@ -35,7 +36,8 @@ fit() {
 }
 
 # --- GPUs: GEMM efficiency over shape, best-shape efficiency, HBM and host-copy bandwidth,
-# flash attention (FlashAttention-2's published A100 and H100 benchmark; none for H200) ---
+# flash attention (FlashAttention-2's published A100 and H100 benchmark; the same benchmark run by
+# this project on an H200 through PyTorch's SDPA, 2026-11-30, for two other kernels) ---
 a100='A100-SXM4-80GB|NVIDIA A100 SXM'
 fit a100-sxm-80gb --base a100-sxm-80gb-datasheet --name a100-sxm-80gb --node-network dgx-a100 \
   --device "$a100" --gemm $gemm --gemm-alias bf16=fp16 --gemm-best $mamf --hbm $hbm --attention $attn \
@@ -67,16 +69,21 @@ fit h100-sxm --base h100-sxm-datasheet --name h100-sxm --node-network dgx-h100 \
   -o "$out/gpus/h100-sxm.json"
 # H200: the public tables measure fp8 GEMMs only (no bf16 best shape either); its sweep also
 # gives memory_bytes (the device's total). Its memory-bound kernels are shardsim's own and are not
-# used here (h200-sxm-calibrated has them). No attention benchmark measures an H200: the H100's
-# FlashAttention-2 rows (--attention-device; the same GH100 die, 132 SMs, clocks and tensor-core
-# peaks; the kernel is compute-bound at these sizes, so the H200's faster HBM is not what sets
-# its rate) and, as for H100, the Triton kernel by its A100 ratio.
+# used here (h200-sxm-calibrated has them). No published attention benchmark measures an H200:
+# FlashAttention-2 (Dao's package) takes the H100's published rows (--attention-device; the same
+# GH100 die, 132 SMs, clocks and tensor-core peaks; the kernel is compute-bound at these sizes,
+# so the H200's faster HBM is not what sets its rate) and, as for H100, the Triton kernel its A100
+# ratio to FlashAttention-2 (--attention-relative-table: the published table). Two other kernels
+# are measured on the H200 itself (calibrate/h200-sxm-2026-11-30/README.md): PyTorch SDPA's own
+# FlashAttention-2 port (pytorch-sdpa-flash, 0.80-0.98 of the H100's published FlashAttention-2)
+# and cuDNN's fused attention (cudnn-fused-attention).
 fit h200-sxm --base h200-sxm-datasheet --name h200-sxm --node-network dgx-h200 \
   --device 'H200 141GB SXM|NVIDIA H200 SXM' --gemm $gemm --gemm-best $mamf --hbm $hbm \
   --samples $h200run/sweep-gemm-fp32.samples.json --samples $h200run/sweep-gemm-tf32.samples.json \
   --samples $h200run/sweep-gemm-fp16.samples.json --samples $h200run/sweep-gemm-bf16.samples.json \
-  --attention $attn --attention-device 'NVIDIA H100 SXM' \
+  --attention $attn --attention $attn_h200 --attention-device 'NVIDIA H100 SXM' \
   --attention-relative 'flash-attention-triton/flash-attention-2@NVIDIA A100 SXM4 80GB' \
+  --attention-relative-table $attn \
   -o "$out/gpus/h200-sxm.json"
 
 # --- Measured by shardsim's own calibration sweep on one H200 (2026-11-27, one rank: no
@@ -84,7 +91,8 @@ fit h200-sxm --base h200-sxm-datasheet --name h200-sxm --node-network dgx-h200 \
 # were timed on random data; the first run's GEMMs (calibrate/h200-sxm-2026-11-27) were timed on
 # their verification inputs and ran up to 14 % fast. The sweep ran family by family, one samples
 # file each; the datasheet gives what one GPU cannot measure (network, host Adam rate). The sweep
-# times no attention kernel: the H100's published FlashAttention rates, as in h200-sxm. ---
+# times no attention kernel: flash attention as in h200-sxm (the H100's published
+# FlashAttention-2 rates; PyTorch SDPA's and cuDNN's measured on the H200 on 2026-11-30). ---
 cal=$h200run
 mkdir -p "$out/gpus/measured"
 fit h200-sxm-calibrated --base h200-sxm-datasheet --name h200-sxm-calibrated --node-network dgx-h200 \
@@ -92,8 +100,9 @@ fit h200-sxm-calibrated --base h200-sxm-datasheet --name h200-sxm-calibrated --n
   --samples $cal/repeat-launch.samples.json --samples $cal/sweep-gemm-fp32.samples.json \
   --samples $cal/sweep-gemm-tf32.samples.json --samples $cal/sweep-gemm-fp16.samples.json \
   --samples $cal/sweep-gemm-bf16.samples.json --samples $cal/sweep-gemm-fp8.samples.json \
-  --attention $attn --attention-device 'NVIDIA H100 SXM' \
+  --attention $attn --attention $attn_h200 --attention-device 'NVIDIA H100 SXM' \
   --attention-relative 'flash-attention-triton/flash-attention-2@NVIDIA A100 SXM4 80GB' \
+  --attention-relative-table $attn \
   -o "$out/gpus/measured/h200-sxm-calibrated.json"
 
 # --- Measured by shardsim's own calibration on one H100 SXM (2026-11-28, one rank: no

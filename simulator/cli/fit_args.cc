@@ -12,9 +12,17 @@ namespace shardsim::cli {
 
 void check_fit_args(const FitArgs& a) {
   check_gemm_aliases(a.gemm_aliases);
-  if (!a.attention_relative.empty() && a.attention_csvs.size() != 1)
+  if (!a.attention_relative.empty() && a.attention_relative_table.empty() &&
+      a.attention_csvs.size() != 1)
     throw InputError("--attention-relative",
-                     "needs exactly one --attention table (the one it reads the ratio from)");
+                     "needs exactly one --attention table (the one it reads the ratio from), or "
+                     "--attention-relative-table naming it");
+  if (!a.attention_relative.empty() && a.attention_csvs.empty())
+    throw InputError("--attention-relative",
+                     "needs an --attention table (this device's reference kernel)");
+  if (!a.attention_relative_table.empty() && a.attention_relative.empty())
+    throw InputError("--attention-relative-table",
+                     "is where --attention-relative reads its ratio, and none is given");
   if (!a.attention_device.empty() && a.attention_csvs.empty())
     throw InputError("--attention-device", "needs an --attention table (whose rows it selects)");
   if (a.nccl_logs.empty() && a.collective_tables.empty() && a.gemm_csvs.empty() &&

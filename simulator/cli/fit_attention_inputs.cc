@@ -111,24 +111,39 @@ void carry_over_attention(const std::string& path, const std::string& text,
 
 std::vector<std::string> fit_attention_tables(const std::vector<std::string>& files,
                                               const std::vector<std::string>& relative,
+                                              const std::string& relative_table,
                                               const std::string& sibling, const MeasuredDevice& on,
                                               GpuProfile& g, FitNotes& notes) {
   const auto specs = parse_relative(relative);
   std::vector<std::string> written;
   for (const auto& spec : specs) written.push_back(spec.kernel);
+  // Every table's rows and points, for --attention-relative's reference kernel.
+  std::vector<cal::AttentionMeasurement> all_rows;
+  std::vector<AttentionPoint> all_points;
+  std::vector<std::string> from_tables;
+  std::string only_text;
   for (const auto& path : files) {
     const std::string text = read_input(path, "--attention");
-    auto rows = cal::parse_attention_csv(text, path, sibling.empty() ? on.device : sibling);
+    only_text = text;
+    // This device's rows; a table without them takes --attention-device's sibling part, when
+    // given (since 2026-11-30 per table, so that one fit can join this device's own table with a
+    // sibling's published one).
+    auto rows = cal::parse_attention_csv(text, path, on.device);
+    bool from_sibling = false;
     if (auto* e = std::get_if<std::string>(&rows)) {
       // The device's rows (none, or of several devices) are --attention-device's business when
       // it is given; anything else in the table is --attention's (found by review, 2026-11-28).
       const bool selection = e->find(" for device \"") != std::string::npos ||
                              e->find("--device") != std::string::npos;
       if (sibling.empty() || !selection) throw InputError("--attention", *e);
-      std::string text_of = *e;
-      if (const auto at = text_of.find("--device"); at != std::string::npos)
-        text_of.replace(at, 8, "--attention-device");
-      throw InputError("--attention-device", text_of);
+      rows = cal::parse_attention_csv(text, path, sibling);
+      from_sibling = true;
+      if (auto* s = std::get_if<std::string>(&rows)) {
+        std::string text_of = *s;
+        if (const auto at = text_of.find("--device"); at != std::string::npos)
+          text_of.replace(at, 8, "--attention-device");
+        throw InputError("--attention-device", text_of);
+      }
     }
     const auto& m = std::get<std::vector<cal::AttentionMeasurement>>(rows);
     auto fitted = cal::attention_points(m, on.profile.peak, path);
@@ -139,6 +154,13 @@ std::vector<std::string> fit_attention_tables(const std::vector<std::string>& fi
     std::vector<std::string> kernels;
     for (const auto& r : m)
       if (std::ranges::find(kernels, r.kernel) == kernels.end()) kernels.push_back(r.kernel);
+    for (const auto& k : kernels)
+      if (std::ranges::find(from_tables, k) != from_tables.end())
+        throw InputError("--attention",
+                         fmt::format("{}: kernel {} is also measured by an earlier --attention "
+                                     "table (one table per kernel)",
+                                     path, k));
+    from_tables.insert(from_tables.end(), kernels.begin(), kernels.end());
     written.insert(written.end(), kernels.begin(), kernels.end());
     std::erase_if(g.compute.attention_points.edit(), [&](const AttentionPoint& p) {
       return std::ranges::find(kernels, p.kernel) != kernels.end();
@@ -153,10 +175,10 @@ std::vector<std::string> fit_attention_tables(const std::vector<std::string>& fi
            fmt::format("compute.attention_points of {} measured on {}{}: forward + backward "
                        "FLOP/s / the fp16/bf16 dense peak of {}",
                        k, device,
-                       sibling.empty() ? ""
-                                       : " (--attention-device: a sibling part with the same "
-                                         "tensor cores, SM count and clocks; this one is not "
-                                         "measured)",
+                       !from_sibling ? ""
+                                     : " (--attention-device: a sibling part with the same "
+                                       "tensor cores, SM count and clocks; this one is not "
+                                       "measured)",
                        on.profile.name)});
     }
     const auto loo = cal::attention_leave_one_out_pct(points);
@@ -173,7 +195,17 @@ std::vector<std::string> fit_attention_tables(const std::vector<std::string>& fi
               fmt::format("{}: attention table, {} rows ({:.1f}-{:.1f}% of peak); leave-one-out "
                           "error median {:.1f}%, max {:.1f}%",
                           path, m.size(), lo.efficiency * 100, hi.efficiency * 100, mid, worst));
-    carry_over_attention(path, text, specs, m, points, g, notes);
+    all_rows.insert(all_rows.end(), m.begin(), m.end());
+    all_points.insert(all_points.end(), points.begin(), points.end());
+  }
+  // The ratio's table: --attention-relative-table, else the one --attention table (fit_args.cc
+  // refuses several without it).
+  if (!specs.empty()) {
+    if (relative_table.empty())
+      carry_over_attention(files.front(), only_text, specs, all_rows, all_points, g, notes);
+    else
+      carry_over_attention(relative_table, read_input(relative_table, "--attention-relative-table"),
+                           specs, all_rows, all_points, g, notes);
   }
   return written;
 }

@@ -58,6 +58,8 @@ std::string inputs_text(const FitArgs& a) {
   add("--gemm-best", a.gemm_best);
   add("--hbm", a.bandwidth_csvs);
   add("--attention", a.attention_csvs);
+  if (!a.attention_relative_table.empty())
+    add("--attention-relative-table", {a.attention_relative_table});
   add("--samples", a.samples);
   return out;
 }
@@ -178,7 +180,10 @@ int run_fit(const FitArgs& a) {
   if (!a.output.empty()) outputs.push_back({"-o", a.output});
   if (!a.network_output.empty()) outputs.push_back({"--network-output", a.network_output});
   std::vector<std::pair<std::string, std::string>> inputs = {
-      {"--base", a.base}, {"--network-base", a.network_base}, {"--measured-on", a.measured_on}};
+      {"--base", a.base},
+      {"--network-base", a.network_base},
+      {"--measured-on", a.measured_on},
+      {"--attention-relative-table", a.attention_relative_table}};
   // Each input by its flag ("is the input --nccl-tests", not "is the input an input file").
   for (const auto& [flag, list] : {std::pair{"--nccl-tests", &a.nccl_logs},
                                    {"--collective-table", &a.collective_tables},
@@ -257,8 +262,9 @@ int run_fit(const FitArgs& a) {
                      "or an --hbm host copy (nvbandwidth_host_to_device or "
                      "device_to_host), and neither gave one; give --base PROFILE");
   const auto base_attention = g.compute.attention_points;
-  const auto written = fit_attention_tables(a.attention_csvs, a.attention_relative,
-                                            a.attention_device, on, g, notes);
+  const auto written =
+      fit_attention_tables(a.attention_csvs, a.attention_relative, a.attention_relative_table,
+                           a.attention_device, on, g, notes);
   if (!a.attention_csvs.empty()) {  // the base's points of kernels not written here stay
     const bool stay = std::ranges::any_of(base_attention, [&](const AttentionPoint& p) {
       return std::ranges::find(written, p.kernel) == written.end();

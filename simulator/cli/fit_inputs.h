@@ -80,8 +80,10 @@ void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredD
 // forward + backward FLOP/s / the measured device's fp16 or bf16 peak); a leave-one-out check of
 // the lookup goes into the report and the provenance residuals.
 // --attention-relative KERNEL/REFERENCE@DEVICE (`relative`; the caller checks that exactly one
-// --attention table is given, fit_command.cc check_args): a kernel that the
-// table measured on DEVICE (its '|'-separated parts, as --device) but not on this one gets this
+// --attention table is given, fit_args.cc check_fit_args): a kernel that the
+// table (or `relative_table`, --attention-relative-table, when not empty: a table of published
+// rates for DEVICE beside this device's own measurements)
+// measured on DEVICE (its '|'-separated parts, as --device) but not on this one gets this
 // device's REFERENCE efficiency times the FLOP/s ratio KERNEL / REFERENCE measured on DEVICE, per
 // mask, head dimension and sequence length (calibrate/attention_fit.h), with that assumption in
 // the provenance.
@@ -92,6 +94,7 @@ void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredD
 // every other kernel stay.
 std::vector<std::string> fit_attention_tables(const std::vector<std::string>& files,
                                               const std::vector<std::string>& relative,
+                                              const std::string& relative_table,
                                               const std::string& sibling, const MeasuredDevice& on,
                                               GpuProfile& g, FitNotes& notes);
 

@@ -81,6 +81,9 @@ void add_fit_options(CLI::App* cmd, FitArgs& a) {
                   "only, at this device's REFERENCE efficiency x the KERNEL/REFERENCE FLOP/s "
                   "ratio on DEVICE (repeatable)")
       ->allow_extra_args(false);
+  cmd->add_option("--attention-relative-table", a.attention_relative_table,
+                  "the table --attention-relative reads DEVICE's two kernels from, when not the "
+                  "--attention table (which then need not hold DEVICE's rows)");
   cmd->add_option("--attention-device", a.attention_device,
                   "use the --attention tables' rows of this device ('|'-separated parts), a "
                   "sibling part with the same tensor cores, SMs and clocks, instead of --device's");

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <map>
 
 #include "tests/cli/cli_runner.h"
 #include "tests/common/samples_doc.h"
@@ -294,6 +295,100 @@ TEST(cli_fit, AttentionRelativeCarriesAKernelOverFromAnotherDevice) {
   fails({"--device", "B", "--attention", csv.string(), "--attention-relative",
          "flash-attention-3/flash-attention-2@A"},
         "no mask, head_dim and seq_len");
+}
+
+TEST(cli_fit, AttentionRelativeTableReadsTheRatioFromAnotherTable) {
+  // This device's own table (device B: FA2 at 500 TFLOP/s) holds no row of A; the ratio comes
+  // from a second, published-style table of A (FA2 120, Triton 60), as the H200 presets are fitted
+  // (rebuild-profiles.sh). B's Triton point: 500 / 989.4 (h100-sxm-datasheet's fp16 peak) x 60 /
+  // 120 = 0.25268, with the second table named in its provenance.
+  const fs::path own = scratch_dir() / "fa_own_b.csv";
+  std::ofstream(own) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
+                        "B,flash-attention-2,bf16,true,128,4096,4,16,500\n";
+  const fs::path pub = scratch_dir() / "fa_published_a.csv";
+  std::ofstream(pub) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
+                        "A,flash-attention-2,fp16,true,128,4096,4,16,120\n"
+                        "A,flash-attention-triton,fp16,true,128,4096,4,16,60\n";
+  const fs::path out = scratch_dir() / "fit_attention_relative_table.json";
+  const auto r = shardsim({"fit", "--base", "h100-sxm-datasheet", "--attention", own.string(),
+                           "--attention-relative", "flash-attention-triton/flash-attention-2@A",
+                           "--attention-relative-table", pub.string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json profile = json::parse(read_file(out));
+  const json points = profile["compute"]["attention_points"];
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_NEAR(points[0]["efficiency"].get<double>(), 500 / 989.4, 1e-12);
+  EXPECT_EQ(points[1]["kernel"], "flash-attention-triton");
+  EXPECT_NEAR(points[1]["efficiency"].get<double>(), 500 / 989.4 * 60 / 120, 1e-12);
+  bool named = false;
+  for (const auto& s : profile["provenance"]["sources"])
+    named = named || (s["file"] == pub.string() &&
+                      s["description"].get<std::string>().find("flash-attention-triton") !=
+                          std::string::npos);
+  EXPECT_TRUE(named) << profile["provenance"].dump();
+  // Without the second table the ratio is looked for in the own table, which has no A: exit 2.
+  const auto alone = shardsim({"fit", "--base", "h100-sxm-datasheet", "--attention", own.string(),
+                               "--attention-relative", "flash-attention-triton/flash-attention-2@A",
+                               "-o", (scratch_dir() / "never_relative_table.json").string()});
+  EXPECT_EQ(alone.exit_code, 2) << alone.err;
+  EXPECT_NE(alone.err.find("--attention-relative"), std::string::npos) << alone.err;
+  // The table without --attention-relative, or missing: exit 2 naming the flag, nothing written.
+  const auto orphan = shardsim({"fit", "--base", "h100-sxm-datasheet", "--attention", own.string(),
+                                "--attention-relative-table", pub.string(), "-o",
+                                (scratch_dir() / "never_relative_table.json").string()});
+  EXPECT_EQ(orphan.exit_code, 2);
+  EXPECT_NE(orphan.err.find("--attention-relative-table: is where"), std::string::npos)
+      << orphan.err;
+  const auto missing =
+      shardsim({"fit", "--base", "h100-sxm-datasheet", "--attention", own.string(),
+                "--attention-relative", "flash-attention-triton/flash-attention-2@A",
+                "--attention-relative-table", (scratch_dir() / "no_such_table.csv").string(), "-o",
+                (scratch_dir() / "never_relative_table.json").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("--attention-relative-table"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(scratch_dir() / "never_relative_table.json"));
+}
+
+TEST(cli_fit, AttentionTablesJoinThisDevicesOwnAndASiblingsRows) {
+  // Device C measured kernel cudnn (700 TFLOP/s) itself; the two-device table has no row of C, so
+  // --attention-device B takes B's FA2 (500) from it, as the H200 presets are fitted. Points
+  // against h200-sxm-datasheet's 989.4 TFLOP/s fp16/bf16 peak: 700 / 989.4 and 500 / 989.4; the
+  // Triton kernel from A's ratio: 500 / 989.4 x 60 / 120.
+  const fs::path own = scratch_dir() / "fa_own_c.csv";
+  std::ofstream(own) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
+                        "C,cudnn,bf16,true,128,4096,4,16,700\n";
+  const fs::path two = two_device_attention_table("fa_join_two_devices.csv");
+  const fs::path out = scratch_dir() / "fit_attention_join.json";
+  const auto r = shardsim({"fit", "--base", "h200-sxm-datasheet", "--device", "C", "--attention",
+                           two.string(), "--attention", own.string(), "--attention-device", "B",
+                           "--attention-relative", "flash-attention-triton/flash-attention-2@A",
+                           "--attention-relative-table", two.string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json points = json::parse(read_file(out))["compute"]["attention_points"];
+  ASSERT_EQ(points.size(), 3u);
+  std::map<std::string, double> by_kernel;
+  for (const auto& p : points) by_kernel[p["kernel"]] = p["efficiency"].get<double>();
+  EXPECT_NEAR(by_kernel["flash-attention-2"], 500 / 989.4, 1e-12);
+  EXPECT_NEAR(by_kernel["cudnn"], 700 / 989.4, 1e-12);
+  EXPECT_NEAR(by_kernel["flash-attention-triton"], 500 / 989.4 * 60 / 120, 1e-12);
+  // Two tables without --attention-relative-table: which one holds the ratio is not guessed.
+  auto b = shardsim({"fit", "--base", "h200-sxm-datasheet", "--device", "C", "--attention",
+                     two.string(), "--attention", own.string(), "--attention-device", "B",
+                     "--attention-relative", "flash-attention-triton/flash-attention-2@A", "-o",
+                     (scratch_dir() / "never_join.json").string()});
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.err.find("--attention-relative: needs exactly one --attention table"),
+            std::string::npos)
+      << b.err;
+  // One kernel measured by two tables: exit 2 naming --attention, nothing written.
+  b = shardsim({"fit", "--base", "h200-sxm-datasheet", "--device", "C", "--attention", own.string(),
+                "--attention", own.string(), "-o", (scratch_dir() / "never_join.json").string()});
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.err.find("--attention: "), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find("kernel cudnn is also measured by an earlier --attention table"),
+            std::string::npos)
+      << b.err;
+  EXPECT_FALSE(fs::exists(scratch_dir() / "never_join.json"));
 }
 
 TEST(cli_fit, MalformedLogNamesFileAndLine) {
@@ -1057,9 +1152,11 @@ TEST(cli_fit, SamplesTakeTheNetworkNameAndBase) {
   EXPECT_TRUE(contains(tp["provenance"].dump(), "dense peak of h100-sxm-datasheet)"))
       << tp["provenance"].dump();
   EXPECT_FALSE(contains(tp["provenance"].dump(), "with --samples")) << tp["provenance"].dump();
-  for (const json& point : tp["compute"]["gemm_points"])
-    if (point["m"] == 2048 && point["dtype"] == "bf16")
+  for (const json& point : tp["compute"]["gemm_points"]) {
+    if (point["m"] == 2048 && point["dtype"] == "bf16") {
       EXPECT_NEAR(point["efficiency"].get<double>(), 600e12 / 989.4e12, 1e-4);
+    }
+  }
   const fs::path cpu = scratch_dir() / "net_cpu.samples.json";
   std::ofstream(cpu) << cpu_samples_with_all_reduce([](double bytes) {
                           return 20e-6 + bytes / 1e9;
