@@ -70,6 +70,7 @@ struct KindCostKey {
   std::string attention_kernel;    // training.attention_kernel
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;  // OpContext's
   CpComm cp_comm = CpComm::kP2p;  // a2a gives the attention core its own shape (OpShape)
+  bool main_grad_adds = false;    // unfused FP32 main-gradient accumulation (layer_costs.cc)
   bool operator==(const KindCostKey&) const = default;
 };
 

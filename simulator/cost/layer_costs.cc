@@ -200,6 +200,38 @@ OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
   return sum;
 }
 
+// training.grad_accumulation_fusion false, with FP32 main gradients under mixed precision: each
+// weight gradient is written in 16 bits by its GEMM and then added into its FP32 buffer by a
+// kernel of its own, every micro-batch (Megatron's DDP hook main_grad.add_(grad) without
+// --gradient-accumulation-fusion; the post-accumulate hook of a PyTorch script). Per parameter:
+// the 16-bit gradient read (2 B), the FP32 buffer read and written (8 B), one elementwise add
+// kernel per parameter tensor on this rank (GPU time; the host's issue of these adds is not
+// counted: framework.op_dispatch_s is the cost of one op of the op list, a Megatron module's
+// several PyTorch operators, while each add is one in-place operator, 7.1-8.5 us on an H200's
+// host in calibrate/h200-sxm-2026-11-27/torch-reference.txt). Measured on
+// an H200 (2026-11-30, calibrate/h200-sxm-2026-11-30, prof-gpt.json): 2.1 ms of a 58 ms
+// forward+backward at h 2048, 8.3 ms of 89 ms at h 8192, 10 B per parameter at 2.5 TB/s.
+// With fusion (the default) the GEMM accumulates into the buffer and nothing is added.
+bool unfused_main_grads(const Ctx& c) {
+  const auto& t = c.s.training;
+  return !t.grad_accumulation_fusion && t.precision != Dtype::kFp32 && c.grad_bytes == 4;
+}
+
+void add_main_grad_accumulation(const Ctx& c, const std::vector<ParamGroup>& groups, KindCost& kc) {
+  if (!unfused_main_grads(c)) return;
+  double seconds = 0;
+  for (const auto& g : groups) {
+    const double n = g.shard == ParamShard::kExpert   ? g.count / (double(c.plan.ep) * c.plan.tp)
+                     : g.shard == ParamShard::kTensor ? g.count / c.plan.tp
+                                                      : g.count;
+    if (n <= 0) continue;
+    seconds +=
+        memory_bound_cost(n * (c.param_bytes + 8), c.s.cluster.gpu, MemoryKernel::kDropoutResidual)
+            .seconds;
+  }
+  kc.work.bwd_weight.add(TimeCategory::kCompute, seconds);
+}
+
 void split_params(const Ctx& c, int layer, KindCost& kc) {
   for (const auto& g : layer_params(c.s.model, layer)) {
     if (g.shard == ParamShard::kExpert)
@@ -266,13 +298,20 @@ void add_host(const Ctx& c, const OpSums& sum, DispatchCounts n, WorkCost& w) {
 KindCostKey kind_cost_key(const Ctx& c) {
   const auto& t = c.s.training;
   const auto& m = c.s.model;
-  return {c.plan.tp,           c.plan.cp,
-          c.plan.ep,           c.op.sp,
-          c.op.precision,      c.op.tf32,
-          t.seq_len,           t.micro_batch,
-          t.flash_attention,   !m.tied_embeddings || c.plan.pp > 1,
-          t.attention_kernel,  c.op.cross_entropy,
-          c.s.strategy.cp_comm};
+  return {c.plan.tp,
+          c.plan.cp,
+          c.plan.ep,
+          c.op.sp,
+          c.op.precision,
+          c.op.tf32,
+          t.seq_len,
+          t.micro_batch,
+          t.flash_attention,
+          !m.tied_embeddings || c.plan.pp > 1,
+          t.attention_kernel,
+          c.op.cross_entropy,
+          c.s.strategy.cp_comm,
+          unfused_main_grads(c)};
 }
 
 KindCosts kind_costs(const Ctx& c, double vocab) {
@@ -286,12 +325,16 @@ KindCosts kind_costs(const Ctx& c, double vocab) {
     KindCost& kc = out.block[k];
     kc.sum = add_op_costs(c, layer_ops(m, l, c.shape), kc.work);
     split_params(c, l, kc);
+    add_main_grad_accumulation(c, layer_params(m, l), kc);
   }
+  const auto embedding = embedding_params(m, vocab, c.s.training.seq_len);
   out.embedding.sum = add_op_costs(c, embedding_ops(m, vocab, c.shape), out.embedding.work);
-  out.embedding.dense_params = tensor_split(c, embedding_params(m, vocab, c.s.training.seq_len));
+  out.embedding.dense_params = tensor_split(c, embedding);
+  add_main_grad_accumulation(c, embedding, out.embedding);
+  const auto output = output_params(m, vocab, !m.tied_embeddings || c.plan.pp > 1);
   out.output.sum = add_op_costs(c, output_ops(m, vocab, c.shape), out.output.work);
-  out.output.dense_params =
-      tensor_split(c, output_params(m, vocab, !m.tied_embeddings || c.plan.pp > 1));
+  out.output.dense_params = tensor_split(c, output);
+  add_main_grad_accumulation(c, output, out.output);
   return out;
 }
 

@@ -32,20 +32,28 @@ double reduce_seconds(const Ctx& c, double dense, double expert) {
 // the model's parameters (read 4, write p) and the model's gradient buffer is zeroed (write g).
 // FP16 with 2-byte gradients: 6 + 8 + 4 + 28 + 6 + 2 = 54 B; BF16: 46 B; FP32 main gradients
 // (grad_dtype fp32) skip the copy. FP32 training adds the norm read and the zeroing.
+// training.grad_clip_scaling "always" (PyTorch's clip_grad_norm_, which multiplies every step)
+// adds the scaling of the gradients it clips, the FP32 (main) ones, read and written: 8 B;
+// Megatron scales only in steps whose norm exceeds the limit ("when_clipped", not counted).
+// Measured on an H200 (2026-11-30, calibrate/h200-sxm-2026-11-30, prof-gpt.json): PyTorch's norm,
+// scale, fused AdamW, copy to bf16 and zeroing kernels move 4 + 8 + 28 + 6 + 4 = 50 B per parameter
+// with FP32 gradient buffers.
 double optimizer_bytes_per_param(const Ctx& c) {
   const auto& t = c.s.training;
   const double moments = t.optimizer == Optimizer::kSgd ? 8 : 16;
   const double master = 8;
   const bool full = c.s.effects.optimizer_traffic;
-  if (t.precision == Dtype::kFp32)
-    return c.grad_bytes + master + moments + (full ? 4 + c.grad_bytes : 0);  // params are master
+  const bool scale_always = t.grad_clip_scaling == GradClipScaling::kAlways;
+  if (t.precision == Dtype::kFp32)  // params are master
+    return c.grad_bytes + master + moments + (full ? 4 + c.grad_bytes + (scale_always ? 8 : 0) : 0);
   if (!full) return c.grad_bytes + master + moments + c.param_bytes;
   const double copy_to_main = c.grad_bytes < 4 ? c.grad_bytes + 4 : 0;
   const double unscale = t.precision == Dtype::kFp16 ? 8 : 0;
   const double norm = 4;
+  const double scale = scale_always ? 8 : 0;  // the FP32 main gradients, read and written
   const double update = 4 + master + moments;
   const double copy_to_model = 4 + c.param_bytes;
-  return copy_to_main + unscale + norm + update + copy_to_model + c.grad_bytes;
+  return copy_to_main + unscale + norm + scale + update + copy_to_model + c.grad_bytes;
 }
 
 // Bytes one GPU puts on the wire for data parallelism per step: nccl-tests bus factor x size.

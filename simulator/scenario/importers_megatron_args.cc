@@ -35,6 +35,7 @@ const std::set<std::string>& value_less_flags() {
                                               "--use-rotary-position-embeddings",
                                               "--accumulate-allreduce-grads-in-fp32",
                                               "--grad-reduce-in-bf16",
+                                              "--no-gradient-accumulation-fusion",
                                               "--recompute-activations",
                                               "--checkpoint-activations",
                                               "--use-legacy-models",

@@ -19,6 +19,11 @@ namespace shardsim {
 enum class GradDtype { kSame, kFp32 };
 enum class Optimizer { kAdam, kAdamW, kSgd };
 
+// When gradient clipping multiplies the gradients by max_norm / norm (training.grad_clip_scaling):
+// Megatron's clip_grad_norm_fp32 only when the norm exceeds the limit; PyTorch's
+// torch.nn.utils.clip_grad_norm_ (and FSDP's) every step, by min(1, max_norm / norm).
+enum class GradClipScaling { kWhenClipped, kAlways };
+
 struct TrainingConfig {
   std::int64_t seq_len = 0;        // tokens per sequence (required)
   std::int64_t global_batch = 0;   // sequences per optimizer step (required)
@@ -26,6 +31,12 @@ struct TrainingConfig {
   Dtype precision = Dtype::kBf16;  // fp32, or fp16/bf16/fp8 mixed precision
   bool tf32 = true;  // fp32 precision: GEMMs on TF32 tensor cores (false: FP32 CUDA-core GEMMs)
   GradDtype grad_dtype = GradDtype::kSame;  // kFp32 keeps FP32 main gradients (Megatron)
+  // With FP32 main gradients under mixed precision: the weight-gradient GEMM accumulates into
+  // them (Megatron's --gradient-accumulation-fusion, true) or writes a 16-bit gradient that a
+  // kernel of its own then adds into the FP32 buffer (false: --no-gradient-accumulation-fusion,
+  // PyTorch's gradient hooks).
+  bool grad_accumulation_fusion = true;
+  GradClipScaling grad_clip_scaling = GradClipScaling::kWhenClipped;
   Optimizer optimizer = Optimizer::kAdamW;
   bool flash_attention = true;  // fused attention: no s^2 score tensors are stored
   // The fused-attention implementation: selects the profile's measured attention_points of that

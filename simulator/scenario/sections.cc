@@ -24,6 +24,8 @@ const std::vector<std::pair<std::string, CrossEntropyKernel>> kCrossEntropy = {
     {std::string(kCrossEntropyNames[1]), CrossEntropyKernel::kFused}};
 const std::vector<std::pair<std::string, Recompute>> kRecompute = {
     {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
+const std::vector<std::pair<std::string, GradClipScaling>> kGradClipScalings = {
+    {"when_clipped", GradClipScaling::kWhenClipped}, {"always", GradClipScaling::kAlways}};
 const std::vector<std::pair<std::string, CpComm>> kCpComms = {
     {"p2p", CpComm::kP2p}, {"all_gather", CpComm::kAllGather}, {"a2a", CpComm::kA2a}};
 const std::vector<std::pair<std::string, Schedule>> kSchedules = {
@@ -42,6 +44,8 @@ void read_training(const nlohmann::json& j, Diagnostics& d, TrainingConfig& t,
   r.enumeration("precision", t.precision, kPrecisions);
   r.boolean("tf32", t.tf32);
   r.enumeration("grad_dtype", t.grad_dtype, kGradDtypes);
+  r.boolean("grad_accumulation_fusion", t.grad_accumulation_fusion);
+  r.enumeration("grad_clip_scaling", t.grad_clip_scaling, kGradClipScalings);
   r.enumeration("optimizer", t.optimizer, kOptimizers);
   r.enumeration("recompute", recompute, kRecompute);
   r.boolean("flash_attention", t.flash_attention);
@@ -283,6 +287,8 @@ nlohmann::json effective_training_json(const Scenario& s) {
           {"precision", enum_name(kPrecisions, t.precision)},
           {"tf32", t.tf32},
           {"grad_dtype", enum_name(kGradDtypes, t.grad_dtype)},
+          {"grad_accumulation_fusion", t.grad_accumulation_fusion},
+          {"grad_clip_scaling", enum_name(kGradClipScalings, t.grad_clip_scaling)},
           {"optimizer", enum_name(kOptimizers, t.optimizer)},
           {"recompute", enum_name(kRecompute, s.strategy.recompute)},
           {"flash_attention", t.flash_attention},

@@ -53,6 +53,12 @@ constexpr GroupInfo kGroupInfo[] = {
      "by this project (2026-11-28; step seconds); the h100-sxm preset's GEMM tables come from "
      "the same run's kernel sweep on that GPU, but no preset or framework was fitted on these "
      "steps: a check of the kernels' sum against whole steps, nothing fitted on it"},
+    {Group::kH200Pytorch, "h200-pytorch",
+     "Megatron-style GPT steps in PyTorch eager on one H200 SXM, 39 M-2.0 B parameters, measured "
+     "by this project (2026-11-30; step seconds): the H100 run's five configurations and three "
+     "more (full recomputation, hidden 8192, sequence 8192); the h200-sxm preset's GEMM tables "
+     "come from this project's sweep on an H200 three days earlier and its attention rates from "
+     "the same day's benchmark, but nothing was fitted on these steps"},
     {Group::kBloom, "bloom",
      "BigScience BLOOM 176B on 384 A100 80GB (Jean Zay, Omni-Path), Megatron-DeepSpeed with "
      "DeepSpeed's pipeline engine, TP4 PP12 DP8, full recomputation (iteration seconds, the "
@@ -331,6 +337,8 @@ std::vector<Case> cases_of(Group g) {
       return mosaicml_more_cases();
     case Group::kH100Pytorch:
       return h100_pytorch_cases();
+    case Group::kH200Pytorch:
+      return h200_pytorch_cases();
     case Group::kBloom:
       return bloom_cases();
     case Group::kMemory:

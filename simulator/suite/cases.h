@@ -22,12 +22,14 @@ enum class Group {
   kMosaicml,
   kMosaicmlMore,
   kH100Pytorch,
+  kH200Pytorch,
   kBloom,
   kMemory
 };
 inline constexpr Group kAllGroups[] = {
-    Group::kVtrain,   Group::kVtrainMulti,  Group::kKorthikanti, Group::kNarayanan, Group::kMcore,
-    Group::kMosaicml, Group::kMosaicmlMore, Group::kH100Pytorch, Group::kBloom,     Group::kMemory};
+    Group::kVtrain,      Group::kVtrainMulti, Group::kKorthikanti,  Group::kNarayanan,
+    Group::kMcore,       Group::kMosaicml,    Group::kMosaicmlMore, Group::kH100Pytorch,
+    Group::kH200Pytorch, Group::kBloom,       Group::kMemory};
 
 [[nodiscard]] std::string group_name(Group g);  // "vtrain", "korthikanti", ...
 [[nodiscard]] std::optional<Group> group_from_name(std::string_view name);
@@ -95,6 +97,7 @@ struct CsvTable;
 [[nodiscard]] std::vector<Case> mosaicml_cases();
 [[nodiscard]] std::vector<Case> mosaicml_more_cases();
 [[nodiscard]] std::vector<Case> h100_pytorch_cases();
+[[nodiscard]] std::vector<Case> h200_pytorch_cases();
 [[nodiscard]] std::vector<Case> bloom_cases();
 [[nodiscard]] std::vector<Case> memory_cases();
 [[nodiscard]] std::vector<Case> cases_of(Group g);

@@ -1,7 +1,9 @@
 // Cases of single measured runs that are not a published table: shardsim's own PyTorch GPT steps
-// on one H100 and BLOOM 176B's logged iteration. Every modelling choice made for a source is
-// written next to its scenario builder, with the reason; the README says the same.
+// on one H100 and on one H200, and BLOOM 176B's logged iteration. Every modelling choice made for a
+// source is written next to its scenario builder, with the reason; the README says the same.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "simulator/suite/cases.h"
 #include "simulator/suite/csv.h"
@@ -10,58 +12,89 @@ namespace shardsim::suite {
 namespace {
 
 constexpr std::string_view kH100PytorchFile = "published/shardsim-h100-pytorch-gpt.csv";
+constexpr std::string_view kH200PytorchFile = "published/shardsim-h200-pytorch-gpt.csv";
 constexpr std::string_view kBloomFile = "published/bigscience2022-bloom176b.csv";
 
 }  // namespace
 
-// The PyTorch GPT steps measured on one H100 (the data file's header and
-// scenarios/measurements/calibrate/h100-sxm-2026-11-28/README.md say how). The scenario writes what
-// the script ran: Korthikanti's GPT layer (GeLU MLP of 4h, LayerNorm, learned positions, biases,
-// dropout, tied embeddings), vocabulary 51200, flash attention (SDPA's FlashAttention-2 backend,
-// the profile's "flash-attention-2" kernel), bf16 with fp32 gradient buffers (grad_dtype fp32:
-// the script adds each bf16 gradient into an fp32 buffer and frees it, Megatron's main_grad),
-// AdamW, no recomputation, one GPU. The loss is the default "vocab-parallel" one: at TP 1 that is
-// an unfused fp32 cross-entropy, as the script's F.cross_entropy on .float() logits is. The
+// The PyTorch GPT steps measured on one GPU (each data file's header and its run's README under
+// scenarios/measurements/calibrate/ say how). The scenario writes what the script ran:
+// Korthikanti's GPT layer (GeLU MLP of 4h, LayerNorm, learned positions, biases, dropout, tied
+// embeddings), vocabulary 51200, flash attention (SDPA's flash backend, forced), bf16 with fp32
+// gradient buffers (grad_dtype fp32: the script adds each bf16 gradient into an fp32 buffer and
+// frees it, Megatron's main_grad), AdamW, the row's recomputation (none, or full: every block
+// checkpointed), one GPU. The loss is the default "vocab-parallel" one: at TP 1 that is an
+// unfused fp32 cross-entropy, as the script's F.cross_entropy on .float() logits is. The
 // framework is the default (megatron-eager): no framework preset is fitted on plain PyTorch, and
-// none is fitted on these steps.
-std::vector<Case> h100_pytorch_cases() {
-  const CsvTable t = published_table(kH100PytorchFile);
+// none is fitted on these steps. The attention kernel is the profile's measurement of what SDPA
+// ran where one exists (the H200's pytorch-sdpa-flash, measured on 2026-11-30), else
+// FlashAttention-2's published rates (the H100: PyTorch's port is not measured there).
+namespace {
+
+struct PytorchRun {
+  std::string_view file, gpu_preset, gpu_label, source, attention_kernel;
+  Group group;
+};
+
+std::vector<Case> pytorch_cases(const PytorchRun& run) {
+  const CsvTable t = published_table(run.file);
+  const bool has_recompute = std::ranges::find(t.columns, "recompute") != t.columns.end();
   std::vector<Case> out;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    Case c = row_case(t, r, Group::kH100Pytorch,
-                      "shardsim's own H100 run, scenarios/measurements/calibrate/"
-                      "h100-sxm-2026-11-28 (torch-gpt.py)",
-                      Quantity::kStepSeconds, "s", "step_s");
+    Case c =
+        row_case(t, r, run.group, std::string(run.source), Quantity::kStepSeconds, "s", "step_s");
     const int hidden = t.integer(r, "hidden"), seq = t.integer(r, "seq_len");
     const int mb = t.integer(r, "micro_batch");
-    c.description = fmt::format("GPT h{} {} layers, seq {}, mb {} on 1 H100, PyTorch eager", hidden,
-                                t.integer(r, "layers"), seq, mb);
-    c.scenario = {{"name", c.id},
-                  {"model",
-                   {{"layers", t.integer(r, "layers")},
-                    {"hidden", hidden},
-                    {"heads", t.integer(r, "heads")},
-                    {"vocab", 51200},
-                    {"ffn_type", "gelu"},
-                    {"norm", "layernorm"},
-                    {"position", "learned"},
-                    {"bias", true},
-                    {"dropout", true},
-                    {"tied_embeddings", true}}},
-                  {"training",
-                   {{"seq_len", seq},
-                    {"global_batch", mb},
-                    {"micro_batch", mb},
-                    {"precision", "bf16"},
-                    {"grad_dtype", "fp32"},
-                    {"optimizer", "adamw"},
-                    {"recompute", "none"},
-                    {"flash_attention", true}}},
-                  {"parallel", {{"tp", 1}, {"pp", 1}, {"zero", 0}}},
-                  {"cluster", {{"gpu", "h100-sxm"}, {"gpus_per_node", 1}, {"nodes", 1}}}};
+    const std::string recompute = has_recompute ? t.field(r, "recompute") : "none";
+    c.description = fmt::format(
+        "GPT h{} {} layers, seq {}, mb {}{} on 1 {}, PyTorch eager", hidden, t.integer(r, "layers"),
+        seq, mb, recompute == "none" ? "" : ", recompute " + recompute, run.gpu_label);
+    c.scenario = {
+        {"name", c.id},
+        {"model",
+         {{"layers", t.integer(r, "layers")},
+          {"hidden", hidden},
+          {"heads", t.integer(r, "heads")},
+          {"vocab", 51200},
+          {"ffn_type", "gelu"},
+          {"norm", "layernorm"},
+          {"position", "learned"},
+          {"bias", true},
+          {"dropout", true},
+          {"tied_embeddings", true}}},
+        {"training",
+         {{"seq_len", seq},
+          {"global_batch", mb},
+          {"micro_batch", mb},
+          {"precision", "bf16"},
+          {"grad_dtype", "fp32"},
+          {"grad_accumulation_fusion", false},
+          {"grad_clip_scaling", "always"},
+          {"optimizer", "adamw"},
+          {"recompute", recompute},
+          {"flash_attention", true},
+          {"attention_kernel", std::string(run.attention_kernel)}}},
+        {"parallel", {{"tp", 1}, {"pp", 1}, {"zero", 0}}},
+        {"cluster", {{"gpu", std::string(run.gpu_preset)}, {"gpus_per_node", 1}, {"nodes", 1}}}};
     out.push_back(std::move(c));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<Case> h100_pytorch_cases() {
+  return pytorch_cases({kH100PytorchFile, "h100-sxm", "H100",
+                        "shardsim's own H100 run, scenarios/measurements/calibrate/"
+                        "h100-sxm-2026-11-28 (torch-gpt.py)",
+                        "flash-attention-2", Group::kH100Pytorch});
+}
+
+std::vector<Case> h200_pytorch_cases() {
+  return pytorch_cases({kH200PytorchFile, "h200-sxm", "H200",
+                        "shardsim's own H200 run, scenarios/measurements/calibrate/"
+                        "h200-sxm-2026-11-30 (torch_gpt.py)",
+                        "pytorch-sdpa-flash", Group::kH200Pytorch});
 }
 
 // BLOOM 176B's main run (the CSV header names the sources: the run's slurm script, README and

@@ -89,6 +89,7 @@ Target target_of(Group g) {
     case Group::kVtrainMulti:  // issue 9 sets none: an independent check, reported only
     case Group::kMosaicmlMore:
     case Group::kH100Pytorch:
+    case Group::kH200Pytorch:
     case Group::kNarayanan:
     case Group::kBloom:
       return {"none (independent check, reported only)", -1, -1, false};

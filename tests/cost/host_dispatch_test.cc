@@ -8,6 +8,7 @@
 #include "simulator/cost/step_costs.h"
 #include "simulator/des/step_sim.h"
 #include "simulator/model/ops.h"
+#include "simulator/model/params.h"
 #include "simulator/scenario/load.h"
 
 namespace shardsim {
@@ -144,11 +145,11 @@ TEST(host_dispatch, EffectSwitchRemovesTheHostCost) {
 
 // The optimizer's seconds minus its one launch, with the full traffic on or off, on a profile with
 // one scalar memory-bound efficiency (so time is proportional to bytes).
-double optimizer_stream_seconds(const std::string& precision, bool full) {
-  const Scenario s =
-      scenario_from_json(gpt(0, precision), "",
-                         {"effects.kernel_bandwidth=false",
-                          std::string("effects.optimizer_traffic=") + (full ? "true" : "false")});
+double optimizer_stream_seconds(const std::string& precision, bool full,
+                                std::vector<std::string> more = {}) {
+  more.push_back("effects.kernel_bandwidth=false");
+  more.push_back(std::string("effects.optimizer_traffic=") + (full ? "true" : "false"));
+  const Scenario s = scenario_from_json(gpt(0, precision), "", more);
   const Plan plan = make_plan(s);
   return compute_step_costs(s, plan).stages[0].optimizer_seconds -
          s.cluster.gpu.compute.launch_overhead_s;
@@ -162,6 +163,62 @@ TEST(optimizer_traffic, MixedPrecisionMovesTheBytesMegatronsOptimizerMoves) {
               46.0 / 28.0, 1e-12);
   EXPECT_NEAR(optimizer_stream_seconds("fp16", true) / optimizer_stream_seconds("fp16", false),
               54.0 / 28.0, 1e-12);
+}
+
+TEST(optimizer_traffic, PytorchsClipScalesTheGradientsEveryStep) {
+  // training.grad_clip_scaling "always" (torch.nn.utils.clip_grad_norm_) adds the FP32 (main)
+  // gradients' scaling, read and written: 8 B. BF16 with FP32 main gradients: norm 4 + update
+  // 4 + 8 + 16 + copy to model 6 + zero 4 = 42 B, and 50 B with the scaling, what PyTorch's five
+  // optimizer kernels moved on an H200 (calibrate/h200-sxm-2026-11-30/README.md). BF16 with
+  // 2-byte gradients: 46 -> 54. Without the full traffic nothing is added (28 B either way).
+  const std::vector<std::string> fp32_grads = {"training.grad_dtype=\"fp32\""};
+  auto always = fp32_grads;
+  always.push_back("training.grad_clip_scaling=\"always\"");
+  EXPECT_NEAR(optimizer_stream_seconds("bf16", true, always) /
+                  optimizer_stream_seconds("bf16", true, fp32_grads),
+              50.0 / 42.0, 1e-12);
+  EXPECT_NEAR(optimizer_stream_seconds("bf16", true, {"training.grad_clip_scaling=\"always\""}) /
+                  optimizer_stream_seconds("bf16", true),
+              54.0 / 46.0, 1e-12);
+  EXPECT_NEAR(optimizer_stream_seconds("bf16", false, {"training.grad_clip_scaling=\"always\""}),
+              optimizer_stream_seconds("bf16", false), 1e-15);
+}
+
+TEST(main_grad_accumulation, UnfusedAddsTenBytesPerParameterEachMicroBatch) {
+  // training.grad_accumulation_fusion false with FP32 main gradients under bf16: every parameter
+  // tensor of a block gets one add kernel in its backward-weight pass, reading the 2-byte
+  // gradient and reading and writing the 4-byte buffer: 10 B per parameter. With one scalar
+  // memory-bound efficiency (kernel_bandwidth off) each kernel costs bytes / (HBM x efficiency)
+  // + one launch, so a block's backward-weight compute grows by
+  // P x 10 / (HBM x eff) + G x launch (P parameters, G tensors), and nothing else changes.
+  const std::vector<std::string> base = {"effects.kernel_bandwidth=false",
+                                         "training.grad_dtype=\"fp32\""};
+  auto unfused = base;
+  unfused.push_back("training.grad_accumulation_fusion=false");
+  const Scenario fused_s = scenario_from_json(gpt(0), "", base);
+  const Scenario unfused_s = scenario_from_json(gpt(0), "", unfused);
+  const Plan plan = make_plan(fused_s);
+  const StepCosts a = compute_step_costs(fused_s, plan), b = compute_step_costs(unfused_s, plan);
+  double params = 0, tensors = 0;
+  for (const auto& g : layer_params(fused_s.model, 0)) {
+    params += g.count;
+    tensors += g.count > 0 ? 1 : 0;
+  }
+  const GpuProfile& gpu = fused_s.cluster.gpu;
+  const double expected =
+      params * 10 / (gpu.hbm_bytes_per_second * gpu.compute.memory_bound_efficiency) +
+      tensors * gpu.compute.launch_overhead_s;
+  const auto& wa = a.layer(0).work;
+  const auto& wb = b.layer(0).work;
+  EXPECT_NEAR(wb.bwd_weight.total() - wa.bwd_weight.total(), expected, 1e-12);
+  EXPECT_DOUBLE_EQ(wb.fwd.total(), wa.fwd.total());
+  EXPECT_DOUBLE_EQ(wb.bwd_input.total(), wa.bwd_input.total());
+  EXPECT_GT(b.embedding.work.bwd_weight.total(), a.embedding.work.bwd_weight.total());
+  // Where the GEMM accumulates anyway (2-byte gradients, no FP32 buffer) the key changes nothing.
+  const Scenario same = scenario_from_json(gpt(0), "", {"training.grad_accumulation_fusion=false"});
+  const Scenario same_fused = scenario_from_json(gpt(0), "");
+  EXPECT_DOUBLE_EQ(compute_step_costs(same, plan).layer(0).work.bwd_weight.total(),
+                   compute_step_costs(same_fused, plan).layer(0).work.bwd_weight.total());
 }
 
 }  // namespace

@@ -578,6 +578,14 @@ TEST(import_megatron, GradientDtypeFollowsMegatronsRules) {
   // The scenario loads and its gradients take 4 B per parameter.
   EXPECT_EQ(scenario_from_json(import_small_megatron({"--bf16"}).scenario, "").training.grad_dtype,
             GradDtype::kFp32);
+  // --no-gradient-accumulation-fusion (store_false of gradient_accumulation_fusion, default on):
+  // the weight gradients are added into the fp32 main gradients by a kernel of their own. A flag
+  // without a value: the argument after it is read as the next option.
+  const auto unfused = import_small_megatron({"--bf16", "--no-gradient-accumulation-fusion"});
+  EXPECT_EQ(unfused.scenario["training"]["grad_accumulation_fusion"], false);
+  EXPECT_FALSE(scenario_from_json(unfused.scenario, "").training.grad_accumulation_fusion);
+  EXPECT_FALSE(
+      import_small_megatron({"--bf16"}).scenario["training"].contains("grad_accumulation_fusion"));
 }
 
 // Attention (Megatron-LM e7b74a4b7e, 2024-04: --transformer-impl defaults to transformer_engine,

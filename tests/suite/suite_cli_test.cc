@@ -41,7 +41,9 @@ TEST(cli_suite, UnknownGroupExits2NamingItAndTheKnownOnes) {
   EXPECT_TRUE(has_error_line(r.err, "--group", "unknown group \"vtrian\"")) << r.err;
   EXPECT_TRUE(contains(r.err, "did you mean \"vtrain\"")) << r.err;
   EXPECT_TRUE(contains(
-      r.err, "korthikanti, narayanan, mcore, mosaicml, mosaicml-more, h100-pytorch, bloom, memory"))
+      r.err,
+      "korthikanti, narayanan, mcore, mosaicml, mosaicml-more, h100-pytorch, h200-pytorch, bloom, "
+      "memory"))
       << r.err;
   EXPECT_TRUE(r.out.empty());
 }
@@ -53,7 +55,7 @@ TEST(cli_suite, HelpListsEveryGroup) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out,
                        "vtrain|vtrain-multi|korthikanti|narayanan|mcore|mosaicml|mosaicml-more|"
-                       "h100-pytorch|bloom|memory"))
+                       "h100-pytorch|h200-pytorch|bloom|memory"))
       << r.out;
 }
 
@@ -102,7 +104,8 @@ TEST(cli_suite, WholeSuiteJsonIsByteIdentical) {
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_EQ(a.out, b.out);
   const json j = json::parse(a.out);
-  EXPECT_EQ(j["suite"]["cases"].size(), 1440u + 109u + 8u + 10u + 9u + 7u + 202u + 5u + 1u + 133u);
+  EXPECT_EQ(j["suite"]["cases"].size(),
+            1440u + 109u + 8u + 10u + 9u + 7u + 202u + 5u + 8u + 1u + 133u);
   EXPECT_EQ(j["suite"]["mode"], "des");
 }
 

@@ -190,6 +190,7 @@ TEST(suite_data, EveryGroupHasItsPublishedRows) {
   EXPECT_EQ(vtrain_multi_cases().size(), 109u);
   EXPECT_EQ(memory_cases().size(), 133u);
   EXPECT_EQ(h100_pytorch_cases().size(), 5u);  // the five configs torch-gpt.py ran
+  EXPECT_EQ(h200_pytorch_cases().size(), 8u);  // the same five and the three added on 2026-11-30
   std::set<std::string> ids;
   for (Group g : kAllGroups)
     for (const Case& c : cases_of(g)) {
@@ -369,30 +370,71 @@ TEST(suite_data, H100PytorchModelsHaveTheCountedParameters) {
   EXPECT_DOUBLE_EQ(t.number(0, "parameters"), 511922176.0);
 }
 
+// The H200 PyTorch steps (2026-11-30), the same script with three more configurations: each
+// scenario has the count PyTorch gave (as above; h 8192, 2 layers, seq 2048: 2 x (805,306,368 +
+// 106,496) + (51200 + 2048) x 8192 = 436,207,616 + 16,384 = 2,047,049,728), runs on the h200-sxm
+// preset with the kernel SDPA ran as measured on that GPU (pytorch-sdpa-flash), writes what the
+// script does to its gradients (a hook adds each bf16 gradient into its fp32 buffer: no
+// accumulation fusion; clip_grad_norm_ scales them every step), and full recomputation where the
+// row says so.
+TEST(suite_data, H200PytorchScenariosWriteWhatTheScriptRan) {
+  const CsvTable t = published_table("published/shardsim-h200-pytorch-gpt.csv");
+  const auto cases = h200_pytorch_cases();
+  ASSERT_EQ(cases.size(), t.rows.size());
+  int recomputed = 0;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const Scenario s = scenario_from_json(cases[r].scenario, "");
+    EXPECT_DOUBLE_EQ(count_parameters(s.model, s.training.seq_len).total, t.number(r, "parameters"))
+        << cases[r].id;
+    EXPECT_EQ(s.cluster.gpu.name, "h200-sxm");
+    EXPECT_EQ(s.training.attention_kernel, "pytorch-sdpa-flash");
+    EXPECT_FALSE(s.training.grad_accumulation_fusion);
+    EXPECT_EQ(s.training.grad_clip_scaling, GradClipScaling::kAlways);
+    EXPECT_EQ(s.training.grad_dtype, GradDtype::kFp32);
+    const bool full = t.field(r, "recompute") == "full";
+    EXPECT_EQ(s.strategy.recompute, full ? Recompute::kFull : Recompute::kNone) << cases[r].id;
+    recomputed += full ? 1 : 0;
+  }
+  EXPECT_EQ(recomputed, 1);
+  EXPECT_DOUBLE_EQ(t.number(6, "parameters"), 2047049728.0);
+}
+
 // The same steps priced with the profile fitted from shardsim's own sweep on that H100
 // (scenarios/gpus/measured/h100-sxm-calibrated.json, rebuild-profiles.sh) in place of the public
 // tables' h100-sxm preset. Measured (DES, 2026-11-28, after measured kernels stopped paying the
 // launch overhead twice): -14.3 to -2.9 %, MAPE 8.5 %, 3 of 5 within 10 % (against -18.7 to
 // -5.4 %, MAPE 12.9 % with the preset; before that change -13.9 to +0.3 %, MAPE 7.3 %); README
-// "On a real GPU (H100, 2026-11-28)" breaks it down. Bounds a little above those figures.
-TEST(suite_data, H100PytorchWithTheProfileMeasuredOnTheSameGpu) {
-  const std::string profile =
-      std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/gpus/measured/h100-sxm-calibrated.json";
+// "On a real GPU (H100, 2026-11-28)" breaks it down. Since the scenarios write the script's
+// gradient hook and clipping (2026-11-30): -4.4 to +1.9 %, MAPE 2.4 %. Bounds a little above.
+double pytorch_mape_on(const std::vector<Case>& cases, const std::string& file, double max_err) {
+  const std::string profile = std::string(SHARDSIM_SOURCE_DIR) + "/scenarios/gpus/measured/" + file;
   double sum = 0;
   int n = 0;
-  for (const Case& c : h100_pytorch_cases()) {
+  for (const Case& c : cases) {
     nlohmann::json doc = c.scenario;
     doc["cluster"]["gpu"] = profile;
     const Scenario s = scenario_from_json(doc, "");
     const Expected<Estimate> e = evaluate(s);
-    ASSERT_TRUE(e.ok()) << c.id;
+    EXPECT_TRUE(e.ok()) << c.id;
+    if (!e.ok()) return 1e9;
     const double err = 100.0 * std::abs(e->time->step_seconds / c.published - 1);
-    EXPECT_LE(err, 16.0) << c.id;
+    EXPECT_LE(err, max_err) << c.id;
     sum += err;
     ++n;
   }
-  ASSERT_EQ(n, 5);
-  EXPECT_LE(sum / n, 9.5);
+  return n > 0 ? sum / n : 1e9;
+}
+
+TEST(suite_data, H100PytorchWithTheProfileMeasuredOnTheSameGpu) {
+  EXPECT_LE(pytorch_mape_on(h100_pytorch_cases(), "h100-sxm-calibrated.json", 6.0), 3.5);
+}
+
+// The H200 steps (2026-11-30) priced with the profile fitted from shardsim's own sweep on an H200
+// three days earlier, another machine instance (h200-sxm-calibrated.json): measured (DES,
+// 2026-11-30) -6.9 to +8.5 % (the smallest, host-bound model the +8.5 %), MAPE 3.9 %, 8 of 8
+// within 10 %, against MAPE 10.5 % with the h200-sxm preset. Bounds a little above.
+TEST(suite_data, H200PytorchWithTheProfileMeasuredOnAnH200) {
+  EXPECT_LE(pytorch_mape_on(h200_pytorch_cases(), "h200-sxm-calibrated.json", 10.0), 5.0);
 }
 
 // Every closed-form memory case, as the source printed it, equals the published value.

@@ -235,13 +235,31 @@ TEST(suite_run, NarayananWithinRegressionBounds) {
 // the model prices 42 B); README "On a real GPU (H100, 2026-11-28)". After measured kernels
 // stopped paying the launch overhead twice, with one launch as every kernel's least time
 // (2026-11-28, final rule): MAPE 12.9 %, max 18.7 % (58.0 ms predicted), -5.4 to -18.7 %, 1 of
-// 5 within 10 %.
+// 5 within 10 %. Since 2026-11-30 the scenarios write two things the script does to its
+// gradients, which the H200 run's profile of these steps showed (training.grad_accumulation_fusion
+// false: the hook's add into the fp32 buffer, 10 B per parameter; grad_clip_scaling always:
+// clip_grad_norm_'s scaling, 8 B per parameter): MAPE 6.8 %, max 9.8 % (64.3 ms predicted),
+// -3.8 to -9.8 %, 5 of 5 within 10 %.
 TEST(suite_run, H100PytorchWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kH100Pytorch);
   EXPECT_EQ(g.all.count, 5);
   EXPECT_TRUE(g.target.none());
-  EXPECT_LE(g.all.mape, 14.5);
-  EXPECT_LE(g.all.max_abs, 20.5);
+  EXPECT_LE(g.all.mape, 8.0);
+  EXPECT_LE(g.all.max_abs, 11.0);
+}
+
+// No target (nothing is fitted on these steps): the same script on one H200 (2026-11-30), its
+// five configurations and three more (full recomputation, h 8192, sequence 8192), on the h200-sxm
+// preset (GEMM tables from this project's H200 sweep of 2026-11-27; attention at the
+// pytorch-sdpa-flash rates measured the same day as the steps). Measured (DES, 2026-11-30): MAPE
+// 10.5 %, max 13.1 % (h 8192, 2 layers, mb 2: 120.1 ms measured, 104.4 predicted), -13.1 to
+// +7.4 %, 3 of 8 within 10 %; before the two gradient keys above MAPE 15.0 %, max 20.5 %.
+TEST(suite_run, H200PytorchWithinRegressionBounds) {
+  const GroupSummary& g = group(des_result(), Group::kH200Pytorch);
+  EXPECT_EQ(g.all.count, 8);
+  EXPECT_TRUE(g.target.none());
+  EXPECT_LE(g.all.mape, 11.5);
+  EXPECT_LE(g.all.max_abs, 14.5);
 }
 
 // No target (an independent check, nothing fitted on it): BLOOM 176B's logged 105.22 s iteration
