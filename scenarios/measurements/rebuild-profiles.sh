@@ -100,6 +100,7 @@ fit h200-sxm-calibrated --base h200-sxm-datasheet --name h200-sxm-calibrated --n
   --samples $cal/repeat-launch.samples.json --samples $cal/sweep-gemm-fp32.samples.json \
   --samples $cal/sweep-gemm-tf32.samples.json --samples $cal/sweep-gemm-fp16.samples.json \
   --samples $cal/sweep-gemm-bf16.samples.json --samples $cal/sweep-gemm-fp8.samples.json \
+  --device 'H200 141GB SXM|NVIDIA H200 SXM' \
   --attention $attn --attention $attn_h200 --attention-device 'NVIDIA H100 SXM' \
   --attention-relative 'flash-attention-triton/flash-attention-2@NVIDIA A100 SXM4 80GB' \
   --attention-relative-table $attn \

@@ -60,19 +60,40 @@ std::tuple<int, int, std::string> kernel_lines(const std::vector<cal::AttentionM
   return {first, last, device};
 }
 
-// --attention-relative on one table: each spec's kernel carried over from its device by the
-// speed ratio to the reference kernel (calibrate/attention_fit.h), added to `g` with provenance.
-void carry_over_attention(const std::string& path, const std::string& text,
-                          const std::vector<RelativeAttention>& specs,
-                          const std::vector<cal::AttentionMeasurement>& own,
-                          const std::vector<AttentionPoint>& own_points, GpuProfile& g,
-                          FitNotes& notes) {
+// This device's rows of every --attention table, and the table each kernel came from (one table
+// per kernel).
+struct OwnAttention {
+  std::vector<cal::AttentionMeasurement> rows;
+  std::vector<AttentionPoint> points;
+  std::vector<std::pair<std::string, std::string>> kernel_file;  // kernel, table
+  [[nodiscard]] std::string file_of(const std::string& kernel) const {
+    for (const auto& [k, f] : kernel_file)
+      if (k == kernel) return f;
+    return "";
+  }
+};
+
+// --attention-relative on one table (`path`, read for the flag `flag`): each spec's kernel carried
+// over from its device by the speed ratio to the reference kernel (calibrate/attention_fit.h),
+// added to `g` with provenance. The reference's own rows may sit in another table, named then.
+void carry_over_attention(const std::string& path, const std::string& text, const char* flag,
+                          const std::vector<RelativeAttention>& specs, const OwnAttention& own,
+                          GpuProfile& g, FitNotes& notes) {
   for (const auto& spec : specs) {
+    // A kernel this device measured itself keeps its own rates (named in its own table; found by
+    // review, 2026-11-30: the error named the ratio's table with the other table's line).
+    if (const std::string f = own.file_of(spec.kernel); !f.empty()) {
+      const auto [line, unused, device] = kernel_lines(own.rows, spec.kernel);
+      throw InputError("--attention-relative",
+                       fmt::format("{}:{}: {} is measured on {} itself; its own rates are used, "
+                                   "nothing is carried over",
+                                   f, line, spec.kernel, device));
+    }
     auto from = cal::parse_attention_csv(text, path, spec.device);
-    if (auto* e = std::get_if<std::string>(&from)) throw InputError("--attention-relative", *e);
+    if (auto* e = std::get_if<std::string>(&from)) throw InputError(flag, *e);
     const auto& rows = std::get<std::vector<cal::AttentionMeasurement>>(from);
-    auto derived =
-        cal::relative_attention_points(own_points, own, rows, spec.kernel, spec.reference, path);
+    auto derived = cal::relative_attention_points(own.points, own.rows, rows, spec.kernel,
+                                                  spec.reference, path);
     if (auto* e = std::get_if<std::string>(&derived)) throw InputError("--attention-relative", *e);
     const auto& points = std::get<std::vector<AttentionPoint>>(derived);
     std::erase_if(g.compute.attention_points.edit(),
@@ -81,15 +102,21 @@ void carry_over_attention(const std::string& path, const std::string& text,
                                       points.end());
     const auto [first, last, device] = kernel_lines(rows, spec.kernel);
     const auto [rfirst, rlast, rdevice] = kernel_lines(rows, spec.reference);
-    const auto [ofirst, olast, odevice] = kernel_lines(own, spec.reference);
+    const auto [ofirst, olast, odevice] = kernel_lines(own.rows, spec.reference);
+    // The entry's lines are this file's; the reference's own rows are named by file when they
+    // come from another table (--attention-relative-table).
+    const std::string own_file = own.file_of(spec.reference);
+    const bool same_file = own_file == path;
     g.provenance.sources.push_back(
-        {path, std::min({first, rfirst, ofirst}), std::max({last, rlast, olast}), "",
+        {path, same_file ? std::min({first, rfirst, ofirst}) : std::min(first, rfirst),
+         same_file ? std::max({last, rlast, olast}) : std::max(last, rlast), "",
          fmt::format("compute.attention_points of {} ({} points): not measured on this device; "
-                     "this device's {} efficiency (lines {}-{}) x the FLOP/s ratio {} / {} "
+                     "this device's {} efficiency ({}lines {}-{}) x the FLOP/s ratio {} / {} "
                      "measured on {} (lines {}-{} and {}-{}) at the same mask, head dimension "
                      "and sequence length, assuming the two kernels keep their speed ratio "
                      "across devices",
-                     spec.kernel, points.size(), spec.reference, ofirst, olast, spec.kernel,
+                     spec.kernel, points.size(), spec.reference,
+                     same_file ? std::string() : own_file + " ", ofirst, olast, spec.kernel,
                      spec.reference, device, first, last, rfirst, rlast)});
     const auto [lo, hi] = std::ranges::minmax(points, {}, &AttentionPoint::efficiency);
     notes.add({{"input", "attention_relative"},
@@ -118,18 +145,28 @@ std::vector<std::string> fit_attention_tables(const std::vector<std::string>& fi
   std::vector<std::string> written;
   for (const auto& spec : specs) written.push_back(spec.kernel);
   // Every table's rows and points, for --attention-relative's reference kernel.
-  std::vector<cal::AttentionMeasurement> all_rows;
-  std::vector<AttentionPoint> all_points;
+  OwnAttention own;
   std::vector<std::string> from_tables;
   std::string only_text;
+  bool sibling_used = false;
   for (const auto& path : files) {
     const std::string text = read_input(path, "--attention");
     only_text = text;
     // This device's rows; a table without them takes --attention-device's sibling part, when
     // given (since 2026-11-30 per table, so that one fit can join this device's own table with a
     // sibling's published one).
-    auto rows = cal::parse_attention_csv(text, path, on.device);
-    bool from_sibling = false;
+    // Without a device of its own (no --device, no samples naming one) every table is read for
+    // the sibling's rows, as before 2026-11-30 (found by review: a one-device sibling table was
+    // taken as this device's own rows).
+    const bool sibling_only = on.device.empty() && !sibling.empty();
+    auto rows = cal::parse_attention_csv(text, path, sibling_only ? sibling : on.device);
+    bool from_sibling = sibling_only;
+    if (auto* e = std::get_if<std::string>(&rows); e != nullptr && sibling_only) {
+      std::string text_of = *e;
+      if (const auto at = text_of.find("--device"); at != std::string::npos)
+        text_of.replace(at, 8, "--attention-device");
+      throw InputError("--attention-device", text_of);
+    }
     if (auto* e = std::get_if<std::string>(&rows)) {
       // The device's rows (none, or of several devices) are --attention-device's business when
       // it is given; anything else in the table is --attention's (found by review, 2026-11-28).
@@ -145,6 +182,7 @@ std::vector<std::string> fit_attention_tables(const std::vector<std::string>& fi
         throw InputError("--attention-device", text_of);
       }
     }
+    sibling_used = sibling_used || from_sibling;
     const auto& m = std::get<std::vector<cal::AttentionMeasurement>>(rows);
     auto fitted = cal::attention_points(m, on.profile.peak, path);
     if (auto* e = std::get_if<std::string>(&fitted)) throw InputError("--attention", *e);
@@ -161,6 +199,7 @@ std::vector<std::string> fit_attention_tables(const std::vector<std::string>& fi
                                      "table (one table per kernel)",
                                      path, k));
     from_tables.insert(from_tables.end(), kernels.begin(), kernels.end());
+    for (const auto& k : kernels) own.kernel_file.emplace_back(k, path);
     written.insert(written.end(), kernels.begin(), kernels.end());
     std::erase_if(g.compute.attention_points.edit(), [&](const AttentionPoint& p) {
       return std::ranges::find(kernels, p.kernel) != kernels.end();
@@ -195,17 +234,25 @@ std::vector<std::string> fit_attention_tables(const std::vector<std::string>& fi
               fmt::format("{}: attention table, {} rows ({:.1f}-{:.1f}% of peak); leave-one-out "
                           "error median {:.1f}%, max {:.1f}%",
                           path, m.size(), lo.efficiency * 100, hi.efficiency * 100, mid, worst));
-    all_rows.insert(all_rows.end(), m.begin(), m.end());
-    all_points.insert(all_points.end(), points.begin(), points.end());
+    own.rows.insert(own.rows.end(), m.begin(), m.end());
+    own.points.insert(own.points.end(), points.begin(), points.end());
   }
+  // --attention-device that no table needed: every table measures this device itself (until
+  // 2026-11-30 the flag replaced those rows; now it is the fallback of tables without them).
+  if (!sibling.empty() && !sibling_used)
+    throw InputError("--attention-device",
+                     fmt::format("no --attention table needed it: every one has rows of this "
+                                 "device (\"{}\"), which are used; drop --attention-device, or "
+                                 "give a table without them",
+                                 on.device));
   // The ratio's table: --attention-relative-table, else the one --attention table (fit_args.cc
   // refuses several without it).
   if (!specs.empty()) {
     if (relative_table.empty())
-      carry_over_attention(files.front(), only_text, specs, all_rows, all_points, g, notes);
+      carry_over_attention(files.front(), only_text, "--attention-relative", specs, own, g, notes);
     else
       carry_over_attention(relative_table, read_input(relative_table, "--attention-relative-table"),
-                           specs, all_rows, all_points, g, notes);
+                           "--attention-relative-table", specs, own, g, notes);
   }
   return written;
 }

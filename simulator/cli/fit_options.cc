@@ -85,8 +85,8 @@ void add_fit_options(CLI::App* cmd, FitArgs& a) {
                   "the table --attention-relative reads DEVICE's two kernels from, when not the "
                   "--attention table (which then need not hold DEVICE's rows)");
   cmd->add_option("--attention-device", a.attention_device,
-                  "use the --attention tables' rows of this device ('|'-separated parts), a "
-                  "sibling part with the same tensor cores, SMs and clocks, instead of --device's");
+                  "for --attention tables without this device's rows: that sibling part's rows "
+                  "('|'-separated parts), a part with the same tensor cores, SMs and clocks");
   cmd->add_option("--samples", a.samples, "calibration samples JSON (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--base", a.base, "GPU preset or profile JSON to update");

@@ -69,8 +69,8 @@ struct KindCostKey {
   bool output_projection = false;  // untied embeddings, or pp > 1
   std::string attention_kernel;    // training.attention_kernel
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;  // OpContext's
-  CpComm cp_comm = CpComm::kP2p;  // a2a gives the attention core its own shape (OpShape)
-  bool main_grad_adds = false;    // unfused FP32 main-gradient accumulation (layer_costs.cc)
+  CpComm cp_comm = CpComm::kP2p;   // a2a gives the attention core its own shape (OpShape)
+  double main_grad_add_bytes = 0;  // unfused gradient accumulation, per parameter (layer_costs.cc)
   bool operator==(const KindCostKey&) const = default;
 };
 

@@ -38,7 +38,8 @@ constexpr EffectInfo kEffects[] = {
      "overlapped communication is free"},
     {"optimizer_traffic", &EffectSwitches::optimizer_traffic,
      "the mixed-precision optimizer's full traffic (gradient copy, unscale, norm, parameter "
-     "copy); off: the update alone (28 B per parameter with 2-byte gradients)"},
+     "copy, and with training.grad_clip_scaling always the clipping's scale); off: the update "
+     "alone (28 B per parameter with 2-byte gradients)"},
     {"cross_entropy_traffic", &EffectSwitches::cross_entropy_traffic,
      "the loss over the vocabulary moves the bytes of its implementation (training.cross_entropy: "
      "Megatron's vocabulary-parallel fp32 passes 38 + 14 B per 16-bit logit, fused kernels 4 + 4 "

@@ -262,12 +262,6 @@ void check_precision(const Scenario& s, StrategyCheck& c) {
         fmt::format("{} has no TF32 tensor cores (peak_flops_per_second.tf32 is 0): the fp32 "
                     "run's GEMMs are costed as FP32 GEMMs, and training.tf32 has no effect",
                     s.cluster.gpu.name));
-  if (!s.training.grad_accumulation_fusion &&
-      (s.training.precision == Dtype::kFp32 || s.training.grad_dtype != GradDtype::kFp32))
-    c.warnings.push_back(
-        "training.grad_accumulation_fusion: false has no effect without FP32 main gradients under "
-        "mixed precision (training.grad_dtype fp32 with fp16, bf16 or fp8): the weight "
-        "gradients are accumulated where they are written");
   if (s.training.precision != Dtype::kFp32 && !s.training.tf32)
     c.warnings.push_back(
         fmt::format("training.tf32 applies to fp32 runs only: it has no effect with precision {}",

@@ -15,6 +15,14 @@ constexpr std::string_view kH100PytorchFile = "published/shardsim-h100-pytorch-g
 constexpr std::string_view kH200PytorchFile = "published/shardsim-h200-pytorch-gpt.csv";
 constexpr std::string_view kBloomFile = "published/bigscience2022-bloom176b.csv";
 
+// Korthikanti's GPT layer, as the PyTorch script and BLOOM's Megatron-DeepSpeed ran it: GeLU MLP
+// of 4h, LayerNorm, learned positions, biases, dropout, tied embeddings.
+nlohmann::json gpt_model(int layers, int hidden, int heads, int vocab) {
+  return {{"layers", layers},   {"hidden", hidden},       {"heads", heads},        {"vocab", vocab},
+          {"ffn_type", "gelu"}, {"norm", "layernorm"},    {"position", "learned"}, {"bias", true},
+          {"dropout", true},    {"tied_embeddings", true}};
+}
+
 }  // namespace
 
 // The PyTorch GPT steps measured on one GPU (each data file's header and its run's README under
@@ -27,8 +35,11 @@ constexpr std::string_view kBloomFile = "published/bigscience2022-bloom176b.csv"
 // unfused fp32 cross-entropy, as the script's F.cross_entropy on .float() logits is. The
 // framework is the default (megatron-eager): no framework preset is fitted on plain PyTorch, and
 // none is fitted on these steps. The attention kernel is the profile's measurement of what SDPA
-// ran where one exists (the H200's pytorch-sdpa-flash, measured on 2026-11-30), else
-// FlashAttention-2's published rates (the H100: PyTorch's port is not measured there).
+// ran where one exists (the H200's pytorch-sdpa-flash, measured on 2026-11-30 without dropout;
+// the script runs attention dropout 0.1 inside the kernel), else FlashAttention-2's published
+// rates (the H100: PyTorch's port is not measured there). The script's hook adds each bf16
+// gradient into its fp32 buffer (grad_accumulation_fusion false) and clip_grad_norm_ scales
+// every gradient every step (grad_clip_scaling always).
 namespace {
 
 struct PytorchRun {
@@ -51,17 +62,7 @@ std::vector<Case> pytorch_cases(const PytorchRun& run) {
         seq, mb, recompute == "none" ? "" : ", recompute " + recompute, run.gpu_label);
     c.scenario = {
         {"name", c.id},
-        {"model",
-         {{"layers", t.integer(r, "layers")},
-          {"hidden", hidden},
-          {"heads", t.integer(r, "heads")},
-          {"vocab", 51200},
-          {"ffn_type", "gelu"},
-          {"norm", "layernorm"},
-          {"position", "learned"},
-          {"bias", true},
-          {"dropout", true},
-          {"tied_embeddings", true}}},
+        {"model", gpt_model(t.integer(r, "layers"), hidden, t.integer(r, "heads"), 51200)},
         {"training",
          {{"seq_len", seq},
           {"global_batch", mb},
@@ -131,17 +132,8 @@ std::vector<Case> bloom_cases() {
         t.integer(r, "gpus"), tp, pp, dp, t.integer(r, "global_batch"),
         t.integer(r, "micro_batch"));
     c.scenario = {{"name", c.id},
-                  {"model",
-                   {{"layers", t.integer(r, "layers")},
-                    {"hidden", t.integer(r, "hidden")},
-                    {"heads", t.integer(r, "heads")},
-                    {"vocab", t.integer(r, "vocab_padded")},
-                    {"ffn_type", "gelu"},
-                    {"norm", "layernorm"},
-                    {"position", "learned"},
-                    {"bias", true},
-                    {"dropout", true},
-                    {"tied_embeddings", true}}},
+                  {"model", gpt_model(t.integer(r, "layers"), t.integer(r, "hidden"),
+                                      t.integer(r, "heads"), t.integer(r, "vocab_padded"))},
                   {"training",
                    {{"seq_len", t.integer(r, "seq_len")},
                     {"global_batch", t.integer(r, "global_batch")},

@@ -326,6 +326,44 @@ TEST(cli_fit, AttentionRelativeTableReadsTheRatioFromAnotherTable) {
                       s["description"].get<std::string>().find("flash-attention-triton") !=
                           std::string::npos);
   EXPECT_TRUE(named) << profile["provenance"].dump();
+  // The carried kernel's entry holds the ratio table's lines (2-3) and names the table its
+  // reference came from (found by review, 2026-11-30: the lines of both files were mixed).
+  for (const auto& src : profile["provenance"]["sources"]) {
+    if (src["file"] != pub.string()) continue;
+    EXPECT_EQ(src["first_row"], 2);
+    EXPECT_EQ(src["last_row"], 3);
+    EXPECT_NE(src["description"].get<std::string>().find(own.string() + " lines 2-2"),
+              std::string::npos)
+        << src.dump();
+  }
+  // A table of this device that measures the carried kernel itself: exit 2 naming that table's
+  // line, not the ratio table's.
+  const fs::path own_triton = scratch_dir() / "fa_own_b_triton.csv";
+  std::ofstream(own_triton)
+      << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
+         "B,flash-attention-2,bf16,true,128,4096,4,16,500\n"
+         "B,flash-attention-triton,bf16,true,128,4096,4,16,300\n";
+  const auto itself =
+      shardsim({"fit", "--base", "h100-sxm-datasheet", "--attention", own_triton.string(),
+                "--attention-relative", "flash-attention-triton/flash-attention-2@A",
+                "--attention-relative-table", pub.string(), "-o",
+                (scratch_dir() / "never_relative_table.json").string()});
+  EXPECT_EQ(itself.exit_code, 2);
+  EXPECT_NE(itself.err.find(own_triton.string() + ":3: flash-attention-triton is measured on B "
+                                                  "itself"),
+            std::string::npos)
+      << itself.err;
+  // A malformed ratio table is reported under its own flag.
+  const fs::path bad = scratch_dir() / "fa_bad_columns.csv";
+  std::ofstream(bad) << "gpu,kernel,tflops\nA,flash-attention-2,1\n";
+  const auto malformed = shardsim(
+      {"fit", "--base", "h100-sxm-datasheet", "--attention", own.string(), "--attention-relative",
+       "flash-attention-triton/flash-attention-2@A", "--attention-relative-table", bad.string(),
+       "-o", (scratch_dir() / "never_relative_table.json").string()});
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_NE(malformed.err.find("error: --attention-relative-table: " + bad.string() + ":1:"),
+            std::string::npos)
+      << malformed.err;
   // Without the second table the ratio is looked for in the own table, which has no A: exit 2.
   const auto alone = shardsim({"fit", "--base", "h100-sxm-datasheet", "--attention", own.string(),
                                "--attention-relative", "flash-attention-triton/flash-attention-2@A",
@@ -388,7 +426,24 @@ TEST(cli_fit, AttentionTablesJoinThisDevicesOwnAndASiblingsRows) {
   EXPECT_NE(b.err.find("kernel cudnn is also measured by an earlier --attention table"),
             std::string::npos)
       << b.err;
+  // --attention-device that no table needs (each has this device's rows): exit 2 rather than
+  // silently unused (until 2026-11-30 it replaced those rows).
+  b = shardsim({"fit", "--base", "h200-sxm-datasheet", "--device", "C", "--attention", own.string(),
+                "--attention-device", "B", "-o", (scratch_dir() / "never_join.json").string()});
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.err.find("--attention-device: no --attention table needed it"), std::string::npos)
+      << b.err;
   EXPECT_FALSE(fs::exists(scratch_dir() / "never_join.json"));
+  // Without --device, a table of the sibling alone is still the sibling's (its provenance says
+  // so), not taken as this device's own rows.
+  const fs::path b_only = scratch_dir() / "fa_b_only.csv";
+  std::ofstream(b_only) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
+                           "B,flash-attention-2,fp16,true,128,4096,4,16,500\n";
+  const fs::path sib = scratch_dir() / "fit_attention_sibling_only.json";
+  b = shardsim({"fit", "--base", "h200-sxm-datasheet", "--attention", b_only.string(),
+                "--attention-device", "B", "-o", sib.string()});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_NE(read_file(sib).find("--attention-device: a sibling part"), std::string::npos);
 }
 
 TEST(cli_fit, MalformedLogNamesFileAndLine) {

@@ -184,41 +184,42 @@ TEST(optimizer_traffic, PytorchsClipScalesTheGradientsEveryStep) {
               optimizer_stream_seconds("bf16", false), 1e-15);
 }
 
-TEST(main_grad_accumulation, UnfusedAddsTenBytesPerParameterEachMicroBatch) {
-  // training.grad_accumulation_fusion false with FP32 main gradients under bf16: every parameter
-  // tensor of a block gets one add kernel in its backward-weight pass, reading the 2-byte
-  // gradient and reading and writing the 4-byte buffer: 10 B per parameter. With one scalar
-  // memory-bound efficiency (kernel_bandwidth off) each kernel costs bytes / (HBM x efficiency)
-  // + one launch, so a block's backward-weight compute grows by
-  // P x 10 / (HBM x eff) + G x launch (P parameters, G tensors), and nothing else changes.
-  const std::vector<std::string> base = {"effects.kernel_bandwidth=false",
-                                         "training.grad_dtype=\"fp32\""};
-  auto unfused = base;
+// A block's backward-weight compute with and without training.grad_accumulation_fusion, with
+// one scalar memory-bound efficiency (kernel_bandwidth off): each add kernel then costs
+// bytes / (HBM x efficiency) + one launch.
+double unfused_add_seconds(const std::vector<std::string>& more) {
+  auto unfused = more;
+  unfused.push_back("effects.kernel_bandwidth=false");
+  auto fused = unfused;
   unfused.push_back("training.grad_accumulation_fusion=false");
-  const Scenario fused_s = scenario_from_json(gpt(0), "", base);
-  const Scenario unfused_s = scenario_from_json(gpt(0), "", unfused);
-  const Plan plan = make_plan(fused_s);
-  const StepCosts a = compute_step_costs(fused_s, plan), b = compute_step_costs(unfused_s, plan);
-  double params = 0, tensors = 0;
-  for (const auto& g : layer_params(fused_s.model, 0)) {
+  const Scenario a = scenario_from_json(gpt(0), "", fused);
+  const Scenario b = scenario_from_json(gpt(0), "", unfused);
+  const Plan plan = make_plan(a);
+  const StepCosts ca = compute_step_costs(a, plan), cb = compute_step_costs(b, plan);
+  EXPECT_DOUBLE_EQ(cb.layer(0).work.fwd.total(), ca.layer(0).work.fwd.total());
+  EXPECT_DOUBLE_EQ(cb.layer(0).work.bwd_input.total(), ca.layer(0).work.bwd_input.total());
+  EXPECT_GT(cb.embedding.work.bwd_weight.total(), ca.embedding.work.bwd_weight.total());
+  return cb.layer(0).work.bwd_weight.total() - ca.layer(0).work.bwd_weight.total();
+}
+
+TEST(main_grad_accumulation, UnfusedAddsTheGradientAndTheBufferPerParameterEachMicroBatch) {
+  // training.grad_accumulation_fusion false: every parameter group of a block gets one add kernel
+  // in its backward-weight pass, reading the gradient its GEMM wrote (2 B in bf16) and reading
+  // and writing the buffer (2 x 4 B with FP32 main gradients, 2 x 2 B with 16-bit ones): 10 B
+  // or 6 B per parameter. A block's backward-weight compute grows by
+  // P x bytes / (HBM x eff) + G x launch (P parameters, G groups); nothing else changes.
+  const Scenario s = scenario_from_json(gpt(0), "");
+  double params = 0, groups = 0;
+  for (const auto& g : layer_params(s.model, 0)) {
     params += g.count;
-    tensors += g.count > 0 ? 1 : 0;
+    groups += g.count > 0 ? 1 : 0;
   }
-  const GpuProfile& gpu = fused_s.cluster.gpu;
-  const double expected =
-      params * 10 / (gpu.hbm_bytes_per_second * gpu.compute.memory_bound_efficiency) +
-      tensors * gpu.compute.launch_overhead_s;
-  const auto& wa = a.layer(0).work;
-  const auto& wb = b.layer(0).work;
-  EXPECT_NEAR(wb.bwd_weight.total() - wa.bwd_weight.total(), expected, 1e-12);
-  EXPECT_DOUBLE_EQ(wb.fwd.total(), wa.fwd.total());
-  EXPECT_DOUBLE_EQ(wb.bwd_input.total(), wa.bwd_input.total());
-  EXPECT_GT(b.embedding.work.bwd_weight.total(), a.embedding.work.bwd_weight.total());
-  // Where the GEMM accumulates anyway (2-byte gradients, no FP32 buffer) the key changes nothing.
-  const Scenario same = scenario_from_json(gpt(0), "", {"training.grad_accumulation_fusion=false"});
-  const Scenario same_fused = scenario_from_json(gpt(0), "");
-  EXPECT_DOUBLE_EQ(compute_step_costs(same, plan).layer(0).work.bwd_weight.total(),
-                   compute_step_costs(same_fused, plan).layer(0).work.bwd_weight.total());
+  const GpuProfile& gpu = s.cluster.gpu;
+  const double rate = gpu.hbm_bytes_per_second * gpu.compute.memory_bound_efficiency;
+  const double launches = groups * gpu.compute.launch_overhead_s;
+  EXPECT_NEAR(unfused_add_seconds({"training.grad_dtype=\"fp32\""}), params * 10 / rate + launches,
+              1e-12);
+  EXPECT_NEAR(unfused_add_seconds({}), params * 6 / rate + launches, 1e-12);
 }
 
 }  // namespace

@@ -201,6 +201,31 @@ TEST(evaluate_cache, Tf32OnAndOffOnOneCacheAreTwoEntries) {
   EXPECT_GT(b->time->step_seconds, a->time->step_seconds);
 }
 
+TEST(evaluate_cache, GradientAccumulationFusionOnAndOffOnOneCacheAreTwoEntries) {
+  // The unfused adds are part of the memoised kind costs (KindCostKey::main_grad_add_bytes): a
+  // cached evaluation of one setting must not serve the other, nor the same setting with another
+  // gradient dtype (10 B per parameter with fp32 main gradients, 6 B without).
+  EvaluateCache cache;
+  const EvaluateOptions plain{Mode::kAnalytic, false, MemoryDetail::kNumbers};
+  EvaluateOptions cached = plain;
+  cached.cache = &cache;
+  const std::vector<std::vector<std::string>> variants = {
+      {},
+      {"training.grad_accumulation_fusion=false"},
+      {"training.grad_accumulation_fusion=false", "training.grad_dtype=fp32"},
+      {"training.grad_dtype=fp32"}};
+  std::vector<double> steps;
+  for (const auto& v : variants) {
+    const Scenario s = load_scenario("llama3-8b-8xh100", v);
+    const Expected<Estimate> c = evaluate(s, cached);
+    expect_same(evaluate(s, plain), c);
+    ASSERT_TRUE(c.ok() && c->time);
+    steps.push_back(c->time->step_seconds);
+  }
+  EXPECT_GT(steps[1], steps[0]);
+  EXPECT_GT(steps[2], steps[1]);
+}
+
 TEST(evaluate_cache, AProfileTableChangedAfterACachedEvaluationIsNoticed) {
   // The profile's measured tables are shared by its copies (core/shared_vector.h), the memo's
   // copy included: a change, on a copy of the scenario or on the scenario itself, must reach the

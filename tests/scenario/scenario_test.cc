@@ -137,6 +137,33 @@ TEST(Scenario, Tf32IsABooleanWithTrueAsDefault) {
   }
 }
 
+// training.grad_accumulation_fusion (a boolean, true by default: Megatron's default) and
+// training.grad_clip_scaling (when_clipped by default, or always) are read, refused with their
+// paths when mistyped, and written back into the resolved scenario that reports carry.
+TEST(Scenario, GradientKeysDefaultToMegatronsAndAreEchoed) {
+  auto raw = minimal();
+  const Scenario plain = scenario_from_json(raw, "");
+  EXPECT_TRUE(plain.training.grad_accumulation_fusion);
+  EXPECT_EQ(plain.training.grad_clip_scaling, GradClipScaling::kWhenClipped);
+  EXPECT_EQ(effective_training_json(plain)["grad_accumulation_fusion"], true);
+  EXPECT_EQ(effective_training_json(plain)["grad_clip_scaling"], "when_clipped");
+  raw["training"]["grad_accumulation_fusion"] = false;
+  raw["training"]["grad_clip_scaling"] = "always";
+  const Scenario set = scenario_from_json(raw, "");
+  EXPECT_FALSE(set.training.grad_accumulation_fusion);
+  EXPECT_EQ(set.training.grad_clip_scaling, GradClipScaling::kAlways);
+  EXPECT_EQ(effective_training_json(set)["grad_accumulation_fusion"], false);
+  EXPECT_EQ(effective_training_json(set)["grad_clip_scaling"], "always");
+  raw["training"]["grad_clip_scaling"] = "sometimes";
+  try {
+    (void)scenario_from_json(raw, "");
+    FAIL() << "an unknown grad_clip_scaling was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/training/grad_clip_scaling"), std::string::npos)
+        << e.what();
+  }
+}
+
 // training.attention_kernel picks the profile's measured attention curve; effects.attention_kernel
 // false removes the curves (the score-GEMM estimate); a kernel the profile has not measured, where
 // it has measured others, is a warning naming both; an empty name is an error naming the field.

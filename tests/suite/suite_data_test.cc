@@ -372,7 +372,8 @@ TEST(suite_data, H100PytorchModelsHaveTheCountedParameters) {
 
 // The H200 PyTorch steps (2026-11-30), the same script with three more configurations: each
 // scenario has the count PyTorch gave (as above; h 8192, 2 layers, seq 2048: 2 x (805,306,368 +
-// 106,496) + (51200 + 2048) x 8192 = 436,207,616 + 16,384 = 2,047,049,728), runs on the h200-sxm
+// 106,496) = 1,610,825,728, + (51200 + 2048) x 8192 = 436,207,616, + 16,384 = 2,047,049,728),
+// runs on the h200-sxm
 // preset with the kernel SDPA ran as measured on that GPU (pytorch-sdpa-flash), writes what the
 // script does to its gradients (a hook adds each bf16 gradient into its fp32 buffer: no
 // accumulation fusion; clip_grad_norm_ scales them every step), and full recomputation where the

@@ -252,7 +252,7 @@ TEST(suite_run, H100PytorchWithinRegressionBounds) {
 // five configurations and three more (full recomputation, h 8192, sequence 8192), on the h200-sxm
 // preset (GEMM tables from this project's H200 sweep of 2026-11-27; attention at the
 // pytorch-sdpa-flash rates measured the same day as the steps). Measured (DES, 2026-11-30): MAPE
-// 10.5 %, max 13.1 % (h 8192, 2 layers, mb 2: 120.1 ms measured, 104.4 predicted), -13.1 to
+// 10.5 %, max 13.1 % (h 8192, 2 layers, mb 2: 120.1 ms measured, 104.3 predicted), -13.1 to
 // +7.4 %, 3 of 8 within 10 %; before the two gradient keys above MAPE 15.0 %, max 20.5 %.
 TEST(suite_run, H200PytorchWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kH200Pytorch);
