@@ -18,13 +18,13 @@ struct FitArgs {
   std::vector<std::string> attention_relative;  // --attention-relative KERNEL/REFERENCE@DEVICE
   std::string attention_relative_table;  // --attention-relative-table CSV: where DEVICE's two
                                          // kernels are read ("": the --attention table)
-  std::string attention_device;          // --attention-device: the --attention rows' device, when a
-                                         // sibling part's (default: --device)
-  std::string gemm_timing;               // --gemm-timing back_to_back|kernel_only ("": the default)
-  std::string attention_timing;          // --attention-timing back_to_back|kernel_only
-  std::vector<std::string> samples;      // --samples FILE (calibration samples)
-  std::string table_fit_sizes = "all";   // --table-fit-sizes all|ladder (tables only)
-  std::string base;                      // --base PROFILE.json | GPU preset
+  std::string attention_device;  // --attention-device: a sibling part whose rows are read from
+                                 // --attention tables without --device's (all, without --device)
+  std::string gemm_timing;       // --gemm-timing back_to_back|kernel_only ("": the default)
+  std::string attention_timing;  // --attention-timing back_to_back|kernel_only
+  std::vector<std::string> samples;     // --samples FILE (calibration samples)
+  std::string table_fit_sizes = "all";  // --table-fit-sizes all|ladder (tables only)
+  std::string base;                     // --base PROFILE.json | GPU preset
   std::string device;          // --device (alias --gemm-device): rows whose device has one of the
                                // '|'-separated parts, in every multi-device table
   std::string measured_on;     // --measured-on PROFILE: the tables' device, when not the base's

@@ -35,6 +35,11 @@ std::vector<RelativeAttention> parse_relative(const std::vector<std::string>& sp
                                    "flash-attention-triton/flash-attention-2@A100)",
                                    s));
     const std::string kernel = s.substr(0, slash);
+    if (kernel == s.substr(slash + 1, at - slash - 1))
+      throw InputError("--attention-relative",
+                       fmt::format("\"{}\": the kernel carried over and its reference are both "
+                                   "\"{}\"",
+                                   s, kernel));
     for (const auto& o : out)
       if (o.kernel == kernel)
         throw InputError("--attention-relative",
@@ -63,15 +68,40 @@ std::tuple<int, int, std::string> kernel_lines(const std::vector<cal::AttentionM
 // This device's rows of every --attention table, and the table each kernel came from (one table
 // per kernel).
 struct OwnAttention {
+  struct Source {
+    std::string kernel, file;
+    bool sibling = false;  // read for --attention-device's rows
+  };
   std::vector<cal::AttentionMeasurement> rows;
   std::vector<AttentionPoint> points;
-  std::vector<std::pair<std::string, std::string>> kernel_file;  // kernel, table
+  std::vector<Source> sources;  // one per kernel
+  [[nodiscard]] const Source* source_of(const std::string& kernel) const {
+    for (const auto& s : sources)
+      if (s.kernel == kernel) return &s;
+    return nullptr;
+  }
   [[nodiscard]] std::string file_of(const std::string& kernel) const {
-    for (const auto& [k, f] : kernel_file)
-      if (k == kernel) return f;
-    return "";
+    const Source* s = source_of(kernel);
+    return s == nullptr ? "" : s->file;
   }
 };
+
+// Whether a table's parse error is about which device's rows it holds (none of the device asked
+// for, or several devices), rather than about the table itself.
+bool is_selection_error(const std::string& e) {
+  return e.find(" for device \"") != std::string::npos || e.find("--device") != std::string::npos;
+}
+
+// A table read for --attention-device's rows failed: its rows' selection is that flag's business
+// (with the flag's name in the message), anything else in the table --attention's (found by
+// review, 2026-11-30: a malformed row was blamed on --attention-device).
+[[noreturn]] void throw_sibling_parse_error(const std::string& e, const std::string& hint) {
+  if (!is_selection_error(e)) throw InputError("--attention", e);
+  std::string text_of = e;
+  if (const auto at = text_of.find("--device"); at != std::string::npos)
+    text_of.replace(at, 8, "--attention-device");
+  throw InputError("--attention-device", text_of + hint);
+}
 
 // --attention-relative on one table (`path`, read for the flag `flag`): each spec's kernel carried
 // over from its device by the speed ratio to the reference kernel (calibrate/attention_fit.h),
@@ -82,12 +112,13 @@ void carry_over_attention(const std::string& path, const std::string& text, cons
   for (const auto& spec : specs) {
     // A kernel this device measured itself keeps its own rates (named in its own table; found by
     // review, 2026-11-30: the error named the ratio's table with the other table's line).
-    if (const std::string f = own.file_of(spec.kernel); !f.empty()) {
+    if (const auto* src = own.source_of(spec.kernel); src != nullptr) {
       const auto [line, unused, device] = kernel_lines(own.rows, spec.kernel);
       throw InputError("--attention-relative",
-                       fmt::format("{}:{}: {} is measured on {} itself; its own rates are used, "
-                                   "nothing is carried over",
-                                   f, line, spec.kernel, device));
+                       fmt::format("{}:{}: {} is measured on {}{}; those rates are used, nothing "
+                                   "is carried over",
+                                   src->file, line, spec.kernel, device,
+                                   src->sibling ? " (--attention-device's rows)" : " itself"));
     }
     auto from = cal::parse_attention_csv(text, path, spec.device);
     if (auto* e = std::get_if<std::string>(&from)) throw InputError(flag, *e);
@@ -152,35 +183,28 @@ std::vector<std::string> fit_attention_tables(const std::vector<std::string>& fi
   for (const auto& path : files) {
     const std::string text = read_input(path, "--attention");
     only_text = text;
-    // This device's rows; a table without them takes --attention-device's sibling part, when
+    // This device's rows; a table without any takes --attention-device's sibling part, when
     // given (since 2026-11-30 per table, so that one fit can join this device's own table with a
-    // sibling's published one).
-    // Without a device of its own (no --device, no samples naming one) every table is read for
-    // the sibling's rows, as before 2026-11-30 (found by review: a one-device sibling table was
-    // taken as this device's own rows).
+    // sibling's published one). Without --device every table is read for the sibling's rows, as
+    // before 2026-11-30 (found by review: a one-device sibling table was taken as this device's
+    // own rows).
     const bool sibling_only = on.device.empty() && !sibling.empty();
     auto rows = cal::parse_attention_csv(text, path, sibling_only ? sibling : on.device);
     bool from_sibling = sibling_only;
-    if (auto* e = std::get_if<std::string>(&rows); e != nullptr && sibling_only) {
-      std::string text_of = *e;
-      if (const auto at = text_of.find("--device"); at != std::string::npos)
-        text_of.replace(at, 8, "--attention-device");
-      throw InputError("--attention-device", text_of);
-    }
+    if (auto* e = std::get_if<std::string>(&rows); e != nullptr && sibling_only)
+      throw_sibling_parse_error(*e,
+                                "; without --device every --attention table is read for "
+                                "--attention-device's rows: give --device for a table of "
+                                "this device");
     if (auto* e = std::get_if<std::string>(&rows)) {
-      // The device's rows (none, or of several devices) are --attention-device's business when
-      // it is given; anything else in the table is --attention's (found by review, 2026-11-28).
-      const bool selection = e->find(" for device \"") != std::string::npos ||
-                             e->find("--device") != std::string::npos;
-      if (sibling.empty() || !selection) throw InputError("--attention", *e);
+      // Only a table with no row of this device falls back to the sibling's; one with several
+      // devices, or malformed, is --attention's (found by review, 2026-11-30: an ambiguous
+      // --device silently took the sibling's rows).
+      const bool none_of_mine = e->find("no attention rows for device \"") != std::string::npos;
+      if (sibling.empty() || !none_of_mine) throw InputError("--attention", *e);
       rows = cal::parse_attention_csv(text, path, sibling);
       from_sibling = true;
-      if (auto* s = std::get_if<std::string>(&rows)) {
-        std::string text_of = *s;
-        if (const auto at = text_of.find("--device"); at != std::string::npos)
-          text_of.replace(at, 8, "--attention-device");
-        throw InputError("--attention-device", text_of);
-      }
+      if (auto* s = std::get_if<std::string>(&rows)) throw_sibling_parse_error(*s, "");
     }
     sibling_used = sibling_used || from_sibling;
     const auto& m = std::get<std::vector<cal::AttentionMeasurement>>(rows);
@@ -199,7 +223,7 @@ std::vector<std::string> fit_attention_tables(const std::vector<std::string>& fi
                                      "table (one table per kernel)",
                                      path, k));
     from_tables.insert(from_tables.end(), kernels.begin(), kernels.end());
-    for (const auto& k : kernels) own.kernel_file.emplace_back(k, path);
+    for (const auto& k : kernels) own.sources.push_back({k, path, from_sibling});
     written.insert(written.end(), kernels.begin(), kernels.end());
     std::erase_if(g.compute.attention_points.edit(), [&](const AttentionPoint& p) {
       return std::ranges::find(kernels, p.kernel) != kernels.end();

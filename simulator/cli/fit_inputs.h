@@ -87,9 +87,11 @@ void fit_bandwidth_tables(const std::vector<std::string>& files, const MeasuredD
 // device's REFERENCE efficiency times the FLOP/s ratio KERNEL / REFERENCE measured on DEVICE, per
 // mask, head dimension and sequence length (calibrate/attention_fit.h), with that assumption in
 // the provenance.
-// --attention-device PARTS (`sibling`, "" = on.device): the table's rows of a sibling part with
-// the same tensor cores, SM count and clocks (H100 SXM for H200), when the table does not measure
-// this one; efficiencies are still against on.profile's peak, and the provenance names the part.
+// --attention-device PARTS (`sibling`, "" = none): the rows of a sibling part with the same
+// tensor cores, SM count and clocks (H100 SXM for H200), read from each table that has no row of
+// on.device (from every table when on.device is empty, i.e. without --device); efficiencies are
+// still against on.profile's peak, and the provenance names the part. Exit 2 when no table
+// needed it.
 // Returns the kernels whose points it wrote (measured or carried over); the base's points of
 // every other kernel stay.
 std::vector<std::string> fit_attention_tables(const std::vector<std::string>& files,

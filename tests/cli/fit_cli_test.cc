@@ -295,6 +295,9 @@ TEST(cli_fit, AttentionRelativeCarriesAKernelOverFromAnotherDevice) {
   fails({"--device", "B", "--attention", csv.string(), "--attention-relative",
          "flash-attention-3/flash-attention-2@A"},
         "no mask, head_dim and seq_len");
+  fails({"--device", "B", "--attention", csv.string(), "--attention-relative",
+         "flash-attention-2/flash-attention-2@A"},
+        "the kernel carried over and its reference are both \"flash-attention-2\"");
 }
 
 TEST(cli_fit, AttentionRelativeTableReadsTheRatioFromAnotherTable) {
@@ -444,6 +447,30 @@ TEST(cli_fit, AttentionTablesJoinThisDevicesOwnAndASiblingsRows) {
                 "--attention-device", "B", "-o", sib.string()});
   ASSERT_EQ(b.exit_code, 0) << b.err;
   EXPECT_NE(read_file(sib).find("--attention-device: a sibling part"), std::string::npos);
+  // What is wrong inside a table stays --attention's, also when the table is read for the
+  // sibling's rows; a table of several devices none of which is clearly this one is not read as
+  // the sibling's (both found by review, 2026-11-30).
+  const fs::path bad_row = scratch_dir() / "fa_bad_row.csv";
+  std::ofstream(bad_row) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
+                            "B,flash-attention-2,bf16,true,abc,4096,4,16,500\n";
+  b = shardsim({"fit", "--base", "h200-sxm-datasheet", "--attention", bad_row.string(),
+                "--attention-device", "B", "-o", (scratch_dir() / "never_join.json").string()});
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.err.find("error: --attention: " + bad_row.string() + ":2:"), std::string::npos)
+      << b.err;
+  const fs::path ambiguous = scratch_dir() / "fa_ambiguous.csv";
+  std::ofstream(ambiguous) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,"
+                              "fwd_bwd_tflops\n"
+                              "C1,flash-attention-2,bf16,true,128,4096,4,16,400\n"
+                              "C2,flash-attention-2,bf16,true,128,4096,4,16,410\n"
+                              "B,flash-attention-2,bf16,true,128,4096,4,16,500\n";
+  b = shardsim({"fit", "--base", "h200-sxm-datasheet", "--device", "C", "--attention",
+                ambiguous.string(), "--attention-device", "B", "-o",
+                (scratch_dir() / "never_join.json").string()});
+  EXPECT_EQ(b.exit_code, 2);
+  EXPECT_NE(b.err.find("error: --attention: "), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find("rows of 2 devices"), std::string::npos) << b.err;
+  EXPECT_FALSE(fs::exists(scratch_dir() / "never_join.json"));
 }
 
 TEST(cli_fit, MalformedLogNamesFileAndLine) {
