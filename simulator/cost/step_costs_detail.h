@@ -11,6 +11,7 @@
 #include "simulator/cost/collective.h"
 #include "simulator/cost/compute.h"
 #include "simulator/cost/step_costs.h"
+#include "simulator/model/params.h"
 
 namespace shardsim::step_costs_detail {
 
@@ -45,6 +46,13 @@ struct Ctx {
 // The compute of each kind's ops and its parameters (kind_costs.h), and what they depend on.
 [[nodiscard]] KindCostKey kind_cost_key(const Ctx& c);
 [[nodiscard]] KindCosts kind_costs(const Ctx& c, double vocab);
+
+// Per parameter, the bytes an unfused gradient accumulation moves
+// (training.grad_accumulation_fusion false: the gradient read, the buffer read and written; 0 with
+// fusion), and its kernels added to `kc`'s backward-weight compute for `groups` on one rank
+// (grad_accumulation.cc).
+[[nodiscard]] double main_grad_add_bytes(const Ctx& c);
+void add_main_grad_accumulation(const Ctx& c, const std::vector<ParamGroup>& groups, KindCost& kc);
 
 // One transformer block (blocks of one kind cost the same), the input embedding and the output
 // layer (final norm, logits, loss), per micro-batch on one rank, from their kind's op costs.

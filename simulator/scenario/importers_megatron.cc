@@ -181,9 +181,9 @@ nlohmann::json megatron_training(MegatronArgs& a, const ImportTarget& t, const W
   if (!main_grads.empty() && main_grads != "fp32" && main_grads != "bf16")
     warn("--main-grads-dtype " + main_grads + ": not modelled");
   if (bf16 ? !(bf16_reduce || main_grads == "bf16") : fp32_grads) training["grad_dtype"] = "fp32";
-  // --no-gradient-accumulation-fusion: the weight-gradient GEMMs write a 16-bit gradient that
-  // the DDP's hook then adds into the fp32 main gradient (the default fuses the accumulation
-  // into the GEMM).
+  // --no-gradient-accumulation-fusion: the weight-gradient GEMMs write a gradient that the DDP's
+  // hook then adds into the main gradient buffer (the default fuses the accumulation into the
+  // GEMM).
   if (a.flag("--no-gradient-accumulation-fusion")) training["grad_accumulation_fusion"] = false;
   // Attention (pretrain_gpt.py, megatron/training/arguments.py). Megatron-Core models (the default
   // since 2024-04, e7b74a4b7e) take --transformer-impl, transformer_engine by default, whose

@@ -31,10 +31,10 @@ struct TrainingConfig {
   Dtype precision = Dtype::kBf16;  // fp32, or fp16/bf16/fp8 mixed precision
   bool tf32 = true;  // fp32 precision: GEMMs on TF32 tensor cores (false: FP32 CUDA-core GEMMs)
   GradDtype grad_dtype = GradDtype::kSame;  // kFp32 keeps FP32 main gradients (Megatron)
-  // With FP32 main gradients under mixed precision: the weight-gradient GEMM accumulates into
-  // them (Megatron's --gradient-accumulation-fusion, true) or writes a 16-bit gradient that a
-  // kernel of its own then adds into the FP32 buffer (false: --no-gradient-accumulation-fusion,
-  // PyTorch's gradient hooks).
+  // The weight-gradient GEMM accumulates into the gradient buffer (Megatron's
+  // --gradient-accumulation-fusion, true) or writes a gradient in the parameters' dtype that a
+  // kernel of its own then adds into the buffer (false: --no-gradient-accumulation-fusion,
+  // PyTorch's gradient hooks; cost/layer_costs.cc).
   bool grad_accumulation_fusion = true;
   GradClipScaling grad_clip_scaling = GradClipScaling::kWhenClipped;
   Optimizer optimizer = Optimizer::kAdamW;
