@@ -177,7 +177,6 @@ std::vector<std::string> fit_attention_tables(const std::vector<std::string>& fi
   for (const auto& spec : specs) written.push_back(spec.kernel);
   // Every table's rows and points, for --attention-relative's reference kernel.
   OwnAttention own;
-  std::vector<std::string> from_tables;
   std::string only_text;
   bool sibling_used = false;
   for (const auto& path : files) {
@@ -217,12 +216,11 @@ std::vector<std::string> fit_attention_tables(const std::vector<std::string>& fi
     for (const auto& r : m)
       if (std::ranges::find(kernels, r.kernel) == kernels.end()) kernels.push_back(r.kernel);
     for (const auto& k : kernels)
-      if (std::ranges::find(from_tables, k) != from_tables.end())
+      if (own.source_of(k) != nullptr)
         throw InputError("--attention",
                          fmt::format("{}: kernel {} is also measured by an earlier --attention "
                                      "table (one table per kernel)",
                                      path, k));
-    from_tables.insert(from_tables.end(), kernels.begin(), kernels.end());
     for (const auto& k : kernels) own.sources.push_back({k, path, from_sibling});
     written.insert(written.end(), kernels.begin(), kernels.end());
     std::erase_if(g.compute.attention_points.edit(), [&](const AttentionPoint& p) {

@@ -65,6 +65,14 @@ TEST(cli_fit, LogsAndGemmCsvMakeAUsableProfile) {
   EXPECT_NEAR(t, 52079e-6 * 1e9 / 1073741824, 0.05 * 48.5e-3);
 }
 
+// An attention table at `name` in the scratch folder: fit's header, then `rows`.
+fs::path attention_table(const std::string& name, const std::string& rows) {
+  const fs::path csv = scratch_dir() / name;
+  std::ofstream(csv) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
+                     << rows;
+  return csv;
+}
+
 TEST(cli_fit, AttentionTableReplacesTheBasesPointsOfItsKernels) {
   // The fitted a100-sxm-80gb preset carries 24 flash-attention-2 and 24 flash-attention-triton
   // points (scenarios/measurements/attention/). A refit from a one-row flash-attention-2 table
@@ -182,9 +190,8 @@ TEST(cli_fit, TableTimingIsRecordedAndOneTableHasOne) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // The fitted a100-sxm-80gb keeps 24 back-to-back Triton points when a kernel-only FA2 table
   // replaces its FA2 points: refused. A table measuring both kernels replaces all 48: accepted.
-  const fs::path fa2 = scratch_dir() / "fa2_kernel_only.csv";
-  std::ofstream(fa2) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
-                        "A100,flash-attention-2,bf16,true,128,4096,4,16,156\n";
+  const fs::path fa2 = attention_table("fa2_kernel_only.csv",
+                                       "A100,flash-attention-2,bf16,true,128,4096,4,16,156\n");
   const fs::path att = scratch_dir() / "kernel_only_attention.json";
   r = shardsim({"fit", "--base", "a100-sxm-80gb", "--attention", fa2.string(), "--attention-timing",
                 "kernel_only", "-o", att.string()});
@@ -209,12 +216,10 @@ TEST(cli_fit, TableTimingIsRecordedAndOneTableHasOne) {
 // A two-device attention table: device A measured FA2 (120 TFLOP/s) and Triton (60), device B
 // FA2 only (500), all at one key (causal, head dimension 128, sequence 4096).
 fs::path two_device_attention_table(const std::string& name) {
-  const fs::path csv = scratch_dir() / name;
-  std::ofstream(csv) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
-                        "A,flash-attention-2,fp16,true,128,4096,4,16,120\n"
-                        "A,flash-attention-triton,fp16,true,128,4096,4,16,60\n"
-                        "B,flash-attention-2,fp16,true,128,4096,4,16,500\n";
-  return csv;
+  return attention_table(name,
+                         "A,flash-attention-2,fp16,true,128,4096,4,16,120\n"
+                         "A,flash-attention-triton,fp16,true,128,4096,4,16,60\n"
+                         "B,flash-attention-2,fp16,true,128,4096,4,16,500\n");
 }
 
 TEST(cli_fit, AttentionDeviceTakesASiblingPartsRows) {
@@ -305,13 +310,11 @@ TEST(cli_fit, AttentionRelativeTableReadsTheRatioFromAnotherTable) {
   // from a second, published-style table of A (FA2 120, Triton 60), as the H200 presets are fitted
   // (rebuild-profiles.sh). B's Triton point: 500 / 989.4 (h100-sxm-datasheet's fp16 peak) x 60 /
   // 120 = 0.25268, with the second table named in its provenance.
-  const fs::path own = scratch_dir() / "fa_own_b.csv";
-  std::ofstream(own) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
-                        "B,flash-attention-2,bf16,true,128,4096,4,16,500\n";
-  const fs::path pub = scratch_dir() / "fa_published_a.csv";
-  std::ofstream(pub) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
-                        "A,flash-attention-2,fp16,true,128,4096,4,16,120\n"
-                        "A,flash-attention-triton,fp16,true,128,4096,4,16,60\n";
+  const fs::path own =
+      attention_table("fa_own_b.csv", "B,flash-attention-2,bf16,true,128,4096,4,16,500\n");
+  const fs::path pub = attention_table("fa_published_a.csv",
+                                       "A,flash-attention-2,fp16,true,128,4096,4,16,120\n"
+                                       "A,flash-attention-triton,fp16,true,128,4096,4,16,60\n");
   const fs::path out = scratch_dir() / "fit_attention_relative_table.json";
   const auto r = shardsim({"fit", "--base", "h100-sxm-datasheet", "--attention", own.string(),
                            "--attention-relative", "flash-attention-triton/flash-attention-2@A",
@@ -341,11 +344,10 @@ TEST(cli_fit, AttentionRelativeTableReadsTheRatioFromAnotherTable) {
   }
   // A table of this device that measures the carried kernel itself: exit 2 naming that table's
   // line, not the ratio table's.
-  const fs::path own_triton = scratch_dir() / "fa_own_b_triton.csv";
-  std::ofstream(own_triton)
-      << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
-         "B,flash-attention-2,bf16,true,128,4096,4,16,500\n"
-         "B,flash-attention-triton,bf16,true,128,4096,4,16,300\n";
+  const fs::path own_triton =
+      attention_table("fa_own_b_triton.csv",
+                      "B,flash-attention-2,bf16,true,128,4096,4,16,500\n"
+                      "B,flash-attention-triton,bf16,true,128,4096,4,16,300\n");
   const auto itself =
       shardsim({"fit", "--base", "h100-sxm-datasheet", "--attention", own_triton.string(),
                 "--attention-relative", "flash-attention-triton/flash-attention-2@A",
@@ -395,9 +397,7 @@ TEST(cli_fit, AttentionTablesJoinThisDevicesOwnAndASiblingsRows) {
   // --attention-device B takes B's FA2 (500) from it, as the H200 presets are fitted. Points
   // against h200-sxm-datasheet's 989.4 TFLOP/s fp16/bf16 peak: 700 / 989.4 and 500 / 989.4; the
   // Triton kernel from A's ratio: 500 / 989.4 x 60 / 120.
-  const fs::path own = scratch_dir() / "fa_own_c.csv";
-  std::ofstream(own) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
-                        "C,cudnn,bf16,true,128,4096,4,16,700\n";
+  const fs::path own = attention_table("fa_own_c.csv", "C,cudnn,bf16,true,128,4096,4,16,700\n");
   const fs::path two = two_device_attention_table("fa_join_two_devices.csv");
   const fs::path out = scratch_dir() / "fit_attention_join.json";
   const auto r = shardsim({"fit", "--base", "h200-sxm-datasheet", "--device", "C", "--attention",
@@ -439,9 +439,8 @@ TEST(cli_fit, AttentionTablesJoinThisDevicesOwnAndASiblingsRows) {
   EXPECT_FALSE(fs::exists(scratch_dir() / "never_join.json"));
   // Without --device, a table of the sibling alone is still the sibling's (its provenance says
   // so), not taken as this device's own rows.
-  const fs::path b_only = scratch_dir() / "fa_b_only.csv";
-  std::ofstream(b_only) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
-                           "B,flash-attention-2,fp16,true,128,4096,4,16,500\n";
+  const fs::path b_only =
+      attention_table("fa_b_only.csv", "B,flash-attention-2,fp16,true,128,4096,4,16,500\n");
   const fs::path sib = scratch_dir() / "fit_attention_sibling_only.json";
   b = shardsim({"fit", "--base", "h200-sxm-datasheet", "--attention", b_only.string(),
                 "--attention-device", "B", "-o", sib.string()});
@@ -450,20 +449,17 @@ TEST(cli_fit, AttentionTablesJoinThisDevicesOwnAndASiblingsRows) {
   // What is wrong inside a table stays --attention's, also when the table is read for the
   // sibling's rows; a table of several devices none of which is clearly this one is not read as
   // the sibling's (both found by review, 2026-11-30).
-  const fs::path bad_row = scratch_dir() / "fa_bad_row.csv";
-  std::ofstream(bad_row) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
-                            "B,flash-attention-2,bf16,true,abc,4096,4,16,500\n";
+  const fs::path bad_row =
+      attention_table("fa_bad_row.csv", "B,flash-attention-2,bf16,true,abc,4096,4,16,500\n");
   b = shardsim({"fit", "--base", "h200-sxm-datasheet", "--attention", bad_row.string(),
                 "--attention-device", "B", "-o", (scratch_dir() / "never_join.json").string()});
   EXPECT_EQ(b.exit_code, 2);
   EXPECT_NE(b.err.find("error: --attention: " + bad_row.string() + ":2:"), std::string::npos)
       << b.err;
-  const fs::path ambiguous = scratch_dir() / "fa_ambiguous.csv";
-  std::ofstream(ambiguous) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,"
-                              "fwd_bwd_tflops\n"
-                              "C1,flash-attention-2,bf16,true,128,4096,4,16,400\n"
-                              "C2,flash-attention-2,bf16,true,128,4096,4,16,410\n"
-                              "B,flash-attention-2,bf16,true,128,4096,4,16,500\n";
+  const fs::path ambiguous = attention_table("fa_ambiguous.csv",
+                                             "C1,flash-attention-2,bf16,true,128,4096,4,16,400\n"
+                                             "C2,flash-attention-2,bf16,true,128,4096,4,16,410\n"
+                                             "B,flash-attention-2,bf16,true,128,4096,4,16,500\n");
   b = shardsim({"fit", "--base", "h200-sxm-datasheet", "--device", "C", "--attention",
                 ambiguous.string(), "--attention-device", "B", "-o",
                 (scratch_dir() / "never_join.json").string()});
@@ -854,10 +850,9 @@ TEST(cli_fit, AShortRowIsAnErrorWhateverTheDevice) {
                              "gemm_garbage.csv:3: expected at least 7 fields, "
                              "got 1"))
       << r.err;
-  const fs::path att = scratch_dir() / "attention_garbage.csv";
-  std::ofstream(att) << "gpu,kernel,dtype,causal,head_dim,seq_len,batch,heads,fwd_bwd_tflops\n"
-                        "H100,flash-attention-2,bf16,true,128,4096,4,16,300\n"
-                        "garbage\n";
+  const fs::path att = attention_table("attention_garbage.csv",
+                                       "H100,flash-attention-2,bf16,true,128,4096,4,16,300\n"
+                                       "garbage\n");
   r = shardsim({"fit", "--attention", att.string(), "--device", "H100", "--base",
                 "h100-sxm-datasheet", "-o", out.string()});
   EXPECT_EQ(r.exit_code, 2) << r.err;
