@@ -1,5 +1,6 @@
 // Unfused gradient accumulation (training.grad_accumulation_fusion false): the add of each weight
 // gradient into its buffer, per micro-batch, in the backward-weight pass (step_costs_detail.h).
+#include <array>
 #include <vector>
 
 #include "simulator/cost/step_costs_detail.h"
@@ -24,23 +25,52 @@ namespace shardsim::step_costs_detail {
 // With fusion (the default) nothing is added: the GEMM accumulates into the buffer. Megatron's
 // hook still adds the gradients of what is not a fused linear layer (embedding, norms, biases);
 // not counted either way.
-double main_grad_add_bytes(const Ctx& c) {
-  return c.s.training.grad_accumulation_fusion ? 0 : c.param_bytes + 2 * c.grad_bytes;
+// training.grad_accumulation_cast "separate" (DeepSpeed's BF16 optimizer, whose update_hp_grads
+// runs hp_grad.add_(lp.grad.to(fp32)) after every micro-batch's backward, pipeline engine
+// included; microsoft/DeepSpeed deepspeed/runtime/bf16_optimizer.py at 93e9307d6, the commit
+// BLOOM's tr11 README names): the 16-bit gradient is first copied into an FP32 temporary by a
+// kernel of its own (param_bytes read, grad_bytes written), which the add then reads in place of
+// the gradient (3 x grad_bytes): 18 B per parameter for bf16 into FP32, two kernels per group.
+// Where the gradient already has the buffer's dtype, .to() returns it and there is no copy.
+bool main_grad_cast_kernel(const Ctx& c) {
+  return !c.s.training.grad_accumulation_fusion && c.param_bytes < c.grad_bytes &&
+         c.s.training.grad_accumulation_cast == GradAccumulationCast::kSeparate;
 }
 
-void add_main_grad_accumulation(const Ctx& c, const std::vector<ParamGroup>& groups, KindCost& kc) {
-  const double bytes = main_grad_add_bytes(c);
-  if (bytes <= 0) return;
-  double seconds = 0;
+double main_grad_add_bytes(const Ctx& c) {
+  if (c.s.training.grad_accumulation_fusion) return 0;
+  return main_grad_cast_kernel(c) ? c.param_bytes + 4 * c.grad_bytes
+                                  : c.param_bytes + 2 * c.grad_bytes;
+}
+
+std::array<OpCost, 2> main_grad_accumulation_costs(const Ctx& c,
+                                                   const std::vector<ParamGroup>& groups) {
+  std::array<OpCost, 2> out{};
+  if (c.s.training.grad_accumulation_fusion) return out;
+  const bool cast = main_grad_cast_kernel(c);
+  // Bytes per parameter of each kernel: the copy, then the add (reading the copy or the gradient).
+  const double bytes[2] = {cast ? c.param_bytes + c.grad_bytes : 0,
+                           (cast ? c.grad_bytes : c.param_bytes) + 2 * c.grad_bytes};
   for (const auto& g : groups) {
     const double n = g.shard == ParamShard::kExpert   ? g.count / (double(c.plan.ep) * c.plan.tp)
                      : g.shard == ParamShard::kTensor ? g.count / c.plan.tp
                                                       : g.count;
     if (n <= 0) continue;
-    seconds +=
-        memory_bound_cost(n * bytes, c.s.cluster.gpu, MemoryKernel::kDropoutResidual).seconds;
+    for (int k = 0; k < 2; ++k) {
+      if (bytes[k] <= 0) continue;
+      const OpCost one =
+          memory_bound_cost(n * bytes[k], c.s.cluster.gpu, MemoryKernel::kDropoutResidual);
+      out[k].seconds += one.seconds;
+      out[k].bytes += one.bytes;
+    }
   }
-  kc.work.bwd_weight.add(TimeCategory::kCompute, seconds);
+  return out;
+}
+
+void add_main_grad_accumulation(const Ctx& c, const std::vector<ParamGroup>& groups, KindCost& kc) {
+  const auto costs = main_grad_accumulation_costs(c, groups);
+  const double seconds = costs[0].seconds + costs[1].seconds;
+  if (seconds > 0) kc.work.bwd_weight.add(TimeCategory::kCompute, seconds);
 }
 
 }  // namespace shardsim::step_costs_detail

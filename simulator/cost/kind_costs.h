@@ -71,6 +71,7 @@ struct KindCostKey {
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;  // OpContext's
   CpComm cp_comm = CpComm::kP2p;   // a2a gives the attention core its own shape (OpShape)
   double main_grad_add_bytes = 0;  // unfused gradient accumulation, per parameter (layer_costs.cc)
+  bool main_grad_cast_kernel = false;  // its cast to FP32 a kernel of its own
   bool operator==(const KindCostKey&) const = default;
 };
 

@@ -16,6 +16,22 @@ void add_rows(const step_costs_detail::Ctx& c, const char* part, const std::vect
   }
 }
 
+// training.grad_accumulation_fusion false: the adds of the part's weight gradients into their
+// buffer (and with grad_accumulation_cast separate the copies to FP32 before them), one row each,
+// in the backward-weight pass, summed over the part's parameter groups as the step prices them.
+void add_grad_accumulation_rows(const step_costs_detail::Ctx& c, const char* part,
+                                const std::vector<ParamGroup>& groups,
+                                std::vector<OpCostRow>& out) {
+  const auto costs = step_costs_detail::main_grad_accumulation_costs(c, groups);
+  constexpr const char* kNames[2] = {"grad_copy_to_fp32", "grad_accumulate"};
+  for (int k = 0; k < 2; ++k) {
+    if (costs[k].seconds <= 0) continue;
+    OpCostRow r{part, kNames[k], op_kind_name(OpKind::kElementwise), {}};
+    r.pass[int(Pass::kBackwardWeight)] = costs[k];
+    out.push_back(std::move(r));
+  }
+}
+
 }  // namespace
 
 std::string op_kind_name(OpKind k) {
@@ -56,6 +72,7 @@ std::vector<OpCostRow> op_cost_rows(const Scenario& s, const Plan& plan) {
   std::vector<OpCostRow> out;
   const double vocab = padded_vocab(m.vocab, plan.tp);
   add_rows(c, "embedding", embedding_ops(m, vocab, c.shape), out);
+  add_grad_accumulation_rows(c, "embedding", embedding_params(m, vocab, s.training.seq_len), out);
   // As kind_costs: the first block of each kind (block_kind).
   constexpr const char* kKindNames[kBlockKinds] = {"dense block", "MoE block",
                                                    "dense block, windowed", "MoE block, windowed"};
@@ -65,8 +82,11 @@ std::vector<OpCostRow> op_cost_rows(const Scenario& s, const Plan& plan) {
     if (seen[k]) continue;
     seen[k] = true;
     add_rows(c, kKindNames[k], layer_ops(m, l, c.shape), out);
+    add_grad_accumulation_rows(c, kKindNames[k], layer_params(m, l), out);
   }
   add_rows(c, "output", output_ops(m, vocab, c.shape), out);
+  add_grad_accumulation_rows(c, "output",
+                             output_params(m, vocab, !m.tied_embeddings || plan.pp > 1), out);
   return out;
 }
 

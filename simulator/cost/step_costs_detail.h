@@ -48,10 +48,15 @@ struct Ctx {
 [[nodiscard]] KindCosts kind_costs(const Ctx& c, double vocab);
 
 // Per parameter, the bytes an unfused gradient accumulation moves
-// (training.grad_accumulation_fusion false: the gradient read, the buffer read and written; 0 with
-// fusion), and its kernels added to `kc`'s backward-weight compute for `groups` on one rank
-// (grad_accumulation.cc).
+// (training.grad_accumulation_fusion false: the gradient read, the buffer read and written, and
+// with grad_accumulation_cast "separate" the copy into an FP32 temporary; 0 with fusion), whether
+// that copy is a kernel of its own, its kernels for `groups` on one rank summed over the groups
+// ([0] the copy to FP32, zero without one; [1] the add), and their seconds added to `kc`'s
+// backward-weight compute (grad_accumulation.cc).
 [[nodiscard]] double main_grad_add_bytes(const Ctx& c);
+[[nodiscard]] bool main_grad_cast_kernel(const Ctx& c);
+[[nodiscard]] std::array<OpCost, 2> main_grad_accumulation_costs(
+    const Ctx& c, const std::vector<ParamGroup>& groups);
 void add_main_grad_accumulation(const Ctx& c, const std::vector<ParamGroup>& groups, KindCost& kc);
 
 // One transformer block (blocks of one kind cost the same), the input embedding and the output

@@ -365,16 +365,25 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
 
   // Without ZeRO, bf16 gradients depend on the DeepSpeed version: until 2025-08 (#7515,
   // 889f0ead2) its BF16 optimizer accumulated them in fp32 by default; since then they stay bf16,
-  // and an fp32 grad_accum_dtype without ZeRO is refused ("unsupported mix", engine.py).
+  // and an fp32 grad_accum_dtype without ZeRO is refused ("unsupported mix", engine.py). That
+  // optimizer adds each micro-batch's bf16 gradients into its fp32 buffer through a copy to fp32
+  // of their own (bf16_optimizer.py update_hp_grads, hp_grad.add_(lp.grad.to(fp32)), unchanged
+  // from 2022-04 to at least 2025-02): grad_accumulation_fusion false, cast separate.
   if (precision == "bf16" && parallel.value("zero", 0) == 0) {
-    if (training.contains("grad_dtype"))
+    if (training.contains("grad_dtype")) {
+      training["grad_accumulation_fusion"] = false;
+      training["grad_accumulation_cast"] = "separate";
       warn(
           "data_types.grad_accum_dtype fp32 without ZeRO: DeepSpeed since 2025-08 refuses this "
-          "mix with bf16; older versions ran it, with fp32 gradients as modelled");
-    else
+          "mix with bf16; older versions ran it with their BF16 optimizer, modelled: fp32 "
+          "gradients, each micro-batch's added through a copy to fp32");
+    } else {
       warn(
           "bf16 without ZeRO: modelled with bf16 gradients, as DeepSpeed since 2025-08 keeps "
-          "them; older versions accumulated them in fp32 (set training.grad_dtype fp32)");
+          "them; older versions accumulated them in fp32, each micro-batch's through a copy to "
+          "fp32 (set training.grad_dtype fp32, grad_accumulation_fusion false and "
+          "grad_accumulation_cast separate)");
+    }
   }
 
   for (const auto& [k, v] : ds.items())

@@ -24,6 +24,12 @@ enum class Optimizer { kAdam, kAdamW, kSgd };
 // torch.nn.utils.clip_grad_norm_ (and FSDP's) every step, by min(1, max_norm / norm).
 enum class GradClipScaling { kWhenClipped, kAlways };
 
+// Where an unfused gradient accumulation (grad_accumulation_fusion false) converts a 16-bit
+// gradient to an FP32 buffer's dtype (training.grad_accumulation_cast): in the add itself
+// (PyTorch's mixed-dtype main_grad.add_(grad), Megatron's hook) or in a copy kernel of its own
+// that the add then reads (DeepSpeed's BF16 optimizer, hp_grad.add_(lp.grad.to(fp32))).
+enum class GradAccumulationCast { kInAdd, kSeparate };
+
 struct TrainingConfig {
   std::int64_t seq_len = 0;        // tokens per sequence (required)
   std::int64_t global_batch = 0;   // sequences per optimizer step (required)
@@ -36,6 +42,7 @@ struct TrainingConfig {
   // kernel of its own then adds into the buffer (false: --no-gradient-accumulation-fusion,
   // PyTorch's gradient hooks; cost/layer_costs.cc).
   bool grad_accumulation_fusion = true;
+  GradAccumulationCast grad_accumulation_cast = GradAccumulationCast::kInAdd;
   GradClipScaling grad_clip_scaling = GradClipScaling::kWhenClipped;
   Optimizer optimizer = Optimizer::kAdamW;
   bool flash_attention = true;  // fused attention: no s^2 score tensors are stored

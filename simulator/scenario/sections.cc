@@ -26,6 +26,8 @@ const std::vector<std::pair<std::string, Recompute>> kRecompute = {
     {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
 const std::vector<std::pair<std::string, GradClipScaling>> kGradClipScalings = {
     {"when_clipped", GradClipScaling::kWhenClipped}, {"always", GradClipScaling::kAlways}};
+const std::vector<std::pair<std::string, GradAccumulationCast>> kGradAccumulationCasts = {
+    {"in_add", GradAccumulationCast::kInAdd}, {"separate", GradAccumulationCast::kSeparate}};
 const std::vector<std::pair<std::string, CpComm>> kCpComms = {
     {"p2p", CpComm::kP2p}, {"all_gather", CpComm::kAllGather}, {"a2a", CpComm::kA2a}};
 const std::vector<std::pair<std::string, Schedule>> kSchedules = {
@@ -45,6 +47,7 @@ void read_training(const nlohmann::json& j, Diagnostics& d, TrainingConfig& t,
   r.boolean("tf32", t.tf32);
   r.enumeration("grad_dtype", t.grad_dtype, kGradDtypes);
   r.boolean("grad_accumulation_fusion", t.grad_accumulation_fusion);
+  r.enumeration("grad_accumulation_cast", t.grad_accumulation_cast, kGradAccumulationCasts);
   r.enumeration("grad_clip_scaling", t.grad_clip_scaling, kGradClipScalings);
   r.enumeration("optimizer", t.optimizer, kOptimizers);
   r.enumeration("recompute", recompute, kRecompute);
@@ -288,6 +291,7 @@ nlohmann::json effective_training_json(const Scenario& s) {
           {"tf32", t.tf32},
           {"grad_dtype", enum_name(kGradDtypes, t.grad_dtype)},
           {"grad_accumulation_fusion", t.grad_accumulation_fusion},
+          {"grad_accumulation_cast", enum_name(kGradAccumulationCasts, t.grad_accumulation_cast)},
           {"grad_clip_scaling", enum_name(kGradClipScalings, t.grad_clip_scaling)},
           {"optimizer", enum_name(kOptimizers, t.optimizer)},
           {"recompute", enum_name(kRecompute, s.strategy.recompute)},

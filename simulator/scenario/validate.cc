@@ -293,6 +293,16 @@ void check_precision(const Scenario& s, StrategyCheck& c) {
         "attention is priced as if it ran; set training.flash_attention false (with cp 1) for the "
         "unfused attention such a GPU runs",
         s.cluster.gpu.name));
+  // The cast has a kernel of its own only where an unfused add converts a 16-bit gradient into a
+  // wider buffer (cost/grad_accumulation.cc).
+  const TrainingConfig& t = s.training;
+  if (t.grad_accumulation_cast == GradAccumulationCast::kSeparate &&
+      (t.grad_accumulation_fusion || t.grad_dtype != GradDtype::kFp32 ||
+       t.precision == Dtype::kFp32))
+    c.warnings.push_back(
+        "training.grad_accumulation_cast \"separate\" has no effect: it applies to an unfused "
+        "accumulation (grad_accumulation_fusion false) of 16-bit gradients into an fp32 buffer "
+        "(grad_dtype fp32)");
   if (s.strategy.recompute == Recompute::kSelective && s.training.flash_attention)
     c.warnings.push_back(
         "selective recomputation with flash attention re-runs attention in the "

@@ -109,9 +109,13 @@ std::vector<Case> h200_pytorch_cases() {
 //   layers counted as blocks, over 12 stages: the first and last hold 5 blocks besides the
 //   embedding and the (tied) output layer, the others 6 (first/last_stage_layers).
 // - bf16 with DeepSpeed's bf16 optimizer under ZeRO stage 0: it shards the optimizer states over
-//   the data-parallel ranks (ZeRO-1) and accumulates fp32 gradients (grad_dtype fp32). DeepSpeed's
-//   pipeline engine reduces the gradients after the last micro-batch, not overlapped; its
-//   schedule is 1F1B.
+//   the data-parallel ranks (ZeRO-1) and accumulates fp32 gradients (grad_dtype fp32): after every
+//   micro-batch's backward it adds each bf16 weight gradient into its fp32 buffer through a copy
+//   to fp32 of its own, hp_grad.add_(lp.grad.to(fp32)) (DeepSpeed 93e9307d6, the commit the run's
+//   README names; grad_accumulation_fusion false, grad_accumulation_cast separate). The fork's
+//   Megatron layers have no accumulation fusion (bigscience-workshop/Megatron-DeepSpeed).
+//   DeepSpeed's pipeline engine reduces the gradients after the last micro-batch, not overlapped;
+//   its schedule is 1F1B.
 // - The network (cluster.network, not fitted: the run published no collective measurement):
 //   NVLink through an HGX A100 board's NVSwitch, the DGX A100 datasheet's 300 GB/s per GPU per
 //   direction and 15 us start-up (dgx-a100-datasheet); 4 x 100 Gb/s Omni-Path per node, 50 Gb/s
@@ -140,6 +144,8 @@ std::vector<Case> bloom_cases() {
                     {"micro_batch", t.integer(r, "micro_batch")},
                     {"precision", "bf16"},
                     {"grad_dtype", "fp32"},
+                    {"grad_accumulation_fusion", false},
+                    {"grad_accumulation_cast", "separate"},
                     {"optimizer", "adam"},
                     {"recompute", "full"},
                     {"flash_attention", false}}},

@@ -220,6 +220,15 @@ TEST(main_grad_accumulation, UnfusedAddsTheGradientAndTheBufferPerParameterEachM
   EXPECT_NEAR(unfused_add_seconds({"training.grad_dtype=\"fp32\""}), params * 10 / rate + launches,
               1e-12);
   EXPECT_NEAR(unfused_add_seconds({}), params * 6 / rate + launches, 1e-12);
+  // grad_accumulation_cast separate (DeepSpeed's BF16 optimizer, hp_grad.add_(lp.grad.to(fp32))):
+  // a copy kernel reads the bf16 gradient and writes an fp32 temporary (2 + 4 B), the add reads
+  // it and reads and writes the buffer (3 x 4 B): 18 B per parameter and two launches per group.
+  // With 16-bit gradients .to() copies nothing and the add is the one above.
+  EXPECT_NEAR(unfused_add_seconds(
+                  {"training.grad_dtype=\"fp32\"", "training.grad_accumulation_cast=separate"}),
+              params * 18 / rate + 2 * launches, 1e-12);
+  EXPECT_NEAR(unfused_add_seconds({"training.grad_accumulation_cast=separate"}),
+              params * 6 / rate + launches, 1e-12);
 }
 
 }  // namespace

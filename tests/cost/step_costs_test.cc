@@ -11,6 +11,7 @@
 #include "simulator/cost/op_table.h"
 #include "simulator/cost/step_costs.h"
 #include "simulator/model/ops.h"
+#include "simulator/model/params.h"
 #include "simulator/scenario/load.h"
 
 namespace shardsim {
@@ -442,6 +443,41 @@ TEST(op_table, RowsAreTheOpsTheStepPrices) {
   double step_hw = c.embedding.work.hardware_flops + c.output.work.hardware_flops;
   for (int l = 0; l < c.layer_count(); ++l) step_hw += c.layer(l).work.hardware_flops;
   EXPECT_NEAR(flops, step_hw, 1e-12 * step_hw);
+}
+
+// training.grad_accumulation_fusion false with FP32 gradients and grad_accumulation_cast separate
+// (DeepSpeed's BF16 optimizer): each part lists a grad_copy_to_fp32 row (bf16 read 2 B + fp32
+// written 4 B per parameter on the rank) and a grad_accumulate row (the copy read, the buffer read
+// and written: 3 x 4 B), backward-weight pass only, and a dense block's rows sum to the block's
+// backward-weight compute. Default fusion: no such rows. gpt(2, "none") at TP 2: a block's weights
+// split over the two ranks, its LayerNorms and the row-parallel biases whole (layer_params).
+TEST(op_table, UnfusedGradientAccumulationHasRowsOfItsOwn) {
+  const Scenario s =
+      scenario_from_json(gpt(2, "none"), "",
+                         {"training.grad_accumulation_fusion=false", "training.grad_dtype=fp32",
+                          "training.grad_accumulation_cast=separate"});
+  const Plan plan = make_plan(s);
+  const StepCosts c = compute_step_costs(s, plan);
+  double on_rank = 0;
+  for (const auto& g : layer_params(s.model, 0))
+    on_rank += g.shard == ParamShard::kTensor ? g.count / 2 : g.count;
+  double block_bwd_weight = 0;
+  int grad_rows = 0;
+  for (const OpCostRow& r : op_cost_rows(s, plan)) {
+    if (r.part == "dense block") block_bwd_weight += r.pass[2].seconds;
+    if (r.name != "grad_copy_to_fp32" && r.name != "grad_accumulate") continue;
+    ++grad_rows;
+    EXPECT_EQ(r.kind, "elementwise");
+    EXPECT_EQ(r.pass[0].seconds + r.pass[1].seconds, 0.0);
+    if (r.part == "dense block")
+      EXPECT_DOUBLE_EQ(r.pass[2].bytes, on_rank * (r.name == "grad_accumulate" ? 12 : 6));
+  }
+  EXPECT_EQ(grad_rows, 6);  // embedding, dense block, output (its norm): a copy and an add each
+  EXPECT_NEAR(block_bwd_weight, c.layer(0).work.bwd_weight[TimeCategory::kCompute],
+              1e-12 * block_bwd_weight);
+  const Scenario fused = scenario_from_json(gpt(2, "none"), "");
+  for (const OpCostRow& r : op_cost_rows(fused, make_plan(fused)))
+    EXPECT_NE(r.name, "grad_accumulate");
 }
 
 // The loss row prices the scenario's implementation, and effects.cross_entropy_traffic off prices

@@ -204,7 +204,8 @@ TEST(evaluate_cache, Tf32OnAndOffOnOneCacheAreTwoEntries) {
 TEST(evaluate_cache, GradientAccumulationFusionOnAndOffOnOneCacheAreTwoEntries) {
   // The unfused adds are part of the memoised kind costs (KindCostKey::main_grad_add_bytes): a
   // cached evaluation of one setting must not serve the other, nor the same setting with another
-  // gradient dtype (10 B per parameter with fp32 main gradients, 6 B without).
+  // gradient dtype (10 B per parameter with fp32 main gradients, 6 B without), nor the fp32 copy
+  // of grad_accumulation_cast separate (18 B; KindCostKey::main_grad_cast_kernel).
   EvaluateCache cache;
   const EvaluateOptions plain{Mode::kAnalytic, false, MemoryDetail::kNumbers};
   EvaluateOptions cached = plain;
@@ -213,6 +214,8 @@ TEST(evaluate_cache, GradientAccumulationFusionOnAndOffOnOneCacheAreTwoEntries) 
       {},
       {"training.grad_accumulation_fusion=false"},
       {"training.grad_accumulation_fusion=false", "training.grad_dtype=fp32"},
+      {"training.grad_accumulation_fusion=false", "training.grad_dtype=fp32",
+       "training.grad_accumulation_cast=separate"},
       {"training.grad_dtype=fp32"}};
   std::vector<double> steps;
   for (const auto& v : variants) {
@@ -224,6 +227,7 @@ TEST(evaluate_cache, GradientAccumulationFusionOnAndOffOnOneCacheAreTwoEntries) 
   }
   EXPECT_GT(steps[1], steps[0]);
   EXPECT_GT(steps[2], steps[1]);
+  EXPECT_GT(steps[3], steps[2]);
 }
 
 TEST(evaluate_cache, AProfileTableChangedAfterACachedEvaluationIsNoticed) {

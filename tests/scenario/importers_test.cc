@@ -167,7 +167,21 @@ TEST(import_deepspeed, GradientAccumulationDtype) {
   EXPECT_TRUE(warns(import_deepspeed(zero0, ds_target(), "x"), "bf16 without ZeRO"));
   nlohmann::json zero0_fp32 = zero0;
   zero0_fp32["data_types"] = {{"grad_accum_dtype", "fp32"}};
-  EXPECT_TRUE(warns(import_deepspeed(zero0_fp32, ds_target(), "x"), "refuses this mix"));
+  const ImportResult old_bf16 = import_deepspeed(zero0_fp32, ds_target(), "x");
+  EXPECT_TRUE(warns(old_bf16, "refuses this mix"));
+  // The versions that ran it used the BF16 optimizer, which adds every micro-batch's bf16
+  // gradients into fp32 through a copy (bf16_optimizer.py update_hp_grads); with ZeRO, or with
+  // bf16 gradients, nothing is set.
+  EXPECT_EQ(old_bf16.scenario["training"]["grad_accumulation_fusion"], false);
+  EXPECT_EQ(old_bf16.scenario["training"]["grad_accumulation_cast"], "separate");
+  EXPECT_FALSE(import_deepspeed(zero0, ds_target(), "x")
+                   .scenario["training"]
+                   .contains("grad_accumulation_fusion"));
+  nlohmann::json zero1_fp32 = zero0_fp32;
+  zero1_fp32["zero_optimization"] = {{"stage", 1}};
+  EXPECT_FALSE(import_deepspeed(zero1_fp32, ds_target(), "x")
+                   .scenario["training"]
+                   .contains("grad_accumulation_cast"));
   EXPECT_THROW((void)grads({{"grad_accum_dtype", 32}}), InputError);
   const nlohmann::json c = {{"train_batch_size", 64},
                             {"bf16", {{"enabled", true}}},

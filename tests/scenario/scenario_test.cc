@@ -137,7 +137,8 @@ TEST(Scenario, Tf32IsABooleanWithTrueAsDefault) {
   }
 }
 
-// training.grad_accumulation_fusion (a boolean, true by default: Megatron's default) and
+// training.grad_accumulation_fusion (a boolean, true by default: Megatron's default),
+// training.grad_accumulation_cast (in_add by default, or separate) and
 // training.grad_clip_scaling (when_clipped by default, or always) are read, refused with their
 // paths when mistyped, and written back into the resolved scenario that reports carry.
 TEST(Scenario, GradientKeysDefaultToMegatronsAndAreEchoed) {
@@ -147,13 +148,43 @@ TEST(Scenario, GradientKeysDefaultToMegatronsAndAreEchoed) {
   EXPECT_EQ(plain.training.grad_clip_scaling, GradClipScaling::kWhenClipped);
   EXPECT_EQ(effective_training_json(plain)["grad_accumulation_fusion"], true);
   EXPECT_EQ(effective_training_json(plain)["grad_clip_scaling"], "when_clipped");
+  EXPECT_EQ(plain.training.grad_accumulation_cast, GradAccumulationCast::kInAdd);
+  EXPECT_EQ(effective_training_json(plain)["grad_accumulation_cast"], "in_add");
   raw["training"]["grad_accumulation_fusion"] = false;
   raw["training"]["grad_clip_scaling"] = "always";
+  raw["training"]["grad_accumulation_cast"] = "separate";
   const Scenario set = scenario_from_json(raw, "");
   EXPECT_FALSE(set.training.grad_accumulation_fusion);
   EXPECT_EQ(set.training.grad_clip_scaling, GradClipScaling::kAlways);
+  EXPECT_EQ(set.training.grad_accumulation_cast, GradAccumulationCast::kSeparate);
   EXPECT_EQ(effective_training_json(set)["grad_accumulation_fusion"], false);
   EXPECT_EQ(effective_training_json(set)["grad_clip_scaling"], "always");
+  EXPECT_EQ(effective_training_json(set)["grad_accumulation_cast"], "separate");
+  // A separate cast needs an unfused add of 16-bit gradients into an fp32 buffer; otherwise it
+  // does nothing and says so (checked with fp32 gradients, then without).
+  auto cast_warned = [](const nlohmann::json& j) {
+    for (const auto& w : check_strategy(scenario_from_json(j, "")).warnings)
+      if (w.find("grad_accumulation_cast \"separate\" has no effect") != std::string::npos)
+        return true;
+    return false;
+  };
+  raw["training"]["grad_dtype"] = "fp32";
+  EXPECT_FALSE(cast_warned(raw));
+  raw["training"]["grad_accumulation_fusion"] = true;
+  EXPECT_TRUE(cast_warned(raw));
+  raw["training"]["grad_accumulation_fusion"] = false;
+  raw["training"]["grad_dtype"] = "same";
+  EXPECT_TRUE(cast_warned(raw));
+  raw["training"].erase("grad_dtype");
+  raw["training"]["grad_accumulation_cast"] = "copy";
+  try {
+    (void)scenario_from_json(raw, "");
+    FAIL() << "an unknown grad_accumulation_cast was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/training/grad_accumulation_cast"), std::string::npos)
+        << e.what();
+  }
+  raw["training"]["grad_accumulation_cast"] = "separate";
   raw["training"]["grad_clip_scaling"] = "sometimes";
   try {
     (void)scenario_from_json(raw, "");

@@ -322,6 +322,11 @@ TEST(suite_data, BloomRowCarriesTheRunScriptsSettings) {
   EXPECT_FALSE(s.strategy.overlap_grad_reduce);
   EXPECT_EQ(s.strategy.recompute, Recompute::kFull);
   EXPECT_EQ(s.training.precision, Dtype::kBf16);
+  // DeepSpeed's BF16 optimizer: fp32 gradients, added after every micro-batch through a copy to
+  // fp32 of its own (bf16_optimizer.py update_hp_grads at 93e9307d6).
+  EXPECT_EQ(s.training.grad_dtype, GradDtype::kFp32);
+  EXPECT_FALSE(s.training.grad_accumulation_fusion);
+  EXPECT_EQ(s.training.grad_accumulation_cast, GradAccumulationCast::kSeparate);
   const Plan plan = make_plan(s);
   EXPECT_EQ(plan.micro_batches, 128);
   ASSERT_EQ(plan.stages.size(), 12u);
