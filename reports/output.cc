@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "simulator/core/diagnostics.h"
+#include "simulator/core/sibling_path.h"
 #include "simulator/core/strings.h"
 
 namespace shardsim {
@@ -125,15 +126,10 @@ void check_output_path(const std::string& flag, const std::string& path) {
 
 namespace {
 
-// The mkstemp template of a temporary sibling of `target`: "NAME.tmp.XXXXXX", or, where that
-// would pass the file-name limit (255 bytes), the name cut to fit (found by review, 2026-11-29: a
-// legal 250-byte name was refused as "File name too long").
+// The mkstemp template of a temporary sibling of `target`: "NAME.tmp.XXXXXX", NAME cut to the
+// file-name limit (core/sibling_path.h).
 std::string temporary_template(const fs::path& target) {
-  constexpr std::size_t kNameMax = 255;
-  const std::string suffix = ".tmp.XXXXXX";
-  std::string name = target.filename().string();
-  if (name.size() + suffix.size() > kNameMax) name.resize(kNameMax - suffix.size());
-  return (target.parent_path() / (name + suffix)).string();
+  return sibling_path(target, ".tmp.XXXXXX");
 }
 
 }  // namespace

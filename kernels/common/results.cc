@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "kernels/common/errors.h"
+#include "simulator/core/sibling_path.h"
 
 namespace shardsim::kernels {
 namespace {
@@ -131,12 +132,7 @@ nlohmann::json samples_document(const nlohmann::json& context, const nlohmann::j
 }
 
 std::string temporary_path(const std::string& path) {
-  constexpr std::size_t kNameMax = 255;
-  const std::string suffix = ".tmp." + std::to_string(::getpid());
-  const std::filesystem::path p(path);
-  std::string name = p.filename().string();
-  if (name.size() + suffix.size() > kNameMax) name.resize(kNameMax - suffix.size());
-  return (p.parent_path() / (name + suffix)).string();
+  return sibling_path(path, ".tmp." + std::to_string(::getpid()));
 }
 
 void write_json_file(const std::string& path, const nlohmann::json& doc) {

@@ -69,9 +69,10 @@ struct KindCostKey {
   bool output_projection = false;  // untied embeddings, or pp > 1
   std::string attention_kernel;    // training.attention_kernel
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;  // OpContext's
-  CpComm cp_comm = CpComm::kP2p;   // a2a gives the attention core its own shape (OpShape)
-  double main_grad_add_bytes = 0;  // unfused gradient accumulation, per parameter (layer_costs.cc)
-  bool main_grad_cast_kernel = false;  // its cast to FP32 a kernel of its own
+  CpComm cp_comm = CpComm::kP2p;  // a2a gives the attention core its own shape (OpShape)
+  // Unfused gradient accumulation, per parameter (grad_accumulation.cc): with the precision above
+  // it also tells a separate cast (param + 4 x grad bytes) from one in the add (param + 2 x grad).
+  double main_grad_add_bytes = 0;
   bool operator==(const KindCostKey&) const = default;
 };
 

@@ -33,13 +33,7 @@ Ctx make_ctx(const Scenario& s, const Plan& plan) {
   c.op.attention_kernel = t.attention_kernel;
   c.op.cross_entropy =
       s.effects.cross_entropy_traffic ? t.cross_entropy : CrossEntropyKernel::kStreaming;
-  c.shape = {double(t.seq_len) / plan.cp,
-             double(t.seq_len),
-             double(t.micro_batch),
-             t.flash_attention,
-             t.cross_entropy,
-             attention_window(s.model, t.seq_len, t.flash_attention, t.attention_kernel),
-             s.strategy.cp_comm == CpComm::kA2a ? double(plan.cp) : 1.0};
+  c.shape = op_shape(s, plan);
   c.act_bytes = activation_bytes(t.precision);
   c.param_bytes = c.act_bytes;
   c.grad_bytes = t.grad_dtype == GradDtype::kFp32 ? 4 : c.act_bytes;

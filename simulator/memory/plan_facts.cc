@@ -31,9 +31,7 @@ PlanFacts plan_facts(const Scenario& s, const Plan& plan) {
   const auto& t = s.training;
   PlanFacts f;
   f.act = {plan.tp, s.strategy.sp && plan.tp > 1, s.strategy.recompute, t.precision};
-  f.shape = {double(t.seq_len) / plan.cp, double(t.seq_len), double(t.micro_batch),
-             t.flash_attention, t.cross_entropy};
-  if (s.strategy.cp_comm == CpComm::kA2a) f.shape.cp_heads = plan.cp;  // its saved output
+  f.shape = op_shape(s, plan);  // the window changes no saved tensor, cp_heads one (ops.cc)
   f.vocab = padded_vocab(m.vocab, plan.tp);
   ActivationOptions no_recompute = f.act;
   no_recompute.recompute = Recompute::kNone;

@@ -95,4 +95,15 @@ Plan make_plan(const Scenario& s) {
   return plan;
 }
 
+OpShape op_shape(const Scenario& s, const Plan& plan) {
+  const TrainingConfig& t = s.training;
+  return {double(t.seq_len) / plan.cp,
+          double(t.seq_len),
+          double(t.micro_batch),
+          t.flash_attention,
+          t.cross_entropy,
+          attention_window(s.model, t.seq_len, t.flash_attention, t.attention_kernel),
+          s.strategy.cp_comm == CpComm::kA2a ? double(plan.cp) : 1.0};
+}
+
 }  // namespace shardsim

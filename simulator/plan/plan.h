@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "simulator/model/ops.h"
 #include "simulator/plan/schedule.h"
 #include "simulator/scenario/scenario.h"
 
@@ -48,5 +49,11 @@ struct Plan {
 [[nodiscard]] std::vector<int> split_layers(int layers, int n, int first = -1, int last = -1);
 
 [[nodiscard]] Plan make_plan(const Scenario& s);
+
+// The token geometry of one micro-batch on one context-parallel rank that the op lists are built
+// for (model/ops.h OpShape), as the cost model and the memory model both take it: the sequence
+// split over CP, the sliding window fused attention skips tiles by (attention_window), and the
+// heads an all-to-all rank's attention core takes (cp_comm a2a).
+[[nodiscard]] OpShape op_shape(const Scenario& s, const Plan& plan);
 
 }  // namespace shardsim

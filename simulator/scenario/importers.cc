@@ -363,27 +363,38 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
       warn(fmt::format("optimizer.type \"{}\": not modelled; Adam's states are assumed", type));
   }
 
+  // DeepSpeed's BF16 optimizer (engine.py _do_optimizer_sanity_check) runs bf16 with fp32
+  // gradient accumulation without ZeRO, and since 2023-01 (#2742, 4be8df721) under ZeRO stage 1
+  // without CPU offload too. After every micro-batch's backward it adds each bf16 gradient into
+  // its fp32 buffer through a copy to fp32 of its own (bf16_optimizer.py update_hp_grads,
+  // hp_grad.add_(lp.grad.to(fp32)), unchanged from 2022-04 to at least 2025-02):
+  // grad_accumulation_fusion false, cast separate. It shards the optimizer states over the
+  // data-parallel ranks as ZeRO-1 does.
   // Without ZeRO, bf16 gradients depend on the DeepSpeed version: until 2025-08 (#7515,
-  // 889f0ead2) its BF16 optimizer accumulated them in fp32 by default; since then they stay bf16,
-  // and an fp32 grad_accum_dtype without ZeRO is refused ("unsupported mix", engine.py). That
-  // optimizer adds each micro-batch's bf16 gradients into its fp32 buffer through a copy to fp32
-  // of their own (bf16_optimizer.py update_hp_grads, hp_grad.add_(lp.grad.to(fp32)), unchanged
-  // from 2022-04 to at least 2025-02): grad_accumulation_fusion false, cast separate.
-  if (precision == "bf16" && parallel.value("zero", 0) == 0) {
-    if (training.contains("grad_dtype")) {
-      training["grad_accumulation_fusion"] = false;
-      training["grad_accumulation_cast"] = "separate";
+  // 889f0ead2) the BF16 optimizer accumulated them in fp32 by default; since then they stay bf16,
+  // and an fp32 grad_accum_dtype without ZeRO is refused ("unsupported mix", engine.py).
+  const int zero = parallel.value("zero", 0);
+  const bool fp32_grads = training.contains("grad_dtype");
+  if (precision == "bf16" && fp32_grads &&
+      (zero == 0 || (zero == 1 && !parallel.value("offload_optimizer", false)))) {
+    training["grad_accumulation_fusion"] = false;
+    training["grad_accumulation_cast"] = "separate";
+    parallel["zero"] = 1;
+    parallel["overlap_param_gather"] = false;  // all-gathered inside its step (BF16_Optimizer.step)
+  }
+  if (precision == "bf16" && zero == 0) {
+    if (fp32_grads)
       warn(
           "data_types.grad_accum_dtype fp32 without ZeRO: DeepSpeed since 2025-08 refuses this "
           "mix with bf16; older versions ran it with their BF16 optimizer, modelled: fp32 "
-          "gradients, each micro-batch's added through a copy to fp32");
-    } else {
+          "gradients, each micro-batch's added through a copy to fp32, and the optimizer states "
+          "sharded as ZeRO-1 shards them (parallel.zero 1)");
+    else
       warn(
           "bf16 without ZeRO: modelled with bf16 gradients, as DeepSpeed since 2025-08 keeps "
-          "them; older versions accumulated them in fp32, each micro-batch's through a copy to "
-          "fp32 (set training.grad_dtype fp32, grad_accumulation_fusion false and "
-          "grad_accumulation_cast separate)");
-    }
+          "them; older versions accumulated them in fp32 with their BF16 optimizer, each "
+          "micro-batch's through a copy to fp32 (set training.grad_dtype fp32, "
+          "grad_accumulation_fusion false, grad_accumulation_cast separate and parallel.zero 1)");
   }
 
   for (const auto& [k, v] : ds.items())

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "simulator/analytic/analytic.h"
 #include "simulator/cost/collective.h"
@@ -469,15 +471,22 @@ TEST(op_table, UnfusedGradientAccumulationHasRowsOfItsOwn) {
     ++grad_rows;
     EXPECT_EQ(r.kind, "elementwise");
     EXPECT_EQ(r.pass[0].seconds + r.pass[1].seconds, 0.0);
-    if (r.part == "dense block")
+    if (r.part == "dense block") {
       EXPECT_DOUBLE_EQ(r.pass[2].bytes, on_rank * (r.name == "grad_accumulate" ? 12 : 6));
+    }
   }
   EXPECT_EQ(grad_rows, 6);  // embedding, dense block, output (its norm): a copy and an add each
   EXPECT_NEAR(block_bwd_weight, c.layer(0).work.bwd_weight[TimeCategory::kCompute],
               1e-12 * block_bwd_weight);
-  const Scenario fused = scenario_from_json(gpt(2, "none"), "");
-  for (const OpCostRow& r : op_cost_rows(fused, make_plan(fused)))
-    EXPECT_NE(r.name, "grad_accumulate");
+  // Fusion on, with or without the separate cast: no accumulation rows.
+  for (const auto& sets : std::vector<std::vector<std::string>>{
+           {}, {"training.grad_dtype=fp32", "training.grad_accumulation_cast=separate"}}) {
+    const Scenario fused = scenario_from_json(gpt(2, "none"), "", sets);
+    for (const OpCostRow& r : op_cost_rows(fused, make_plan(fused))) {
+      EXPECT_NE(r.name, "grad_accumulate");
+      EXPECT_NE(r.name, "grad_copy_to_fp32");
+    }
+  }
 }
 
 // The loss row prices the scenario's implementation, and effects.cross_entropy_traffic off prices

@@ -205,7 +205,7 @@ TEST(evaluate_cache, GradientAccumulationFusionOnAndOffOnOneCacheAreTwoEntries) 
   // The unfused adds are part of the memoised kind costs (KindCostKey::main_grad_add_bytes): a
   // cached evaluation of one setting must not serve the other, nor the same setting with another
   // gradient dtype (10 B per parameter with fp32 main gradients, 6 B without), nor the fp32 copy
-  // of grad_accumulation_cast separate (18 B; KindCostKey::main_grad_cast_kernel).
+  // of grad_accumulation_cast separate (18 B: KindCostKey::main_grad_add_bytes tells them apart).
   EvaluateCache cache;
   const EvaluateOptions plain{Mode::kAnalytic, false, MemoryDetail::kNumbers};
   EvaluateOptions cached = plain;

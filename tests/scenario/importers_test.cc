@@ -170,16 +170,33 @@ TEST(import_deepspeed, GradientAccumulationDtype) {
   const ImportResult old_bf16 = import_deepspeed(zero0_fp32, ds_target(), "x");
   EXPECT_TRUE(warns(old_bf16, "refuses this mix"));
   // The versions that ran it used the BF16 optimizer, which adds every micro-batch's bf16
-  // gradients into fp32 through a copy (bf16_optimizer.py update_hp_grads); with ZeRO, or with
-  // bf16 gradients, nothing is set.
-  EXPECT_EQ(old_bf16.scenario["training"]["grad_accumulation_fusion"], false);
-  EXPECT_EQ(old_bf16.scenario["training"]["grad_accumulation_cast"], "separate");
-  EXPECT_FALSE(import_deepspeed(zero0, ds_target(), "x")
-                   .scenario["training"]
-                   .contains("grad_accumulation_fusion"));
+  // gradients into fp32 through a copy (bf16_optimizer.py update_hp_grads) and shards the
+  // optimizer states as ZeRO-1 does. DeepSpeed picks it for ZeRO stage 1 with fp32 accumulation
+  // too, unless the optimizer is offloaded (engine.py _do_optimizer_sanity_check); with bf16
+  // gradients, ZeRO-2 or an offloaded optimizer nothing is set.
+  const auto bf16_optimizer = [](const ImportResult& r) {
+    const nlohmann::json& t = r.scenario["training"];
+    return t.value("grad_accumulation_fusion", true) == false &&
+           t.value("grad_accumulation_cast", "") == "separate" &&
+           r.scenario["parallel"].value("zero", -1) == 1 &&
+           r.scenario["parallel"].value("overlap_param_gather", true) == false;
+  };
+  EXPECT_TRUE(bf16_optimizer(old_bf16));
+  EXPECT_TRUE(scenario_from_json(old_bf16.scenario, "").training.grad_accumulation_cast ==
+              GradAccumulationCast::kSeparate);
+  const ImportResult bf16_grads = import_deepspeed(zero0, ds_target(), "x");
+  EXPECT_FALSE(bf16_grads.scenario["training"].contains("grad_accumulation_fusion"));
+  EXPECT_EQ(bf16_grads.scenario["parallel"].value("zero", 0), 0);
   nlohmann::json zero1_fp32 = zero0_fp32;
   zero1_fp32["zero_optimization"] = {{"stage", 1}};
+  EXPECT_TRUE(bf16_optimizer(import_deepspeed(zero1_fp32, ds_target(), "x")));
+  zero1_fp32["zero_optimization"]["offload_optimizer"] = {{"device", "cpu"}};
   EXPECT_FALSE(import_deepspeed(zero1_fp32, ds_target(), "x")
+                   .scenario["training"]
+                   .contains("grad_accumulation_cast"));
+  nlohmann::json zero2_fp32 = zero0_fp32;
+  zero2_fp32["zero_optimization"] = {{"stage", 2}};
+  EXPECT_FALSE(import_deepspeed(zero2_fp32, ds_target(), "x")
                    .scenario["training"]
                    .contains("grad_accumulation_cast"));
   EXPECT_THROW((void)grads({{"grad_accum_dtype", 32}}), InputError);

@@ -175,6 +175,10 @@ TEST(Scenario, GradientKeysDefaultToMegatronsAndAreEchoed) {
   raw["training"]["grad_accumulation_fusion"] = false;
   raw["training"]["grad_dtype"] = "same";
   EXPECT_TRUE(cast_warned(raw));
+  raw["training"]["grad_dtype"] = "fp32";
+  raw["training"]["precision"] = "fp32";  // fp32 gradients of fp32 parameters: nothing to cast
+  EXPECT_TRUE(cast_warned(raw));
+  raw["training"].erase("precision");
   raw["training"].erase("grad_dtype");
   raw["training"]["grad_accumulation_cast"] = "copy";
   try {

@@ -263,14 +263,16 @@ TEST(suite_run, H200PytorchWithinRegressionBounds) {
 }
 
 // No target (an independent check, nothing fitted on it): BLOOM 176B's logged 105.22 s iteration
-// on 384 A100 80GB. Measured (DES, 2026-11-29, when the group was added): 86.32 s predicted,
-// -18.0 % (181.7 TFLOP/s per GPU counted as the log counts, against its 149.02), too fast as the
-// Narayanan rows of the same hardware generation are; README "Validation against published runs".
+// on 384 A100 80GB. Measured (DES, 2026-11-30): 91.87 s predicted, -12.7 % (170.7 TFLOP/s per GPU
+// counted as the log counts, against its 149.02), too fast as the Narayanan rows of the same
+// hardware generation are; 86.32 s, -18.0 %, before the scenario wrote DeepSpeed's BF16
+// optimizer's per-micro-batch copy and add of every gradient (grad_accumulation_fusion false,
+// cast separate), whose loss the bound catches; README "Validation against published runs".
 TEST(suite_run, BloomWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kBloom);
   EXPECT_EQ(g.all.count, 1);
   EXPECT_TRUE(g.target.none());
-  EXPECT_LE(g.all.mape, 20.0);
+  EXPECT_LE(g.all.mape, 13.5);
 }
 
 // The analytic model runs every case too. Measured: group MAPEs within 1.5 points of the DES's
