@@ -7,9 +7,11 @@
 namespace shardsim {
 
 Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t depth, bool gathers,
-                             bool reduces, double slowdown, double lead) {
+                             bool reduces, double slowdown, double lead, bool serial) {
   const std::size_t n = units.size();
+  serial = serial && reduces;
   std::vector<double> gather_end(n, 0), compute_end(n, 0);
+  std::vector<double> reduce_end(serial ? n : 0, 0);  // a serial item's compute waits for them
   // the stream's collectives in order, [start, end): disjoint and sorted, one stream
   std::vector<std::pair<double, double>> busy;
   if (lead > 0) busy.emplace_back(0.0, lead);
@@ -80,7 +82,8 @@ Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t de
   };
   auto compute_through = [&](std::size_t k) {  // the compute ends of units 0..k
     for (; computed <= k; ++computed) {
-      const double start = std::max(compute, gathers ? gather_end[computed] : 0.0);
+      double start = std::max(compute, gathers ? gather_end[computed] : 0.0);
+      if (serial && computed > 0) start = std::max(start, reduce_end[computed - 1]);
       if (start > compute && !copy_end.empty() && copy_end[n - 1] > compute)
         charge_gap(compute, start);
       compute =
@@ -101,8 +104,10 @@ Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t de
   for (std::size_t k = 0; k < n; ++k) {
     gather_through(k + depth);
     if (reduces) run_on_stream(std::max(stream, compute_through(k)), units[k].reduce);
+    if (serial) reduce_end[k] = stream;
   }
   if (n > 0) compute_through(n - 1);
+  if (serial) return {std::max(compute, stream) - work, 0, offload};  // ends after its last
   return {std::max(compute, stream) - work, std::max(0.0, stream - compute), offload};
 }
 

@@ -42,9 +42,14 @@ struct Zero3Item {
 // `lead`: the stream is still busy for that long from the item's start with the stage's previous
 // item's trailing reduce-scatters; the host-to-device copies start at once beside them, as the
 // DES issues an item's tasks when the stage picks it. The exposure then includes the lead.
+// `serial`: each unit's compute waits for the previous unit's reduce-scatter, and the item ends
+// after its last (parallel.overlap_grad_reduce false: DeepSpeed's stage 3 with overlap_comm false
+// runs its reduce-scatters on the default stream, deepspeed/runtime/zero/stage3.py
+// reduce_and_partition_stream; they still share the data-parallel stream's links with the
+// gathers): nothing trails.
 [[nodiscard]] Zero3Item zero3_item_exposed(const std::vector<Zero3Unit>& units, std::size_t depth,
                                            bool gathers, bool reduces, double slowdown = 0,
-                                           double lead = 0);
+                                           double lead = 0, bool serial = false);
 
 // 1F1B with unequal stages (the bottleneck plus every other stage's whole fill/drain, as
 // fill_drain gives it, overstates a plan whose heavy stage's warm-up hides the others: +24 %

@@ -89,8 +89,10 @@ void add_host_bound(bool zb, double sync, double per_unit, double by_unit, Stage
 // traffic its compute could not cover, every chunk's first gather was taken to be the stage's first
 // unit's, and parameter offload's copies were left out: +25 and +32 % against the DES on GPT-3
 // with ZeRO-3 at vpp 3 and 6, -60 to -82 % with offloaded parameters; found by review.)
+// Without overlap (parallel.overlap_grad_reduce false) a reducing item is serial
+// (zero3_item_exposed): each unit's compute waits for the previous unit's reduce-scatter.
 void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStage& st, int prefetch,
-                        bool zb, double sync, StageWork& sw) {
+                        bool zb, double sync, bool overlap_reduce, StageWork& sw) {
   const std::size_t depth = std::size_t(std::max(0, prefetch));
   // The host bound per unit, as the DES prices a ZeRO-3 item's segments (des/step_program.cc
   // start_item): each unit's compute holds the time its GPU waits for the host to issue it, so
@@ -121,7 +123,8 @@ void add_zero3_exposure(const StepCosts& c, const Plan& plan, const PipelineStag
   };
   auto item = [&](const std::vector<Zero3Unit>& units, bool gathers, bool reduces,
                   double lead = 0) {
-    return zero3_item_exposed(units, depth, gathers, reduces, c.overlap_slowdown, lead);
+    return zero3_item_exposed(units, depth, gathers, reduces, c.overlap_slowdown, lead,
+                              !overlap_reduce);
   };
   const auto fwd = [](const WorkCost& w) { return w.fwd.total(); };
   const auto input = [](const WorkCost& w) { return w.bwd_input.total(); };
@@ -319,7 +322,8 @@ StageWork stage_work(const Scenario& s, const Plan& plan, const StepCosts& c,
   });
   if (st.chunks.size() > 1) chunk_shares(c, st, sw);
   if (zero3) {
-    add_zero3_exposure(c, plan, st, s.strategy.zero3_prefetch, zb, sync, sw);
+    add_zero3_exposure(c, plan, st, s.strategy.zero3_prefetch, zb, sync,
+                       s.strategy.overlap_grad_reduce, sw);
   } else {
     const double by_unit =
         per_unit > 0

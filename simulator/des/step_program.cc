@@ -156,6 +156,13 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
     const bool drain = zero3 && w == Work::kBackwardWeight && plan_.schedule_facts().greedy &&
                        (st.f_next < m_ * v_ || st.b_next < m_ * v_);
     std::vector<int> scatters;
+    // Without overlap (DeepSpeed's overlap_comm false: its stage-3 reduce-scatters run on the
+    // default stream, deepspeed/runtime/zero/stage3.py reduce_and_partition_stream) each unit's
+    // compute waits for the previous unit's reduce-scatter, and the item ends after its last
+    // (the marker below); they still run on the data-parallel stream, whose links the gathers
+    // share.
+    const bool serial = zero3 && produces_grads(w) && !overlap;
+    int previous_rs = -1;
     for (std::size_t k = 0; k < units.size(); ++k) {
       const int u = units[k];
       issue_gathers(k);
@@ -166,12 +173,14 @@ void StepSimulation::start_item(int i, Work w, int vs, int mb) {
       const int seg = add_segment(i, w, vs, mb, u, split);
       segs.push_back(seg);
       if (gathers) depend(seg, gather_ids[k]);
+      if (serial && previous_rs >= 0) depend(seg, previous_rs);
       issue_gathers(k + depth);
       if (zero3 && produces_grads(w)) {
         const int rs = add_task(i, StreamKind::kDpGather, Role::kPlain,
                                 unit_cost(u).zero3_reduce_seconds, TimeCategory::kDpComm);
         depend(rs, seg);
-        if (drain) scatters.push_back(rs);
+        if (drain || (serial && k + 1 == units.size())) scatters.push_back(rs);
+        previous_rs = rs;
       }
       if (reduce && u >= 0) add_buckets(i, u, seg);
     }

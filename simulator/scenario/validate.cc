@@ -184,14 +184,6 @@ void check_parallel(const Scenario& s, StrategyCheck& c) {
   if (p.zero > 0 && p.dp * p.cp == 1 && !p.offload_optimizer && !p.offload_params)
     c.warnings.push_back(fmt::format(
         "ZeRO-{} with a data-parallel group of 1 (dp x cp = 1) shards nothing", p.zero));
-  // The ZeRO-3 step prices each unit's reduce-scatter on the communication stream as its backward
-  // ends, whatever this key says (found by review, 2026-11-29: false was a silent no-op, also
-  // when imported from a DeepSpeed stage-3 config with overlap_comm false).
-  if (p.zero_facts().gathers_params_per_layer && !p.overlap_grad_reduce)
-    c.warnings.push_back(
-        "parallel.overlap_grad_reduce = false has no effect under ZeRO-3: each unit's gradient "
-        "reduce-scatter is modelled as overlapped with the backward pass (DeepSpeed's "
-        "overlap_comm = false, which serialises it, is not modelled)");
   if (p.pp == 1 && p.schedule == Schedule::kGpipe)
     c.warnings.push_back(
         "the gpipe schedule with pp = 1 holds every micro-batch's activations at once; 1f1b "

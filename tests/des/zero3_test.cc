@@ -95,6 +95,33 @@ TEST(Zero3Prefetch, OneUnitAheadHidesAllButTheFirstGatherAndLastReduceScatter) {
 // reduce-scatters 15-15.5. Step 13 + 15.5 = 28.5, of which 12 compute. (The closed form of
 // before 2026-11-27, the excess of the traffic over the compute plus the first unit's gather,
 // the embedding's 0 s here: (12 - 4) + (12 + 2 - 8) = 14 s exposed, 26 s.)
+TEST(zero3_overlap, SerialReduceScatterWaitsOnTheComputeStream) {
+  // parallel.overlap_grad_reduce false (DeepSpeed's stage 3 with overlap_comm false, whose
+  // reduce-scatters run on the default stream): each layer's backward waits for the previous
+  // layer's reduce-scatter, which still runs on the data-parallel stream with the gathers.
+  // Prefetch 1 as above. Forward unchanged: 4.5. Backward from 4.5, on the data-parallel stream:
+  // layer 3's gather [4.5, 5], layer 2's [5, 5.5]; layer 3 computes [5, 7], reduce-scatters
+  // [7, 7.5]; layer 1's gather (after layer 3's compute, queued behind that reduce-scatter)
+  // [7.5, 8]; layer 2 computes [7.5, 9.5], reduce-scatters [9.5, 10]; layer 0's gather [10, 10.5];
+  // layer 1 computes [10, 12], reduce-scatters [12, 12.5]; layer 0 computes [12.5, 14.5],
+  // reduce-scatters [14.5, 15], and the item ends with it. Step 15 = 12 compute + 3 dp_comm (the
+  // two first gathers, four reduce-scatters waited for), against 13.5 overlapped; the closed form
+  // gives the same.
+  FourLayers f = zero3_layers(1);
+  nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
+  raw["model"]["layers"] = 4;
+  raw["parallel"]["zero"] = 3;
+  raw["parallel"]["zero3_prefetch"] = 1;
+  raw["parallel"]["overlap_grad_reduce"] = false;
+  f.scenario = scenario_from_json(raw, "");
+  const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
+  EXPECT_DOUBLE_EQ(r.step_seconds, 15);
+  EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 3);
+  const AnalyticResult a = analytic_step(f.scenario, f.plan, f.costs);
+  EXPECT_DOUBLE_EQ(a.step_seconds, 15);
+  EXPECT_DOUBLE_EQ(a.breakdown[TimeCategory::kDpComm], 3);
+}
+
 TEST(Zero3Prefetch, TrafficBoundItemsExposeTheStreamsExcessAndTheLastReduceScatter) {
   const FourLayers f = zero3_layers(1, 3, 0.5);
   const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
