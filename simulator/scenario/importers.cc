@@ -101,14 +101,6 @@ bool loss_scaling_key(const std::string& k) {
          k == "hysteresis" || k == "consecutive_hysteresis" || k == "min_loss_scale";
 }
 
-// DeepSpeed's dtype names (DtypeEnum): "fp32", "fp16" or "bf16", or "" for another name.
-std::string dtype_name(const std::string& d) {
-  if (d == "fp32" || d == "float32" || d == "float" || d == "torch.float32") return "fp32";
-  if (d == "fp16" || d == "float16" || d == "half" || d == "torch.float16") return "fp16";
-  if (d == "bf16" || d == "bfloat16" || d == "torch.bfloat16") return "bf16";
-  return "";
-}
-
 }  // namespace
 
 ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
@@ -155,35 +147,9 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
               "{}.{}: not modelled{}", s, k,
               loss_scaling_key(k) ? " (loss scaling does not change memory or time)" : ""));
 
-  // Gradients: DeepSpeed accumulates them in the model's dtype unless
-  // data_types.grad_accum_dtype names another (engine.py get_data_types: None means the model
-  // dtype; the names are DtypeEnum's). fp32 under bf16 or fp16 is the scenario's grad_dtype fp32.
+  // Gradients (importers_deepspeed_grads.cc).
   handled.insert("data_types");
-  if (ds.contains("data_types") && !ds["data_types"].is_object() && !ds["data_types"].is_null())
-    throw InputError("/data_types",
-                     fmt::format("must be an object, got {}", json_text(ds["data_types"])));
-  if (ds.contains("data_types") && ds["data_types"].is_object()) {
-    for (const auto& [k, v] : ds["data_types"].items()) {
-      if (k != "grad_accum_dtype") {
-        warn("data_types." + k + ": not modelled");
-        continue;
-      }
-      if (v.is_null()) continue;
-      if (!v.is_string())
-        throw InputError("/data_types/grad_accum_dtype",
-                         fmt::format("must be a string, got {}", json_type_name(v)));
-      const std::string d = v.get<std::string>();
-      const std::string dtype = dtype_name(d);
-      if (dtype.empty())
-        throw InputError("/data_types/grad_accum_dtype",
-                         fmt::format("\"{}\" is not a DeepSpeed dtype (fp32, fp16, bf16)", d));
-      if (dtype == "fp32" && precision != "fp32")
-        training["grad_dtype"] = "fp32";
-      else if (dtype != precision)
-        warn("data_types.grad_accum_dtype \"" + d +
-             "\": not modelled; gradients are kept in the training precision");
-    }
-  }
+  import_detail::read_grad_accum_dtype(ds, precision, training, r.warnings);
 
   // Batch: train_batch_size = micro x accumulation x data-parallel size. What is missing is derived
   // as DeepSpeed derives it (runtime/config.py _set_batch_related_parameters): from the other two,
@@ -363,39 +329,7 @@ ImportResult import_deepspeed(const nlohmann::json& ds, const ImportTarget& t,
       warn(fmt::format("optimizer.type \"{}\": not modelled; Adam's states are assumed", type));
   }
 
-  // DeepSpeed's BF16 optimizer (engine.py _do_optimizer_sanity_check) runs bf16 with fp32
-  // gradient accumulation without ZeRO, and since 2023-01 (#2742, 4be8df721) under ZeRO stage 1
-  // without CPU offload too. After every micro-batch's backward it adds each bf16 gradient into
-  // its fp32 buffer through a copy to fp32 of its own (bf16_optimizer.py update_hp_grads,
-  // hp_grad.add_(lp.grad.to(fp32)), unchanged from 2022-04 to at least 2025-02):
-  // grad_accumulation_fusion false, cast separate. It shards the optimizer states over the
-  // data-parallel ranks as ZeRO-1 does.
-  // Without ZeRO, bf16 gradients depend on the DeepSpeed version: until 2025-08 (#7515,
-  // 889f0ead2) the BF16 optimizer accumulated them in fp32 by default; since then they stay bf16,
-  // and an fp32 grad_accum_dtype without ZeRO is refused ("unsupported mix", engine.py).
-  const int zero = parallel.value("zero", 0);
-  const bool fp32_grads = training.contains("grad_dtype");
-  if (precision == "bf16" && fp32_grads &&
-      (zero == 0 || (zero == 1 && !parallel.value("offload_optimizer", false)))) {
-    training["grad_accumulation_fusion"] = false;
-    training["grad_accumulation_cast"] = "separate";
-    parallel["zero"] = 1;
-    parallel["overlap_param_gather"] = false;  // all-gathered inside its step (BF16_Optimizer.step)
-  }
-  if (precision == "bf16" && zero == 0) {
-    if (fp32_grads)
-      warn(
-          "data_types.grad_accum_dtype fp32 without ZeRO: DeepSpeed since 2025-08 refuses this "
-          "mix with bf16; older versions ran it with their BF16 optimizer, modelled: fp32 "
-          "gradients, each micro-batch's added through a copy to fp32, and the optimizer states "
-          "sharded as ZeRO-1 shards them (parallel.zero 1)");
-    else
-      warn(
-          "bf16 without ZeRO: modelled with bf16 gradients, as DeepSpeed since 2025-08 keeps "
-          "them; older versions accumulated them in fp32 with their BF16 optimizer, each "
-          "micro-batch's through a copy to fp32 (set training.grad_dtype fp32, "
-          "grad_accumulation_fusion false, grad_accumulation_cast separate and parallel.zero 1)");
-  }
+  import_detail::apply_bf16_optimizer(precision, training, parallel, r.warnings);
 
   for (const auto& [k, v] : ds.items())
     if (!handled.count(k)) warn(k + ": not modelled");

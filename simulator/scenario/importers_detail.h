@@ -2,6 +2,9 @@
 
 // Shared by the DeepSpeed (importers.cc) and Megatron-LM (importers_megatron.cc) importers.
 
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "simulator/scenario/importers.h"
@@ -17,6 +20,15 @@ nlohmann::json cluster_json(const ImportTarget& t);
 // {"preset": NAME} (found by review, 2026-11-28: a folder named without '/' was "unknown models
 // preset").
 nlohmann::json model_json(const std::string& model);
+
+// DeepSpeed's gradients (importers_deepspeed_grads.cc): data_types.grad_accum_dtype into
+// training.grad_dtype (InputError naming the field when malformed), and, once the ZeRO section is
+// read, the BF16 optimizer's settings where DeepSpeed runs it (bf16 with fp32 accumulation, without
+// ZeRO or with ZeRO-1 not offloaded), with the warnings bf16 without ZeRO needs.
+void read_grad_accum_dtype(const nlohmann::json& ds, const std::string& precision,
+                           nlohmann::json& training, std::vector<std::string>& warnings);
+void apply_bf16_optimizer(const std::string& precision, nlohmann::json& training,
+                          nlohmann::json& parallel, std::vector<std::string>& warnings);
 
 // The warning an fp32 import carries: neither source says whether its GEMMs use TF32, so the
 // scenario keeps training.tf32's default (true).

@@ -180,23 +180,20 @@ TEST(Scenario, GradientKeysDefaultToMegatronsAndAreEchoed) {
   EXPECT_TRUE(cast_warned(raw));
   raw["training"].erase("precision");
   raw["training"].erase("grad_dtype");
+  // An unknown value is refused naming its key.
+  auto refused_naming = [](const nlohmann::json& j, const std::string& pointer) {
+    try {
+      (void)scenario_from_json(j, "");
+    } catch (const InputError& e) {
+      return std::string(e.what()).find(pointer) != std::string::npos;
+    }
+    return false;
+  };
   raw["training"]["grad_accumulation_cast"] = "copy";
-  try {
-    (void)scenario_from_json(raw, "");
-    FAIL() << "an unknown grad_accumulation_cast was accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("/training/grad_accumulation_cast"), std::string::npos)
-        << e.what();
-  }
+  EXPECT_TRUE(refused_naming(raw, "/training/grad_accumulation_cast"));
   raw["training"]["grad_accumulation_cast"] = "separate";
   raw["training"]["grad_clip_scaling"] = "sometimes";
-  try {
-    (void)scenario_from_json(raw, "");
-    FAIL() << "an unknown grad_clip_scaling was accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("/training/grad_clip_scaling"), std::string::npos)
-        << e.what();
-  }
+  EXPECT_TRUE(refused_naming(raw, "/training/grad_clip_scaling"));
 }
 
 // training.attention_kernel picks the profile's measured attention curve; effects.attention_kernel
