@@ -85,6 +85,44 @@ TEST(Zero3Prefetch, OneUnitAheadHidesAllButTheFirstGatherAndLastReduceScatter) {
   EXPECT_DOUBLE_EQ(simulate_step(g.scenario, g.plan, g.costs).step_seconds, 13.5);
 }
 
+TEST(Zero3Prefetch, WithoutOverlapEachBackwardWaitsForThePreviousReduceScatter) {
+  // parallel.overlap_grad_reduce false (DeepSpeed's stage 3 with overlap_comm false, whose
+  // reduce-scatters run on the default stream): each layer's backward waits for the previous
+  // layer's reduce-scatter, which still runs on the data-parallel stream with the gathers.
+  // Prefetch 1, the layers of zero3_layers. Forward unchanged: 4.5.
+  // 1F1B, backward from 4.5, on the data-parallel stream: layer 3's gather [4.5, 5], layer 2's
+  // [5, 5.5]; layer 3 computes [5, 7], reduce-scatters [7, 7.5]; layer 1's gather (after layer
+  // 3's compute, queued behind that reduce-scatter) [7.5, 8]; layer 2 computes [7.5, 9.5],
+  // reduce-scatters [9.5, 10]; layer 0's gather [10, 10.5]; layer 1 computes [10, 12],
+  // reduce-scatters [12, 12.5]; layer 0 computes [12.5, 14.5], reduce-scatters [14.5, 15], and the
+  // item ends with it (the zero-cost output and embedding units reduce-scatter nothing).
+  // ZB-H1 (b = w = 1): the backward-input item gathers as in the forward, layers [5, 6], [6, 7],
+  // [7, 8], [8, 9]; the weight item from 9: [9, 10], reduce-scatter [10, 10.5], [10.5, 11.5],
+  // [11.5, 12], [12, 13], [13, 13.5], [13.5, 14.5], [14.5, 15].
+  // Either way step 15 = 12 compute + 3 dp_comm (two first gathers, four reduce-scatters waited
+  // for), against 13.5 overlapped; the closed form gives the same.
+  for (const std::string schedule : {"1f1b", "zb-h1"}) {
+    nlohmann::json raw = pipeline(1, 1, 1, schedule).resolved;
+    raw["model"]["layers"] = 4;
+    raw["parallel"]["zero"] = 3;
+    raw["parallel"]["zero3_prefetch"] = 1;
+    raw["parallel"]["overlap_grad_reduce"] = false;
+    FourLayers f{scenario_from_json(raw, ""), {}, {}};
+    f.plan = make_plan(f.scenario);
+    f.costs = uniform(f.plan, 4, 1, 1, 1);
+    set_zero3_traffic(f.costs, 0.5, 0.5, 0);
+    const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
+    EXPECT_DOUBLE_EQ(r.step_seconds, 15) << schedule;
+    EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 3) << schedule;
+    const AnalyticResult a = analytic_step(f.scenario, f.plan, f.costs);
+    EXPECT_DOUBLE_EQ(a.step_seconds, 15) << schedule;
+    EXPECT_DOUBLE_EQ(a.breakdown[TimeCategory::kDpComm], 3) << schedule;
+    raw["parallel"]["overlap_grad_reduce"] = true;
+    f.scenario = scenario_from_json(raw, "");
+    EXPECT_DOUBLE_EQ(simulate_step(f.scenario, f.plan, f.costs).step_seconds, 13.5) << schedule;
+  }
+}
+
 // When the traffic is the bottleneck: 3 s gathers and 0.5 s reduce-scatters per layer, prefetch 1.
 // Forward: gathers back to back, layer 0's at 0-3, 1's 3-6, 2's 6-9 (after layer 0's compute,
 // 3-4), 3's 9-12; layer 3 computes 12-13. Backward from 13 (relative times; the output and
@@ -95,33 +133,6 @@ TEST(Zero3Prefetch, OneUnitAheadHidesAllButTheFirstGatherAndLastReduceScatter) {
 // reduce-scatters 15-15.5. Step 13 + 15.5 = 28.5, of which 12 compute. (The closed form of
 // before 2026-11-27, the excess of the traffic over the compute plus the first unit's gather,
 // the embedding's 0 s here: (12 - 4) + (12 + 2 - 8) = 14 s exposed, 26 s.)
-TEST(zero3_overlap, SerialReduceScatterWaitsOnTheComputeStream) {
-  // parallel.overlap_grad_reduce false (DeepSpeed's stage 3 with overlap_comm false, whose
-  // reduce-scatters run on the default stream): each layer's backward waits for the previous
-  // layer's reduce-scatter, which still runs on the data-parallel stream with the gathers.
-  // Prefetch 1 as above. Forward unchanged: 4.5. Backward from 4.5, on the data-parallel stream:
-  // layer 3's gather [4.5, 5], layer 2's [5, 5.5]; layer 3 computes [5, 7], reduce-scatters
-  // [7, 7.5]; layer 1's gather (after layer 3's compute, queued behind that reduce-scatter)
-  // [7.5, 8]; layer 2 computes [7.5, 9.5], reduce-scatters [9.5, 10]; layer 0's gather [10, 10.5];
-  // layer 1 computes [10, 12], reduce-scatters [12, 12.5]; layer 0 computes [12.5, 14.5],
-  // reduce-scatters [14.5, 15], and the item ends with it. Step 15 = 12 compute + 3 dp_comm (the
-  // two first gathers, four reduce-scatters waited for), against 13.5 overlapped; the closed form
-  // gives the same.
-  FourLayers f = zero3_layers(1);
-  nlohmann::json raw = pipeline(1, 1, 1, "1f1b").resolved;
-  raw["model"]["layers"] = 4;
-  raw["parallel"]["zero"] = 3;
-  raw["parallel"]["zero3_prefetch"] = 1;
-  raw["parallel"]["overlap_grad_reduce"] = false;
-  f.scenario = scenario_from_json(raw, "");
-  const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
-  EXPECT_DOUBLE_EQ(r.step_seconds, 15);
-  EXPECT_DOUBLE_EQ(r.breakdown[TimeCategory::kDpComm], 3);
-  const AnalyticResult a = analytic_step(f.scenario, f.plan, f.costs);
-  EXPECT_DOUBLE_EQ(a.step_seconds, 15);
-  EXPECT_DOUBLE_EQ(a.breakdown[TimeCategory::kDpComm], 3);
-}
-
 TEST(Zero3Prefetch, TrafficBoundItemsExposeTheStreamsExcessAndTheLastReduceScatter) {
   const FourLayers f = zero3_layers(1, 3, 0.5);
   const StepResult r = simulate_step(f.scenario, f.plan, f.costs);
