@@ -32,29 +32,31 @@ namespace shardsim::step_costs_detail {
 // kernel of its own (param_bytes read, grad_bytes written), which the add then reads in place of
 // the gradient (3 x grad_bytes): 18 B per parameter for bf16 into FP32, two kernels per group.
 // Where the gradient already has the buffer's dtype, .to() returns it and there is no copy.
-bool main_grad_cast_kernel(const Ctx& c) {
-  return !c.s.training.grad_accumulation_fusion && c.param_bytes < c.grad_bytes &&
-         c.s.training.grad_accumulation_cast == GradAccumulationCast::kSeparate;
+namespace {
+
+// Bytes per parameter of each kernel: [0] the copy to FP32 (0 without one), [1] the add, reading
+// the copy or the gradient, and reading and writing the buffer. Nothing with fusion.
+std::array<double, 2> kernel_bytes(const Ctx& c) {
+  if (c.s.training.grad_accumulation_fusion) return {0, 0};
+  const bool cast = c.param_bytes < c.grad_bytes &&
+                    c.s.training.grad_accumulation_cast == GradAccumulationCast::kSeparate;
+  return {cast ? c.param_bytes + c.grad_bytes : 0,
+          (cast ? c.grad_bytes : c.param_bytes) + 2 * c.grad_bytes};
 }
 
+}  // namespace
+
 double main_grad_add_bytes(const Ctx& c) {
-  if (c.s.training.grad_accumulation_fusion) return 0;
-  return main_grad_cast_kernel(c) ? c.param_bytes + 4 * c.grad_bytes
-                                  : c.param_bytes + 2 * c.grad_bytes;
+  const auto bytes = kernel_bytes(c);
+  return bytes[0] + bytes[1];
 }
 
 std::array<OpCost, 2> main_grad_accumulation_costs(const Ctx& c,
                                                    const std::vector<ParamGroup>& groups) {
   std::array<OpCost, 2> out{};
-  if (c.s.training.grad_accumulation_fusion) return out;
-  const bool cast = main_grad_cast_kernel(c);
-  // Bytes per parameter of each kernel: the copy, then the add (reading the copy or the gradient).
-  const double bytes[2] = {cast ? c.param_bytes + c.grad_bytes : 0,
-                           (cast ? c.grad_bytes : c.param_bytes) + 2 * c.grad_bytes};
+  const auto bytes = kernel_bytes(c);
   for (const auto& g : groups) {
-    const double n = g.shard == ParamShard::kExpert   ? g.count / (double(c.plan.ep) * c.plan.tp)
-                     : g.shard == ParamShard::kTensor ? g.count / c.plan.tp
-                                                      : g.count;
+    const double n = params_on_rank(c, g);
     if (n <= 0) continue;
     for (int k = 0; k < 2; ++k) {
       if (bytes[k] <= 0) continue;

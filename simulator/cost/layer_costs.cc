@@ -201,18 +201,14 @@ OpSums add_op_costs(const Ctx& c, const std::vector<Op>& ops, WorkCost& w) {
 }
 
 void split_params(const Ctx& c, int layer, KindCost& kc) {
-  for (const auto& g : layer_params(c.s.model, layer)) {
-    if (g.shard == ParamShard::kExpert)
-      kc.expert_params += g.count / (double(c.plan.ep) * c.plan.tp);
-    else
-      kc.dense_params += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
-  }
+  for (const auto& g : layer_params(c.s.model, layer))
+    (g.shard == ParamShard::kExpert ? kc.expert_params : kc.dense_params) += params_on_rank(c, g);
 }
 
 // Parameters of the embedding or output layer on one rank (TP splits the tensor-sharded groups).
 double tensor_split(const Ctx& c, const std::vector<ParamGroup>& groups) {
   double n = 0;
-  for (const auto& g : groups) n += g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
+  for (const auto& g : groups) n += params_on_rank(c, g);
   return n;
 }
 

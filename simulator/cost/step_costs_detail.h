@@ -47,14 +47,20 @@ struct Ctx {
 [[nodiscard]] KindCostKey kind_cost_key(const Ctx& c);
 [[nodiscard]] KindCosts kind_costs(const Ctx& c, double vocab);
 
+// A parameter group's parameters on one rank: TP splits the tensor-sharded groups, EP x TP the
+// routed experts; the rest are whole.
+[[nodiscard]] inline double params_on_rank(const Ctx& c, const ParamGroup& g) {
+  if (g.shard == ParamShard::kExpert) return g.count / (double(c.plan.ep) * c.plan.tp);
+  return g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
+}
+
 // Per parameter, the bytes an unfused gradient accumulation moves
 // (training.grad_accumulation_fusion false: the gradient read, the buffer read and written, and
-// with grad_accumulation_cast "separate" the copy into an FP32 temporary; 0 with fusion), whether
-// that copy is a kernel of its own, its kernels for `groups` on one rank summed over the groups
-// ([0] the copy to FP32, zero without one; [1] the add), and their seconds added to `kc`'s
-// backward-weight compute (grad_accumulation.cc).
+// with grad_accumulation_cast "separate" the copy into an FP32 temporary; 0 with fusion), its
+// kernels for `groups` on one rank summed over the groups ([0] the copy to FP32, zero without
+// one; [1] the add), and their seconds added to `kc`'s backward-weight compute
+// (grad_accumulation.cc).
 [[nodiscard]] double main_grad_add_bytes(const Ctx& c);
-[[nodiscard]] bool main_grad_cast_kernel(const Ctx& c);
 [[nodiscard]] std::array<OpCost, 2> main_grad_accumulation_costs(
     const Ctx& c, const std::vector<ParamGroup>& groups);
 void add_main_grad_accumulation(const Ctx& c, const std::vector<ParamGroup>& groups, KindCost& kc);
