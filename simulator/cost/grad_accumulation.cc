@@ -32,7 +32,23 @@ namespace shardsim::step_costs_detail {
 // kernel of its own (param_bytes read, grad_bytes written), which the add then reads in place of
 // the gradient (3 x grad_bytes): 18 B per parameter for bf16 into FP32, two kernels per group.
 // Where the gradient already has the buffer's dtype, .to() returns it and there is no copy.
+// training.grad_accumulation_target "param_grad" (PyTorch autograd's .grad, set to None by each
+// step's zero_grad): AccumulateGrad assigns the first micro-batch's gradient and adds each later
+// one in place, `grad += new` (torch/csrc/autograd/functions/accumulate_grad.h), so a step of m
+// micro-batches runs m - 1 adds, not m. They are spread evenly, (m - 1) / m of an add per
+// micro-batch: the step's total is exact, the first micro-batch's backward 1/m of an add too long
+// and each later one 1/m too short. Megatron-LM of 2021 accumulated so (LocalDDP without
+// --use-contiguous-buffers-in-ddp, torch DDP under no_sync; the optimizer's zero_grad sets the
+// grads to None: megatron/optimizer/optimizer.py at de7dc40f88), before the gradient
+// accumulation fusion of 2022-02 (83b1e42f30).
 namespace {
+
+// The share of a step's micro-batches whose gradient is added (see above).
+double added_share(const Ctx& c) {
+  if (c.s.training.grad_accumulation_target == GradAccumulationTarget::kMainGrad) return 1;
+  const double m = double(c.plan.micro_batches);
+  return (m - 1) / m;
+}
 
 // Bytes per parameter of each kernel: [0] the copy to FP32 (0 without one), [1] the add, reading
 // the copy or the gradient, and reading and writing the buffer. Nothing with fusion.
@@ -48,13 +64,15 @@ std::array<double, 2> kernel_bytes(const Ctx& c) {
 
 double main_grad_add_bytes(const Ctx& c) {
   const auto bytes = kernel_bytes(c);
-  return bytes[0] + bytes[1];
+  return (bytes[0] + bytes[1]) * added_share(c);
 }
 
 std::array<OpCost, 2> main_grad_accumulation_costs(const Ctx& c,
                                                    const std::vector<ParamGroup>& groups) {
   std::array<OpCost, 2> out{};
   const auto bytes = kernel_bytes(c);
+  const double share = added_share(c);
+  if (share <= 0) return out;
   for (const auto& g : groups) {
     const double n = params_on_rank(c, g);
     if (n <= 0) continue;
@@ -62,8 +80,8 @@ std::array<OpCost, 2> main_grad_accumulation_costs(const Ctx& c,
       if (bytes[k] <= 0) continue;
       const OpCost one =
           memory_bound_cost(n * bytes[k], c.s.cluster.gpu, MemoryKernel::kDropoutResidual);
-      out[k].seconds += one.seconds;
-      out[k].bytes += one.bytes;
+      out[k].seconds += one.seconds * share;
+      out[k].bytes += one.bytes * share;
     }
   }
   return out;

@@ -30,6 +30,14 @@ enum class GradClipScaling { kWhenClipped, kAlways };
 // that the add then reads (DeepSpeed's BF16 optimizer, hp_grad.add_(lp.grad.to(fp32))).
 enum class GradAccumulationCast { kInAdd, kSeparate };
 
+// What an unfused gradient accumulation (grad_accumulation_fusion false) adds into
+// (training.grad_accumulation_target): a gradient buffer kept across steps and zeroed at each,
+// which every micro-batch's gradient is added into (Megatron's main_grad, DeepSpeed's, a script's
+// hook into its own buffer), or PyTorch autograd's .grad, which the optimizer's zero_grad sets to
+// None: the first micro-batch's gradient is assigned to it and each later one added in place
+// (Megatron-LM of 2021 without contiguous buffers, plain PyTorch with no_sync).
+enum class GradAccumulationTarget { kMainGrad, kParamGrad };
+
 struct TrainingConfig {
   std::int64_t seq_len = 0;        // tokens per sequence (required)
   std::int64_t global_batch = 0;   // sequences per optimizer step (required)
@@ -43,6 +51,7 @@ struct TrainingConfig {
   // PyTorch's gradient hooks; cost/layer_costs.cc).
   bool grad_accumulation_fusion = true;
   GradAccumulationCast grad_accumulation_cast = GradAccumulationCast::kInAdd;
+  GradAccumulationTarget grad_accumulation_target = GradAccumulationTarget::kMainGrad;
   GradClipScaling grad_clip_scaling = GradClipScaling::kWhenClipped;
   Optimizer optimizer = Optimizer::kAdamW;
   bool flash_attention = true;  // fused attention: no s^2 score tensors are stored

@@ -28,6 +28,9 @@ const std::vector<std::pair<std::string, GradClipScaling>> kGradClipScalings = {
     {"when_clipped", GradClipScaling::kWhenClipped}, {"always", GradClipScaling::kAlways}};
 const std::vector<std::pair<std::string, GradAccumulationCast>> kGradAccumulationCasts = {
     {"in_add", GradAccumulationCast::kInAdd}, {"separate", GradAccumulationCast::kSeparate}};
+const std::vector<std::pair<std::string, GradAccumulationTarget>> kGradAccumulationTargets = {
+    {"main_grad", GradAccumulationTarget::kMainGrad},
+    {"param_grad", GradAccumulationTarget::kParamGrad}};
 const std::vector<std::pair<std::string, CpComm>> kCpComms = {
     {"p2p", CpComm::kP2p}, {"all_gather", CpComm::kAllGather}, {"a2a", CpComm::kA2a}};
 const std::vector<std::pair<std::string, Schedule>> kSchedules = {
@@ -48,6 +51,7 @@ void read_training(const nlohmann::json& j, Diagnostics& d, TrainingConfig& t,
   r.enumeration("grad_dtype", t.grad_dtype, kGradDtypes);
   r.boolean("grad_accumulation_fusion", t.grad_accumulation_fusion);
   r.enumeration("grad_accumulation_cast", t.grad_accumulation_cast, kGradAccumulationCasts);
+  r.enumeration("grad_accumulation_target", t.grad_accumulation_target, kGradAccumulationTargets);
   r.enumeration("grad_clip_scaling", t.grad_clip_scaling, kGradClipScalings);
   r.enumeration("optimizer", t.optimizer, kOptimizers);
   r.enumeration("recompute", recompute, kRecompute);
@@ -284,20 +288,22 @@ std::string optimizer_name(Optimizer o) {
 
 nlohmann::json effective_training_json(const Scenario& s) {
   const TrainingConfig& t = s.training;
-  return {{"seq_len", t.seq_len},
-          {"global_batch", t.global_batch},
-          {"micro_batch", t.micro_batch},
-          {"precision", enum_name(kPrecisions, t.precision)},
-          {"tf32", t.tf32},
-          {"grad_dtype", enum_name(kGradDtypes, t.grad_dtype)},
-          {"grad_accumulation_fusion", t.grad_accumulation_fusion},
-          {"grad_accumulation_cast", enum_name(kGradAccumulationCasts, t.grad_accumulation_cast)},
-          {"grad_clip_scaling", enum_name(kGradClipScalings, t.grad_clip_scaling)},
-          {"optimizer", enum_name(kOptimizers, t.optimizer)},
-          {"recompute", enum_name(kRecompute, s.strategy.recompute)},
-          {"flash_attention", t.flash_attention},
-          {"attention_kernel", t.attention_kernel},
-          {"cross_entropy", enum_name(kCrossEntropy, t.cross_entropy)}};
+  return {
+      {"seq_len", t.seq_len},
+      {"global_batch", t.global_batch},
+      {"micro_batch", t.micro_batch},
+      {"precision", enum_name(kPrecisions, t.precision)},
+      {"tf32", t.tf32},
+      {"grad_dtype", enum_name(kGradDtypes, t.grad_dtype)},
+      {"grad_accumulation_fusion", t.grad_accumulation_fusion},
+      {"grad_accumulation_cast", enum_name(kGradAccumulationCasts, t.grad_accumulation_cast)},
+      {"grad_accumulation_target", enum_name(kGradAccumulationTargets, t.grad_accumulation_target)},
+      {"grad_clip_scaling", enum_name(kGradClipScalings, t.grad_clip_scaling)},
+      {"optimizer", enum_name(kOptimizers, t.optimizer)},
+      {"recompute", enum_name(kRecompute, s.strategy.recompute)},
+      {"flash_attention", t.flash_attention},
+      {"attention_kernel", t.attention_kernel},
+      {"cross_entropy", enum_name(kCrossEntropy, t.cross_entropy)}};
 }
 
 nlohmann::json effective_parallel_json(const Scenario& s) {

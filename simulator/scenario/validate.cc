@@ -295,6 +295,19 @@ void check_precision(const Scenario& s, StrategyCheck& c) {
         "training.grad_accumulation_cast \"separate\" has no effect: it applies to an unfused "
         "accumulation (grad_accumulation_fusion false) of 16-bit gradients into an fp32 buffer "
         "(grad_dtype fp32)");
+  // PyTorch's .grad has the parameters' dtype: an FP32 gradient of 16-bit parameters needs a
+  // buffer of its own.
+  if (t.grad_accumulation_target == GradAccumulationTarget::kParamGrad) {
+    if (t.grad_dtype == GradDtype::kFp32 && t.precision != Dtype::kFp32)
+      c.errors.error("/training/grad_accumulation_target",
+                     "\"param_grad\" accumulates in the parameters' dtype (PyTorch's .grad), so "
+                     "it cannot hold training.grad_dtype fp32 gradients of 16-bit parameters; use "
+                     "\"main_grad\" for an FP32 buffer");
+    else if (t.grad_accumulation_fusion)
+      c.warnings.push_back(
+          "training.grad_accumulation_target \"param_grad\" has no effect: it applies to an "
+          "unfused accumulation (grad_accumulation_fusion false)");
+  }
   if (s.strategy.recompute == Recompute::kSelective && s.training.flash_attention)
     c.warnings.push_back(
         "selective recomputation with flash attention re-runs attention in the "

@@ -248,6 +248,12 @@ std::vector<Case> korthikanti_cases() {
 //   Megatron's LocalDDP of 2021 all-reduces the whole fp16 gradient, coalesced into one tensor,
 //   after the last backward pass (training.py allreduce_gradients), so one bucket, not
 //   overlapped.
+// - No gradient accumulation fusion (Megatron-LM gained it in 2022-02, 83b1e42f30) and no
+//   contiguous gradient buffers (--use-contiguous-buffers-in-ddp is off by default and the script
+//   does not set it): each weight-gradient GEMM writes a new fp16 gradient, which autograd's
+//   AccumulateGrad assigns to .grad on a step's first micro-batch (zero_grad set it to None) and
+//   adds in place on each later one, 6 B per parameter (grad_accumulation_fusion false,
+//   grad_accumulation_target param_grad; fp16 gradients, no --accumulate-allreduce-grads-in-fp32).
 // The published figure counts eq. 3's FLOPs, recomputation included: the report's
 // hardware_tflops_per_gpu, which equals eq. 3 for these models (tests/suite/suite_data_test.cc).
 Case narayanan_case(const CsvTable& t, std::size_t r) {
@@ -272,6 +278,8 @@ Case narayanan_case(const CsvTable& t, std::size_t r) {
   s["training"]["precision"] = "fp16";
   s["training"]["optimizer"] = "adam";
   s["parallel"]["zero"] = 0;
+  s["training"]["grad_accumulation_fusion"] = false;
+  s["training"]["grad_accumulation_target"] = "param_grad";
   if (per_chunk > 0) {
     s["parallel"]["vpp"] = k.layers / k.pp / per_chunk;
     s["parallel"]["schedule"] = "interleaved";

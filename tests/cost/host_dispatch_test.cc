@@ -231,5 +231,40 @@ TEST(main_grad_accumulation, UnfusedAddsTheGradientAndTheBufferPerParameterEachM
               params * 6 / rate + launches, 1e-12);
 }
 
+TEST(main_grad_accumulation, IntoPyTorchsGradTheFirstMicroBatchIsAssignedNotAdded) {
+  // grad_accumulation_target param_grad: autograd's AccumulateGrad assigns the first
+  // micro-batch's gradient to .grad (None after zero_grad) and adds each later one in place, so
+  // a step of m micro-batches runs m - 1 adds, spread as (m - 1) / m of one per micro-batch. gpt()
+  // has global_batch 2 on one GPU, micro-batch 1: m = 2, half of the 6 B/parameter add above
+  // (bf16 gradients: read 2 B, read and write the 2 B .grad), launches included.
+  const Scenario s = scenario_from_json(gpt(0), "");
+  double params = 0, groups = 0;
+  for (const auto& g : layer_params(s.model, 0)) {
+    params += g.count;
+    groups += g.count > 0 ? 1 : 0;
+  }
+  const GpuProfile& gpu = s.cluster.gpu;
+  const double rate = gpu.hbm_bytes_per_second * gpu.compute.memory_bound_efficiency;
+  const double launches = groups * gpu.compute.launch_overhead_s;
+  EXPECT_NEAR(unfused_add_seconds({"training.grad_accumulation_target=param_grad"}),
+              (params * 6 / rate + launches) / 2, 1e-12);
+  // global_batch 6: m = 6, five adds in six micro-batches.
+  EXPECT_NEAR(unfused_add_seconds(
+                  {"training.grad_accumulation_target=param_grad", "training.global_batch=6"}),
+              (params * 6 / rate + launches) * 5 / 6, 1e-12);
+  // One micro-batch per step: its gradient is assigned, nothing is added; the step costs what
+  // the fused accumulation costs.
+  const std::vector<std::string> one = {"effects.kernel_bandwidth=false",
+                                        "training.global_batch=1"};
+  auto assigned = one;
+  assigned.insert(assigned.end(), {"training.grad_accumulation_fusion=false",
+                                   "training.grad_accumulation_target=param_grad"});
+  const Scenario fused = scenario_from_json(gpt(0), "", one);
+  const Scenario unfused = scenario_from_json(gpt(0), "", assigned);
+  const Plan plan = make_plan(fused);
+  EXPECT_DOUBLE_EQ(compute_step_costs(unfused, plan).layer(0).work.bwd_weight.total(),
+                   compute_step_costs(fused, plan).layer(0).work.bwd_weight.total());
+}
+
 }  // namespace
 }  // namespace shardsim

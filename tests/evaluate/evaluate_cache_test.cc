@@ -205,7 +205,9 @@ TEST(evaluate_cache, GradientAccumulationFusionOnAndOffOnOneCacheAreTwoEntries) 
   // The unfused adds are part of the memoised kind costs (KindCostKey::main_grad_add_bytes): a
   // cached evaluation of one setting must not serve the other, nor the same setting with another
   // gradient dtype (10 B per parameter with fp32 main gradients, 6 B without), nor the fp32 copy
-  // of grad_accumulation_cast separate (18 B: KindCostKey::main_grad_add_bytes tells them apart).
+  // of grad_accumulation_cast separate (18 B: KindCostKey::main_grad_add_bytes tells them apart),
+  // nor autograd's .grad, which adds (m - 1) / m of that per micro-batch
+  // (grad_accumulation_target param_grad; the example runs m > 1 micro-batches per step).
   EvaluateCache cache;
   const EvaluateOptions plain{Mode::kAnalytic, false, MemoryDetail::kNumbers};
   EvaluateOptions cached = plain;
@@ -216,7 +218,8 @@ TEST(evaluate_cache, GradientAccumulationFusionOnAndOffOnOneCacheAreTwoEntries) 
       {"training.grad_accumulation_fusion=false", "training.grad_dtype=fp32"},
       {"training.grad_accumulation_fusion=false", "training.grad_dtype=fp32",
        "training.grad_accumulation_cast=separate"},
-      {"training.grad_dtype=fp32"}};
+      {"training.grad_dtype=fp32"},
+      {"training.grad_accumulation_fusion=false", "training.grad_accumulation_target=param_grad"}};
   std::vector<double> steps;
   for (const auto& v : variants) {
     const Scenario s = load_scenario("llama3-8b-8xh100", v);
@@ -228,6 +231,8 @@ TEST(evaluate_cache, GradientAccumulationFusionOnAndOffOnOneCacheAreTwoEntries) 
   EXPECT_GT(steps[1], steps[0]);
   EXPECT_GT(steps[2], steps[1]);
   EXPECT_GT(steps[3], steps[2]);
+  EXPECT_GT(steps[5], steps[0]);
+  EXPECT_LT(steps[5], steps[1]);
 }
 
 TEST(evaluate_cache, AProfileTableChangedAfterACachedEvaluationIsNoticed) {

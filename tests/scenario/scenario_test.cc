@@ -192,8 +192,47 @@ TEST(Scenario, GradientKeysDefaultToMegatronsAndAreEchoed) {
   raw["training"]["grad_accumulation_cast"] = "copy";
   EXPECT_TRUE(refused_naming(raw, "/training/grad_accumulation_cast"));
   raw["training"]["grad_accumulation_cast"] = "separate";
+  raw["training"]["grad_accumulation_target"] = "grad";
+  EXPECT_TRUE(refused_naming(raw, "/training/grad_accumulation_target"));
+  raw["training"].erase("grad_accumulation_target");
   raw["training"]["grad_clip_scaling"] = "sometimes";
   EXPECT_TRUE(refused_naming(raw, "/training/grad_clip_scaling"));
+}
+
+// training.grad_accumulation_target: main_grad by default (a buffer every micro-batch adds into),
+// param_grad for PyTorch's .grad (assigned on a step's first micro-batch). .grad has the
+// parameters' dtype, so FP32 gradients of 16-bit parameters are refused under param_grad, naming
+// the key; with the accumulation fused there is no add and it says so.
+TEST(Scenario, GradientAccumulationTargetIsReadCheckedAndEchoed) {
+  auto raw = minimal();
+  const Scenario plain = scenario_from_json(raw, "");
+  EXPECT_EQ(plain.training.grad_accumulation_target, GradAccumulationTarget::kMainGrad);
+  EXPECT_EQ(effective_training_json(plain)["grad_accumulation_target"], "main_grad");
+  raw["training"]["grad_accumulation_target"] = "param_grad";
+  auto warned = [](const nlohmann::json& j) {
+    for (const auto& w : check_strategy(scenario_from_json(j, "")).warnings)
+      if (w.find("grad_accumulation_target \"param_grad\" has no effect") != std::string::npos)
+        return true;
+    return false;
+  };
+  const Scenario set = scenario_from_json(raw, "");
+  EXPECT_EQ(set.training.grad_accumulation_target, GradAccumulationTarget::kParamGrad);
+  EXPECT_EQ(effective_training_json(set)["grad_accumulation_target"], "param_grad");
+  EXPECT_TRUE(warned(raw));  // fused by default
+  raw["training"]["grad_accumulation_fusion"] = false;
+  EXPECT_FALSE(warned(raw));
+  EXPECT_TRUE(check_strategy(scenario_from_json(raw, "")).errors.empty());
+  raw["training"]["grad_dtype"] = "fp32";
+  try {
+    (void)scenario_from_json(raw, "");
+    ADD_FAILURE() << "fp32 gradients in .grad of bf16 parameters were accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/training/grad_accumulation_target"), std::string::npos)
+        << e.what();
+  }
+  // fp32 parameters have fp32 .grad: nothing to refuse.
+  raw["training"]["precision"] = "fp32";
+  EXPECT_TRUE(check_strategy(scenario_from_json(raw, "")).errors.empty());
 }
 
 // training.attention_kernel picks the profile's measured attention curve; effects.attention_kernel

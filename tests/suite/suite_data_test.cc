@@ -239,6 +239,9 @@ TEST(suite_data, NarayananModelsReproduceTheTablesParameterCounts) {
 // - 1T: no virtual stages -> 1F1B; 3,072 / (8 x 64) = DP 6.
 // - 1.7B: --DDP-impl torch -> PyTorch DDP's overlapped buckets; 32 GPUs, TP 1 -> DP 32, and
 //   512 sequences / (DP 32 x micro-batch 16) = 1 micro-batch.
+// - Every row: no gradient accumulation fusion (Megatron-LM gained it in 2022-02, 83b1e42f30)
+//   and no contiguous buffers (not set by the script), so autograd accumulates the fp16
+//   gradients into .grad (grad_accumulation_target param_grad).
 TEST(suite_data, NarayananRowsCarryTheRunScriptsSettings) {
   const auto cases = narayanan_cases();
   const Case& small = cases.front();
@@ -263,6 +266,12 @@ TEST(suite_data, NarayananRowsCarryTheRunScriptsSettings) {
   EXPECT_EQ(s17.training.global_batch / (s17.strategy.dp * s17.training.micro_batch), 1);
   EXPECT_EQ(s17.training.precision, Dtype::kFp16);
   EXPECT_EQ(s17.strategy.recompute, Recompute::kFull);
+  for (const Case& c : cases) {
+    const Scenario sc = case_scenario(c);
+    EXPECT_FALSE(sc.training.grad_accumulation_fusion) << c.id;
+    EXPECT_EQ(sc.training.grad_accumulation_target, GradAccumulationTarget::kParamGrad) << c.id;
+    EXPECT_EQ(sc.training.grad_dtype, GradDtype::kSame) << c.id;
+  }
 }
 
 // The published figure counts eq. 3 of Narayanan et al. (section 5.1),

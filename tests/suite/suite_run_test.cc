@@ -214,13 +214,17 @@ TEST(suite_run, MosaicmlMoreWithinRegressionBounds) {
 // rows, e.g. 530B with 280 sequences on 280 GPUs in 49.05 s, are eq. 3's 2.2216e19 / 9 FLOP /
 // 280 GPUs / 49.05 s = 179.7 TFLOP/s per GPU against this table's 163 (README "Validation
 // against published runs"). After measured kernels stopped paying the launch overhead twice
-// (2026-11-28): MAPE 14.3 %, max 18.0 % (NAR-76B, 165.3 predicted), +10.6 to +18.0 %.
+// (2026-11-28): MAPE 14.3 %, max 18.0 % (NAR-76B, 165.3 predicted), +10.6 to +18.0 %. Since
+// 2026-11-30 the rows write the 2021 code's unfused gradient accumulation (autograd's in-place
+// add into the fp16 .grad on every micro-batch after a step's first, 6 B per parameter; no
+// fusion before 2022-02): MAPE 12.2 %, max 16.1 % (NAR-18B: 135 published, 156.7 predicted),
+// +6.3 (1T) to +16.1 %.
 TEST(suite_run, NarayananWithinRegressionBounds) {
   const GroupSummary& g = group(des_result(), Group::kNarayanan);
   EXPECT_EQ(g.all.count, 10);
   EXPECT_TRUE(g.target.none());
-  EXPECT_LE(g.all.mape, 15.5);
-  EXPECT_LE(g.all.max_abs, 19.5);
+  EXPECT_LE(g.all.mape, 13.5);
+  EXPECT_LE(g.all.max_abs, 17.5);
 }
 
 // No target (nothing is fitted on these steps): Megatron-style GPT steps in PyTorch eager on one
