@@ -246,6 +246,22 @@ OpCost memory_op(const LocalShape& s, Pass pass, Dtype precision, MemoryKernel k
   return memory_bound_cost(kBackwardBytes * forward_bytes, gpu, backward_kernel(kernel));
 }
 
+// The input embedding: the lookup streams the rows it gathers (memory_op). Its backward is
+// PyTorch's dense embedding backward, which first fills the gradient of the rank's whole table
+// with zeros (embedding_dense_backward_cuda: at::zeros({num_weights, dim}), a kernel of its own:
+// the op's n x k, vocabulary rows x hidden over TP, elements at 2 B in 16-bit training) and then
+// sums each token's gradient row into it (memory_op's backward bytes). In the backward-input
+// pass, with the lookup's backward. A learned position table's own fill (sequence x hidden) is
+// not counted.
+OpCost embedding_op(const LocalShape& s, Pass pass, Dtype precision, MemoryKernel kernel,
+                    const GpuProfile& gpu) {
+  const OpCost lookup = memory_op(s, pass, precision, kernel, gpu);
+  if (pass != Pass::kBackwardInput || s.n * s.k <= 0) return lookup;
+  const OpCost fill =
+      memory_bound_cost(s.n * s.k * activation_bytes(precision), gpu, MemoryKernel::kAny);
+  return {lookup.seconds + fill.seconds, lookup.flops + fill.flops, lookup.bytes + fill.bytes};
+}
+
 // The loss over the vocabulary: elements = the rank's logits (tokens x vocabulary / TP), bytes per
 // element and pass from the stack's cross-entropy implementation (core/cross_entropy.h): the bytes
 // of kernels that evaluate an exponential at the op's class (softmax), the rest at the generic
@@ -340,8 +356,9 @@ OpCost op_cost(const Op& op, Pass pass, const OpContext& ctx, const GpuProfile& 
     case OpKind::kNorm:
     case OpKind::kActivationFn:
     case OpKind::kDropout:
-    case OpKind::kRouter:
     case OpKind::kEmbedding:
+      return embedding_op(s, pass, ctx.precision, op.kernel, gpu);
+    case OpKind::kRouter:
     case OpKind::kElementwise:
       return memory_op(s, pass, ctx.precision, op.kernel, gpu);
   }

@@ -1,5 +1,5 @@
-// Unfused gradient accumulation (training.grad_accumulation_fusion false): the add of each weight
-// gradient into its buffer, per micro-batch, in the backward-weight pass (step_costs_detail.h).
+// Gradient accumulation: the add of each gradient that no GEMM accumulated into its buffer, per
+// micro-batch, in the backward-weight pass (step_costs_detail.h).
 #include <array>
 #include <vector>
 
@@ -22,9 +22,15 @@ namespace shardsim::step_costs_detail {
 // gradient, as Megatron's DDP buffer holds it; a stack that accumulates on ZeRO-2/3 shards adds
 // less. Measured on an H200 (2026-11-30, calibrate/h200-sxm-2026-11-30, prof-gpt.json): 2.1 ms of
 // a 58 ms forward+backward at h 2048, 8.3 ms of 89 ms at h 8192, 10 B per parameter at 2.5 TB/s.
-// With fusion (the default) nothing is added: the GEMM accumulates into the buffer. Megatron's
-// hook still adds the gradients of what is not a fused linear layer (embedding, norms, biases);
-// not counted either way.
+// With fusion (the default) the weight-gradient GEMMs of the linear layers accumulate into the
+// buffer and add nothing; the gradients of every other parameter (word and position embeddings,
+// norms, biases, the MoE router) are still written by autograd in the parameters' dtype and added
+// into the buffer by Megatron's hook, main_grad.add_(param.grad), every micro-batch
+// (megatron/core/distributed/distributed_data_parallel.py _make_backward_post_hook: "if
+// param.grad is not None and not param.grad_added_to_main_grad"; the fused wgrad sets
+// grad_added_to_main_grad): param_bytes + 2 x grad_bytes per parameter, one kernel per group, as
+// above. For a GPT with a large vocabulary the word embedding is most of it (Megatron-Core's 1.7B
+// of the 2024 table: 268 M of its 1.7 B parameters).
 // training.grad_accumulation_cast "separate" (DeepSpeed's BF16 optimizer, whose update_hp_grads
 // runs hp_grad.add_(lp.grad.to(fp32)) after every micro-batch's backward, pipeline engine
 // included; microsoft/DeepSpeed deepspeed/runtime/bf16_optimizer.py at 93e9307d6, the commit
@@ -43,39 +49,55 @@ namespace shardsim::step_costs_detail {
 // accumulation fusion of 2022-02 (83b1e42f30).
 namespace {
 
-// The share of a step's micro-batches whose gradient is added (see above).
+// The share of a step's micro-batches whose gradient is added (see above). The fused
+// accumulation needs Megatron's buffer, so its hook adds every micro-batch.
 double added_share(const Ctx& c) {
-  if (c.s.training.grad_accumulation_target == GradAccumulationTarget::kMainGrad) return 1;
+  const auto& t = c.s.training;
+  if (t.grad_accumulation_fusion || t.grad_accumulation_target == GradAccumulationTarget::kMainGrad)
+    return 1;
   const double m = double(c.plan.micro_batches);
   return (m - 1) / m;
 }
 
-// Bytes per parameter of each kernel: [0] the copy to FP32 (0 without one), [1] the add, reading
-// the copy or the gradient, and reading and writing the buffer. Nothing with fusion.
-std::array<double, 2> kernel_bytes(const Ctx& c) {
-  if (c.s.training.grad_accumulation_fusion) return {0, 0};
-  const bool cast = c.param_bytes < c.grad_bytes &&
-                    c.s.training.grad_accumulation_cast == GradAccumulationCast::kSeparate;
+// Whether a fused accumulation's GEMM writes the group's gradient into the buffer: the linear
+// layers' weights (Transformer Engine's matmul weights and the output projection).
+bool gemm_accumulated(const ParamGroup& g) {
+  return g.gemm_weight || g.name == "output.weight";
+}
+
+// Bytes per parameter of each kernel for a group whose gradient a linear layer's GEMM writes
+// (gemm) or not: [0] the copy to FP32 (0 without one), [1] the add, reading the copy or the
+// gradient, and reading and writing the buffer. With fusion only the hook's add of the others.
+std::array<double, 2> kernel_bytes(const Ctx& c, bool gemm) {
+  const auto& t = c.s.training;
+  if (t.grad_accumulation_fusion) return {0, gemm ? 0 : c.param_bytes + 2 * c.grad_bytes};
+  const bool cast =
+      c.param_bytes < c.grad_bytes && t.grad_accumulation_cast == GradAccumulationCast::kSeparate;
   return {cast ? c.param_bytes + c.grad_bytes : 0,
           (cast ? c.grad_bytes : c.param_bytes) + 2 * c.grad_bytes};
 }
 
 }  // namespace
 
-double main_grad_add_bytes(const Ctx& c) {
-  const auto bytes = kernel_bytes(c);
-  return (bytes[0] + bytes[1]) * added_share(c);
+std::array<double, 2> grad_add_bytes(const Ctx& c) {
+  const double share = added_share(c);
+  std::array<double, 2> out{};
+  for (int gemm = 0; gemm < 2; ++gemm) {
+    const auto bytes = kernel_bytes(c, gemm == 1);
+    out[gemm] = (bytes[0] + bytes[1]) * share;
+  }
+  return out;
 }
 
 std::array<OpCost, 2> main_grad_accumulation_costs(const Ctx& c,
                                                    const std::vector<ParamGroup>& groups) {
   std::array<OpCost, 2> out{};
-  const auto bytes = kernel_bytes(c);
   const double share = added_share(c);
   if (share <= 0) return out;
   for (const auto& g : groups) {
     const double n = params_on_rank(c, g);
     if (n <= 0) continue;
+    const auto bytes = kernel_bytes(c, gemm_accumulated(g));
     for (int k = 0; k < 2; ++k) {
       if (bytes[k] <= 0) continue;
       const OpCost one =

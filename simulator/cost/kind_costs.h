@@ -6,6 +6,7 @@
 // ZeRO and schedules.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -70,9 +71,11 @@ struct KindCostKey {
   std::string attention_kernel;    // training.attention_kernel
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::kVocabParallel;  // OpContext's
   CpComm cp_comm = CpComm::kP2p;  // a2a gives the attention core its own shape (OpShape)
-  // Unfused gradient accumulation, per parameter (grad_accumulation.cc): with the precision above
-  // it also tells a separate cast (param + 4 x grad bytes) from one in the add (param + 2 x grad).
-  double main_grad_add_bytes = 0;
+  // The gradient accumulation's bytes per parameter and micro-batch, for groups that no GEMM
+  // accumulates and for those it does (grad_accumulation.cc grad_add_bytes): with the precision
+  // above they tell fusion from none, a separate cast (param + 4 x grad bytes) from one in the add
+  // (param + 2 x grad), and autograd's .grad ((m - 1) / m of it) from a buffer.
+  std::array<double, 2> grad_add_bytes{};
   bool operator==(const KindCostKey&) const = default;
 };
 

@@ -275,7 +275,7 @@ KindCostKey kind_cost_key(const Ctx& c) {
           t.attention_kernel,
           c.op.cross_entropy,
           c.s.strategy.cp_comm,
-          main_grad_add_bytes(c)};
+          grad_add_bytes(c)};
 }
 
 KindCosts kind_costs(const Ctx& c, double vocab) {

@@ -54,13 +54,15 @@ struct Ctx {
   return g.shard == ParamShard::kTensor ? g.count / c.plan.tp : g.count;
 }
 
-// Per parameter, the bytes an unfused gradient accumulation moves
-// (training.grad_accumulation_fusion false: the gradient read, the buffer read and written, and
-// with grad_accumulation_cast "separate" the copy into an FP32 temporary; 0 with fusion), its
+// Per parameter and micro-batch, the bytes the gradient accumulation's adds move, [0] for a group
+// whose gradient no linear layer's GEMM writes (embeddings, norms, biases, router), [1] for one
+// whose gradient it does (training.grad_accumulation_fusion false: the gradient read, the buffer
+// read and written, and with grad_accumulation_cast "separate" the copy into an FP32 temporary;
+// with fusion the GEMM accumulates, 0, and only [0]'s groups are added by Megatron's hook); its
 // kernels for `groups` on one rank summed over the groups ([0] the copy to FP32, zero without
 // one; [1] the add), and their seconds added to `kc`'s backward-weight compute
 // (grad_accumulation.cc).
-[[nodiscard]] double main_grad_add_bytes(const Ctx& c);
+[[nodiscard]] std::array<double, 2> grad_add_bytes(const Ctx& c);
 [[nodiscard]] std::array<OpCost, 2> main_grad_accumulation_costs(
     const Ctx& c, const std::vector<ParamGroup>& groups);
 void add_main_grad_accumulation(const Ctx& c, const std::vector<ParamGroup>& groups, KindCost& kc);

@@ -332,7 +332,11 @@ std::vector<Op> embedding_ops(const ModelConfig& m, double padded_vocab, const O
   // Token ids stay resident until the embedding backward (Megatron counts 8*s*b bytes).
   Op lookup = memop("embedding", OpKind::kEmbedding, t * double(m.hidden), TpSplit::kRow,
                     {{"token_ids", t, ActKind::kInt64, ActShard::kReplicated, false}});
+  // The table: n rows of k = hidden; TpSplit::kRow divides k, so a rank's n x k is its
+  // vocabulary-parallel share (V / TP rows), which the backward's zero fill writes
+  // (cost/compute.cc).
   lookup.n = padded_vocab;
+  lookup.k = double(m.hidden);
   ops.push_back(std::move(lookup));
   add_dropout(m, ops, "embedding_dropout", t);
   return tag_kernels(m, std::move(ops));

@@ -5,6 +5,7 @@
 
 #include "simulator/analytic/analytic.h"
 #include "simulator/cost/host_dispatch.h"
+#include "simulator/cost/op_table.h"
 #include "simulator/cost/step_costs.h"
 #include "simulator/des/step_sim.h"
 #include "simulator/model/ops.h"
@@ -184,10 +185,13 @@ TEST(optimizer_traffic, PytorchsClipScalesTheGradientsEveryStep) {
               optimizer_stream_seconds("bf16", false), 1e-15);
 }
 
-// A block's backward-weight compute with and without training.grad_accumulation_fusion, with
-// one scalar memory-bound efficiency (kernel_bandwidth off): each add kernel then costs
-// bytes / (HBM x efficiency) + one launch.
-double unfused_add_seconds(const std::vector<std::string>& more) {
+// A block's or the embedding's backward-weight compute with and without
+// training.grad_accumulation_fusion, with one scalar memory-bound efficiency (kernel_bandwidth
+// off): each add kernel then costs bytes / (HBM x efficiency) + one launch.
+struct AddSeconds {
+  double block = 0, embedding = 0;  // unfused minus fused
+};
+AddSeconds unfused_add_seconds(const std::vector<std::string>& more) {
   auto unfused = more;
   unfused.push_back("effects.kernel_bandwidth=false");
   auto fused = unfused;
@@ -198,72 +202,116 @@ double unfused_add_seconds(const std::vector<std::string>& more) {
   const StepCosts ca = compute_step_costs(a, plan), cb = compute_step_costs(b, plan);
   EXPECT_DOUBLE_EQ(cb.layer(0).work.fwd.total(), ca.layer(0).work.fwd.total());
   EXPECT_DOUBLE_EQ(cb.layer(0).work.bwd_input.total(), ca.layer(0).work.bwd_input.total());
-  EXPECT_GT(cb.embedding.work.bwd_weight.total(), ca.embedding.work.bwd_weight.total());
-  return cb.layer(0).work.bwd_weight.total() - ca.layer(0).work.bwd_weight.total();
+  return {cb.layer(0).work.bwd_weight.total() - ca.layer(0).work.bwd_weight.total(),
+          cb.embedding.work.bwd_weight.total() - ca.embedding.work.bwd_weight.total()};
+}
+
+// A block's parameters and groups, split by whether a linear layer's GEMM writes the gradient
+// (layer_params' gemm_weight: the four matmul weights) or autograd does (biases, LayerNorms).
+struct BlockGroups {
+  double gemm_params = 0, gemm_groups = 0, other_params = 0, other_groups = 0;
+};
+BlockGroups block_groups(const Scenario& s) {
+  BlockGroups b;
+  for (const auto& g : layer_params(s.model, 0)) {
+    if (g.count <= 0) continue;
+    (g.gemm_weight ? b.gemm_params : b.other_params) += g.count;
+    (g.gemm_weight ? b.gemm_groups : b.other_groups) += 1;
+  }
+  return b;
 }
 
 TEST(main_grad_accumulation, UnfusedAddsTheGradientAndTheBufferPerParameterEachMicroBatch) {
   // training.grad_accumulation_fusion false: every parameter group of a block gets one add kernel
   // in its backward-weight pass, reading the gradient its GEMM wrote (2 B in bf16) and reading
   // and writing the buffer (2 x 4 B with FP32 main gradients, 2 x 2 B with 16-bit ones): 10 B
-  // or 6 B per parameter. A block's backward-weight compute grows by
-  // P x bytes / (HBM x eff) + G x launch (P parameters, G groups); nothing else changes.
+  // or 6 B per parameter. With fusion the GEMM-written groups add nothing and the others are
+  // added by Megatron's hook with the same bytes, so the block's backward-weight compute grows by
+  // P x bytes / (HBM x eff) + G x launch over the GEMM-written groups (P parameters, G groups);
+  // nothing else changes, and the embedding, written by autograd either way, costs the same.
   const Scenario s = scenario_from_json(gpt(0), "");
-  double params = 0, groups = 0;
-  for (const auto& g : layer_params(s.model, 0)) {
-    params += g.count;
-    groups += g.count > 0 ? 1 : 0;
-  }
+  const BlockGroups b = block_groups(s);
   const GpuProfile& gpu = s.cluster.gpu;
   const double rate = gpu.hbm_bytes_per_second * gpu.compute.memory_bound_efficiency;
-  const double launches = groups * gpu.compute.launch_overhead_s;
-  EXPECT_NEAR(unfused_add_seconds({"training.grad_dtype=\"fp32\""}), params * 10 / rate + launches,
-              1e-12);
-  EXPECT_NEAR(unfused_add_seconds({}), params * 6 / rate + launches, 1e-12);
+  const double launches = b.gemm_groups * gpu.compute.launch_overhead_s;
+  const AddSeconds fp32 = unfused_add_seconds({"training.grad_dtype=\"fp32\""});
+  EXPECT_NEAR(fp32.block, b.gemm_params * 10 / rate + launches, 1e-12);
+  EXPECT_NEAR(fp32.embedding, 0, 1e-15);
+  EXPECT_NEAR(unfused_add_seconds({}).block, b.gemm_params * 6 / rate + launches, 1e-12);
   // grad_accumulation_cast separate (DeepSpeed's BF16 optimizer, hp_grad.add_(lp.grad.to(fp32))):
   // a copy kernel reads the bf16 gradient and writes an fp32 temporary (2 + 4 B), the add reads
-  // it and reads and writes the buffer (3 x 4 B): 18 B per parameter and two launches per group.
+  // it and reads and writes the buffer (3 x 4 B): 18 B per parameter and two launches per group,
+  // for every group (its adds replace the hook's 10 B and one launch for the others).
   // With 16-bit gradients .to() copies nothing and the add is the one above.
-  EXPECT_NEAR(unfused_add_seconds(
-                  {"training.grad_dtype=\"fp32\"", "training.grad_accumulation_cast=separate"}),
-              params * 18 / rate + 2 * launches, 1e-12);
-  EXPECT_NEAR(unfused_add_seconds({"training.grad_accumulation_cast=separate"}),
-              params * 6 / rate + launches, 1e-12);
+  const AddSeconds cast = unfused_add_seconds(
+      {"training.grad_dtype=\"fp32\"", "training.grad_accumulation_cast=separate"});
+  EXPECT_NEAR(cast.block,
+              b.gemm_params * 18 / rate + 2 * launches + b.other_params * (18 - 10) / rate +
+                  b.other_groups * gpu.compute.launch_overhead_s,
+              1e-12);
+  EXPECT_NEAR(unfused_add_seconds({"training.grad_accumulation_cast=separate"}).block,
+              b.gemm_params * 6 / rate + launches, 1e-12);
+}
+
+TEST(main_grad_accumulation, FusedAccumulationStillAddsWhatNoGemmWrites) {
+  // Fusion on (the default): Megatron's hook adds the gradients autograd wrote, main_grad.add_(
+  // param.grad), for the groups no linear layer's GEMM accumulates: a block's biases and
+  // LayerNorms, the word embedding, the final norm (gpt() ties its embeddings: no output
+  // projection). Per parameter 2 B read + 2 x 2 B of the bf16 buffer = 6 B (10 B with fp32
+  // gradients), one launch per group. The op table lists them as grad_accumulate rows, and the
+  // matmul weights have none.
+  const Scenario s = scenario_from_json(gpt(0), "", {"effects.kernel_bandwidth=false"});
+  const BlockGroups b = block_groups(s);
+  const GpuProfile& gpu = s.cluster.gpu;
+  const double rate = gpu.hbm_bytes_per_second * gpu.compute.memory_bound_efficiency;
+  const double vocab = padded_vocab(s.model.vocab, 1);  // 51200, already a multiple of 128
+  double block = 0, embedding = 0;
+  int rows = 0;
+  for (const OpCostRow& r : op_cost_rows(s, make_plan(s))) {
+    if (r.name != "grad_accumulate") continue;
+    ++rows;
+    if (r.part == "dense block") block = r.pass[2].seconds;
+    if (r.part == "embedding") embedding = r.pass[2].seconds;
+  }
+  EXPECT_EQ(rows, 3);  // embedding, dense block, output (its final norm)
+  EXPECT_NEAR(block, b.other_params * 6 / rate + b.other_groups * gpu.compute.launch_overhead_s,
+              1e-12);
+  // gpt(): 51200 x 1024 word embedding; its position table (learned, 2048 x 1024) is a group
+  // of its own.
+  const double positions = 2048.0 * 1024;
+  EXPECT_NEAR(embedding, (vocab * 1024 + positions) * 6 / rate + 2 * gpu.compute.launch_overhead_s,
+              1e-12);
 }
 
 TEST(main_grad_accumulation, IntoPyTorchsGradTheFirstMicroBatchIsAssignedNotAdded) {
   // grad_accumulation_target param_grad: autograd's AccumulateGrad assigns the first
   // micro-batch's gradient to .grad (None after zero_grad) and adds each later one in place, so
   // a step of m micro-batches runs m - 1 adds, spread as (m - 1) / m of one per micro-batch. gpt()
-  // has global_batch 2 on one GPU, micro-batch 1: m = 2, half of the 6 B/parameter add above
-  // (bf16 gradients: read 2 B, read and write the 2 B .grad), launches included.
+  // has global_batch 2 on one GPU, micro-batch 1: m = 2. Against the fused step, whose hook adds
+  // the groups no GEMM writes every micro-batch, the block's unfused compute is half of every
+  // group's 6 B/parameter add (bf16 gradients: read 2 B, read and write the 2 B .grad) less the
+  // hook's adds, launches included.
   const Scenario s = scenario_from_json(gpt(0), "");
-  double params = 0, groups = 0;
-  for (const auto& g : layer_params(s.model, 0)) {
-    params += g.count;
-    groups += g.count > 0 ? 1 : 0;
-  }
+  const BlockGroups b = block_groups(s);
   const GpuProfile& gpu = s.cluster.gpu;
   const double rate = gpu.hbm_bytes_per_second * gpu.compute.memory_bound_efficiency;
-  const double launches = groups * gpu.compute.launch_overhead_s;
-  EXPECT_NEAR(unfused_add_seconds({"training.grad_accumulation_target=param_grad"}),
-              (params * 6 / rate + launches) / 2, 1e-12);
+  const double launch = gpu.compute.launch_overhead_s;
+  const double all =
+      (b.gemm_params + b.other_params) * 6 / rate + (b.gemm_groups + b.other_groups) * launch;
+  const double hook = b.other_params * 6 / rate + b.other_groups * launch;
+  EXPECT_NEAR(unfused_add_seconds({"training.grad_accumulation_target=param_grad"}).block,
+              all / 2 - hook, 1e-12);
   // global_batch 6: m = 6, five adds in six micro-batches.
   EXPECT_NEAR(unfused_add_seconds(
-                  {"training.grad_accumulation_target=param_grad", "training.global_batch=6"}),
-              (params * 6 / rate + launches) * 5 / 6, 1e-12);
-  // One micro-batch per step: its gradient is assigned, nothing is added; the step costs what
-  // the fused accumulation costs.
-  const std::vector<std::string> one = {"effects.kernel_bandwidth=false",
-                                        "training.global_batch=1"};
-  auto assigned = one;
-  assigned.insert(assigned.end(), {"training.grad_accumulation_fusion=false",
-                                   "training.grad_accumulation_target=param_grad"});
-  const Scenario fused = scenario_from_json(gpt(0), "", one);
-  const Scenario unfused = scenario_from_json(gpt(0), "", assigned);
-  const Plan plan = make_plan(fused);
-  EXPECT_DOUBLE_EQ(compute_step_costs(unfused, plan).layer(0).work.bwd_weight.total(),
-                   compute_step_costs(fused, plan).layer(0).work.bwd_weight.total());
+                  {"training.grad_accumulation_target=param_grad", "training.global_batch=6"})
+                  .block,
+              all * 5 / 6 - hook, 1e-12);
+  // One micro-batch per step: its gradient is assigned, nothing is added; the fused step still
+  // pays the hook's adds.
+  EXPECT_NEAR(unfused_add_seconds(
+                  {"training.grad_accumulation_target=param_grad", "training.global_batch=1"})
+                  .block,
+              -hook, 1e-12);
 }
 
 }  // namespace

@@ -451,8 +451,10 @@ TEST(op_table, RowsAreTheOpsTheStepPrices) {
 // (DeepSpeed's BF16 optimizer): each part lists a grad_copy_to_fp32 row (bf16 read 2 B + fp32
 // written 4 B per parameter on the rank) and a grad_accumulate row (the copy read, the buffer read
 // and written: 3 x 4 B), backward-weight pass only, and a dense block's rows sum to the block's
-// backward-weight compute. Default fusion: no such rows. gpt(2, "none") at TP 2: a block's weights
-// split over the two ranks, its LayerNorms and the row-parallel biases whole (layer_params).
+// backward-weight compute. Default fusion: only the hook's grad_accumulate rows, for the groups
+// no GEMM writes (main_grad_accumulation.FusedAccumulationStillAddsWhatNoGemmWrites), and no
+// copies even with the separate cast. gpt(2, "none") at TP 2: a block's weights split over the
+// two ranks, its LayerNorms and the row-parallel biases whole (layer_params).
 TEST(op_table, UnfusedGradientAccumulationHasRowsOfItsOwn) {
   const Scenario s =
       scenario_from_json(gpt(2, "none"), "",
@@ -478,15 +480,41 @@ TEST(op_table, UnfusedGradientAccumulationHasRowsOfItsOwn) {
   EXPECT_EQ(grad_rows, 6);  // embedding, dense block, output (its norm): a copy and an add each
   EXPECT_NEAR(block_bwd_weight, c.layer(0).work.bwd_weight[TimeCategory::kCompute],
               1e-12 * block_bwd_weight);
-  // Fusion on, with or without the separate cast: no accumulation rows.
+  // Fusion on, with or without the separate cast: no copy rows, and a block's add row moves
+  // the bytes of its groups that no GEMM writes only (2 B + 2 x 2 B, or 2 x 4 B with fp32
+  // gradients, per parameter).
+  double other_on_rank = 0;
+  for (const auto& g : layer_params(s.model, 0))
+    if (!g.gemm_weight) other_on_rank += g.shard == ParamShard::kTensor ? g.count / 2 : g.count;
   for (const auto& sets : std::vector<std::vector<std::string>>{
            {}, {"training.grad_dtype=fp32", "training.grad_accumulation_cast=separate"}}) {
     const Scenario fused = scenario_from_json(gpt(2, "none"), "", sets);
+    const double per_param = sets.empty() ? 6 : 10;
     for (const OpCostRow& r : op_cost_rows(fused, make_plan(fused))) {
-      EXPECT_NE(r.name, "grad_accumulate");
       EXPECT_NE(r.name, "grad_copy_to_fp32");
+      if (r.name == "grad_accumulate" && r.part == "dense block")
+        EXPECT_DOUBLE_EQ(r.pass[2].bytes, other_on_rank * per_param);
     }
   }
+}
+
+// The embedding's backward first zero-fills the gradient of the rank's whole table (PyTorch's
+// embedding_dense_backward: at::zeros({num_weights, dim})), then adds each token's row. gpt(2):
+// vocabulary 51,200 (a multiple of 128 x 2, so not padded) over TP 2 = 25,600 rows x 1,024 x 2 B
+// (bf16) = 52,428,800 B of fill; the lookup's backward moves kBackwardBytes (2) x its forward's
+// bytes (2,048 tokens x 1,024 x 2 B read and written = 8,388,608 B) = 16,777,216 B. Forward: the
+// 8,388,608 B alone.
+TEST(op_table, EmbeddingBackwardZeroFillsTheRanksTable) {
+  const Scenario s = scenario_from_json(gpt(2, "none"), "");
+  int rows = 0;
+  for (const OpCostRow& r : op_cost_rows(s, make_plan(s))) {
+    if (r.name != "embedding") continue;
+    ++rows;
+    EXPECT_DOUBLE_EQ(r.pass[0].bytes, 8388608.0);
+    EXPECT_DOUBLE_EQ(r.pass[1].bytes, 16777216.0 + 52428800.0);
+    EXPECT_EQ(r.pass[2].bytes, 0.0);
+  }
+  EXPECT_EQ(rows, 1);
 }
 
 // The loss row prices the scenario's implementation, and effects.cross_entropy_traffic off prices
