@@ -29,8 +29,12 @@ namespace shardsim::step_costs_detail {
 // (megatron/core/distributed/distributed_data_parallel.py _make_backward_post_hook: "if
 // param.grad is not None and not param.grad_added_to_main_grad"; the fused wgrad sets
 // grad_added_to_main_grad): param_bytes + 2 x grad_bytes per parameter, one kernel per group, as
-// above. For a GPT with a large vocabulary the word embedding is most of it (Megatron-Core's 1.7B
-// of the 2024 table: 268 M of its 1.7 B parameters).
+// above, with ZeRO 0 or 1, whose whole buffer Megatron's DDP and distributed optimizer keep; the
+// ZeRO-2/3 stacks (DeepSpeed, FSDP) have no such hook and accumulate otherwise (not modelled).
+// For a GPT with a large vocabulary the word embedding is most of it (Megatron-Core's 1.7B of the
+// 2024 table: 268 M of its 1.7 B parameters). Not counted: with tied embeddings and one pipeline
+// stage, Megatron-Core's output layer hands autograd a zeroed dummy gradient for the shared table
+// (zero_out_wgrad), one more fill and add of it.
 // training.grad_accumulation_cast "separate" (DeepSpeed's BF16 optimizer, whose update_hp_grads
 // runs hp_grad.add_(lp.grad.to(fp32)) after every micro-batch's backward, pipeline engine
 // included; microsoft/DeepSpeed deepspeed/runtime/bf16_optimizer.py at 93e9307d6, the commit
@@ -70,7 +74,8 @@ bool gemm_accumulated(const ParamGroup& g) {
 // gradient, and reading and writing the buffer. With fusion only the hook's add of the others.
 std::array<double, 2> kernel_bytes(const Ctx& c, bool gemm) {
   const auto& t = c.s.training;
-  if (t.grad_accumulation_fusion) return {0, gemm ? 0 : c.param_bytes + 2 * c.grad_bytes};
+  if (t.grad_accumulation_fusion)
+    return {0, gemm || c.zero->shards_grads ? 0 : c.param_bytes + 2 * c.grad_bytes};
   const bool cast =
       c.param_bytes < c.grad_bytes && t.grad_accumulation_cast == GradAccumulationCast::kSeparate;
   return {cast ? c.param_bytes + c.grad_bytes : 0,

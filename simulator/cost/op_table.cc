@@ -16,9 +16,10 @@ void add_rows(const step_costs_detail::Ctx& c, const char* part, const std::vect
   }
 }
 
-// training.grad_accumulation_fusion false: the adds of the part's weight gradients into their
-// buffer (and with grad_accumulation_cast separate the copies to FP32 before them), one row each,
-// in the backward-weight pass, summed over the part's parameter groups as the step prices them.
+// The gradient accumulation's adds into the buffer (training.grad_accumulation_fusion false: of
+// every weight gradient, and with grad_accumulation_cast separate the copies to FP32 before them;
+// with fusion, Megatron's hook's adds of the groups no GEMM accumulates), one row each, in the
+// backward-weight pass, summed over the part's parameter groups as the step prices them.
 void add_grad_accumulation_rows(const step_costs_detail::Ctx& c, const char* part,
                                 const std::vector<ParamGroup>& groups,
                                 std::vector<OpCostRow>& out) {

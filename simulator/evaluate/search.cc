@@ -51,7 +51,11 @@ std::string describe(const Candidate& c) {
   std::string out = fmt::format("tp {} pp {}", c.tp, c.pp);
   if (c.vpp > 1) out += fmt::format(" vpp {}", c.vpp);
   if (c.cp > 1) out += fmt::format(" cp {}", c.cp);
-  if (c.cp > 1 && c.cp_comm != CpComm::kP2p) out += " " + cp_comm_name(c.cp_comm);
+  if (c.cp > 1 && c.cp_comm != CpComm::kP2p) {
+    // Two appends, not " " + name: GCC 12's -Wrestrict misreads the inlined insert of the latter.
+    out += ' ';
+    out += cp_comm_name(c.cp_comm);
+  }
   if (c.ep > 1) out += fmt::format(" ep {}", c.ep);
   out += fmt::format(" dp {} mb {} zero {}", c.dp, c.micro_batch, c.zero);
   if (c.sp) out += " sp";

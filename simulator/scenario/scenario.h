@@ -46,9 +46,10 @@ struct TrainingConfig {
   bool tf32 = true;  // fp32 precision: GEMMs on TF32 tensor cores (false: FP32 CUDA-core GEMMs)
   GradDtype grad_dtype = GradDtype::kSame;  // kFp32 keeps FP32 main gradients (Megatron)
   // The weight-gradient GEMM accumulates into the gradient buffer (Megatron's
-  // --gradient-accumulation-fusion, true) or writes a gradient in the parameters' dtype that a
-  // kernel of its own then adds into the buffer (false: --no-gradient-accumulation-fusion,
-  // PyTorch's gradient hooks; cost/layer_costs.cc).
+  // --gradient-accumulation-fusion, true; the other parameters' gradients are still added by
+  // Megatron's hook, with ZeRO 0/1) or writes a gradient in the parameters' dtype that a kernel of
+  // its own then adds into the buffer (false: --no-gradient-accumulation-fusion, PyTorch's
+  // gradient hooks; cost/grad_accumulation.cc).
   bool grad_accumulation_fusion = true;
   GradAccumulationCast grad_accumulation_cast = GradAccumulationCast::kInAdd;
   GradAccumulationTarget grad_accumulation_target = GradAccumulationTarget::kMainGrad;

@@ -297,16 +297,17 @@ void check_precision(const Scenario& s, StrategyCheck& c) {
         "(grad_dtype fp32)");
   // PyTorch's .grad has the parameters' dtype: an FP32 gradient of 16-bit parameters needs a
   // buffer of its own.
+  // With fusion on the key has no effect, whatever the gradients' dtype (checked first).
   if (t.grad_accumulation_target == GradAccumulationTarget::kParamGrad) {
-    if (t.grad_dtype == GradDtype::kFp32 && t.precision != Dtype::kFp32)
+    if (t.grad_accumulation_fusion)
+      c.warnings.push_back(
+          "training.grad_accumulation_target \"param_grad\" has no effect: it applies to an "
+          "unfused accumulation (grad_accumulation_fusion false)");
+    else if (t.grad_dtype == GradDtype::kFp32 && t.precision != Dtype::kFp32)
       c.errors.error("/training/grad_accumulation_target",
                      "\"param_grad\" accumulates in the parameters' dtype (PyTorch's .grad), so "
                      "it cannot hold training.grad_dtype fp32 gradients of 16-bit parameters; use "
                      "\"main_grad\" for an FP32 buffer");
-    else if (t.grad_accumulation_fusion)
-      c.warnings.push_back(
-          "training.grad_accumulation_target \"param_grad\" has no effect: it applies to an "
-          "unfused accumulation (grad_accumulation_fusion false)");
   }
   if (s.strategy.recompute == Recompute::kSelective && s.training.flash_attention)
     c.warnings.push_back(

@@ -484,7 +484,10 @@ TEST(compute_gemm, Fp8WithoutFp8TensorCoresCostsAsBf16) {
 // rate in fp8 unless it is outside FP8, where it costs exactly what the bf16 run gives.
 TEST(compute_gemm, GemmsOutsideFp8RunInBf16UnderFp8Training) {
   const GpuProfile g = round_gpu();
-  Op te{"mlp_fc1", OpKind::kGemm, 4096, 4096, 4096};
+  Op te;
+  te.name = "mlp_fc1";
+  te.kind = OpKind::kGemm;
+  te.m = te.n = te.k = 4096;
   Op outside = te;
   outside.outside_fp8 = true;
   OpContext fp8, bf16;

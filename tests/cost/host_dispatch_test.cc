@@ -281,6 +281,21 @@ TEST(main_grad_accumulation, FusedAccumulationStillAddsWhatNoGemmWrites) {
   const double positions = 2048.0 * 1024;
   EXPECT_NEAR(embedding, (vocab * 1024 + positions) * 6 / rate + 2 * gpu.compute.launch_overhead_s,
               1e-12);
+  // Untied embeddings: the output projection is a linear layer whose GEMM accumulates, so the
+  // output part's row is still its final LayerNorm alone: weight and bias, 2 x 1,024 parameters.
+  auto untied_json = gpt(0);
+  untied_json["model"]["tied_embeddings"] = false;
+  const Scenario untied = scenario_from_json(untied_json, "", {"effects.kernel_bandwidth=false"});
+  double output = -1;
+  for (const OpCostRow& r : op_cost_rows(untied, make_plan(untied)))
+    if (r.name == "grad_accumulate" && r.part == "output") output = r.pass[2].seconds;
+  EXPECT_NEAR(output, 2 * 1024.0 * 6 / rate + gpu.compute.launch_overhead_s, 1e-12);
+  // ZeRO-2 and 3 shard the gradients: those stacks (DeepSpeed, FSDP) have no Megatron buffer and
+  // hook, and nothing is added.
+  for (const char* zero : {"parallel.zero=2", "parallel.zero=3"}) {
+    const Scenario z = scenario_from_json(gpt(0), "", {zero});
+    for (const OpCostRow& r : op_cost_rows(z, make_plan(z))) EXPECT_NE(r.name, "grad_accumulate");
+  }
 }
 
 TEST(main_grad_accumulation, IntoPyTorchsGradTheFirstMicroBatchIsAssignedNotAdded) {

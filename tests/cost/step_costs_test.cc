@@ -492,8 +492,9 @@ TEST(op_table, UnfusedGradientAccumulationHasRowsOfItsOwn) {
     const double per_param = sets.empty() ? 6 : 10;
     for (const OpCostRow& r : op_cost_rows(fused, make_plan(fused))) {
       EXPECT_NE(r.name, "grad_copy_to_fp32");
-      if (r.name == "grad_accumulate" && r.part == "dense block")
+      if (r.name == "grad_accumulate" && r.part == "dense block") {
         EXPECT_DOUBLE_EQ(r.pass[2].bytes, other_on_rank * per_param);
+      }
     }
   }
 }

@@ -199,6 +199,30 @@ TEST(stage_memory, DdpBucketIsCappedAtTheRanksGradient) {
   EXPECT_DOUBLE_EQ(term_bytes(dflt.ranks[0], "overhead.ddp_bucket"), 25.0 * 1048576);
 }
 
+// DeepSpeed's BF16 optimizer (fusion off, fp32 gradient accumulation, grad_accumulation_cast
+// separate) keeps each bf16 gradient until the next backward pass beside the FP32 buffer: stage 0
+// holds 4 B x 446,169,600 = 1,784,678,400 B of FP32 gradients (ZeRO-1 does not shard them) plus
+// 2 B x 446,169,600 = 892,339,200 B of bf16 ones, a term of its own. The same accumulation
+// without the separate cast (PyTorch's mixed-dtype add, which frees each bf16 gradient as it
+// goes) has the FP32 buffer only.
+TEST(stage_memory, Bf16OptimizerKeepsTheSixteenBitGradients) {
+  Scenario s = gpt_1_7b_scenario();
+  s.training.grad_accumulation_fusion = false;
+  s.training.grad_dtype = GradDtype::kFp32;
+  const MemoryEstimate in_add = estimate_memory(s, make_plan(s));
+  EXPECT_DOUBLE_EQ(in_add.ranks[0].grads_bytes, 4 * kStage0Params);
+  EXPECT_EQ(find_term(in_add.ranks[0], "grads.bf16_kept"), nullptr);
+  s.training.grad_accumulation_cast = GradAccumulationCast::kSeparate;
+  const MemoryEstimate kept = estimate_memory(s, make_plan(s));
+  EXPECT_DOUBLE_EQ(term_bytes(kept.ranks[0], "grads"), 4 * kStage0Params);
+  EXPECT_DOUBLE_EQ(term_bytes(kept.ranks[0], "grads.bf16_kept"), 2 * kStage0Params);
+  EXPECT_DOUBLE_EQ(kept.ranks[0].grads_bytes, 6 * kStage0Params);
+  EXPECT_DOUBLE_EQ(kept.ranks[1].grads_bytes, 6 * kStage1Params);
+  // With fusion on the cast has no effect (a warning says so), in memory as in time.
+  s.training.grad_accumulation_fusion = true;
+  EXPECT_DOUBLE_EQ(estimate_memory(s, make_plan(s)).ranks[0].grads_bytes, 4 * kStage0Params);
+}
+
 // ZeRO-3 on the same layout: every state is sharded over dp = 2: 16 B / 2 = 8 B per parameter.
 TEST(stage_memory, Zero3ShardsAllStates) {
   Scenario s = gpt_1_7b_scenario();

@@ -219,6 +219,10 @@ TEST(Scenario, GradientAccumulationTargetIsReadCheckedAndEchoed) {
   EXPECT_EQ(set.training.grad_accumulation_target, GradAccumulationTarget::kParamGrad);
   EXPECT_EQ(effective_training_json(set)["grad_accumulation_target"], "param_grad");
   EXPECT_TRUE(warned(raw));  // fused by default
+  // With fusion on nothing is accumulated unfused, so even fp32 gradients only warn.
+  raw["training"]["grad_dtype"] = "fp32";
+  EXPECT_TRUE(warned(raw));
+  raw["training"].erase("grad_dtype");
   raw["training"]["grad_accumulation_fusion"] = false;
   EXPECT_FALSE(warned(raw));
   EXPECT_TRUE(check_strategy(scenario_from_json(raw, "")).errors.empty());
