@@ -1,8 +1,9 @@
-// Internals of compute_step_costs (step_costs.h), shared by its three files: step_costs.cc
-// (context, collective memo, assembly), layer_costs.cc (per-layer compute and the TP/CP/EP
-// communication inside a layer) and stage_costs.cc (data-parallel buckets, ZeRO gathers,
-// optimizer and offload per pipeline stage); op_table.cc prices the same ops on the same context
-// for `simulate --ops`. Not for other users.
+// Internals of compute_step_costs (step_costs.h), shared by its files: step_costs.cc (context,
+// collective memo, assembly), kind_costs.cc (each block kind's, the embedding's and the output
+// layer's op compute and parameters, memoised), grad_accumulation.cc (the gradient adds),
+// layer_costs.cc (per-layer TP/CP/EP communication, ZeRO-3 gathers, host dispatch) and
+// stage_costs.cc (data-parallel buckets, ZeRO gathers, optimizer and offload per pipeline stage);
+// op_table.cc prices the same ops on the same context for `simulate --ops`. Not for other users.
 #pragma once
 
 #include <array>
