@@ -23,17 +23,24 @@ function(shardsim_test_optimization target)
 endfunction()
 
 # shardsim_test(NAME SOURCES ... DEPS ... [LABELS ...]): a small gtest binary registered with ctest.
-function(shardsim_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
-  add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
-  target_compile_definitions(${name} PRIVATE
+function(shardsim_test_definitions target)
+  target_compile_definitions(${target} PRIVATE
     SHARDSIM_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
     SHARDSIM_MEASUREMENTS_DIR="${PROJECT_SOURCE_DIR}/scenarios/measurements"
     SHARDSIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     SHARDSIM_BINARY="$<TARGET_FILE:shardsim>")
+endfunction()
+
+function(shardsim_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  shardsim_test_definitions(${name})
   shardsim_warnings(${name})
   shardsim_test_optimization(${name})
+  if(TARGET shardsim_test_pch)
+    target_precompile_headers(${name} REUSE_FROM shardsim_test_pch)
+  endif()
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${ARG_LABELS}")
 endfunction()
 

@@ -166,7 +166,9 @@ TEST(params_count, DeepSeekV3ByHand) {
 // model card's 7.62B: QKV biases, untied 152,064-token vocabulary); Pythia-12B 11,846,072,320
 // (Biderman et al. 2023, Table 1 total parameters; GPT-NeoX with untied 50,688-row vocabulary).
 ModelConfig hf_model(const std::string& file) {
-  const std::string path = std::string(SHARDSIM_TEST_DATA_DIR) + "/hf/" + file;
+  std::string path = SHARDSIM_TEST_DATA_DIR;  // appended: see hf_import_test.cc data_path
+  path += "/hf/";
+  path += file;
   const nlohmann::json j = hf_config_to_model_json(load_hf_config_file(path), path);
   Diagnostics diags;
   ModelConfig m;
