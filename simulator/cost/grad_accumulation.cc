@@ -76,8 +76,7 @@ std::array<double, 2> kernel_bytes(const Ctx& c, bool gemm) {
   const auto& t = c.s.training;
   if (t.grad_accumulation_fusion)
     return {0, gemm || c.zero->shards_grads ? 0 : c.param_bytes + 2 * c.grad_bytes};
-  const bool cast =
-      c.param_bytes < c.grad_bytes && t.grad_accumulation_cast == GradAccumulationCast::kSeparate;
+  const bool cast = separate_grad_cast(c.s);
   return {cast ? c.param_bytes + c.grad_bytes : 0,
           (cast ? c.grad_bytes : c.param_bytes) + 2 * c.grad_bytes};
 }

@@ -1,6 +1,8 @@
 // The compute of each block kind's ops, the embedding's and the output layer's on one rank, with
 // their parameters and gradient accumulation: what KindCostCache memoises (kind_costs.h,
 // step_costs_detail.h).
+#include <algorithm>
+
 #include "simulator/cost/step_costs_detail.h"
 #include "simulator/model/ops.h"
 #include "simulator/model/params.h"

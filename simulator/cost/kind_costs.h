@@ -74,7 +74,8 @@ struct KindCostKey {
   // The gradient accumulation's bytes per parameter and micro-batch, for groups that no GEMM
   // accumulates and for those it does (grad_accumulation.cc grad_add_bytes): with the precision
   // above they tell fusion from none, a separate cast (param + 4 x grad bytes) from one in the add
-  // (param + 2 x grad), and autograd's .grad ((m - 1) / m of it) from a buffer.
+  // (param + 2 x grad), and autograd's .grad ((m - 1) / m of it) from a buffer; with fusion, the
+  // hook's adds (ZeRO 0/1) from none (ZeRO-2/3).
   std::array<double, 2> grad_add_bytes{};
   bool operator==(const KindCostKey&) const = default;
 };

@@ -59,7 +59,8 @@ struct Ctx {
 // whose gradient no linear layer's GEMM writes (embeddings, norms, biases, router), [1] for one
 // whose gradient it does (training.grad_accumulation_fusion false: the gradient read, the buffer
 // read and written, and with grad_accumulation_cast "separate" the copy into an FP32 temporary;
-// with fusion the GEMM accumulates, 0, and only [0]'s groups are added by Megatron's hook); its
+// with fusion the GEMM accumulates, 0, and only [0]'s groups are added by Megatron's hook, with
+// ZeRO 0/1); its
 // kernels for `groups` on one rank summed over the groups ([0] the copy to FP32, zero without
 // one; [1] the add), and their seconds added to `kc`'s backward-weight compute
 // (grad_accumulation.cc).

@@ -106,8 +106,8 @@ void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp
   out.add("params", MemoryCategory::kParams, states.params,
           [&] { return zero() + "; " + per_param(); });
   out.add("grads", MemoryCategory::kGrads, states.grads, zero);
-  // DeepSpeed's BF16 optimizer (training.grad_accumulation_cast separate, where it applies: an
-  // unfused accumulation of 16-bit gradients into FP32 ones). Its update_hp_grads adds each bf16
+  // DeepSpeed's BF16 optimizer (training.grad_accumulation_cast separate, where it applies:
+  // separate_grad_cast in scenario.h). Its update_hp_grads adds each bf16
   // .grad into the FP32 buffer and, as the pipeline engine calls it (clear_lp_grads=False), leaves
   // the bf16 gradient allocated until clear_lp_grads at the start of the next backward pass, the
   // next step's after the last micro-batch (deepspeed/runtime/bf16_optimizer.py and
@@ -115,8 +115,7 @@ void add_model_states(const Scenario& s, const Plan& plan, const LocalParams& lp
   // through the forward passes and the optimizer step beside the FP32 ones: 2 B per parameter,
   // not sharded (the optimizer shards its FP32 states only). The FP32 temporary of .to() (one
   // tensor at a time) is not counted.
-  if (!t.grad_accumulation_fusion && t.grad_dtype == GradDtype::kFp32 &&
-      t.precision != Dtype::kFp32 && t.grad_accumulation_cast == GradAccumulationCast::kSeparate)
+  if (separate_grad_cast(s))
     out.add("grads.bf16_kept", MemoryCategory::kGrads, lp.total() * 2, [] {
       return std::string(
           "DeepSpeed's BF16 optimizer keeps each 16-bit gradient until the next backward pass "

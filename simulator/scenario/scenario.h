@@ -150,4 +150,18 @@ struct Scenario {
 
 [[nodiscard]] std::string optimizer_name(Optimizer o);
 
+// Whether training.grad_accumulation_cast "separate" takes effect: DeepSpeed's BF16 optimizer
+// (hp_grad.add_(lp.grad.to(fp32)), and its bf16 gradients kept until the next backward pass) runs
+// an unfused accumulation of 16-bit gradients into FP32 ones, and only with ZeRO 0 or 1 and no
+// optimizer offload (DeepSpeed's engine.py _do_optimizer_sanity_check); anywhere else the key
+// has no effect, in time or memory, and validation warns (cost/grad_accumulation.cc,
+// memory/memory.cc, scenario/validate.cc).
+[[nodiscard]] inline bool separate_grad_cast(const Scenario& s) {
+  const TrainingConfig& t = s.training;
+  return t.grad_accumulation_cast == GradAccumulationCast::kSeparate &&
+         !t.grad_accumulation_fusion && t.grad_dtype == GradDtype::kFp32 &&
+         t.precision != Dtype::kFp32 && !s.strategy.zero_facts().shards_grads &&
+         !s.strategy.offload_optimizer;
+}
+
 }  // namespace shardsim

@@ -288,13 +288,12 @@ void check_precision(const Scenario& s, StrategyCheck& c) {
   // The cast has a kernel of its own only where an unfused add converts a 16-bit gradient into a
   // wider buffer (cost/grad_accumulation.cc).
   const TrainingConfig& t = s.training;
-  if (t.grad_accumulation_cast == GradAccumulationCast::kSeparate &&
-      (t.grad_accumulation_fusion || t.grad_dtype != GradDtype::kFp32 ||
-       t.precision == Dtype::kFp32))
+  if (t.grad_accumulation_cast == GradAccumulationCast::kSeparate && !separate_grad_cast(s))
     c.warnings.push_back(
         "training.grad_accumulation_cast \"separate\" has no effect: it applies to an unfused "
         "accumulation (grad_accumulation_fusion false) of 16-bit gradients into an fp32 buffer "
-        "(grad_dtype fp32)");
+        "(grad_dtype fp32), with ZeRO 0 or 1 and no optimizer offload (DeepSpeed's BF16 "
+        "optimizer)");
   // PyTorch's .grad has the parameters' dtype: an FP32 gradient of 16-bit parameters needs a
   // buffer of its own.
   // With fusion on the key has no effect, whatever the gradients' dtype (checked first).

@@ -218,7 +218,14 @@ TEST(stage_memory, Bf16OptimizerKeepsTheSixteenBitGradients) {
   EXPECT_DOUBLE_EQ(term_bytes(kept.ranks[0], "grads.bf16_kept"), 2 * kStage0Params);
   EXPECT_DOUBLE_EQ(kept.ranks[0].grads_bytes, 6 * kStage0Params);
   EXPECT_DOUBLE_EQ(kept.ranks[1].grads_bytes, 6 * kStage1Params);
-  // With fusion on the cast has no effect (a warning says so), in memory as in time.
+  // With ZeRO-2 (gradients sharded over dp = 2: 4 B / 2 per parameter), which DeepSpeed's BF16
+  // optimizer does not run, or with fusion on, the cast has no effect (a warning says so), in
+  // memory as in time.
+  s.strategy.zero = 2;
+  const MemoryEstimate zero2 = estimate_memory(s, make_plan(s));
+  EXPECT_EQ(find_term(zero2.ranks[0], "grads.bf16_kept"), nullptr);
+  EXPECT_DOUBLE_EQ(zero2.ranks[0].grads_bytes, 2 * kStage0Params);
+  s.strategy.zero = 1;
   s.training.grad_accumulation_fusion = true;
   EXPECT_DOUBLE_EQ(estimate_memory(s, make_plan(s)).ranks[0].grads_bytes, 4 * kStage0Params);
 }

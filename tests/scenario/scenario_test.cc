@@ -179,6 +179,15 @@ TEST(Scenario, GradientKeysDefaultToMegatronsAndAreEchoed) {
   raw["training"]["precision"] = "fp32";  // fp32 gradients of fp32 parameters: nothing to cast
   EXPECT_TRUE(cast_warned(raw));
   raw["training"].erase("precision");
+  // DeepSpeed runs its BF16 optimizer with ZeRO 0 or 1 only, and without optimizer offload.
+  raw["parallel"]["zero"] = 2;
+  EXPECT_TRUE(cast_warned(raw));
+  raw["parallel"]["zero"] = 1;
+  EXPECT_FALSE(cast_warned(raw));
+  raw["parallel"]["offload_optimizer"] = true;
+  EXPECT_TRUE(cast_warned(raw));
+  raw["parallel"].erase("offload_optimizer");
+  raw["parallel"].erase("zero");
   raw["training"].erase("grad_dtype");
   // An unknown value is refused naming its key.
   auto refused_naming = [](const nlohmann::json& j, const std::string& pointer) {
