@@ -262,6 +262,13 @@ TEST(main_grad_accumulation, FusedAccumulationStillAddsWhatNoGemmWrites) {
   // matmul weights have none.
   const Scenario s = scenario_from_json(gpt(0), "", {"effects.kernel_bandwidth=false"});
   const BlockGroups b = block_groups(s);
+  // The split the hook follows, counted by hand for gpt()'s block (h 1,024, biases, LayerNorm):
+  // two LayerNorms 2 x 2h, the QKV bias 3h, the attention-output bias h, fc1's 4h, fc2's h =
+  // 13,312 parameters in 6 groups; the four matmul weights 12h^2 = 12,582,912 in 4.
+  EXPECT_DOUBLE_EQ(b.other_params, 13312.0);
+  EXPECT_DOUBLE_EQ(b.other_groups, 6.0);
+  EXPECT_DOUBLE_EQ(b.gemm_params, 12582912.0);
+  EXPECT_DOUBLE_EQ(b.gemm_groups, 4.0);
   const GpuProfile& gpu = s.cluster.gpu;
   const double rate = gpu.hbm_bytes_per_second * gpu.compute.memory_bound_efficiency;
   const double vocab = padded_vocab(s.model.vocab, 1);  // 51200, already a multiple of 128
